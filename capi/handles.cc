@@ -1,0 +1,101 @@
+#include "handles.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_set>
+
+namespace zt::capi {
+namespace {
+
+struct Registry {
+  std::shared_mutex mu;
+  std::unordered_set<const void *> live;
+};
+
+Registry &registry() {
+  static Registry *r = new Registry;  // never destroyed: handles may outlive statics
+  return *r;
+}
+
+thread_local std::string t_error;
+
+}  // namespace
+
+void register_handle(const void *h) {
+  auto &r = registry();
+  std::unique_lock<std::shared_mutex> lock(r.mu);
+  r.live.insert(h);
+}
+
+bool unregister_handle(const void *h) {
+  auto &r = registry();
+  std::unique_lock<std::shared_mutex> lock(r.mu);
+  return r.live.erase(h) != 0;
+}
+
+bool is_live(const void *h) {
+  auto &r = registry();
+  std::shared_lock<std::shared_mutex> lock(r.mu);
+  return r.live.count(h) != 0;
+}
+
+void set_error(const std::string &msg) {
+  try {
+    t_error = msg;
+  } catch (...) {
+    // Keep the old message rather than throw across the ABI.
+  }
+}
+
+void clear_error() { t_error.clear(); }
+
+const char *last_error() { return t_error.c_str(); }
+
+const zt_file &file_ref(const zt_file *f, const char *fn) {
+  if (!f) fail(ZT_E_INVALID_ARG, std::string(fn) + ": file handle is NULL");
+  if (!is_live(f) || f->tag != kFileTag)
+    fail(ZT_E_MISUSE, std::string(fn) + ": file handle is closed or not a zt_file");
+  return *f;
+}
+
+zt_writer &writer_ref(zt_writer *w, const char *fn) {
+  if (!w) fail(ZT_E_INVALID_ARG, std::string(fn) + ": writer handle is NULL");
+  if (!is_live(w) || w->tag != kWriterTag)
+    fail(ZT_E_MISUSE, std::string(fn) + ": writer handle is finished, discarded or not a zt_writer");
+  return *w;
+}
+
+const zt_object &object_ref(const zt_object *o, const char *fn) {
+  if (!o) fail(ZT_E_INVALID_ARG, std::string(fn) + ": object is NULL");
+  // Objects live inside their file: check the file is still open first.
+  if (o->tag != kObjectTag || !is_live(o->file))
+    fail(ZT_E_MISUSE, std::string(fn) + ": object handle is stale (file closed) or not a zt_object");
+  return *o;
+}
+
+const zt::Component &component_ref(const zt_object &o, size_t index, const char *fn) {
+  if (index >= o.obj->components.size())
+    fail(ZT_E_NOT_FOUND, std::string(fn) + ": " + where(o.obj->name) + " has " +
+                             std::to_string(o.obj->components.size()) + " components, index " +
+                             std::to_string(index) + " does not exist");
+  return o.obj->components[index];
+}
+
+char *dup_string(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (!p) throw std::bad_alloc();
+  std::memcpy(p, s.data(), s.size());
+  p[s.size()] = '\0';
+  return p;
+}
+
+uint8_t *dup_bytes(const std::string &s) {
+  auto *p = static_cast<uint8_t *>(std::malloc(s.size() ? s.size() : 1));
+  if (!p) throw std::bad_alloc();
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());
+  return p;
+}
+
+}  // namespace zt::capi

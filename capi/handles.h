@@ -1,0 +1,85 @@
+// The structs behind the opaque C handles, the registry that recognises
+// live ones, and the guard every exported function runs its body through:
+// no exception crosses the ABI, every failure becomes a status plus the
+// thread-local detail message.
+#pragma once
+
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "reader.h"
+#include "util/error.h"
+#include "writer.h"
+#include "ztensor.h"
+
+namespace zt::capi {
+
+constexpr uint32_t kFileTag = 0x5a544631;    // "ZTF1"
+constexpr uint32_t kObjectTag = 0x5a544f31;  // "ZTO1"
+constexpr uint32_t kWriterTag = 0x5a545731;  // "ZTW1"
+
+}  // namespace zt::capi
+
+struct zt_object {
+  uint32_t tag = zt::capi::kObjectTag;
+  const zt_file *file = nullptr;
+  const zt::Object *obj = nullptr;
+  const zt::Reader *reader = nullptr;
+};
+
+struct zt_file {
+  uint32_t tag = zt::capi::kFileTag;
+  std::shared_ptr<zt::Reader> reader;
+  std::vector<zt_object> objects;
+};
+
+struct zt_writer {
+  uint32_t tag = zt::capi::kWriterTag;
+  std::unique_ptr<zt::Writer> writer;
+};
+
+namespace zt::capi {
+
+// Live handles: a pointer not registered is closed or foreign, and is
+// reported as ZT_E_MISUSE without being dereferenced.
+void register_handle(const void *h);
+bool unregister_handle(const void *h);
+bool is_live(const void *h);
+
+void set_error(const std::string &msg);
+void clear_error();
+
+// Runs body; maps exceptions to statuses and records the message.
+template <typename F>
+zt_status guard(F &&body) noexcept {
+  try {
+    return body();
+  } catch (const zt::Error &e) {
+    set_error(e.what());
+    return e.status();
+  } catch (const std::bad_alloc &) {
+    set_error("out of memory");
+    return ZT_E_NOMEM;
+  } catch (const std::exception &e) {
+    set_error(std::string("internal error: ") + e.what());
+    return ZT_E_INTERNAL;
+  } catch (...) {
+    set_error("internal error: unknown exception");
+    return ZT_E_INTERNAL;
+  }
+}
+
+[[noreturn]] inline void invalid(const char *what) { zt::fail(ZT_E_INVALID_ARG, what); }
+
+const zt_file &file_ref(const zt_file *f, const char *fn);
+zt_writer &writer_ref(zt_writer *w, const char *fn);
+const zt_object &object_ref(const zt_object *o, const char *fn);
+const zt::Component &component_ref(const zt_object &o, size_t index, const char *fn);
+
+// Copies a string into malloc'd memory the caller frees with zt_free.
+char *dup_string(const std::string &s);
+uint8_t *dup_bytes(const std::string &s);
+
+}  // namespace zt::capi

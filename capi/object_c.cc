@@ -1,0 +1,198 @@
+// Objects and components of an open file: description, reads, views,
+// verification.
+#include <cstring>
+
+#include "handles.h"
+#include "manifest/decode.h"
+#include "manifest/json.h"
+#include "types/dtype.h"
+
+using namespace zt;
+using namespace zt::capi;
+
+namespace {
+
+template <typename T>
+void check_struct(const T *out, const char *fn, size_t min_size) {
+  if (!out) fail(ZT_E_INVALID_ARG, std::string(fn) + ": out is NULL");
+  if (out->struct_size < min_size)
+    fail(ZT_E_INVALID_ARG, std::string(fn) + ": out->struct_size must be set to sizeof the struct");
+}
+
+}  // namespace
+
+extern "C" {
+
+ZT_API zt_status zt_object_get_info(const zt_object *obj, zt_object_info *out) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_object_get_info");
+    check_struct(out, "zt_object_get_info", offsetof(zt_object_info, has_attributes) + sizeof(uint32_t));
+    const Object &m = *o.obj;
+    out->name = m.name.c_str();
+    out->name_len = m.name.size();
+    out->format = m.format.c_str();
+    out->ndim = m.shape.size();
+    out->shape = m.shape.data();
+    out->component_count = m.components.size();
+    out->status = m.status;
+    out->has_attributes = m.has_attributes ? 1 : 0;
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_object_error(const zt_object *obj, const char **out) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_object_error");
+    if (!out) invalid("zt_object_error: out is NULL");
+    *out = o.obj->error.c_str();
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_object_numel(const zt_object *obj, uint64_t *out) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_object_numel");
+    if (!out) invalid("zt_object_numel: out is NULL");
+    auto n = shape_numel(o.obj->shape);
+    if (!n) fail(ZT_E_SHAPE, where(o.obj->name) + ": the product of the shape overflows 64 bits");
+    *out = *n;
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_object_attributes_cbor(const zt_object *obj, const uint8_t **out, size_t *out_len) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_object_attributes_cbor");
+    if (!out || !out_len) invalid("zt_object_attributes_cbor: out is NULL");
+    const Object &m = *o.obj;
+    *out = m.has_attributes ? reinterpret_cast<const uint8_t *>(m.attributes.data()) : nullptr;
+    *out_len = m.has_attributes ? m.attributes.size() : 0;
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_object_attributes_json(const zt_object *obj, char **out) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_object_attributes_json");
+    if (!out) invalid("zt_object_attributes_json: out is NULL");
+    *out = nullptr;
+    *out = dup_string(o.obj->has_attributes ? cbor_to_json(o.obj->attributes) : "null");
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_object_extra_fields_cbor(const zt_object *obj, uint8_t **out, size_t *out_len) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_object_extra_fields_cbor");
+    if (!out || !out_len) invalid("zt_object_extra_fields_cbor: out is NULL");
+    *out = nullptr;
+    *out_len = 0;
+    if (o.obj->extra.empty()) return ZT_OK;
+    std::string enc = encode_raw_map(o.obj->extra);
+    *out = dup_bytes(enc);
+    *out_len = enc.size();
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_object_component(const zt_object *obj, size_t index, zt_component_info *out) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_object_component");
+    check_struct(out, "zt_object_component", offsetof(zt_component_info, status) + sizeof(zt_status));
+    const Component &c = component_ref(o, index, "zt_object_component");
+    out->role = c.role.c_str();
+    out->dtype = c.dtype;
+    out->dtype_name = c.dtype_name.c_str();
+    out->logical_type = c.has_type ? c.logical_type.c_str() : nullptr;
+    out->ratio = c.ratio;
+    out->encoding = c.encoding;
+    out->encoding_name = c.encoding_name.c_str();
+    out->offset = c.offset;
+    out->length = c.length;
+    out->decoded_length = c.decoded_length;
+    out->has_uncompressed_length = c.has_uncompressed_length;
+    out->big_endian = c.big_endian;
+    out->digest = c.has_digest ? c.digest.c_str() : nullptr;
+    out->digest_alg = c.has_digest ? c.parsed_digest.alg : ZT_DIGEST_NONE;
+    out->status = c.status;
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_object_component_index(const zt_object *obj, const char *role, size_t *out) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_object_component_index");
+    if (!role || !out) invalid("zt_object_component_index: role or out is NULL");
+    const auto &comps = o.obj->components;
+    for (size_t i = 0; i < comps.size(); ++i) {
+      if (comps[i].role == role) {
+        *out = i;
+        return ZT_OK;
+      }
+    }
+    fail(ZT_E_NOT_FOUND, where(o.obj->name) + " has no component '" + printable(role) + "'");
+  });
+}
+
+ZT_API zt_status zt_component_read(const zt_object *obj, size_t index, void *dst, size_t dst_capacity,
+                                   size_t *out_size) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_component_read");
+    const Component &c = component_ref(o, index, "zt_component_read");
+    if (out_size) *out_size = 0;
+    uint64_t need = o.reader->decoded_size(*o.obj, c);
+    if (out_size) *out_size = static_cast<size_t>(need);
+    if (dst_capacity < need)
+      fail(ZT_E_BUFFER_TOO_SMALL, where(o.obj->name, c.role) + ": decoded size is " + std::to_string(need) +
+                                      " bytes, buffer has " + std::to_string(dst_capacity));
+    if (!dst && need) invalid("zt_component_read: dst is NULL");
+    size_t n = o.reader->read(*o.obj, c, dst, dst_capacity);
+    if (out_size) *out_size = n;
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index, uint64_t first, uint64_t count,
+                                         void *dst, size_t dst_capacity) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_component_read_range");
+    const Component &c = component_ref(o, index, "zt_component_read_range");
+    if (!dst && count) invalid("zt_component_read_range: dst is NULL");
+    o.reader->read_range(*o.obj, c, first, count, dst, dst_capacity);
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_component_view(const zt_object *obj, size_t index, const void **out, size_t *out_len) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_component_view");
+    if (!out || !out_len) invalid("zt_component_view: out is NULL");
+    *out = nullptr;
+    *out_len = 0;
+    const Component &c = component_ref(o, index, "zt_component_view");
+    size_t len = 0;
+    *out = o.reader->view(*o.obj, c, &len);
+    *out_len = len;
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_component_verify(const zt_object *obj, size_t index, zt_verify_result *out) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_component_verify");
+    const Component &c = component_ref(o, index, "zt_component_verify");
+    zt_verify_result r = o.reader->verify_component(*o.obj, c, o.reader->options().strict);
+    if (out) *out = r;
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_object_verify(const zt_object *obj) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_object_verify");
+    o.reader->verify_object(*o.obj, o.reader->options().strict);
+    return ZT_OK;
+  });
+}
+
+}  // extern "C"

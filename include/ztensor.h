@@ -1,0 +1,465 @@
+/*
+ * ztensor.h — the C ABI of libztensor, a reader and writer for zTensor (.zt)
+ * tensor files (spec 1.2.0 written; 1.2.0, 1.1.0 and legacy 0.1.0 read).
+ *
+ * Conventions (see DESIGN.md §2):
+ *  - Every fallible call returns a zt_status: ZT_OK (0) or a negative error.
+ *    The values are pinned forever; new ones are only ever appended.
+ *  - Outputs are pointer parameters named `out`, placed first after the
+ *    handle they belong to.
+ *  - zt_last_error() describes the last failure on the calling thread (the
+ *    rule, the object, the component, the offset). The status decides
+ *    success, never the message.
+ *  - Handles are opaque. A closed, finished or foreign handle is reported as
+ *    ZT_E_MISUSE where it can be detected. Close functions accept NULL.
+ *  - Ownership is stated on each function. "Borrowed" pointers stay valid
+ *    until the handle they came from is closed; nothing borrowed is ever to
+ *    be freed by the caller. Strings the caller owns are freed with zt_free().
+ *  - Sizes of memory are size_t, offsets and shapes uint64_t; names and roles
+ *    are UTF-8, given as (pointer, length) where they may contain NUL.
+ *  - Option structs carry `struct_size` and have an init function, so fields
+ *    can be appended without breaking compiled callers.
+ *  - A reader handle (zt_file) is immutable after zt_open and may be shared
+ *    between threads; a zt_writer is used by one thread at a time.
+ *
+ * WARNING about untrusted files: every size read from a file is checked
+ * against the file and the limits in zt_open_options before anything is
+ * allocated. Keep max_decoded_size at a value your process can afford.
+ */
+#ifndef ZTENSOR_H
+#define ZTENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The library version: the single source of truth (Meson reads it here). */
+#define ZT_VERSION_MAJOR 1
+#define ZT_VERSION_MINOR 0
+#define ZT_VERSION_PATCH 0
+#define ZT_VERSION_NUMBER \
+  (ZT_VERSION_MAJOR * 10000 + ZT_VERSION_MINOR * 100 + ZT_VERSION_PATCH)
+
+/* The on-disk format version this library writes (independent of the above). */
+#define ZT_FORMAT_VERSION "1.2.0"
+
+#if defined(_WIN32) && defined(ZT_BUILDING_LIBRARY)
+#define ZT_API __declspec(dllexport)
+#elif defined(_WIN32)
+#define ZT_API __declspec(dllimport)
+#elif defined(__GNUC__) && defined(ZT_BUILDING_LIBRARY)
+#define ZT_API __attribute__((visibility("default")))
+#else
+#define ZT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                              */
+/* ------------------------------------------------------------------------ */
+
+typedef enum zt_status {
+  ZT_OK = 0,
+
+  /* API use and environment */
+  ZT_E_INVALID_ARG = -1,      /* NULL where not allowed, bad enum, bad size */
+  ZT_E_MISUSE = -2,           /* closed/foreign handle, writer used after end */
+  ZT_E_NOMEM = -3,            /* allocation failed */
+  ZT_E_IO = -4,               /* open/read/write/rename failed (errno in msg) */
+  ZT_E_NOT_FOUND = -5,        /* no object / component / role of that name */
+  ZT_E_BUFFER_TOO_SMALL = -6, /* dst_capacity below the decoded size */
+  ZT_E_UNSUPPORTED = -7,      /* valid but not handled (e.g. unknown format) */
+  ZT_E_LIMIT = -8,            /* a configured limit would be exceeded */
+  ZT_E_INTERNAL = -9,         /* a bug: please report */
+  ZT_E_EXISTS = -10,          /* object/component already written */
+  ZT_E_NOT_ZERO_COPY = -11,   /* no borrowed view possible (zstd, big-endian,
+                                 pread access) */
+
+  /* Container (refuses the open) */
+  ZT_E_FORMAT = -20,          /* not a zTensor file: header magic */
+  ZT_E_FOOTER = -21,          /* footer magic wrong (truncated or damaged) */
+  ZT_E_TRUNCATED = -22,       /* file shorter than the fixed parts */
+  ZT_E_MANIFEST_SIZE = -23,   /* manifest size larger than the file allows */
+  ZT_E_MANIFEST_LIMIT = -24,  /* manifest size above 1 GiB / configured max */
+
+  /* Manifest root (refuses the open) */
+  ZT_E_CBOR = -30,            /* malformed CBOR, or bytes after the item */
+  ZT_E_CBOR_DEPTH = -31,      /* CBOR nesting deeper than the decoder allows */
+  ZT_E_DUPLICATE_KEY = -32,   /* the same key twice in one CBOR map */
+  ZT_E_MANIFEST = -33,        /* root not a map, objects missing/not a map */
+  ZT_E_VERSION = -34,         /* version missing, not text, or major != 1 */
+
+  /* One object or component (reported by that object; open fails in strict) */
+  ZT_E_FIELD = -40,           /* required field missing or of the wrong type */
+  ZT_E_DTYPE = -41,           /* unknown storage dtype */
+  ZT_E_ENCODING = -42,        /* unknown encoding */
+  ZT_E_ALIGNMENT = -43,       /* offset not a multiple of 64 */
+  ZT_E_BOUNDS = -44,          /* offset < 8, overflow, or past the manifest */
+  ZT_E_OVERLAP = -45,         /* two blobs partially overlap */
+  ZT_E_SHAPE = -46,           /* shape product overflows */
+  ZT_E_LENGTH = -47,          /* stored/declared length disagrees with shape */
+  ZT_E_NO_UNCOMPRESSED_LENGTH = -48, /* zstd without uncompressed_length */
+  ZT_E_DECODED_SIZE = -49,    /* frame decodes to more/fewer bytes than said */
+  ZT_E_CORRUPT = -50,         /* corrupt zstd frame */
+  ZT_E_DIGEST_MISMATCH = -51, /* stored bytes do not match the digest */
+  ZT_E_DIGEST_FORMAT = -52,   /* digest string malformed */
+  ZT_E_NAME = -53,            /* name/role not valid UTF-8 */
+  ZT_E_BOOL_VALUE = -54,      /* bool byte other than 0/1 (strict verify) */
+
+  /* Composite formats (sparse, quantized) */
+  ZT_E_COMPONENT_MISSING = -60, /* a component the format requires is absent */
+  ZT_E_SPARSE_INDPTR = -61,   /* CSR indptr: count, start, order or end */
+  ZT_E_SPARSE_INDEX = -62,    /* CSR index / COO coordinate out of range */
+  ZT_E_SPARSE_NNZ = -63,      /* values / coords count disagree with nnz */
+  ZT_E_QUANT_PARAMS = -64,    /* bits / group_size / packing missing or bad */
+  ZT_E_QUANT_SIZE = -65,      /* packed/scales/zeros size inconsistent */
+  ZT_E_WRONG_FORMAT = -66,    /* object is not of the format the call needs */
+  ZT_E_INDEX_DTYPE = -67,     /* index component not of an integer dtype */
+  ZT_E_COMPRESS = -70         /* zstd compression failed */
+} zt_status;
+
+/* A fixed, static English description of a status. Never NULL. */
+ZT_API const char *zt_status_str(zt_status status);
+
+/* The detail message of the last failure on this thread. Never NULL;
+ * library-owned; valid until the next failing call on this thread. */
+ZT_API const char *zt_last_error(void);
+
+/* "1.0.0": the library version at run time. */
+ZT_API const char *zt_version_string(void);
+
+/* Frees memory the library handed to the caller (JSON text, decoded arrays).
+ * Accepts NULL. */
+ZT_API void zt_free(void *ptr);
+
+/* ------------------------------------------------------------------------ */
+/* Types                                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef enum zt_dtype {
+  ZT_DTYPE_UNKNOWN = 0,
+  ZT_F64 = 1,
+  ZT_F32 = 2,
+  ZT_F16 = 3,
+  ZT_BF16 = 4,
+  ZT_I64 = 5,
+  ZT_I32 = 6,
+  ZT_I16 = 7,
+  ZT_I8 = 8,
+  ZT_U64 = 9,
+  ZT_U32 = 10,
+  ZT_U16 = 11,
+  ZT_U8 = 12,
+  ZT_BOOL = 13
+} zt_dtype;
+
+typedef enum zt_encoding {
+  ZT_ENCODING_UNKNOWN = 0,
+  ZT_ENCODING_RAW = 1,
+  ZT_ENCODING_ZSTD = 2
+} zt_encoding;
+
+typedef enum zt_digest_alg {
+  ZT_DIGEST_NONE = 0,   /* no digest */
+  ZT_DIGEST_CRC32C = 1, /* "crc32c:0x%08X" */
+  ZT_DIGEST_SHA256 = 2, /* "sha256:<64 lowercase hex>" */
+  ZT_DIGEST_UNKNOWN = 3 /* an algorithm this library cannot check */
+} zt_digest_alg;
+
+/* "f32", "bf16", ...; NULL for ZT_DTYPE_UNKNOWN or an out-of-range value. */
+ZT_API const char *zt_dtype_name(zt_dtype dtype);
+/* Bytes per element (1..8); 0 for unknown. */
+ZT_API size_t zt_dtype_size(zt_dtype dtype);
+/* Parses a short name ("f32") or a legacy long name ("float32"). */
+ZT_API zt_dtype zt_dtype_from_name(const char *name);
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct zt_file zt_file;     /* an open file (reader handle) */
+typedef struct zt_object zt_object; /* borrowed from its zt_file */
+
+typedef enum zt_access {
+  ZT_ACCESS_MMAP = 0,  /* memory-map the file: zero-copy views (default) */
+  ZT_ACCESS_PREAD = 1  /* read with pread(2); no views */
+} zt_access;
+
+typedef struct zt_open_options {
+  uint32_t struct_size;       /* sizeof(zt_open_options), set by init */
+  uint32_t access;            /* zt_access */
+  uint32_t strict;            /* 1: refuse the file at the first invalid
+                                 object, check composite structure and bool
+                                 bytes; 0 (default): lenient, see DESIGN §3 */
+  uint32_t threads;           /* worker threads for whole-file verify/read;
+                                 0 = number of cores */
+  uint64_t max_manifest_size; /* default and upper bound 1 GiB */
+  uint64_t max_decoded_size;  /* per component; default 64 GiB */
+} zt_open_options;
+
+ZT_API void zt_open_options_init(zt_open_options *opts);
+
+/* Opens a .zt file of any supported version. opts may be NULL (defaults).
+ * On success *out owns the file; release it with zt_close(). On failure
+ * *out is set to NULL. */
+ZT_API zt_status zt_open(const char *path, const zt_open_options *opts,
+                         zt_file **out);
+
+/* Same over a caller's buffer, which is borrowed: it must stay valid and
+ * unchanged until zt_close(). Views point into it. */
+ZT_API zt_status zt_open_memory(const void *data, size_t size,
+                                const zt_open_options *opts, zt_file **out);
+
+/* Releases the handle (the mapping lives on while DLPack tensors made from it
+ * are alive). NULL is accepted and returns ZT_OK; a handle already closed
+ * returns ZT_E_MISUSE. */
+ZT_API zt_status zt_close(zt_file *file);
+
+/* The spec version the file declares: "1.2.0", "1.1.0", "0.1.0", ...
+ * Borrowed. */
+ZT_API zt_status zt_file_version(const zt_file *file, const char **out);
+
+ZT_API zt_status zt_file_object_count(const zt_file *file, size_t *out);
+
+/* Objects are in manifest order. Borrowed. */
+ZT_API zt_status zt_file_object_at(const zt_file *file, size_t index,
+                                   const zt_object **out);
+ZT_API zt_status zt_file_object_by_name(const zt_file *file, const char *name,
+                                        size_t name_len,
+                                        const zt_object **out);
+
+/* File attributes as the CBOR item stored in the file (a map), borrowed;
+ * *out = NULL and *out_len = 0 when the file has none. */
+ZT_API zt_status zt_file_attributes_cbor(const zt_file *file,
+                                         const uint8_t **out, size_t *out_len);
+/* The same as JSON text (caller frees with zt_free); "null" when absent.
+ * Byte strings become {"$bytes": hex}, non-finite floats {"$float": "nan"},
+ * tags {"$tag": n, "$value": v}, maps with non-text keys {"$map": [[k, v]]},
+ * integers beyond 64 bits {"$bigint": "..."}, undefined {"$undefined": true}. */
+ZT_API zt_status zt_file_attributes_json(const zt_file *file, char **out);
+
+/* Fields in the manifest root other than version/attributes/objects, as a
+ * CBOR map (caller frees with zt_free); *out = NULL when there are none. */
+ZT_API zt_status zt_file_extra_fields_cbor(const zt_file *file, uint8_t **out,
+                                           size_t *out_len);
+
+typedef struct zt_object_info {
+  uint32_t struct_size;    /* set by the caller: sizeof(zt_object_info) */
+  const char *name;        /* borrowed, NUL-terminated (may hold NULs) */
+  size_t name_len;
+  const char *format;      /* "dense", "sparse_csr", ...; "" if missing */
+  size_t ndim;
+  const uint64_t *shape;   /* borrowed, ndim entries */
+  size_t component_count;
+  zt_status status;        /* ZT_OK, or why this object cannot be read */
+  uint32_t has_attributes;
+} zt_object_info;
+
+ZT_API zt_status zt_object_get_info(const zt_object *obj, zt_object_info *out);
+
+/* The detail of zt_object_info.status (rule, component, offset); borrowed;
+ * "" when the object is valid. */
+ZT_API zt_status zt_object_error(const zt_object *obj, const char **out);
+
+/* Number of elements: product of the shape (1 for a scalar). */
+ZT_API zt_status zt_object_numel(const zt_object *obj, uint64_t *out);
+
+ZT_API zt_status zt_object_attributes_cbor(const zt_object *obj,
+                                           const uint8_t **out,
+                                           size_t *out_len);
+ZT_API zt_status zt_object_attributes_json(const zt_object *obj, char **out);
+/* Unknown keys of the object's manifest map (CBOR map; zt_free). */
+ZT_API zt_status zt_object_extra_fields_cbor(const zt_object *obj,
+                                             uint8_t **out, size_t *out_len);
+
+typedef struct zt_component_info {
+  uint32_t struct_size;      /* set by the caller: sizeof(zt_component_info) */
+  const char *role;          /* "data", "values", ...; borrowed */
+  zt_dtype dtype;            /* ZT_DTYPE_UNKNOWN if the name is unknown */
+  const char *dtype_name;    /* as normalised (1.2 short name, or as found) */
+  const char *logical_type;  /* "f8_e4m3fn", "complex64", ...; NULL if none */
+  uint32_t ratio;            /* storage elements per logical element */
+  zt_encoding encoding;
+  const char *encoding_name; /* as written ("raw" when absent) */
+  uint64_t offset;           /* absolute, in the file */
+  uint64_t length;           /* stored bytes */
+  uint64_t decoded_length;   /* bytes after decoding (what a read yields) */
+  uint32_t has_uncompressed_length;
+  uint32_t big_endian;       /* legacy 0.1 data stored big-endian */
+  const char *digest;        /* "sha256:..." / "crc32c:0x..."; NULL if none */
+  zt_digest_alg digest_alg;
+  zt_status status;          /* ZT_OK or the damage found at open */
+} zt_component_info;
+
+ZT_API zt_status zt_object_component(const zt_object *obj, size_t index,
+                                     zt_component_info *out);
+ZT_API zt_status zt_object_component_index(const zt_object *obj,
+                                           const char *role, size_t *out);
+
+/* Decodes component `index` of `obj` into dst (little-endian elements).
+ * Pass dst = NULL / dst_capacity = 0 to learn the size: returns
+ * ZT_E_BUFFER_TOO_SMALL with *out_size = decoded length. out_size may be
+ * NULL. Digests are not checked here (see zt_component_verify). */
+ZT_API zt_status zt_component_read(const zt_object *obj, size_t index,
+                                   void *dst, size_t dst_capacity,
+                                   size_t *out_size);
+
+/* Reads elements [first, first+count) of a component, counted in storage
+ * elements of its dtype. Raw components read only those bytes; zstd ones
+ * decode only up to the end of the range. */
+ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index,
+                                         uint64_t first, uint64_t count,
+                                         void *dst, size_t dst_capacity);
+
+/* A borrowed zero-copy view of a raw, little-endian component of a
+ * memory-mapped (or memory) file, valid until zt_close(). Else
+ * ZT_E_NOT_ZERO_COPY. Empty components give a non-NULL pointer, *len 0. */
+ZT_API zt_status zt_component_view(const zt_object *obj, size_t index,
+                                   const void **out, size_t *out_len);
+
+typedef enum zt_verify_result {
+  ZT_VERIFY_NO_DIGEST = 0,   /* nothing to check (structure was checked) */
+  ZT_VERIFY_OK = 1,          /* digest matched */
+  ZT_VERIFY_UNVERIFIABLE = 2 /* digest of an unknown algorithm */
+} zt_verify_result;
+
+/* Checks the component's structure and digest (and, for zstd, that the frame
+ * decodes to the declared size). out may be NULL. */
+ZT_API zt_status zt_component_verify(const zt_object *obj, size_t index,
+                                     zt_verify_result *out);
+
+/* Every component of the object, plus (strict) its format's structure. */
+ZT_API zt_status zt_object_verify(const zt_object *obj);
+
+/* Called for every failure zt_file_verify finds; object/role may be "". */
+typedef void (*zt_verify_callback)(void *user, const char *object,
+                                   const char *role, zt_status status,
+                                   const char *message);
+
+/* Checks every object in the file (in parallel); returns the first failure
+ * in manifest order, ZT_OK if none. The callback (may be NULL) sees all of
+ * them, from the calling thread, in manifest order. */
+ZT_API zt_status zt_file_verify(const zt_file *file, uint32_t strict,
+                                zt_verify_callback cb, void *user);
+
+/* The whole manifest model as one JSON document (caller frees, zt_free). */
+ZT_API zt_status zt_file_to_json(const zt_file *file, char **out);
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct zt_writer zt_writer;
+
+typedef struct zt_writer_options {
+  uint32_t struct_size;   /* sizeof(zt_writer_options), set by init */
+  uint32_t digest;        /* zt_digest_alg default for blobs (NONE) */
+  uint32_t encoding;      /* zt_encoding default for blobs (RAW) */
+  int32_t zstd_level;     /* default level for zstd blobs (3) */
+  uint32_t threads;       /* zstd worker threads for large blobs; 0 = cores */
+  uint32_t sync;          /* 1 (default): fsync file and directory on finish */
+  uint32_t validate;      /* 1 (default): check composite objects on finish */
+} zt_writer_options;
+
+ZT_API void zt_writer_options_init(zt_writer_options *opts);
+
+/* Starts a new file. Bytes go to a temporary file beside `path`, renamed to
+ * `path` by zt_writer_finish(); an existing file is replaced only then. */
+ZT_API zt_status zt_writer_create(const char *path,
+                                  const zt_writer_options *opts,
+                                  zt_writer **out);
+
+/* Per-blob settings; NULL means the writer's defaults. */
+typedef struct zt_blob_options {
+  uint32_t struct_size;     /* sizeof(zt_blob_options), set by init */
+  uint32_t encoding;        /* zt_encoding; ZT_ENCODING_UNKNOWN = default */
+  int32_t zstd_level;       /* used when encoding is zstd */
+  uint32_t digest;          /* zt_digest_alg; ZT_DIGEST_UNKNOWN = default */
+  const char *logical_type; /* e.g. "f8_e4m3fn", "complex64"; NULL = none */
+} zt_blob_options;
+
+ZT_API void zt_blob_options_init(zt_blob_options *opts);
+
+/* File attributes, as one CBOR map item or as JSON text (an object; the
+ * $bytes/$float/$tag conventions of zt_file_attributes_json are accepted). */
+ZT_API zt_status zt_writer_set_attributes_cbor(zt_writer *w,
+                                               const uint8_t *cbor,
+                                               size_t len);
+ZT_API zt_status zt_writer_set_attributes_json(zt_writer *w, const char *json);
+
+/* Declares an object. format NULL means "dense". Names must be valid UTF-8
+ * and unique. Components are then added with zt_write_blob(). */
+ZT_API zt_status zt_writer_begin_object(zt_writer *w, const char *name,
+                                        size_t name_len, const char *format,
+                                        const uint64_t *shape, size_t ndim);
+ZT_API zt_status zt_writer_set_object_attributes_cbor(zt_writer *w,
+                                                      const char *name,
+                                                      size_t name_len,
+                                                      const uint8_t *cbor,
+                                                      size_t len);
+ZT_API zt_status zt_writer_set_object_attributes_json(zt_writer *w,
+                                                      const char *name,
+                                                      size_t name_len,
+                                                      const char *json);
+
+/* Writes one component (`role`) of a declared object: the bytes are
+ * little-endian elements of `dtype`, encoded and digested as opts say. */
+ZT_API zt_status zt_write_blob(zt_writer *w, const char *name, size_t name_len,
+                               const char *role, zt_dtype dtype,
+                               const void *data, size_t len,
+                               const zt_blob_options *opts);
+
+/* Streaming: one component in pieces, memory bounded by one piece. Only one
+ * blob may be open at a time. */
+ZT_API zt_status zt_write_blob_begin(zt_writer *w, const char *name,
+                                     size_t name_len, const char *role,
+                                     zt_dtype dtype,
+                                     const zt_blob_options *opts);
+ZT_API zt_status zt_write_blob_append(zt_writer *w, const void *data,
+                                      size_t len);
+ZT_API zt_status zt_write_blob_end(zt_writer *w);
+
+/* One call for a dense tensor: begin_object + write_blob("data"). */
+ZT_API zt_status zt_writer_add_dense(zt_writer *w, const char *name,
+                                     size_t name_len, zt_dtype dtype,
+                                     const uint64_t *shape, size_t ndim,
+                                     const void *data, size_t len,
+                                     const zt_blob_options *opts);
+
+/* Writes the manifest and footer and renames the file into place. The writer
+ * is freed whatever the outcome; on failure nothing is left on disk. */
+ZT_API zt_status zt_writer_finish(zt_writer *w);
+
+/* Abandons the file (the temporary is removed) and frees the writer. NULL is
+ * accepted. */
+ZT_API zt_status zt_writer_discard(zt_writer *w);
+
+/* ------------------------------------------------------------------------ */
+/* Migration                                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct zt_migrate_options {
+  uint32_t struct_size;    /* set by init */
+  int32_t recompress;      /* 0 (default): keep each component's encoding;
+                              1: zstd at zstd_level; -1: decompress to raw */
+  int32_t zstd_level;      /* default 3 */
+  uint32_t digest;         /* zt_digest_alg: ZT_DIGEST_UNKNOWN (default)
+                              keeps each component's algorithm (recomputed) */
+  uint32_t sync;           /* as zt_writer_options.sync */
+} zt_migrate_options;
+
+ZT_API void zt_migrate_options_init(zt_migrate_options *opts);
+
+/* Rewrites any readable file as spec 1.2.0 at out_path (atomically), keeping
+ * every object, component, attribute and unknown field; big-endian data
+ * becomes little-endian. Refuses out_path == in_path (ZT_E_INVALID_ARG). */
+ZT_API zt_status zt_migrate(const char *in_path, const char *out_path,
+                            const zt_migrate_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZTENSOR_H */

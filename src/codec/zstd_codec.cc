@@ -1,0 +1,222 @@
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "codec/codec.h"
+#include "util/error.h"
+
+namespace zt {
+namespace {
+
+struct DCtxHolder {
+  ZSTD_DCtx *ctx = ZSTD_createDCtx();
+  ~DCtxHolder() { ZSTD_freeDCtx(ctx); }
+};
+
+ZSTD_DCtx *thread_dctx() {
+  thread_local DCtxHolder holder;
+  if (!holder.ctx) fail(ZT_E_NOMEM, "cannot allocate a zstd decompression context");
+  return holder.ctx;
+}
+
+struct CCtxHolder {
+  ZSTD_CCtx *ctx = ZSTD_createCCtx();
+  ~CCtxHolder() { ZSTD_freeCCtx(ctx); }
+};
+
+ZSTD_CCtx *thread_cctx() {
+  thread_local CCtxHolder holder;
+  if (!holder.ctx) fail(ZT_E_NOMEM, "cannot allocate a zstd compression context");
+  return holder.ctx;
+}
+
+// Streams the input through the decoder; calls sink(ptr, n) with each output
+// piece until it returns false. Returns total produced; throws on corruption.
+template <typename Sink>
+void stream_decode(const void *src, size_t src_len, const std::string &ctx, Sink sink,
+                   bool stop_early_ok) {
+  ZSTD_DCtx *d = thread_dctx();
+  ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
+  ZSTD_inBuffer in{src, src_len, 0};
+  std::vector<uint8_t> buf(ZSTD_DStreamOutSize());
+  size_t ret = 1;
+  while (true) {
+    ZSTD_outBuffer out{buf.data(), buf.size(), 0};
+    ret = ZSTD_decompressStream(d, &out, &in);
+    if (ZSTD_isError(ret))
+      fail(ZT_E_CORRUPT, ctx + ": zstd decompression failed: " + ZSTD_getErrorName(ret));
+    if (out.pos && !sink(buf.data(), out.pos)) {
+      if (stop_early_ok) return;
+    }
+    if (in.pos == in.size && out.pos < out.size) break;
+  }
+  if (ret != 0) fail(ZT_E_CORRUPT, ctx + ": zstd stream is truncated (frame not complete)");
+}
+
+}  // namespace
+
+void zstd_decode_exact(const void *src, size_t src_len, void *dst, size_t expected,
+                       const std::string &ctx) {
+  if (src_len == 0) {
+    if (expected == 0) return;
+    fail(ZT_E_CORRUPT, ctx + ": empty zstd stream where " + std::to_string(expected) + " bytes are declared");
+  }
+  ZSTD_DCtx *d = thread_dctx();
+  size_t r = ZSTD_decompressDCtx(d, dst, expected, src, src_len);
+  if (!ZSTD_isError(r)) {
+    if (r != expected)
+      fail(ZT_E_DECODED_SIZE, ctx + ": zstd data decodes to " + std::to_string(r) +
+                                  " bytes, but " + std::to_string(expected) + " are declared");
+    return;
+  }
+  if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall) {
+    // Find out whether the stream is merely longer or also corrupt.
+    uint64_t total = 0;
+    stream_decode(src, src_len, ctx, [&](const uint8_t *, size_t n) {
+      total += n;
+      return true;
+    }, false);
+    fail(ZT_E_DECODED_SIZE, ctx + ": zstd data decodes to " + std::to_string(total) +
+                                " bytes, more than the " + std::to_string(expected) + " declared");
+  }
+  fail(ZT_E_CORRUPT, ctx + ": zstd decompression failed: " + ZSTD_getErrorName(r));
+}
+
+std::vector<uint8_t> zstd_decode_bounded(const void *src, size_t src_len, uint64_t limit,
+                                         const std::string &ctx) {
+  std::vector<uint8_t> out;
+  if (src_len == 0) return out;
+  stream_decode(src, src_len, ctx, [&](const uint8_t *p, size_t n) {
+    if (out.size() + n > limit)
+      fail(ZT_E_LIMIT, ctx + ": zstd data decodes to more than the limit of " + std::to_string(limit) + " bytes");
+    out.insert(out.end(), p, p + n);
+    return true;
+  }, false);
+  return out;
+}
+
+void zstd_decode_range(const void *src, size_t src_len, void *dst, uint64_t begin, size_t count,
+                       const std::string &ctx) {
+  if (count == 0) return;
+  auto *d = static_cast<uint8_t *>(dst);
+  uint64_t pos = 0;  // decoded bytes seen so far
+  size_t got = 0;
+  try {
+    stream_decode(src, src_len, ctx, [&](const uint8_t *p, size_t n) {
+      uint64_t lo = std::max<uint64_t>(pos, begin), hi = std::min<uint64_t>(pos + n, begin + count);
+      if (hi > lo) {
+        std::memcpy(d + (lo - begin), p + (lo - pos), hi - lo);
+        got += hi - lo;
+      }
+      pos += n;
+      return got < count;
+    }, true);
+  } catch (const Error &) {
+    if (got < count) throw;
+  }
+  if (got < count)
+    fail(ZT_E_DECODED_SIZE, ctx + ": zstd data ends after " + std::to_string(pos) +
+                                " bytes, before the requested range");
+}
+
+uint64_t zstd_decode_each(const void *src, size_t src_len, uint64_t limit, const std::string &ctx,
+                          const std::function<void(const uint8_t *, size_t)> &sink) {
+  uint64_t total = 0;
+  if (src_len == 0) return 0;
+  stream_decode(src, src_len, ctx, [&](const uint8_t *p, size_t n) {
+    total += n;
+    if (total > limit)
+      fail(ZT_E_DECODED_SIZE, ctx + ": zstd data decodes to more than the " + std::to_string(limit) +
+                                  " bytes declared");
+    sink(p, n);
+    return true;
+  }, false);
+  return total;
+}
+
+std::vector<uint8_t> zstd_compress(const void *src, size_t len, int level, unsigned threads) {
+  ZSTD_CCtx *c = thread_cctx();
+  ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+  // Frames carry no content size, like the reference writer's: the manifest
+  // holds uncompressed_length.
+  ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+  if (threads > 1) ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, static_cast<int>(threads));
+  std::vector<uint8_t> out(ZSTD_compressBound(len));
+  size_t r = ZSTD_compress2(c, out.data(), out.size(), src, len);
+  if (ZSTD_isError(r)) fail(ZT_E_COMPRESS, std::string("zstd compression failed: ") + ZSTD_getErrorName(r));
+  out.resize(r);
+  return out;
+}
+
+struct ZstdStream::Impl {
+  ZSTD_CCtx *c = ZSTD_createCCtx();
+  std::vector<uint8_t> buf = std::vector<uint8_t>(ZSTD_CStreamOutSize());
+  ~Impl() { ZSTD_freeCCtx(c); }
+};
+
+ZstdStream::ZstdStream(int level, unsigned threads) : impl_(std::make_unique<Impl>()) {
+  if (!impl_->c) fail(ZT_E_NOMEM, "cannot allocate a zstd compression context");
+  ZSTD_CCtx_setParameter(impl_->c, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(impl_->c, ZSTD_c_contentSizeFlag, 0);
+  if (threads > 1) ZSTD_CCtx_setParameter(impl_->c, ZSTD_c_nbWorkers, static_cast<int>(threads));
+}
+
+ZstdStream::~ZstdStream() = default;
+
+void ZstdStream::update(const void *src, size_t len, std::vector<uint8_t> &out) {
+  ZSTD_inBuffer in{src, len, 0};
+  while (in.pos < in.size) {
+    ZSTD_outBuffer o{impl_->buf.data(), impl_->buf.size(), 0};
+    size_t r = ZSTD_compressStream2(impl_->c, &o, &in, ZSTD_e_continue);
+    if (ZSTD_isError(r)) fail(ZT_E_COMPRESS, std::string("zstd compression failed: ") + ZSTD_getErrorName(r));
+    out.insert(out.end(), impl_->buf.data(), impl_->buf.data() + o.pos);
+  }
+}
+
+void ZstdStream::finish(std::vector<uint8_t> &out) {
+  ZSTD_inBuffer in{nullptr, 0, 0};
+  size_t r;
+  do {
+    ZSTD_outBuffer o{impl_->buf.data(), impl_->buf.size(), 0};
+    r = ZSTD_compressStream2(impl_->c, &o, &in, ZSTD_e_end);
+    if (ZSTD_isError(r)) fail(ZT_E_COMPRESS, std::string("zstd compression failed: ") + ZSTD_getErrorName(r));
+    out.insert(out.end(), impl_->buf.data(), impl_->buf.data() + o.pos);
+  } while (r != 0);
+}
+
+void byteswap_inplace(void *data, size_t len, size_t elem_size) {
+  auto *p = static_cast<uint8_t *>(data);
+  switch (elem_size) {
+    case 2:
+      for (size_t i = 0; i + 2 <= len; i += 2) {
+        uint16_t v;
+        std::memcpy(&v, p + i, 2);
+        v = __builtin_bswap16(v);
+        std::memcpy(p + i, &v, 2);
+      }
+      break;
+    case 4:
+      for (size_t i = 0; i + 4 <= len; i += 4) {
+        uint32_t v;
+        std::memcpy(&v, p + i, 4);
+        v = __builtin_bswap32(v);
+        std::memcpy(p + i, &v, 4);
+      }
+      break;
+    case 8:
+      for (size_t i = 0; i + 8 <= len; i += 8) {
+        uint64_t v;
+        std::memcpy(&v, p + i, 8);
+        v = __builtin_bswap64(v);
+        std::memcpy(p + i, &v, 8);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace zt

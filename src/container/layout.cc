@@ -1,0 +1,82 @@
+#include "container/layout.h"
+
+#include <cstring>
+
+#include "util/error.h"
+
+namespace zt {
+namespace {
+
+uint64_t load_le64(const uint8_t *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+std::string quote_magic(const uint8_t *m) {
+  std::string s;
+  for (int i = 0; i < 8; ++i) {
+    if (m[i] >= 0x20 && m[i] < 0x7f) {
+      s += static_cast<char>(m[i]);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", m[i]);
+      s += buf;
+    }
+  }
+  return "\"" + s + "\"";
+}
+
+}  // namespace
+
+ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size) {
+  const uint64_t size = src.size();
+  const std::string &path = src.path();
+  if (size < 8)
+    fail(ZT_E_TRUNCATED, "'" + path + "': file is " + std::to_string(size) +
+                             " bytes, shorter than the 8-byte magic");
+  uint8_t head[8];
+  src.read(0, 8, head);
+  if (std::memcmp(head, kMagicV1, 8) == 0) {
+    if (size < 24)
+      fail(ZT_E_TRUNCATED, "'" + path + "': file is " + std::to_string(size) +
+                               " bytes, shorter than magic + size + footer (24)");
+    uint8_t tail[16];
+    src.read(size - 16, 16, tail);
+    if (std::memcmp(tail + 8, kMagicV1, 8) != 0)
+      fail(ZT_E_FOOTER, "'" + path + "': footer magic at offset " +
+                            std::to_string(size - 8) + " is " + quote_magic(tail + 8) +
+                            ", expected \"ZTEN1000\" (file truncated or damaged)");
+    uint64_t msize = load_le64(tail);
+    if (msize > max_manifest_size)
+      fail(ZT_E_MANIFEST_LIMIT, "'" + path + "': manifest size " + std::to_string(msize) +
+                                    " exceeds the limit of " +
+                                    std::to_string(max_manifest_size) + " bytes");
+    if (msize > size - 24)
+      fail(ZT_E_MANIFEST_SIZE, "'" + path + "': manifest size " + std::to_string(msize) +
+                                   " is larger than the file allows (" +
+                                   std::to_string(size - 24) + ")");
+    return {Container::V1, size - 16 - msize, msize};
+  }
+  if (std::memcmp(head, kMagicV0, 8) == 0) {
+    if (size < 16)
+      fail(ZT_E_TRUNCATED, "'" + path + "': legacy file is " + std::to_string(size) +
+                               " bytes, shorter than magic + size (16)");
+    uint8_t tail[8];
+    src.read(size - 8, 8, tail);
+    uint64_t msize = load_le64(tail);
+    if (msize > max_manifest_size)
+      fail(ZT_E_MANIFEST_LIMIT, "'" + path + "': manifest size " + std::to_string(msize) +
+                                    " exceeds the limit of " +
+                                    std::to_string(max_manifest_size) + " bytes");
+    if (msize > size - 16)
+      fail(ZT_E_MANIFEST_SIZE, "'" + path + "': manifest size " + std::to_string(msize) +
+                                   " is larger than the file allows (" +
+                                   std::to_string(size - 16) + ")");
+    return {Container::V0, size - 8 - msize, msize};
+  }
+  fail(ZT_E_FORMAT, "'" + path + "': header magic " + quote_magic(head) +
+                        " is not \"ZTEN1000\" or \"ZTEN0001\": not a zTensor file");
+}
+
+}  // namespace zt

@@ -1,0 +1,137 @@
+#include "container/source.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/error.h"
+#include "ztensor.h"
+
+namespace zt {
+namespace {
+
+std::string errno_text(const std::string &what, const std::string &path) {
+  return what + " '" + path + "': " + std::strerror(errno);
+}
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(const std::string &path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) fail(ZT_E_IO, errno_text("cannot open", path));
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) {
+      int e = errno;
+      ::close(fd_);
+      errno = e;
+      fail(ZT_E_IO, errno_text("cannot stat", path));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd_);
+      fail(ZT_E_IO, "'" + path + "' is not a regular file");
+    }
+    size_ = static_cast<uint64_t>(st.st_size);
+  }
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+class MmapSource final : public Source {
+ public:
+  explicit MmapSource(const std::string &path) : fd_(path) {
+    path_ = path;
+    size_ = fd_.size();
+    if (size_ == 0) return;
+    void *p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_.get(), 0);
+    if (p == MAP_FAILED) fail(ZT_E_IO, errno_text("cannot map", path));
+    data_ = static_cast<const uint8_t *>(p);
+  }
+  ~MmapSource() override {
+    if (data_) ::munmap(const_cast<uint8_t *>(data_), size_);
+  }
+  void read(uint64_t offset, size_t len, void *dst) const override {
+    if (len) std::memcpy(dst, data_ + offset, len);
+  }
+  void will_need(uint64_t offset, uint64_t len) const override {
+    if (len < (1u << 20) || !data_) return;
+    long page = ::sysconf(_SC_PAGESIZE);
+    uint64_t start = offset & ~static_cast<uint64_t>(page - 1);
+    ::madvise(const_cast<uint8_t *>(data_) + start, len + (offset - start),
+              MADV_WILLNEED);
+  }
+
+ private:
+  FileDescriptor fd_;
+};
+
+class PreadSource final : public Source {
+ public:
+  explicit PreadSource(const std::string &path) : fd_(path) {
+    path_ = path;
+    size_ = fd_.size();
+  }
+  void read(uint64_t offset, size_t len, void *dst) const override {
+    auto *p = static_cast<uint8_t *>(dst);
+    while (len > 0) {
+      ssize_t n = ::pread(fd_.get(), p, len, static_cast<off_t>(offset));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        fail(ZT_E_IO, errno_text("read failed on", path_) + " at offset " +
+                          std::to_string(offset));
+      }
+      if (n == 0)
+        fail(ZT_E_IO, "'" + path_ + "' shrank while being read (offset " +
+                          std::to_string(offset) + ")");
+      p += n;
+      len -= static_cast<size_t>(n);
+      offset += static_cast<uint64_t>(n);
+    }
+  }
+  void will_need(uint64_t offset, uint64_t len) const override {
+    if (len >= (1u << 20))
+      ::posix_fadvise(fd_.get(), static_cast<off_t>(offset),
+                      static_cast<off_t>(len), POSIX_FADV_WILLNEED);
+  }
+
+ private:
+  FileDescriptor fd_;
+};
+
+class MemorySource final : public Source {
+ public:
+  MemorySource(const void *data, size_t size) {
+    data_ = static_cast<const uint8_t *>(data);
+    size_ = size;
+    path_ = "<memory>";
+  }
+  void read(uint64_t offset, size_t len, void *dst) const override {
+    if (len) std::memcpy(dst, data_ + offset, len);
+  }
+};
+
+}  // namespace
+
+void Source::will_need(uint64_t, uint64_t) const {}
+
+std::unique_ptr<Source> open_mmap_source(const std::string &path) {
+  return std::make_unique<MmapSource>(path);
+}
+std::unique_ptr<Source> open_pread_source(const std::string &path) {
+  return std::make_unique<PreadSource>(path);
+}
+std::unique_ptr<Source> open_memory_source(const void *data, size_t size) {
+  return std::make_unique<MemorySource>(data, size);
+}
+
+}  // namespace zt

@@ -1,0 +1,35 @@
+// Where a file's bytes come from: a memory map, pread(2), or a caller's
+// buffer. Readers ask for ranges; only mapped and memory sources can lend a
+// pointer (zero-copy).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace zt {
+
+class Source {
+ public:
+  virtual ~Source() = default;
+  uint64_t size() const { return size_; }
+  const std::string &path() const { return path_; }
+  // Whole-file pointer for mapped/memory sources, nullptr for pread.
+  const uint8_t *data() const { return data_; }
+  // Copies [offset, offset+len) into dst; the range must be inside the file.
+  virtual void read(uint64_t offset, size_t len, void *dst) const = 0;
+  // Hints that [offset, offset+len) will be read soon (madvise/fadvise).
+  virtual void will_need(uint64_t offset, uint64_t len) const;
+
+ protected:
+  uint64_t size_ = 0;
+  const uint8_t *data_ = nullptr;
+  std::string path_;
+};
+
+std::unique_ptr<Source> open_mmap_source(const std::string &path);
+std::unique_ptr<Source> open_pread_source(const std::string &path);
+std::unique_ptr<Source> open_memory_source(const void *data, size_t size);
+
+}  // namespace zt

@@ -1,0 +1,356 @@
+#include "manifest/cbor_tree.h"
+
+#include <cbor.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "util/error.h"
+
+namespace zt::cbor {
+namespace {
+
+struct Open {
+  uint32_t node;
+  uint64_t remaining;  // items still expected; UINT64_MAX if indefinite
+  bool is_string;      // an indefinite byte/text string gathering chunks
+  Kind string_kind;
+};
+
+struct Builder {
+  Tree *tree;
+  std::vector<Node> *nodes;
+  std::vector<Open> stack;
+  size_t pos = 0;          // offset of the item being decoded
+  size_t size = 0;         // buffer size
+  size_t max_depth = 256;
+  const std::string *what;
+  bool done = false;
+  // Set by callbacks, acted on once the decoder says how much it read.
+  enum class Event { None, Leaf, Open, Break, Chunk } event = Event::None;
+  uint64_t open_count = 0;
+  bool open_indef = false;
+  bool error = false;
+  zt_status error_status = ZT_E_CBOR;
+  std::string error_message;
+  const char *chunk = nullptr;
+  size_t chunk_len = 0;
+  Kind chunk_kind = Kind::Bytes;
+
+  void set_error(zt_status st, std::string msg) {
+    if (!error) {
+      error = true;
+      error_status = st;
+      error_message = std::move(msg);
+    }
+  }
+
+  Node &push(Kind k) {
+    nodes->push_back(Node{});
+    Node &n = nodes->back();
+    n.kind = k;
+    n.begin = pos;
+    return n;
+  }
+  // Inside an indefinite string only same-kind definite chunks may appear.
+  bool in_string() const { return !stack.empty() && stack.back().is_string; }
+  void leaf(Kind k, uint64_t v) {
+    if (in_string()) return set_error(ZT_E_CBOR, "non-string item inside an indefinite-length string");
+    push(k).value = v;
+    event = Event::Leaf;
+  }
+  void real(double d) {
+    if (in_string()) return set_error(ZT_E_CBOR, "non-string item inside an indefinite-length string");
+    Node &n = push(Kind::Float);
+    n.f = d;
+    event = Event::Leaf;
+  }
+  void string(Kind k, const unsigned char *data, uint64_t len) {
+    if (in_string()) {
+      if (stack.back().string_kind != k)
+        return set_error(ZT_E_CBOR, "chunk of the wrong type inside an indefinite-length string");
+      chunk = reinterpret_cast<const char *>(data);
+      chunk_len = len;
+      event = Event::Chunk;
+      return;
+    }
+    Node &n = push(k);
+    n.str = reinterpret_cast<const char *>(data);
+    n.len = len;
+    event = Event::Leaf;
+  }
+  void open(Kind k, uint64_t count, bool indef) {
+    if (in_string()) return set_error(ZT_E_CBOR, "container inside an indefinite-length string");
+    push(k).value = indef ? 0 : count;
+    open_count = count;
+    open_indef = indef;
+    event = Event::Open;
+  }
+  void open_string(Kind k) {
+    if (in_string()) return set_error(ZT_E_CBOR, "nested indefinite-length string");
+    push(k);
+    open_indef = true;
+    open_count = 0;
+    event = Event::Open;
+  }
+};
+
+Builder *B(void *ctx) { return static_cast<Builder *>(ctx); }
+
+void cb_u8(void *c, uint8_t v) { B(c)->leaf(Kind::Uint, v); }
+void cb_u16(void *c, uint16_t v) { B(c)->leaf(Kind::Uint, v); }
+void cb_u32(void *c, uint32_t v) { B(c)->leaf(Kind::Uint, v); }
+void cb_u64(void *c, uint64_t v) { B(c)->leaf(Kind::Uint, v); }
+void cb_n8(void *c, uint8_t v) { B(c)->leaf(Kind::Negint, v); }
+void cb_n16(void *c, uint16_t v) { B(c)->leaf(Kind::Negint, v); }
+void cb_n32(void *c, uint32_t v) { B(c)->leaf(Kind::Negint, v); }
+void cb_n64(void *c, uint64_t v) { B(c)->leaf(Kind::Negint, v); }
+void cb_bytes(void *c, cbor_data d, uint64_t n) { B(c)->string(Kind::Bytes, d, n); }
+void cb_bytes_start(void *c) { B(c)->open_string(Kind::Bytes); }
+void cb_text(void *c, cbor_data d, uint64_t n) { B(c)->string(Kind::Text, d, n); }
+void cb_text_start(void *c) { B(c)->open_string(Kind::Text); }
+void cb_array(void *c, uint64_t n) { B(c)->open(Kind::Array, n, false); }
+void cb_array_indef(void *c) { B(c)->open(Kind::Array, 0, true); }
+void cb_map(void *c, uint64_t n) { B(c)->open(Kind::Map, n, false); }
+void cb_map_indef(void *c) { B(c)->open(Kind::Map, 0, true); }
+void cb_tag(void *c, uint64_t t) {
+  Builder *b = B(c);
+  b->open(Kind::Tag, 1, false);
+  if (!b->error) b->nodes->back().value = t;
+}
+void cb_f2(void *c, float f) { B(c)->real(f); }
+void cb_f4(void *c, float f) { B(c)->real(f); }
+void cb_f8(void *c, double d) { B(c)->real(d); }
+void cb_undef(void *c) { B(c)->leaf(Kind::Undefined, 0); }
+void cb_null(void *c) { B(c)->leaf(Kind::Null, 0); }
+void cb_bool(void *c, bool v) { B(c)->leaf(Kind::Bool, v ? 1 : 0); }
+void cb_break(void *c) { B(c)->event = Builder::Event::Break; }
+
+const cbor_callbacks kCallbacks = [] {
+  cbor_callbacks cb = cbor_empty_callbacks;
+  cb.uint8 = cb_u8;
+  cb.uint16 = cb_u16;
+  cb.uint32 = cb_u32;
+  cb.uint64 = cb_u64;
+  cb.negint8 = cb_n8;
+  cb.negint16 = cb_n16;
+  cb.negint32 = cb_n32;
+  cb.negint64 = cb_n64;
+  cb.byte_string = cb_bytes;
+  cb.byte_string_start = cb_bytes_start;
+  cb.string = cb_text;
+  cb.string_start = cb_text_start;
+  cb.array_start = cb_array;
+  cb.indef_array_start = cb_array_indef;
+  cb.map_start = cb_map;
+  cb.indef_map_start = cb_map_indef;
+  cb.tag = cb_tag;
+  cb.float2 = cb_f2;
+  cb.float4 = cb_f4;
+  cb.float8 = cb_f8;
+  cb.undefined = cb_undef;
+  cb.null = cb_null;
+  cb.boolean = cb_bool;
+  cb.indef_break = cb_break;
+  return cb;
+}();
+
+bool keys_equal(const Node &a, const Node &b, const uint8_t *data) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == Kind::Text || a.kind == Kind::Bytes)
+    return a.len == b.len && std::memcmp(a.str, b.str, a.len) == 0;
+  if (a.kind == Kind::Uint || a.kind == Kind::Negint || a.kind == Kind::Bool) return a.value == b.value;
+  return a.end - a.begin == b.end - b.begin &&
+         std::memcmp(data + a.begin, data + b.begin, a.end - a.begin) == 0;
+}
+
+}  // namespace
+
+const char *kind_name(Kind k) {
+  switch (k) {
+    case Kind::Uint: return "unsigned integer";
+    case Kind::Negint: return "negative integer";
+    case Kind::Bytes: return "byte string";
+    case Kind::Text: return "text string";
+    case Kind::Array: return "array";
+    case Kind::Map: return "map";
+    case Kind::Tag: return "tagged item";
+    case Kind::Float: return "float";
+    case Kind::Bool: return "bool";
+    case Kind::Null: return "null";
+    case Kind::Undefined: return "undefined";
+  }
+  return "?";
+}
+
+uint32_t Tree::find(uint32_t map, std::string_view key) const {
+  const Node &m = nodes_[map];
+  if (m.kind != Kind::Map) return 0;
+  uint32_t k = map + 1;
+  for (uint64_t i = 0; i < m.value; ++i) {
+    uint32_t v = nodes_[k].next;
+    if (nodes_[k].kind == Kind::Text && nodes_[k].text() == key) return v;
+    k = nodes_[v].next;
+  }
+  return 0;
+}
+
+Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max_depth) : data_(data) {
+  Builder b;
+  b.tree = this;
+  b.nodes = &nodes_;
+  b.size = size;
+  b.max_depth = max_depth;
+  b.what = &what;
+  // Most items are a few bytes: reserve a guess to limit regrowth.
+  nodes_.reserve(std::min<size_t>(size / 4 + 1, size_t{1} << 24));
+
+  auto check_duplicates = [&](uint32_t map) {
+    const Node &m = nodes_[map];
+    std::vector<uint32_t> keys;
+    keys.reserve(m.value);
+    uint32_t k = map + 1;
+    for (uint64_t i = 0; i < m.value; ++i) {
+      keys.push_back(k);
+      k = nodes_[nodes_[k].next].next;
+    }
+    auto dup = [&](uint32_t a) {
+      const Node &n = nodes_[a];
+      std::string shown = n.kind == Kind::Text ? "'" + printable(std::string(n.text())) + "'"
+                                               : std::string("a ") + kind_name(n.kind) + " key";
+      fail(ZT_E_DUPLICATE_KEY, what + ": duplicate map key " + shown + " at byte " +
+                                   std::to_string(n.begin) + " of the manifest");
+    };
+    if (keys.size() <= 16) {
+      for (size_t i = 0; i < keys.size(); ++i)
+        for (size_t j = i + 1; j < keys.size(); ++j)
+          if (keys_equal(nodes_[keys[i]], nodes_[keys[j]], data_)) dup(keys[j]);
+      return;
+    }
+    auto raw_of = [&](uint32_t i) -> std::string_view {
+      const Node &n = nodes_[i];
+      if (n.kind == Kind::Text || n.kind == Kind::Bytes) return n.text();
+      return {reinterpret_cast<const char *>(data_) + n.begin, n.end - n.begin};
+    };
+    std::sort(keys.begin(), keys.end(), [&](uint32_t a, uint32_t c) {
+      if (nodes_[a].kind != nodes_[c].kind) return nodes_[a].kind < nodes_[c].kind;
+      return raw_of(a) < raw_of(c);
+    });
+    for (size_t i = 1; i < keys.size(); ++i)
+      if (keys_equal(nodes_[keys[i - 1]], nodes_[keys[i]], data_)) dup(keys[i]);
+  };
+
+  // An item (leaf or closed container) is complete: close parents as needed.
+  auto complete = [&](uint32_t idx, size_t end) {
+    nodes_[idx].end = end;
+    nodes_[idx].next = static_cast<uint32_t>(nodes_.size());
+    while (!b.stack.empty()) {
+      Open &top = b.stack.back();
+      if (top.remaining == UINT64_MAX) return;  // indefinite: waits for break
+      if (--top.remaining > 0) return;
+      uint32_t c = top.node;
+      b.stack.pop_back();
+      nodes_[c].end = end;
+      nodes_[c].next = static_cast<uint32_t>(nodes_.size());
+      if (nodes_[c].kind == Kind::Map) check_duplicates(c);
+    }
+    b.done = true;
+  };
+
+  while (!b.done) {
+    if (b.pos >= size)
+      fail(ZT_E_CBOR, what + ": CBOR ends early (truncated at byte " + std::to_string(b.pos) + ")");
+    b.event = Builder::Event::None;
+    cbor_decoder_result r = cbor_stream_decode(data + b.pos, size - b.pos, &kCallbacks, &b);
+    if (b.error) fail(b.error_status, what + ": " + b.error_message + " at byte " + std::to_string(b.pos));
+    if (r.status == CBOR_DECODER_NEDATA)
+      fail(ZT_E_CBOR, what + ": CBOR item at byte " + std::to_string(b.pos) + " runs past the end (" +
+                          std::to_string(size) + " bytes)");
+    if (r.status != CBOR_DECODER_FINISHED || r.read == 0)
+      fail(ZT_E_CBOR, what + ": malformed CBOR at byte " + std::to_string(b.pos));
+    size_t end = b.pos + r.read;
+    if (nodes_.size() > UINT32_MAX - 2)
+      fail(ZT_E_CBOR, what + ": too many CBOR items");
+    switch (b.event) {
+      case Builder::Event::Leaf:
+        complete(static_cast<uint32_t>(nodes_.size() - 1), end);
+        break;
+      case Builder::Event::Open: {
+        uint32_t idx = static_cast<uint32_t>(nodes_.size() - 1);
+        Node &n = nodes_[idx];
+        if (b.stack.size() + 1 > b.max_depth)
+          fail(ZT_E_CBOR_DEPTH, what + ": CBOR nesting deeper than " + std::to_string(b.max_depth) +
+                                    " levels at byte " + std::to_string(b.pos));
+        bool is_string = n.kind == Kind::Bytes || n.kind == Kind::Text;
+        if (b.open_indef) {
+          if (is_string) b.tree->joined().emplace_back();
+          b.stack.push_back({idx, UINT64_MAX, is_string, n.kind});
+        } else {
+          uint64_t items = b.open_count;
+          if (n.kind == Kind::Map) {
+            // Each pair needs at least two bytes: a count beyond the bytes
+            // left is a lie, refused before anything is sized from it.
+            if (items > (size - end) / 2)
+              fail(ZT_E_CBOR, what + ": map at byte " + std::to_string(b.pos) + " claims " +
+                                  std::to_string(items) + " pairs, more than the bytes left");
+            items *= 2;
+          } else if (items > size - end) {
+            fail(ZT_E_CBOR, what + ": " + kind_name(n.kind) + " at byte " + std::to_string(b.pos) +
+                                " claims " + std::to_string(items) + " items, more than the bytes left");
+          }
+          if (items == 0) {
+            complete(idx, end);
+          } else {
+            b.stack.push_back({idx, items, false, n.kind});
+          }
+        }
+        break;
+      }
+      case Builder::Event::Chunk: {
+        Open &top = b.stack.back();
+        std::string &s = b.tree->joined().back();
+        s.append(b.chunk, b.chunk_len);
+        Node &n = nodes_[top.node];
+        n.str = s.data();
+        n.len = s.size();
+        break;
+      }
+      case Builder::Event::Break: {
+        if (b.stack.empty() || b.stack.back().remaining != UINT64_MAX)
+          fail(ZT_E_CBOR, what + ": unexpected CBOR break at byte " + std::to_string(b.pos));
+        Open top = b.stack.back();
+        Node &n = nodes_[top.node];
+        if (n.kind == Kind::Map) {
+          // Count children: a map needs an even number of items.
+          uint64_t items = 0;
+          for (uint32_t c = top.node + 1; c < nodes_.size(); c = nodes_[c].next) ++items;
+          if (items % 2)
+            fail(ZT_E_CBOR, what + ": indefinite map at byte " + std::to_string(n.begin) +
+                                " ends after a key with no value");
+          n.value = items / 2;
+        } else if (n.kind == Kind::Array) {
+          uint64_t items = 0;
+          for (uint32_t c = top.node + 1; c < nodes_.size(); c = nodes_[c].next) ++items;
+          n.value = items;
+        } else if (n.kind == Kind::Tag) {
+          fail(ZT_E_CBOR, what + ": break inside a tag at byte " + std::to_string(b.pos));
+        } else if (!n.str) {
+          n.str = "";  // empty indefinite string
+        }
+        const bool is_map = n.kind == Kind::Map;
+        b.stack.pop_back();
+        if (is_map) check_duplicates(top.node);
+        complete(top.node, end);  // a completed item of its parent
+        break;
+      }
+      case Builder::Event::None:
+        fail(ZT_E_CBOR, what + ": unsupported CBOR item at byte " + std::to_string(b.pos));
+    }
+    b.pos = end;
+  }
+  if (b.pos != size)
+    fail(ZT_E_CBOR, what + ": " + std::to_string(size - b.pos) +
+                        " bytes left after the CBOR item (at byte " + std::to_string(b.pos) + ")");
+}
+
+}  // namespace zt::cbor

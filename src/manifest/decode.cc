@@ -1,0 +1,497 @@
+#include "manifest/decode.h"
+
+#include <cbor.h>
+
+#include <cstring>
+
+#include "manifest/cbor_tree.h"
+#include "types/dtype.h"
+#include "util/error.h"
+
+namespace zt {
+namespace {
+
+using cbor::Kind;
+using cbor::Tree;
+
+// Records damage on an object or component without stopping the decode.
+struct Damage {
+  zt_status status = ZT_OK;
+  std::string message;
+  void set(zt_status s, std::string m) {
+    if (status == ZT_OK) {
+      status = s;
+      message = std::move(m);
+    }
+  }
+};
+
+std::string raw_string(const Tree &t, uint32_t i) { return std::string(t.raw(i)); }
+
+bool is_null(const Tree &t, uint32_t i) {
+  return t.node(i).kind == Kind::Null || t.node(i).kind == Kind::Undefined;
+}
+
+// Parses "1.2.0" → major, minor.
+bool parse_version(std::string_view v, int &major, int &minor) {
+  major = minor = 0;
+  size_t i = 0;
+  auto number = [&](int &out) {
+    size_t start = i;
+    long long x = 0;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 9) x = x * 10 + (v[i++] - '0');
+    out = static_cast<int>(x);
+    return i > start;
+  };
+  if (!number(major)) return false;
+  if (i < v.size() && v[i] == '.') {
+    ++i;
+    if (!number(minor)) return false;
+  }
+  return true;
+}
+
+bool read_uint(const Tree &t, uint32_t i, uint64_t &out) {
+  if (t.node(i).kind != Kind::Uint) return false;
+  out = t.node(i).value;
+  return true;
+}
+
+bool read_shape(const Tree &t, uint32_t i, std::vector<uint64_t> &out) {
+  const auto &n = t.node(i);
+  if (n.kind != Kind::Array) return false;
+  out.clear();
+  out.reserve(n.value);
+  for (uint32_t c = t.first_child(i); c < n.next; c = t.next(c)) {
+    if (t.node(c).kind != Kind::Uint) return false;
+    out.push_back(t.node(c).value);
+  }
+  return true;
+}
+
+void parse_digest_into(Component &c, Damage &dmg, const std::string &ctx) {
+  try {
+    c.parsed_digest = parse_digest(c.digest);
+  } catch (const Error &e) {
+    dmg.set(e.status(), ctx + ": " + e.what());
+  }
+}
+
+// ---- spec 1.x ------------------------------------------------------------
+
+void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion spec,
+                         const std::string &ctx, Damage &dmg) {
+  if (t.node(node).kind != Kind::Map) {
+    dmg.set(ZT_E_FIELD, ctx + ": component is a " + std::string(cbor::kind_name(t.node(node).kind)) +
+                            ", not a map");
+    return;
+  }
+  bool have_dtype = false, have_offset = false, have_length = false;
+  const auto &m = t.node(node);
+  uint32_t k = t.first_child(node);
+  for (uint64_t p = 0; p < m.value; ++p) {
+    uint32_t v = t.next(k);
+    const auto &kn = t.node(k);
+    std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
+    const auto &vn = t.node(v);
+    auto wrong = [&](const char *want) {
+      dmg.set(ZT_E_FIELD, ctx + ": field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) +
+                              ", expected " + want);
+    };
+    if (kn.kind != Kind::Text) {
+      c.extra.push_back({raw_string(t, k), raw_string(t, v)});
+    } else if (key == "dtype") {
+      if (vn.kind != Kind::Text) {
+        wrong("text");
+      } else {
+        have_dtype = true;
+        std::string_view name = vn.text();
+        c.dtype = dtype_from_short_name(name);
+        c.dtype_name = std::string(name);
+        if (c.dtype == ZT_DTYPE_UNKNOWN && spec == SpecVersion::V1_1) {
+          // 1.1 spelled some logical types as dtypes.
+          struct Map11 { const char *old, *type; zt_dtype dtype; };
+          static const Map11 kMap[] = {{"f8_e4m3", "f8_e4m3fn", ZT_U8},
+                                       {"f8_e5m2", "f8_e5m2", ZT_U8},
+                                       {"complex64", "complex64", ZT_F32},
+                                       {"complex128", "complex128", ZT_F64}};
+          for (const auto &e : kMap) {
+            if (name == e.old) {
+              c.dtype = e.dtype;
+              c.dtype_name = dtype_name(e.dtype);
+              if (!c.has_type) {
+                c.has_type = true;
+                c.logical_type = e.type;
+              }
+            }
+          }
+        }
+        if (c.dtype == ZT_DTYPE_UNKNOWN)
+          dmg.set(ZT_E_DTYPE, ctx + ": unknown dtype '" + printable(c.dtype_name) +
+                                  "' (not one of the 13 storage types)");
+      }
+    } else if (key == "type") {
+      if (is_null(t, v)) continue;
+      if (vn.kind != Kind::Text) {
+        wrong("text");
+      } else {
+        c.has_type = true;
+        c.logical_type = std::string(vn.text());
+      }
+    } else if (key == "offset") {
+      if (!read_uint(t, v, c.offset)) wrong("an unsigned integer");
+      else have_offset = true;
+    } else if (key == "length") {
+      if (!read_uint(t, v, c.length)) wrong("an unsigned integer");
+      else have_length = true;
+    } else if (key == "uncompressed_length") {
+      if (is_null(t, v)) continue;
+      if (!read_uint(t, v, c.uncompressed_length)) wrong("an unsigned integer");
+      else c.has_uncompressed_length = true;
+    } else if (key == "encoding") {
+      if (vn.kind != Kind::Text) {
+        wrong("text");
+      } else {
+        c.encoding_name = std::string(vn.text());
+        if (c.encoding_name == "raw") c.encoding = ZT_ENCODING_RAW;
+        else if (c.encoding_name == "zstd") c.encoding = ZT_ENCODING_ZSTD;
+        else {
+          c.encoding = ZT_ENCODING_UNKNOWN;
+          dmg.set(ZT_E_ENCODING, ctx + ": unknown encoding '" + printable(c.encoding_name) + "'");
+        }
+      }
+    } else if (key == "digest") {
+      if (is_null(t, v)) continue;
+      if (vn.kind != Kind::Text) {
+        wrong("text");
+      } else {
+        c.has_digest = true;
+        c.digest = std::string(vn.text());
+        parse_digest_into(c, dmg, ctx);
+      }
+    } else {
+      c.extra.push_back({raw_string(t, k), raw_string(t, v)});
+    }
+    k = t.next(v);
+  }
+  if (!have_dtype) dmg.set(ZT_E_FIELD, ctx + ": required field 'dtype' is missing");
+  if (!have_offset) dmg.set(ZT_E_FIELD, ctx + ": required field 'offset' is missing");
+  if (!have_length) dmg.set(ZT_E_FIELD, ctx + ": required field 'length' is missing");
+}
+
+void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, const DecodeLimits &limits) {
+  const std::string ctx = where(o.name);
+  Damage odmg;
+  if (!valid_utf8(o.name.data(), o.name.size()))
+    odmg.set(ZT_E_NAME, ctx + ": object name is not valid UTF-8");
+  const auto &n = t.node(node);
+  if (n.kind != Kind::Map) {
+    o.status = ZT_E_FIELD;
+    o.error = ctx + ": object is a " + std::string(cbor::kind_name(n.kind)) + ", not a map";
+    return;
+  }
+  bool have_shape = false, have_components = false;
+  uint32_t k = t.first_child(node);
+  for (uint64_t p = 0; p < n.value; ++p) {
+    uint32_t v = t.next(k);
+    const auto &kn = t.node(k);
+    const auto &vn = t.node(v);
+    std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
+    auto wrong = [&](const char *want) {
+      odmg.set(ZT_E_FIELD, ctx + ": field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) +
+                               ", expected " + want);
+    };
+    if (kn.kind != Kind::Text) {
+      o.extra.push_back({raw_string(t, k), raw_string(t, v)});
+    } else if (key == "shape") {
+      if (!read_shape(t, v, o.shape)) wrong("an array of unsigned integers");
+      else have_shape = true;
+    } else if (key == "format") {
+      if (vn.kind != Kind::Text) {
+        wrong("text");
+      } else {
+        o.has_format = true;
+        o.format = std::string(vn.text());
+      }
+    } else if (key == "attributes") {
+      if (is_null(t, v)) {
+      } else if (vn.kind != Kind::Map) {
+        wrong("a map");
+      } else {
+        o.has_attributes = true;
+        o.attributes = raw_string(t, v);
+      }
+    } else if (key == "components") {
+      if (vn.kind != Kind::Map) {
+        wrong("a map");
+      } else {
+        have_components = true;
+        o.components.reserve(vn.value);
+        uint32_t ck = t.first_child(v);
+        for (uint64_t q = 0; q < vn.value; ++q) {
+          uint32_t cv = t.next(ck);
+          Component c;
+          Damage cdmg;
+          if (t.node(ck).kind != Kind::Text) {
+            c.role = "";
+            cdmg.set(ZT_E_FIELD, ctx + ": a component role is a " +
+                                     std::string(cbor::kind_name(t.node(ck).kind)) + ", not text");
+          } else {
+            c.role = std::string(t.node(ck).text());
+          }
+          std::string cctx = where(o.name, c.role);
+          if (!valid_utf8(c.role.data(), c.role.size()))
+            cdmg.set(ZT_E_NAME, cctx + ": role is not valid UTF-8");
+          decode_component_v1(t, cv, c, man.spec, cctx, cdmg);
+          c.status = cdmg.status;
+          c.error = std::move(cdmg.message);
+          o.components.push_back(std::move(c));
+          ck = t.next(cv);
+        }
+      }
+    } else {
+      o.extra.push_back({raw_string(t, k), raw_string(t, v)});
+    }
+    k = t.next(v);
+  }
+  if (!have_shape) odmg.set(ZT_E_FIELD, ctx + ": required field 'shape' is missing");
+  if (!o.has_format) odmg.set(ZT_E_FIELD, ctx + ": required field 'format' is missing");
+  if (!have_components) odmg.set(ZT_E_FIELD, ctx + ": required field 'components' is missing");
+  o.status = odmg.status;
+  o.error = std::move(odmg.message);
+  if (o.status == ZT_OK || have_shape) {
+    for (auto &c : o.components)
+      if (c.status == ZT_OK) validate_component(c, o, man, limits);
+  }
+}
+
+void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const std::string &path) {
+  const uint32_t root = t.root();
+  const auto &r = t.node(root);
+  if (r.kind != Kind::Map)
+    fail(ZT_E_MANIFEST, "'" + path + "': manifest is a CBOR " + cbor::kind_name(r.kind) + ", not a map");
+  uint32_t version = 0, objects = 0;
+  uint32_t k = t.first_child(root);
+  for (uint64_t p = 0; p < r.value; ++p) {
+    uint32_t v = t.next(k);
+    const auto &kn = t.node(k);
+    std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
+    if (kn.kind == Kind::Text && key == "version") {
+      version = v;
+    } else if (kn.kind == Kind::Text && key == "objects") {
+      objects = v;
+    } else if (kn.kind == Kind::Text && key == "attributes") {
+      if (!is_null(t, v)) {
+        if (t.node(v).kind != Kind::Map)
+          fail(ZT_E_MANIFEST, "'" + path + "': file attributes are a " +
+                                  cbor::kind_name(t.node(v).kind) + ", not a map");
+        man.has_attributes = true;
+        man.attributes = raw_string(t, v);
+      }
+    } else {
+      man.extra.push_back({raw_string(t, k), raw_string(t, v)});
+    }
+    k = t.next(v);
+  }
+  if (!version) fail(ZT_E_VERSION, "'" + path + "': manifest has no 'version'");
+  if (t.node(version).kind != Kind::Text)
+    fail(ZT_E_VERSION, "'" + path + "': manifest 'version' is a " +
+                           cbor::kind_name(t.node(version).kind) + ", not text");
+  man.version = std::string(t.node(version).text());
+  int major, minor;
+  if (!parse_version(man.version, major, minor))
+    fail(ZT_E_VERSION, "'" + path + "': manifest version '" + printable(man.version) +
+                           "' is not of the form MAJOR.MINOR.PATCH");
+  if (major != 1)
+    fail(ZT_E_VERSION, "'" + path + "': spec version " + printable(man.version) +
+                           " has major " + std::to_string(major) + "; this library reads 1.x and 0.1");
+  man.spec = minor >= 2 ? SpecVersion::V1_2 : SpecVersion::V1_1;
+  if (!objects) fail(ZT_E_MANIFEST, "'" + path + "': manifest has no 'objects'");
+  const auto &on = t.node(objects);
+  if (on.kind != Kind::Map)
+    fail(ZT_E_MANIFEST, "'" + path + "': manifest 'objects' is a " + cbor::kind_name(on.kind) +
+                            ", not a map");
+  man.objects.resize(on.value);
+  k = t.first_child(objects);
+  for (uint64_t p = 0; p < on.value; ++p) {
+    uint32_t v = t.next(k);
+    if (t.node(k).kind != Kind::Text)
+      fail(ZT_E_MANIFEST, "'" + path + "': an object name is a " +
+                              cbor::kind_name(t.node(k).kind) + ", not text (byte " +
+                              std::to_string(t.node(k).begin) + " of the manifest)");
+    Object &o = man.objects[p];
+    o.name = std::string(t.node(k).text());
+    decode_object_v1(t, v, o, man, limits);
+    k = t.next(v);
+  }
+}
+
+// ---- legacy 0.1 ------------------------------------------------------------
+
+void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const std::string &path) {
+  man.version = "0.1.0";
+  man.spec = SpecVersion::V0_1;
+  const auto &r = t.node(t.root());
+  if (r.kind != Kind::Array)
+    fail(ZT_E_MANIFEST, "'" + path + "': legacy 0.1 manifest is a CBOR " + cbor::kind_name(r.kind) +
+                            ", not an array");
+  man.objects.resize(r.value);
+  uint32_t e = t.first_child(t.root());
+  for (uint64_t idx = 0; idx < r.value; ++idx, e = t.next(e)) {
+    const auto &en = t.node(e);
+    if (en.kind != Kind::Map)
+      fail(ZT_E_MANIFEST, "'" + path + "': legacy entry " + std::to_string(idx) + " is a " +
+                              cbor::kind_name(en.kind) + ", not a map");
+    uint32_t name = t.find(e, "name");
+    if (!name || t.node(name).kind != Kind::Text)
+      fail(ZT_E_FIELD, "'" + path + "': legacy entry " + std::to_string(idx) +
+                           " has no text 'name'");
+    Object &o = man.objects[idx];
+    o.name = std::string(t.node(name).text());
+    const std::string ctx = where(o.name);
+    Damage dmg;
+    if (!valid_utf8(o.name.data(), o.name.size())) dmg.set(ZT_E_NAME, ctx + ": name is not valid UTF-8");
+    Component c;
+    c.role = "data";
+    Damage cdmg;
+    bool have[5] = {};  // offset, size, dtype, shape, encoding
+    std::string layout = "dense";
+    std::vector<RawField> custom;
+    uint32_t k = t.first_child(e);
+    for (uint64_t p = 0; p < en.value; ++p) {
+      uint32_t v = t.next(k);
+      const auto &kn = t.node(k);
+      const auto &vn = t.node(v);
+      std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
+      auto wrong = [&](const char *want) {
+        cdmg.set(ZT_E_FIELD, ctx + ": legacy field '" + std::string(key) + "' is a " +
+                                 cbor::kind_name(vn.kind) + ", expected " + want);
+      };
+      if (kn.kind != Kind::Text) {
+        custom.push_back({raw_string(t, k), raw_string(t, v)});
+      } else if (key == "name") {
+      } else if (key == "offset") {
+        if (read_uint(t, v, c.offset)) have[0] = true;
+        else wrong("an unsigned integer");
+      } else if (key == "size") {
+        if (read_uint(t, v, c.length)) have[1] = true;
+        else wrong("an unsigned integer");
+      } else if (key == "dtype") {
+        if (vn.kind != Kind::Text) {
+          wrong("text");
+        } else {
+          have[2] = true;
+          c.dtype = dtype_from_legacy_name(vn.text());
+          c.dtype_name = c.dtype ? dtype_name(c.dtype) : std::string(vn.text());
+          if (!c.dtype)
+            cdmg.set(ZT_E_DTYPE, ctx + ": unknown legacy dtype '" + printable(c.dtype_name) + "'");
+        }
+      } else if (key == "shape") {
+        if (read_shape(t, v, o.shape)) have[3] = true;
+        else wrong("an array of unsigned integers");
+      } else if (key == "encoding") {
+        if (vn.kind != Kind::Text) {
+          wrong("text");
+        } else {
+          have[4] = true;
+          c.encoding_name = std::string(vn.text());
+          c.encoding = c.encoding_name == "raw"    ? ZT_ENCODING_RAW
+                       : c.encoding_name == "zstd" ? ZT_ENCODING_ZSTD
+                                                   : ZT_ENCODING_UNKNOWN;
+          if (!c.encoding)
+            cdmg.set(ZT_E_ENCODING, ctx + ": unknown encoding '" + printable(c.encoding_name) + "'");
+        }
+      } else if (key == "data_endianness") {
+        if (vn.kind != Kind::Text || (vn.text() != "little" && vn.text() != "big"))
+          cdmg.set(ZT_E_FIELD, ctx + ": data_endianness must be \"little\" or \"big\"");
+        else
+          c.big_endian = vn.text() == "big";
+      } else if (key == "checksum") {
+        if (is_null(t, v)) {
+        } else if (vn.kind != Kind::Text) {
+          wrong("text");
+        } else {
+          c.has_digest = true;
+          c.digest = std::string(vn.text());
+          parse_digest_into(c, cdmg, ctx);
+        }
+      } else if (key == "layout") {
+        if (vn.kind != Kind::Text) wrong("text");
+        else layout = std::string(vn.text());
+        if (layout != "dense") custom.push_back({raw_string(t, k), raw_string(t, v)});
+      } else {
+        // Custom keys (sparse_format and friends included) become attributes.
+        custom.push_back({raw_string(t, k), raw_string(t, v)});
+      }
+      k = t.next(v);
+    }
+    static const char *kRequired[] = {"offset", "size", "dtype", "shape", "encoding"};
+    for (int i = 0; i < 5; ++i)
+      if (!have[i]) cdmg.set(ZT_E_FIELD, ctx + ": required legacy field '" + kRequired[i] + "' is missing");
+    o.has_format = true;
+    o.format = layout;
+    if (!custom.empty()) {
+      o.has_attributes = true;
+      o.attributes = encode_raw_map(custom);
+    }
+    c.status = cdmg.status;
+    c.error = std::move(cdmg.message);
+    o.status = dmg.status;
+    o.error = std::move(dmg.message);
+    o.components.push_back(std::move(c));
+    if (o.components[0].status == ZT_OK && have[3]) validate_component(o.components[0], o, man, limits);
+  }
+}
+
+}  // namespace
+
+std::string encode_raw_map(const std::vector<RawField> &fields) {
+  unsigned char head[9];
+  size_t n = cbor_encode_map_start(fields.size(), head, sizeof head);
+  std::string out(reinterpret_cast<char *>(head), n);
+  for (const auto &f : fields) {
+    out += f.key;
+    out += f.value;
+  }
+  return out;
+}
+
+void settle_object_status(Object &obj) {
+  if (obj.status != ZT_OK) return;
+  for (const auto &c : obj.components) {
+    if (c.status != ZT_OK) {
+      obj.status = c.status;
+      obj.error = c.error;
+      return;
+    }
+  }
+}
+
+Manifest decode_manifest(const uint8_t *data, size_t size, Container container, uint64_t data_end,
+                         const DecodeLimits &limits, const std::string &path) {
+  Tree tree(data, size, "'" + path + "' manifest");
+  Manifest man;
+  man.data_end = data_end;
+  if (container == Container::V0) decode_v0(tree, man, limits, path);
+  else decode_v1(tree, man, limits, path);
+  validate_overlaps(man);
+  man.by_name.reserve(man.objects.size());
+  for (size_t i = 0; i < man.objects.size(); ++i) {
+    Object &o = man.objects[i];
+    if (o.status == ZT_OK && o.format == "dense") {
+      bool has_data = false;
+      for (const auto &c : o.components) has_data |= c.role == "data";
+      if (!has_data) {
+        o.status = ZT_E_COMPONENT_MISSING;
+        o.error = where(o.name) + ": dense object has no 'data' component";
+      }
+    }
+    settle_object_status(o);
+    if (!man.by_name.emplace(o.name, i).second)
+      fail(ZT_E_DUPLICATE_KEY, "'" + path + "': two objects are named '" + printable(o.name) + "'");
+    if (limits.strict && o.status != ZT_OK) fail(o.status, "'" + path + "': " + o.error);
+  }
+  return man;
+}
+
+}  // namespace zt

@@ -1,0 +1,37 @@
+// CBOR manifest → model, for spec 1.x maps and legacy 0.1 arrays, followed by
+// the per-component rules of DESIGN §3 (manifest/validate.cc).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "container/layout.h"
+#include "manifest/model.h"
+
+namespace zt {
+
+struct DecodeLimits {
+  uint64_t max_decoded_size = uint64_t{64} << 30;
+  bool strict = false;
+};
+
+// Root damage throws; object damage is recorded on the object (and thrown
+// in strict mode). `data_end` is the manifest's offset in the file.
+Manifest decode_manifest(const uint8_t *data, size_t size, Container container,
+                         uint64_t data_end, const DecodeLimits &limits,
+                         const std::string &path);
+
+// Checks one component against the rules that need no data bytes, filling
+// decoded_length; sets status/error on the component.
+void validate_component(Component &c, const Object &obj, const Manifest &m,
+                        const DecodeLimits &limits);
+// Blobs must be identical or disjoint.
+void validate_overlaps(Manifest &m);
+// Copies the first component failure up to its object.
+void settle_object_status(Object &obj);
+
+// Encodes a CBOR map from raw fields (used for legacy custom keys).
+std::string encode_raw_map(const std::vector<RawField> &fields);
+
+}  // namespace zt

@@ -1,0 +1,350 @@
+#include "manifest/json.h"
+
+#include <cbor.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "manifest/cbor_tree.h"
+#include "types/half.h"
+#include "util/error.h"
+
+namespace zt {
+namespace {
+
+using cbor::Kind;
+
+void append_hex(std::string &out, const char *p, size_t n) {
+  static const char *hex = "0123456789abcdef";
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char b = static_cast<unsigned char>(p[i]);
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+}
+
+std::string u128_to_string(unsigned __int128 v) {
+  if (v == 0) return "0";
+  std::string s;
+  while (v) {
+    s += static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  }
+  return std::string(s.rbegin(), s.rend());
+}
+
+void append_double(std::string &out, double d) {
+  if (std::isnan(d)) {
+    out += "{\"$float\":\"nan\"}";
+    return;
+  }
+  if (std::isinf(d)) {
+    out += d > 0 ? "{\"$float\":\"inf\"}" : "{\"$float\":\"-inf\"}";
+    return;
+  }
+  char buf[40];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  out += buf;
+  // Keep floats recognisable as floats ("3.0", not "3").
+  if (!std::strpbrk(buf, ".eEn")) out += ".0";
+}
+
+void emit(const cbor::Tree &t, uint32_t i, std::string &out) {
+  const auto &n = t.node(i);
+  switch (n.kind) {
+    case Kind::Uint:
+      out += std::to_string(n.value);
+      break;
+    case Kind::Negint:
+      if (n.value <= static_cast<uint64_t>(INT64_MAX)) {
+        out += std::to_string(-1 - static_cast<int64_t>(n.value));
+      } else {
+        out += "{\"$bigint\":\"-" + u128_to_string(static_cast<unsigned __int128>(n.value) + 1) + "\"}";
+      }
+      break;
+    case Kind::Bytes:
+      out += "{\"$bytes\":\"";
+      append_hex(out, n.str, n.len);
+      out += "\"}";
+      break;
+    case Kind::Text:
+      json_escape(out, n.text());
+      break;
+    case Kind::Array: {
+      out += '[';
+      bool first = true;
+      for (uint32_t c = t.first_child(i); c < n.next; c = t.next(c)) {
+        if (!first) out += ',';
+        first = false;
+        emit(t, c, out);
+      }
+      out += ']';
+      break;
+    }
+    case Kind::Map: {
+      bool text_keys = true;
+      for (uint32_t c = t.first_child(i); c < n.next; c = t.next(t.next(c)))
+        if (t.node(c).kind != Kind::Text) text_keys = false;
+      out += text_keys ? "{" : "{\"$map\":[";
+      bool first = true;
+      for (uint32_t c = t.first_child(i); c < n.next; c = t.next(t.next(c))) {
+        if (!first) out += ',';
+        first = false;
+        if (text_keys) {
+          json_escape(out, t.node(c).text());
+          out += ':';
+          emit(t, t.next(c), out);
+        } else {
+          out += '[';
+          emit(t, c, out);
+          out += ',';
+          emit(t, t.next(c), out);
+          out += ']';
+        }
+      }
+      out += text_keys ? "}" : "]}";
+      break;
+    }
+    case Kind::Tag: {
+      uint32_t c = t.first_child(i);
+      const auto &v = t.node(c);
+      if ((n.value == 2 || n.value == 3) && v.kind == Kind::Bytes && v.len <= 16) {
+        unsigned __int128 x = 0;
+        for (size_t k = 0; k < v.len; ++k) x = (x << 8) | static_cast<unsigned char>(v.str[k]);
+        if (n.value == 3) {
+          out += "{\"$bigint\":\"-" + u128_to_string(x + 1) + "\"}";
+        } else {
+          out += "{\"$bigint\":\"" + u128_to_string(x) + "\"}";
+        }
+        break;
+      }
+      out += "{\"$tag\":" + std::to_string(n.value) + ",\"$value\":";
+      emit(t, c, out);
+      out += '}';
+      break;
+    }
+    case Kind::Float:
+      append_double(out, n.f);
+      break;
+    case Kind::Bool:
+      out += n.value ? "true" : "false";
+      break;
+    case Kind::Null:
+      out += "null";
+      break;
+    case Kind::Undefined:
+      out += "{\"$undefined\":true}";
+      break;
+  }
+}
+
+// ---- JSON → CBOR ----
+
+using Json = nlohmann::ordered_json;
+
+void put(std::string &out, size_t (*enc)(uint64_t, unsigned char *, size_t), uint64_t v) {
+  unsigned char buf[9];
+  size_t n = enc(v, buf, sizeof buf);
+  out.append(reinterpret_cast<char *>(buf), n);
+}
+
+void put_text(std::string &out, std::string_view s) {
+  unsigned char buf[9];
+  size_t n = cbor_encode_string_start(s.size(), buf, sizeof buf);
+  out.append(reinterpret_cast<char *>(buf), n);
+  out.append(s.data(), s.size());
+}
+
+void put_bytes(std::string &out, const std::string &b) {
+  unsigned char buf[9];
+  size_t n = cbor_encode_bytestring_start(b.size(), buf, sizeof buf);
+  out.append(reinterpret_cast<char *>(buf), n);
+  out += b;
+}
+
+// The narrowest IEEE width holding d exactly.
+void put_float(std::string &out, double d) {
+  unsigned char buf[9];
+  size_t n;
+  float f = static_cast<float>(d);
+  if (std::isnan(d)) {
+    n = cbor_encode_half(NAN, buf, sizeof buf);
+  } else if (static_cast<double>(f) == d) {
+    n = cbor_encode_half(f, buf, sizeof buf);
+    uint16_t h = static_cast<uint16_t>((buf[1] << 8) | buf[2]);
+    if (half_to_float(h) != f) n = cbor_encode_single(f, buf, sizeof buf);
+  } else {
+    n = cbor_encode_double(d, buf, sizeof buf);
+  }
+  out.append(reinterpret_cast<char *>(buf), n);
+}
+
+std::string unhex(const std::string &h) {
+  if (h.size() % 2) fail(ZT_E_INVALID_ARG, "JSON $bytes value has an odd number of hex digits");
+  std::string out;
+  for (size_t i = 0; i < h.size(); i += 2) {
+    auto v = [&](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      fail(ZT_E_INVALID_ARG, "JSON $bytes value has a non-hex digit");
+    };
+    out += static_cast<char>(v(h[i]) * 16 + v(h[i + 1]));
+  }
+  return out;
+}
+
+void put_bigint(std::string &out, const std::string &s) {
+  bool neg = !s.empty() && s[0] == '-';
+  unsigned __int128 x = 0;
+  size_t i = neg ? 1 : 0;
+  if (i >= s.size()) fail(ZT_E_INVALID_ARG, "JSON $bigint is empty");
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') fail(ZT_E_INVALID_ARG, "JSON $bigint is not a decimal integer");
+    unsigned __int128 nx = x * 10 + static_cast<unsigned>(s[i] - '0');
+    if (nx / 10 != x && x != 0) fail(ZT_E_INVALID_ARG, "JSON $bigint beyond 128 bits");
+    x = nx;
+  }
+  if (neg) {
+    if (x == 0) return put(out, cbor_encode_uint, 0);
+    unsigned __int128 m = x - 1;
+    if (m <= UINT64_MAX) return put(out, cbor_encode_negint, static_cast<uint64_t>(m));
+    x = m;
+  } else if (x <= UINT64_MAX) {
+    return put(out, cbor_encode_uint, static_cast<uint64_t>(x));
+  }
+  std::string b;
+  while (x) {
+    b.insert(b.begin(), static_cast<char>(x & 0xff));
+    x >>= 8;
+  }
+  put(out, cbor_encode_tag, neg ? 3 : 2);
+  put_bytes(out, b);
+}
+
+void encode(const Json &j, std::string &out, int depth) {
+  if (depth > 200) fail(ZT_E_LIMIT, "JSON nesting deeper than 200 levels");
+  switch (j.type()) {
+    case Json::value_t::null:
+      out += static_cast<char>(0xf6);
+      return;
+    case Json::value_t::boolean:
+      out += static_cast<char>(j.get<bool>() ? 0xf5 : 0xf4);
+      return;
+    case Json::value_t::number_unsigned:
+      return put(out, cbor_encode_uint, j.get<uint64_t>());
+    case Json::value_t::number_integer: {
+      int64_t v = j.get<int64_t>();
+      if (v >= 0) return put(out, cbor_encode_uint, static_cast<uint64_t>(v));
+      return put(out, cbor_encode_negint, static_cast<uint64_t>(-1 - v));
+    }
+    case Json::value_t::number_float:
+      return put_float(out, j.get<double>());
+    case Json::value_t::string:
+      return put_text(out, j.get_ref<const std::string &>());
+    case Json::value_t::array:
+      put(out, cbor_encode_array_start, j.size());
+      for (const auto &e : j) encode(e, out, depth + 1);
+      return;
+    case Json::value_t::object: {
+      if (j.size() == 1 && j.contains("$bytes") && j["$bytes"].is_string())
+        return put_bytes(out, unhex(j["$bytes"].get<std::string>()));
+      if (j.size() == 1 && j.contains("$float") && j["$float"].is_string()) {
+        std::string f = j["$float"].get<std::string>();
+        if (f == "nan") return put_float(out, NAN);
+        if (f == "inf") return put_float(out, INFINITY);
+        if (f == "-inf") return put_float(out, -INFINITY);
+        fail(ZT_E_INVALID_ARG, "JSON $float must be \"nan\", \"inf\" or \"-inf\"");
+      }
+      if (j.size() == 1 && j.contains("$bigint") && j["$bigint"].is_string())
+        return put_bigint(out, j["$bigint"].get<std::string>());
+      if (j.size() == 1 && j.contains("$undefined")) {
+        out += static_cast<char>(0xf7);
+        return;
+      }
+      if (j.size() == 2 && j.contains("$tag") && j.contains("$value") && j["$tag"].is_number_unsigned()) {
+        put(out, cbor_encode_tag, j["$tag"].get<uint64_t>());
+        return encode(j["$value"], out, depth + 1);
+      }
+      if (j.size() == 1 && j.contains("$map") && j["$map"].is_array()) {
+        const auto &pairs = j["$map"];
+        put(out, cbor_encode_map_start, pairs.size());
+        for (const auto &p : pairs) {
+          if (!p.is_array() || p.size() != 2) fail(ZT_E_INVALID_ARG, "JSON $map entries must be [key, value]");
+          encode(p[0], out, depth + 1);
+          encode(p[1], out, depth + 1);
+        }
+        return;
+      }
+      put(out, cbor_encode_map_start, j.size());
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        put_text(out, it.key());
+        encode(it.value(), out, depth + 1);
+      }
+      return;
+    }
+    default:
+      fail(ZT_E_INVALID_ARG, "JSON value of an unsupported type");
+  }
+}
+
+}  // namespace
+
+void json_escape(std::string &out, std::string_view s) {
+  out += '"';
+  const bool utf8 = valid_utf8(s.data(), s.size());
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20 || (!utf8 && c >= 0x80)) {
+          char buf[8];
+          // Invalid UTF-8 bytes are shown as the code points U+0080..U+00FF.
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string cbor_to_json(const uint8_t *data, size_t size) {
+  if (size == 0) return "null";
+  cbor::Tree t(data, size, "attributes");
+  std::string out;
+  emit(t, t.root(), out);
+  return out;
+}
+
+std::string json_to_cbor(std::string_view json) {
+  Json j;
+  try {
+    j = Json::parse(json.begin(), json.end());
+  } catch (const std::exception &e) {
+    fail(ZT_E_INVALID_ARG, std::string("invalid JSON: ") + e.what());
+  }
+  std::string out;
+  encode(j, out, 0);
+  return out;
+}
+
+void check_cbor_item(const uint8_t *data, size_t size, const char *what) {
+  try {
+    cbor::Tree t(data, size, what);
+  } catch (const Error &e) {
+    fail(ZT_E_INVALID_ARG, e.what());
+  }
+}
+
+}  // namespace zt

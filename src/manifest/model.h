@@ -1,0 +1,76 @@
+// The in-memory manifest: file → objects → components, with attributes and
+// unknown fields kept as raw CBOR. One model for every spec version; the
+// decoders map 0.1 and 1.1 files onto it (DESIGN §3).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "digest/digest.h"
+#include "ztensor.h"
+
+namespace zt {
+
+// A CBOR map given as (key CBOR, value CBOR) pairs, each one encoded item.
+struct RawField {
+  std::string key;    // encoded CBOR of the key
+  std::string value;  // encoded CBOR of the value
+};
+
+struct Component {
+  std::string role;
+  zt_dtype dtype = ZT_DTYPE_UNKNOWN;
+  std::string dtype_name;     // normalised short name, or as found if unknown
+  bool has_type = false;
+  std::string logical_type;
+  uint32_t ratio = 1;
+  zt_encoding encoding = ZT_ENCODING_RAW;
+  std::string encoding_name = "raw";
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  bool has_uncompressed_length = false;
+  uint64_t uncompressed_length = 0;
+  // What a read yields; for legacy zstd without a declared length it is the
+  // size implied by the shape (decoded_known = false for non-dense ones).
+  uint64_t decoded_length = 0;
+  bool decoded_known = true;
+  bool big_endian = false;
+  bool has_digest = false;
+  std::string digest;
+  ParsedDigest parsed_digest;
+  zt_status status = ZT_OK;  // damage found at open
+  std::string error;
+  std::vector<RawField> extra;  // unknown keys
+};
+
+struct Object {
+  std::string name;
+  std::vector<uint64_t> shape;
+  bool has_format = false;
+  std::string format;
+  bool has_attributes = false;
+  std::string attributes;  // encoded CBOR item
+  std::vector<Component> components;
+  zt_status status = ZT_OK;  // first damage in the object or its components
+  std::string error;
+  std::vector<RawField> extra;
+  uint64_t numel = 0;        // valid when the shape product did not overflow
+};
+
+enum class SpecVersion { V0_1, V1_1, V1_2 };
+
+struct Manifest {
+  std::string version;  // as declared ("0.1.0" for legacy files)
+  SpecVersion spec = SpecVersion::V1_2;
+  bool has_attributes = false;
+  std::string attributes;
+  std::vector<RawField> extra;
+  std::vector<Object> objects;
+  std::unordered_map<std::string_view, size_t> by_name;  // views into objects
+  uint64_t data_end = 0;  // where blobs must end: the manifest's offset
+};
+
+}  // namespace zt

@@ -1,0 +1,66 @@
+#include "migrate.h"
+
+#include <sys/stat.h>
+
+#include "util/error.h"
+
+namespace zt {
+
+void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
+  for (const Object &o : in.manifest().objects) {
+    if (o.status != ZT_OK) fail(o.status, "cannot migrate: " + o.error);
+    w.begin_object(o.name, o.format, o.shape);
+    if (o.has_attributes) w.set_object_attributes(o.name, o.attributes);
+    if (!o.extra.empty()) w.set_object_extra(o.name, o.extra);
+    for (const Component &c : o.components) {
+      BlobOptions bo;
+      bo.encoding = opts.recompress > 0 ? ZT_ENCODING_ZSTD : opts.recompress < 0 ? ZT_ENCODING_RAW : c.encoding;
+      bo.zstd_level = opts.zstd_level;
+      bo.has_level = true;
+      if (opts.digest != ZT_DIGEST_UNKNOWN) {
+        bo.digest = opts.digest;
+      } else {
+        // Keep the algorithm; an unknown one cannot be recomputed, so it is
+        // dropped rather than copied over bytes it no longer describes.
+        zt_digest_alg a = c.has_digest ? c.parsed_digest.alg : ZT_DIGEST_NONE;
+        bo.digest = a == ZT_DIGEST_UNKNOWN ? ZT_DIGEST_NONE : a;
+      }
+      bo.has_type = c.has_type;
+      bo.logical_type = c.logical_type;
+      bo.extra = c.extra;
+      // Verify the source before copying, so damage is not laundered into a
+      // freshly digested file.
+      in.verify_component(o, c, false);
+      size_t len = 0;
+      const uint8_t *view = nullptr;
+      if (c.encoding == ZT_ENCODING_RAW && in.source().data() &&
+          !(c.big_endian && c.dtype != ZT_U8 && c.dtype != ZT_I8 && c.dtype != ZT_BOOL)) {
+        view = in.view(o, c, &len);
+        w.write_blob(o.name, c.role, c.dtype, view, len, bo);
+      } else {
+        std::vector<uint8_t> bytes = in.read_vector(o, c);
+        w.write_blob(o.name, c.role, c.dtype, bytes.data(), bytes.size(), bo);
+      }
+    }
+  }
+}
+
+void migrate_file(const std::string &in_path, const std::string &out_path, const MigrateOptions &opts) {
+  struct stat a, b;
+  if (in_path == out_path ||
+      (::stat(in_path.c_str(), &a) == 0 && ::stat(out_path.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+       a.st_ino == b.st_ino))
+    fail(ZT_E_INVALID_ARG, "migrate: output '" + out_path + "' is the input file; refusing to overwrite it");
+  ReaderOptions ro;
+  auto in = Reader::open(in_path, ro);
+  WriterOptions wo;
+  wo.sync = opts.sync;
+  Writer w(out_path, wo);
+  const Manifest &m = in->manifest();
+  if (m.has_attributes) w.set_attributes(m.attributes);
+  if (!m.extra.empty()) w.set_root_extra(m.extra);
+  copy_objects(*in, w, opts);
+  w.finish();
+}
+
+}  // namespace zt

@@ -1,0 +1,323 @@
+#include "reader.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "codec/codec.h"
+#include "composite/validate.h"
+#include "digest/digest.h"
+#include "manifest/decode.h"
+#include "types/dtype.h"
+#include "util/error.h"
+
+namespace zt {
+namespace {
+
+constexpr size_t kPieceSize = size_t{8} << 20;
+
+std::string ctx_of(const Object &o, const Component &c) { return where(o.name, c.role); }
+
+bool needs_swap(const Component &c) { return c.big_endian && dtype_size(c.dtype) > 1; }
+
+}  // namespace
+
+void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)> &fn) {
+  if (n == 0) return;
+  unsigned t = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::min<size_t>(n, 256))));
+  if (t == 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  size_t err_index = SIZE_MAX;
+  std::exception_ptr err;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (i < err_index) {
+          err_index = i;
+          err = std::current_exception();
+        }
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(t - 1);
+  for (unsigned k = 1; k < t; ++k) pool.emplace_back(work);
+  work();
+  for (auto &th : pool) th.join();
+  if (err) std::rethrow_exception(err);
+}
+
+Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts)
+    : source_(std::move(src)), opts_(opts) {
+  if (opts_.max_manifest_size == 0 || opts_.max_manifest_size > kMaxManifestSize)
+    opts_.max_manifest_size = kMaxManifestSize;
+  ManifestLocation loc = locate_manifest(*source_, opts_.max_manifest_size);
+  std::vector<uint8_t> copy;
+  const uint8_t *bytes = nullptr;
+  if (source_->data()) {
+    bytes = source_->data() + loc.offset;
+  } else {
+    copy.resize(loc.size);
+    source_->read(loc.offset, loc.size, copy.data());
+    bytes = copy.data();
+  }
+  DecodeLimits limits;
+  limits.max_decoded_size = opts_.max_decoded_size;
+  limits.strict = opts_.strict;
+  if (loc.size == 0)
+    fail(ZT_E_CBOR, "'" + source_->path() + "': the manifest is empty (0 bytes)");
+  manifest_ = decode_manifest(bytes, loc.size, loc.container, loc.offset, limits, source_->path());
+  // Views into a pread copy must not outlive it: the model owns its strings
+  // (indefinite-length strings were joined into std::strings), so nothing
+  // points into `copy` once decode_manifest returns.
+}
+
+std::shared_ptr<Reader> Reader::open(const std::string &path, const ReaderOptions &opts) {
+  auto src = opts.access == ZT_ACCESS_PREAD ? open_pread_source(path) : open_mmap_source(path);
+  return std::shared_ptr<Reader>(new Reader(std::move(src), opts));
+}
+
+std::shared_ptr<Reader> Reader::open_memory(const void *data, size_t size, const ReaderOptions &opts) {
+  return std::shared_ptr<Reader>(new Reader(open_memory_source(data, size), opts));
+}
+
+unsigned Reader::threads() const {
+  if (opts_.threads) return opts_.threads;
+  unsigned hc = std::thread::hardware_concurrency();
+  return hc ? hc : 1;
+}
+
+void Reader::check_readable(const Object &o, const Component &c) const {
+  if (c.status != ZT_OK) fail(c.status, c.error);
+  if (o.status != ZT_OK) fail(o.status, o.error);
+}
+
+void Reader::for_each_stored_piece(const Component &c,
+                                   const std::function<void(const uint8_t *, size_t)> &fn) const {
+  if (source_->data()) {
+    fn(source_->data() + c.offset, c.length);
+    return;
+  }
+  std::vector<uint8_t> buf(std::min<uint64_t>(c.length, kPieceSize));
+  for (uint64_t done = 0; done < c.length;) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(c.length - done, kPieceSize));
+    source_->read(c.offset + done, n, buf.data());
+    fn(buf.data(), n);
+    done += n;
+  }
+  if (c.length == 0) fn(buf.data(), 0);
+}
+
+uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
+  check_readable(o, c);
+  if (c.decoded_known) return c.decoded_length;
+  std::vector<uint8_t> stored;
+  const uint8_t *p = source_->data() ? source_->data() + c.offset : nullptr;
+  if (!p) {
+    stored.resize(c.length);
+    source_->read(c.offset, c.length, stored.data());
+    p = stored.data();
+  }
+  return zstd_decode_each(p, c.length, opts_.max_decoded_size, ctx_of(o, c), [](const uint8_t *, size_t) {});
+}
+
+size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capacity) const {
+  check_readable(o, c);
+  const std::string ctx = ctx_of(o, c);
+  if (c.encoding == ZT_ENCODING_RAW) {
+    if (capacity < c.length)
+      fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": needs " + std::to_string(c.length) + " bytes, buffer has " +
+                                      std::to_string(capacity));
+    source_->will_need(c.offset, c.length);
+    source_->read(c.offset, c.length, dst);
+    if (needs_swap(c)) byteswap_inplace(dst, c.length, dtype_size(c.dtype));
+    return c.length;
+  }
+  // zstd
+  std::vector<uint8_t> stored;
+  const uint8_t *src = source_->data() ? source_->data() + c.offset : nullptr;
+  if (!src) {
+    stored.resize(c.length);
+    source_->read(c.offset, c.length, stored.data());
+    src = stored.data();
+  }
+  size_t n;
+  if (c.decoded_known) {
+    if (capacity < c.decoded_length)
+      fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": needs " + std::to_string(c.decoded_length) +
+                                      " bytes, buffer has " + std::to_string(capacity));
+    zstd_decode_exact(src, c.length, dst, c.decoded_length, ctx);
+    n = c.decoded_length;
+  } else {
+    auto v = zstd_decode_bounded(src, c.length, opts_.max_decoded_size, ctx);
+    if (capacity < v.size())
+      fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": needs " + std::to_string(v.size()) + " bytes, buffer has " +
+                                      std::to_string(capacity));
+    if (!v.empty()) std::memcpy(dst, v.data(), v.size());
+    n = v.size();
+  }
+  if (needs_swap(c)) byteswap_inplace(dst, n, dtype_size(c.dtype));
+  return n;
+}
+
+std::vector<uint8_t> Reader::read_vector(const Object &o, const Component &c) const {
+  uint64_t n = decoded_size(o, c);
+  std::vector<uint8_t> v(n);
+  size_t got = read(o, c, v.data(), v.size());
+  v.resize(got);
+  return v;
+}
+
+void Reader::read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
+                        size_t capacity) const {
+  check_readable(o, c);
+  const std::string ctx = ctx_of(o, c);
+  const size_t es = dtype_size(c.dtype);
+  auto begin = checked_mul(first, es), bytes = checked_mul(count, es);
+  std::optional<uint64_t> end = begin && bytes ? checked_add(*begin, *bytes) : std::nullopt;
+  uint64_t total = decoded_size(o, c);
+  if (!end || *end > total)
+    fail(ZT_E_INVALID_ARG, ctx + ": elements [" + std::to_string(first) + ", +" + std::to_string(count) +
+                               ") are outside the component (" + std::to_string(es ? total / es : 0) +
+                               " elements)");
+  if (capacity < *bytes)
+    fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": range needs " + std::to_string(*bytes) + " bytes, buffer has " +
+                                    std::to_string(capacity));
+  if (c.encoding == ZT_ENCODING_RAW) {
+    source_->read(c.offset + *begin, static_cast<size_t>(*bytes), dst);
+  } else {
+    std::vector<uint8_t> stored;
+    const uint8_t *src = source_->data() ? source_->data() + c.offset : nullptr;
+    if (!src) {
+      stored.resize(c.length);
+      source_->read(c.offset, c.length, stored.data());
+      src = stored.data();
+    }
+    zstd_decode_range(src, c.length, dst, *begin, static_cast<size_t>(*bytes), ctx);
+  }
+  if (needs_swap(c)) byteswap_inplace(dst, static_cast<size_t>(*bytes), es);
+}
+
+const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) const {
+  check_readable(o, c);
+  const std::string ctx = ctx_of(o, c);
+  if (!source_->data())
+    fail(ZT_E_NOT_ZERO_COPY, ctx + ": the file was opened with pread access; views need a memory map");
+  if (c.encoding != ZT_ENCODING_RAW)
+    fail(ZT_E_NOT_ZERO_COPY, ctx + ": " + c.encoding_name + "-encoded data must be decoded (use a read)");
+  if (needs_swap(c))
+    fail(ZT_E_NOT_ZERO_COPY, ctx + ": data is stored big-endian (legacy 0.1); a read byte-swaps it");
+  *len = static_cast<size_t>(c.length);
+  return source_->data() + c.offset;
+}
+
+zt_verify_result Reader::verify_component(const Object &o, const Component &c, bool strict) const {
+  check_readable(o, c);
+  const std::string ctx = ctx_of(o, c);
+  zt_verify_result result = ZT_VERIFY_NO_DIGEST;
+  if (c.has_digest) {
+    if (c.parsed_digest.alg == ZT_DIGEST_UNKNOWN) {
+      result = ZT_VERIFY_UNVERIFIABLE;
+    } else {
+      Digester d(c.parsed_digest.alg);
+      for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { d.update(p, n); });
+      if (!d.finish_matches(c.parsed_digest)) {
+        Digester again(c.parsed_digest.alg);
+        for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { again.update(p, n); });
+        fail(ZT_E_DIGEST_MISMATCH, ctx + ": digest mismatch: manifest says " + c.digest + ", stored bytes [" +
+                                       std::to_string(c.offset) + ", +" + std::to_string(c.length) +
+                                       ") give " + again.finish_string());
+      }
+      result = ZT_VERIFY_OK;
+    }
+  }
+  const bool check_bool = strict && c.dtype == ZT_BOOL;
+  auto scan_bool = [&](const uint8_t *p, size_t n, uint64_t base) {
+    for (size_t i = 0; i < n; ++i)
+      if (p[i] > 1)
+        fail(ZT_E_BOOL_VALUE, ctx + ": bool element " + std::to_string(base + i) + " is 0x" +
+                                  [](uint8_t v) {
+                                    char b[4];
+                                    std::snprintf(b, sizeof b, "%02x", v);
+                                    return std::string(b);
+                                  }(p[i]) + ", not 0 or 1");
+  };
+  if (c.encoding == ZT_ENCODING_ZSTD) {
+    std::vector<uint8_t> stored;
+    const uint8_t *src = source_->data() ? source_->data() + c.offset : nullptr;
+    if (!src) {
+      stored.resize(c.length);
+      source_->read(c.offset, c.length, stored.data());
+      src = stored.data();
+    }
+    uint64_t limit = c.decoded_known ? c.decoded_length : opts_.max_decoded_size;
+    uint64_t seen = 0;
+    uint64_t total = zstd_decode_each(src, c.length, limit, ctx, [&](const uint8_t *p, size_t n) {
+      if (check_bool) scan_bool(p, n, seen);
+      seen += n;
+    });
+    if (c.decoded_known && total != c.decoded_length)
+      fail(ZT_E_DECODED_SIZE, ctx + ": zstd data decodes to " + std::to_string(total) + " bytes, but " +
+                                  std::to_string(c.decoded_length) + " are declared");
+  } else if (check_bool) {
+    uint64_t base = 0;
+    for_each_stored_piece(c, [&](const uint8_t *p, size_t n) {
+      scan_bool(p, n, base);
+      base += n;
+    });
+  }
+  return result;
+}
+
+void Reader::verify_object(const Object &o, bool strict) const {
+  if (o.status != ZT_OK && o.components.empty()) fail(o.status, o.error);
+  for (const auto &c : o.components) verify_component(o, c, strict);
+  if (o.status != ZT_OK) fail(o.status, o.error);
+  if (strict) validate_object_structure(*this, o);
+}
+
+std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
+  const auto &objs = manifest_.objects;
+  std::vector<std::vector<VerifyFailure>> per(objs.size());
+  parallel_for(objs.size(), threads(), [&](size_t i) {
+    const Object &o = objs[i];
+    auto record = [&](const std::string &role, const Error &e) {
+      per[i].push_back({i, role, e.status(), e.what()});
+    };
+    bool component_failed = false;
+    for (const auto &c : o.components) {
+      try {
+        if (c.status != ZT_OK) fail(c.status, c.error);
+        // Object-level damage is reported once below, not per component.
+        if (o.status == ZT_OK) verify_component(o, c, strict);
+      } catch (const Error &e) {
+        component_failed = true;
+        record(c.role, e);
+      }
+    }
+    if (o.status != ZT_OK && !component_failed) {
+      per[i].push_back({i, "", o.status, o.error});
+    } else if (o.status == ZT_OK && !component_failed && strict) {
+      try {
+        validate_object_structure(*this, o);
+      } catch (const Error &e) {
+        record("", e);
+      }
+    }
+  });
+  std::vector<VerifyFailure> all;
+  for (auto &v : per)
+    for (auto &f : v) all.push_back(std::move(f));
+  return all;
+}
+
+}  // namespace zt

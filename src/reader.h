@@ -1,0 +1,78 @@
+// Reader: an open .zt file of any supported version — the manifest model
+// plus byte access (views, decoded reads, ranged reads, verification). It is
+// immutable after open and safe to use from several threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "container/layout.h"
+#include "container/source.h"
+#include "manifest/model.h"
+
+namespace zt {
+
+struct ReaderOptions {
+  zt_access access = ZT_ACCESS_MMAP;
+  bool strict = false;
+  unsigned threads = 0;  // 0 = hardware concurrency
+  uint64_t max_manifest_size = kMaxManifestSize;
+  uint64_t max_decoded_size = uint64_t{64} << 30;
+};
+
+struct VerifyFailure {
+  size_t object;
+  std::string role;
+  zt_status status;
+  std::string message;
+};
+
+class Reader {
+ public:
+  static std::shared_ptr<Reader> open(const std::string &path, const ReaderOptions &opts);
+  static std::shared_ptr<Reader> open_memory(const void *data, size_t size, const ReaderOptions &opts);
+
+  const Manifest &manifest() const { return manifest_; }
+  const Source &source() const { return *source_; }
+  const ReaderOptions &options() const { return opts_; }
+  unsigned threads() const;
+
+  // Throws the component's (or object's) recorded damage, if any.
+  void check_readable(const Object &o, const Component &c) const;
+
+  // Decoded size; for legacy zstd of unknown size this decodes (bounded).
+  uint64_t decoded_size(const Object &o, const Component &c) const;
+  // Decodes into dst (capacity ≥ decoded size, else ZT_E_BUFFER_TOO_SMALL).
+  // Returns the number of bytes written.
+  size_t read(const Object &o, const Component &c, void *dst, size_t capacity) const;
+  std::vector<uint8_t> read_vector(const Object &o, const Component &c) const;
+  // Storage elements [first, first+count).
+  void read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
+                  size_t capacity) const;
+  // Borrowed pointer to a raw little-endian component, or ZT_E_NOT_ZERO_COPY.
+  const uint8_t *view(const Object &o, const Component &c, size_t *len) const;
+  // Calls fn on consecutive pieces of the stored (encoded) bytes.
+  void for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const;
+
+  // Structure + digest (+ zstd size, + strict bool bytes).
+  zt_verify_result verify_component(const Object &o, const Component &c, bool strict) const;
+  // All components, then (strict) the object's format structure.
+  void verify_object(const Object &o, bool strict) const;
+  // Every object, in parallel; failures in manifest order.
+  std::vector<VerifyFailure> verify_all(bool strict) const;
+
+ private:
+  Reader(std::unique_ptr<Source> src, const ReaderOptions &opts);
+  std::unique_ptr<Source> source_;
+  ReaderOptions opts_;
+  Manifest manifest_;
+};
+
+// Runs fn(i) for i in [0, n) on up to `threads` threads; the first exception
+// (lowest i) is rethrown after all finish.
+void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)> &fn);
+
+}  // namespace zt

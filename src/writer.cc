@@ -1,0 +1,278 @@
+#include "writer.h"
+
+#include <cstring>
+#include <thread>
+
+#include "container/layout.h"
+#include "manifest/decode.h"
+#include "manifest/encode.h"
+#include "types/dtype.h"
+#include "util/error.h"
+
+namespace zt {
+namespace {
+
+constexpr size_t kParallelZstdThreshold = size_t{4} << 20;
+
+void put_le64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+}  // namespace
+
+Writer::Writer(const std::string &path, const WriterOptions &opts) : opts_(opts) {
+  if (opts_.encoding != ZT_ENCODING_RAW && opts_.encoding != ZT_ENCODING_ZSTD)
+    fail(ZT_E_INVALID_ARG, "writer default encoding must be raw or zstd");
+  if (opts_.digest > ZT_DIGEST_SHA256) fail(ZT_E_INVALID_ARG, "writer default digest must be none, crc32c or sha256");
+  sink_ = std::make_unique<FileSink>(path);
+  sink_->write(kMagicV1, 8);
+  manifest_.version = ZT_FORMAT_VERSION;
+  manifest_.spec = SpecVersion::V1_2;
+}
+
+Writer::~Writer() { discard(); }
+
+void Writer::check_open() const {
+  if (state_ != State::Open) fail(ZT_E_MISUSE, "writer is already finished or failed");
+}
+
+void Writer::set_attributes(std::string cbor) {
+  check_open();
+  manifest_.has_attributes = true;
+  manifest_.attributes = std::move(cbor);
+}
+
+void Writer::set_root_extra(std::vector<RawField> extra) {
+  check_open();
+  manifest_.extra = std::move(extra);
+}
+
+void Writer::begin_object(const std::string &name, const std::string &format, const std::vector<uint64_t> &shape) {
+  check_open();
+  if (!valid_utf8(name.data(), name.size())) fail(ZT_E_NAME, where(name) + ": name is not valid UTF-8");
+  if (!valid_utf8(format.data(), format.size()))
+    fail(ZT_E_NAME, where(name) + ": format is not valid UTF-8");
+  if (index_.count(name)) fail(ZT_E_EXISTS, where(name) + ": an object of this name was already declared");
+  if (!shape_numel(shape)) fail(ZT_E_SHAPE, where(name) + ": the product of the shape overflows 64 bits");
+  Object o;
+  o.name = name;
+  o.format = format.empty() ? "dense" : format;
+  o.has_format = true;
+  o.shape = shape;
+  o.numel = *shape_numel(shape);
+  index_.emplace(name, manifest_.objects.size());
+  manifest_.objects.push_back(std::move(o));
+}
+
+Object &Writer::object_for(const std::string &name) {
+  auto it = index_.find(name);
+  if (it == index_.end()) fail(ZT_E_NOT_FOUND, where(name) + ": no such object declared (begin it first)");
+  return manifest_.objects[it->second];
+}
+
+const Object *Writer::find_object(const std::string &name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &manifest_.objects[it->second];
+}
+
+void Writer::set_object_attributes(const std::string &name, std::string cbor) {
+  check_open();
+  Object &o = object_for(name);
+  o.has_attributes = true;
+  o.attributes = std::move(cbor);
+}
+
+void Writer::set_object_extra(const std::string &name, std::vector<RawField> extra) {
+  check_open();
+  object_for(name).extra = std::move(extra);
+}
+
+unsigned Writer::zstd_threads(size_t len) const {
+  if (len < kParallelZstdThreshold) return 0;
+  unsigned t = opts_.threads ? opts_.threads : std::thread::hardware_concurrency();
+  return t > 1 ? t : 0;
+}
+
+Component &Writer::new_component(Object &o, const std::string &role, zt_dtype dtype, const BlobOptions &opts) {
+  const std::string ctx = where(o.name, role);
+  if (stream_) fail(ZT_E_MISUSE, ctx + ": another blob is still being streamed (end it first)");
+  if (!dtype_name(dtype)) fail(ZT_E_DTYPE, ctx + ": dtype " + std::to_string(dtype) + " is not a storage dtype");
+  if (!valid_utf8(role.data(), role.size())) fail(ZT_E_NAME, ctx + ": role is not valid UTF-8");
+  for (const auto &c : o.components)
+    if (c.role == role) fail(ZT_E_EXISTS, ctx + ": component already written");
+  Component c;
+  c.role = role;
+  c.dtype = dtype;
+  c.dtype_name = dtype_name(dtype);
+  c.encoding = opts.encoding == ZT_ENCODING_UNKNOWN ? opts_.encoding : opts.encoding;
+  if (c.encoding != ZT_ENCODING_RAW && c.encoding != ZT_ENCODING_ZSTD)
+    fail(ZT_E_ENCODING, ctx + ": encoding must be raw or zstd");
+  c.encoding_name = c.encoding == ZT_ENCODING_ZSTD ? "zstd" : "raw";
+  zt_digest_alg alg = opts.digest == ZT_DIGEST_UNKNOWN ? opts_.digest : opts.digest;
+  if (alg > ZT_DIGEST_SHA256) fail(ZT_E_INVALID_ARG, ctx + ": digest must be none, crc32c or sha256");
+  c.parsed_digest.alg = alg;
+  c.has_digest = alg != ZT_DIGEST_NONE;
+  if (opts.has_type) {
+    if (!valid_utf8(opts.logical_type.data(), opts.logical_type.size()))
+      fail(ZT_E_NAME, ctx + ": logical type is not valid UTF-8");
+    c.has_type = true;
+    c.logical_type = opts.logical_type;
+    if (const LogicalType *lt = logical_type_find(c.logical_type)) {
+      if (lt->storage != dtype)
+        fail(ZT_E_DTYPE, ctx + ": logical type '" + c.logical_type + "' must be stored as " +
+                             dtype_name(lt->storage) + ", not " + c.dtype_name);
+      c.ratio = lt->ratio;
+    }
+  }
+  c.extra = opts.extra;
+  o.components.push_back(std::move(c));
+  return o.components.back();
+}
+
+void Writer::write_blob(const std::string &name, const std::string &role, zt_dtype dtype, const void *data,
+                        size_t len, const BlobOptions &opts) {
+  check_open();
+  if (!data && len) fail(ZT_E_INVALID_ARG, where(name, role) + ": data is NULL but length is " + std::to_string(len));
+  blob_begin(name, role, dtype, opts);
+  try {
+    Stream &s = *stream_;
+    Component &c = manifest_.objects[s.object].components[s.component];
+    if (c.encoding == ZT_ENCODING_ZSTD) {
+      // Whole blob at once: one-shot compression, multithreaded when large.
+      int level = opts.has_level ? opts.zstd_level : opts_.zstd_level;
+      std::vector<uint8_t> z = zstd_compress(data, len, level, zstd_threads(len));
+      s.zstd.reset();
+      if (s.digest) s.digest->update(z.data(), z.size());
+      sink_->write(z.data(), z.size());
+      c.length = z.size();
+      s.raw_bytes = len;
+    } else {
+      if (s.digest) s.digest->update(data, len);
+      sink_->write(data, len);
+      s.raw_bytes = len;
+    }
+    blob_end();
+  } catch (...) {
+    state_ = State::Failed;
+    throw;
+  }
+}
+
+void Writer::blob_begin(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts) {
+  check_open();
+  Object &o = object_for(name);
+  Component &c = new_component(o, role, dtype, opts);
+  try {
+    uint64_t off = align_up(sink_->position());
+    sink_->write_zeros(static_cast<size_t>(off - sink_->position()));
+    c.offset = off;
+    auto s = std::make_unique<Stream>();
+    s->object = index_[name];
+    s->component = o.components.size() - 1;
+    if (c.encoding == ZT_ENCODING_ZSTD)
+      s->zstd = std::make_unique<ZstdStream>(opts.has_level ? opts.zstd_level : opts_.zstd_level,
+                                             zstd_threads(kParallelZstdThreshold));
+    if (c.has_digest) s->digest = std::make_unique<Digester>(c.parsed_digest.alg);
+    stream_ = std::move(s);
+  } catch (...) {
+    o.components.pop_back();
+    state_ = State::Failed;
+    throw;
+  }
+}
+
+void Writer::blob_append(const void *data, size_t len) {
+  check_open();
+  if (!stream_) fail(ZT_E_MISUSE, "no blob is being streamed (call zt_write_blob_begin first)");
+  if (!data && len) fail(ZT_E_INVALID_ARG, "data is NULL but length is " + std::to_string(len));
+  try {
+    Stream &s = *stream_;
+    Component &c = manifest_.objects[s.object].components[s.component];
+    s.raw_bytes += len;
+    if (s.zstd) {
+      s.out.clear();
+      s.zstd->update(data, len, s.out);
+      if (s.digest) s.digest->update(s.out.data(), s.out.size());
+      sink_->write(s.out.data(), s.out.size());
+      c.length += s.out.size();
+    } else {
+      if (s.digest) s.digest->update(data, len);
+      sink_->write(data, len);
+    }
+  } catch (...) {
+    state_ = State::Failed;
+    throw;
+  }
+}
+
+void Writer::blob_end() {
+  check_open();
+  if (!stream_) fail(ZT_E_MISUSE, "no blob is being streamed");
+  try {
+    Stream &s = *stream_;
+    Object &o = manifest_.objects[s.object];
+    Component &c = o.components[s.component];
+    if (s.zstd) {
+      s.out.clear();
+      s.zstd->finish(s.out);
+      if (s.digest) s.digest->update(s.out.data(), s.out.size());
+      sink_->write(s.out.data(), s.out.size());
+      c.length += s.out.size();
+    }
+    if (c.encoding == ZT_ENCODING_ZSTD) {
+      c.has_uncompressed_length = true;
+      c.uncompressed_length = s.raw_bytes;
+    } else {
+      c.length = s.raw_bytes;
+    }
+    c.decoded_length = s.raw_bytes;
+    if (s.digest) c.digest = s.digest->finish_string();
+    stream_.reset();
+    // The same rules a reader applies (DESIGN §3), so we never write a file
+    // we would refuse: size against the shape, element multiples, limits.
+    DecodeLimits limits;
+    limits.max_decoded_size = UINT64_MAX;
+    manifest_.data_end = sink_->position();
+    validate_component(c, o, manifest_, limits);
+    if (c.status != ZT_OK) fail(c.status, c.error);
+  } catch (...) {
+    stream_.reset();
+    state_ = State::Failed;
+    throw;
+  }
+}
+
+void Writer::finish() {
+  check_open();
+  try {
+    if (stream_) fail(ZT_E_MISUSE, "a blob is still being streamed (end it before finishing)");
+    if (opts_.validate) {
+      for (const auto &o : manifest_.objects) {
+        if (o.format == "dense") {
+          bool has_data = false;
+          for (const auto &c : o.components) has_data |= c.role == "data";
+          if (!has_data) fail(ZT_E_COMPONENT_MISSING, where(o.name) + ": dense object has no 'data' component");
+        }
+      }
+    }
+    std::string man = encode_manifest(manifest_);
+    sink_->write(man.data(), man.size());
+    uint8_t tail[16];
+    put_le64(tail, man.size());
+    std::memcpy(tail + 8, kMagicV1, 8);
+    sink_->write(tail, 16);
+    sink_->commit(opts_.sync);
+    state_ = State::Finished;
+  } catch (...) {
+    state_ = State::Failed;
+    sink_->abandon();
+    throw;
+  }
+}
+
+void Writer::discard() noexcept {
+  if (sink_) sink_->abandon();
+  if (state_ == State::Open) state_ = State::Failed;
+}
+
+}  // namespace zt

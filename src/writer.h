@@ -1,0 +1,88 @@
+// Writer: builds a spec-1.2.0 file. Blobs are appended at 64-byte offsets as
+// they are given (whole or streamed in pieces), encoded and digested on the
+// way; finish() appends the manifest, size and footer and renames the
+// temporary file into place (DESIGN §4).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codec/codec.h"
+#include "container/sink.h"
+#include "digest/digest.h"
+#include "manifest/model.h"
+
+namespace zt {
+
+struct WriterOptions {
+  zt_digest_alg digest = ZT_DIGEST_NONE;
+  zt_encoding encoding = ZT_ENCODING_RAW;
+  int zstd_level = 3;
+  unsigned threads = 0;  // 0 = cores; zstd workers for blobs ≥ 4 MiB
+  bool sync = true;
+  bool validate = true;
+};
+
+struct BlobOptions {
+  zt_encoding encoding = ZT_ENCODING_UNKNOWN;  // UNKNOWN = writer default
+  int zstd_level = 0;
+  bool has_level = false;
+  zt_digest_alg digest = ZT_DIGEST_UNKNOWN;    // UNKNOWN = writer default
+  bool has_type = false;
+  std::string logical_type;
+  std::vector<RawField> extra;                 // unknown fields to keep
+};
+
+class Writer {
+ public:
+  Writer(const std::string &path, const WriterOptions &opts);
+  ~Writer();  // abandons unless finished
+
+  void set_attributes(std::string cbor);  // one encoded CBOR map
+  void set_root_extra(std::vector<RawField> extra);
+  void begin_object(const std::string &name, const std::string &format, const std::vector<uint64_t> &shape);
+  void set_object_attributes(const std::string &name, std::string cbor);
+  void set_object_extra(const std::string &name, std::vector<RawField> extra);
+  bool has_object(const std::string &name) const { return index_.count(name) != 0; }
+
+  void write_blob(const std::string &name, const std::string &role, zt_dtype dtype, const void *data,
+                  size_t len, const BlobOptions &opts);
+  void blob_begin(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts);
+  void blob_append(const void *data, size_t len);
+  void blob_end();
+
+  void finish();
+  void discard() noexcept;
+  bool finished() const { return state_ != State::Open; }
+
+  const Object *find_object(const std::string &name) const;
+
+ private:
+  enum class State { Open, Finished, Failed };
+  Object &object_for(const std::string &name);
+  Component &new_component(Object &o, const std::string &role, zt_dtype dtype, const BlobOptions &opts);
+  void check_open() const;
+  unsigned zstd_threads(size_t len) const;
+
+  WriterOptions opts_;
+  std::unique_ptr<FileSink> sink_;
+  Manifest manifest_;
+  std::unordered_map<std::string, size_t> index_;
+  State state_ = State::Open;
+
+  // The blob being streamed, if any.
+  struct Stream {
+    size_t object = 0;
+    size_t component = 0;
+    uint64_t raw_bytes = 0;
+    std::unique_ptr<ZstdStream> zstd;
+    std::unique_ptr<Digester> digest;
+    std::vector<uint8_t> out;
+  };
+  std::unique_ptr<Stream> stream_;
+};
+
+}  // namespace zt
