@@ -50,7 +50,8 @@ void stream_decode(const void *src, size_t src_len, const std::string &ctx, Sink
     if (out.pos && !sink(buf.data(), out.pos)) {
       if (stop_early_ok) return;
     }
-    if (in.pos == in.size && out.pos < out.size) break;
+    if (ret == 0 && in.pos == in.size) break;  // every frame complete
+    if (in.pos == in.size && out.pos < out.size) break;  // wants more input
   }
   if (ret != 0) fail(ZT_E_CORRUPT, ctx + ": zstd stream is truncated (frame not complete)");
 }

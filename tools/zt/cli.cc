@@ -1,0 +1,102 @@
+#include "cli.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ztcli {
+
+int report(const std::string &what, zt_status st) {
+  std::fprintf(stderr, "zt: %s: %s\n", what.c_str(), zt_status_str(st));
+  const char *detail = zt_last_error();
+  if (detail && *detail) std::fprintf(stderr, "  %s\n", detail);
+  return st == ZT_E_IO ? kIo : kFailure;
+}
+
+int usage_error(const std::string &cmd, const std::string &msg) {
+  std::fprintf(stderr, "zt %s: %s\n(see 'zt %s --help')\n", cmd.c_str(), msg.c_str(), cmd.c_str());
+  return kUsage;
+}
+
+bool wants_help(const std::vector<std::string> &args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string &a) { return a == "-h" || a == "--help"; });
+}
+
+bool Args::has(const std::string &name) const {
+  for (const auto &o : options)
+    if (o.first == name) return true;
+  return false;
+}
+
+std::string Args::get(const std::string &name, const std::string &def) const {
+  for (auto it = options.rbegin(); it != options.rend(); ++it)
+    if (it->first == name) return it->second;
+  return def;
+}
+
+bool parse_args(const std::vector<std::string> &in, const std::vector<std::string> &flags,
+                const std::vector<std::string> &with_value, Args &out, std::string &err) {
+  bool only_positional = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const std::string &a = in[i];
+    if (only_positional || a.size() < 2 || a[0] != '-') {
+      out.positional.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      only_positional = true;
+      continue;
+    }
+    std::string name = a, value;
+    size_t eq = a.find('=');
+    if (eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+    }
+    if (std::find(flags.begin(), flags.end(), name) != flags.end() && eq == std::string::npos) {
+      out.options.emplace_back(name, "");
+    } else if (std::find(with_value.begin(), with_value.end(), name) != with_value.end()) {
+      if (eq == std::string::npos) {
+        if (i + 1 >= in.size()) {
+          err = "option " + name + " needs a value";
+          return false;
+        }
+        value = in[++i];
+      }
+      out.options.emplace_back(name, value);
+    } else {
+      err = "unknown option " + a;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string shape_string(const uint64_t *shape, size_t ndim) {
+  std::string s = "[";
+  for (size_t i = 0; i < ndim; ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string human_bytes(uint64_t n) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
+  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+bool parse_digest(const std::string &s, uint32_t &alg) {
+  if (s == "none") alg = ZT_DIGEST_NONE;
+  else if (s == "crc32c") alg = ZT_DIGEST_CRC32C;
+  else if (s == "sha256") alg = ZT_DIGEST_SHA256;
+  else return false;
+  return true;
+}
+
+}  // namespace ztcli

@@ -1,0 +1,54 @@
+// Shared plumbing of the `zt` tool: argument parsing helpers, error
+// reporting, and the command table. Each command lives in its own file and
+// is written against the public C API only.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ztensor.h"
+
+namespace ztcli {
+
+// Exit codes (documented in `zt --help` and README.md).
+enum Exit { kOk = 0, kFailure = 1, kUsage = 2, kIo = 3 };
+
+struct Command {
+  const char *name;
+  const char *summary;
+  const char *usage;  // full help text for `zt COMMAND --help`
+  int (*run)(const std::vector<std::string> &args);
+};
+
+// All commands, defined in commands.cc.
+const std::vector<Command> &commands();
+
+// Prints "zt: <what>: <status text>: <detail>" to stderr and returns kFailure
+// (kIo for ZT_E_IO).
+int report(const std::string &what, zt_status st);
+
+// Prints a usage error and returns kUsage.
+int usage_error(const std::string &cmd, const std::string &msg);
+
+// True if args contains -h/--help.
+bool wants_help(const std::vector<std::string> &args);
+
+// Simple option parsing: flags and "--opt VALUE" / "--opt=VALUE".
+struct Args {
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::string>> options;  // name → value ("" for flags)
+  bool has(const std::string &name) const;
+  std::string get(const std::string &name, const std::string &def = "") const;
+};
+// `with_value` lists options that take a value. Unknown options → error.
+bool parse_args(const std::vector<std::string> &in, const std::vector<std::string> &flags,
+                const std::vector<std::string> &with_value, Args &out, std::string &err);
+
+std::string shape_string(const uint64_t *shape, size_t ndim);
+std::string human_bytes(uint64_t n);
+
+// Parses "none|crc32c|sha256" (returns false on anything else).
+bool parse_digest(const std::string &s, uint32_t &alg);
+
+}  // namespace ztcli

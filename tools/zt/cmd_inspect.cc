@@ -1,0 +1,168 @@
+// zt info / zt ls / zt cat: reading commands.
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "cli.h"
+#include "commands.h"
+
+namespace ztcli {
+
+const char *const kInfoUsage =
+    "usage: zt info FILE [--json]\n\n"
+    "Prints the spec version, the file attributes and every object (name, shape,\n"
+    "format, attributes) with its components (role, dtype, logical type,\n"
+    "encoding, offset, stored and decoded length, digest). Damaged objects are\n"
+    "listed with their error. --json prints the whole model as one JSON document.\n";
+
+const char *const kLsUsage =
+    "usage: zt ls FILE\n\n"
+    "One line per object: name, format, shape, dtype of its first component,\n"
+    "stored bytes.\n";
+
+const char *const kCatUsage =
+    "usage: zt cat FILE OBJECT [--component ROLE]\n\n"
+    "Writes the decoded bytes (little-endian elements) of one component of OBJECT\n"
+    "to stdout; ROLE defaults to 'data'.\n";
+
+namespace {
+
+struct FileCloser {
+  void operator()(zt_file *f) const { zt_close(f); }
+};
+using FilePtr = std::unique_ptr<zt_file, FileCloser>;
+
+int open_file(const std::string &path, FilePtr &out) {
+  zt_file *f = nullptr;
+  zt_status st = zt_open(path.c_str(), nullptr, &f);
+  if (st != ZT_OK) return report("cannot open '" + path + "'", st);
+  out.reset(f);
+  return kOk;
+}
+
+std::string json_or_null(char *s) {
+  std::string r = s ? s : "null";
+  zt_free(s);
+  return r;
+}
+
+}  // namespace
+
+int cmd_info(const std::vector<std::string> &argv) {
+  Args a;
+  std::string err;
+  if (!parse_args(argv, {"--json"}, {}, a, err)) return usage_error("info", err);
+  if (a.positional.size() != 1) return usage_error("info", "expected one FILE");
+  FilePtr f;
+  if (int rc = open_file(a.positional[0], f)) return rc;
+  if (a.has("--json")) {
+    char *json = nullptr;
+    zt_status st = zt_file_to_json(f.get(), &json);
+    if (st != ZT_OK) return report("info", st);
+    std::printf("%s\n", json);
+    zt_free(json);
+    return kOk;
+  }
+  const char *version = nullptr;
+  zt_file_version(f.get(), &version);
+  size_t count = 0;
+  zt_file_object_count(f.get(), &count);
+  char *attrs = nullptr;
+  zt_file_attributes_json(f.get(), &attrs);
+  std::printf("file:       %s\n", a.positional[0].c_str());
+  std::printf("version:    %s\n", version);
+  std::printf("attributes: %s\n", json_or_null(attrs).c_str());
+  std::printf("objects:    %zu\n", count);
+  for (size_t i = 0; i < count; ++i) {
+    const zt_object *o = nullptr;
+    zt_file_object_at(f.get(), i, &o);
+    zt_object_info info{};
+    info.struct_size = sizeof info;
+    zt_object_get_info(o, &info);
+    std::printf("\n%s\n", info.name);
+    std::printf("  shape:      %s\n", shape_string(info.shape, info.ndim).c_str());
+    std::printf("  format:     %s\n", info.format);
+    if (info.has_attributes) {
+      char *oa = nullptr;
+      zt_object_attributes_json(o, &oa);
+      std::printf("  attributes: %s\n", json_or_null(oa).c_str());
+    }
+    if (info.status != ZT_OK) {
+      const char *e = "";
+      zt_object_error(o, &e);
+      std::printf("  ERROR:      %s: %s\n", zt_status_str(info.status), e);
+    }
+    for (size_t k = 0; k < info.component_count; ++k) {
+      zt_component_info c{};
+      c.struct_size = sizeof c;
+      zt_object_component(o, k, &c);
+      std::printf("  component %s: %s%s%s, %s, offset %llu, stored %llu, decoded %llu%s%s%s\n", c.role,
+                  c.dtype_name, c.logical_type ? " as " : "", c.logical_type ? c.logical_type : "",
+                  c.encoding_name, static_cast<unsigned long long>(c.offset),
+                  static_cast<unsigned long long>(c.length), static_cast<unsigned long long>(c.decoded_length),
+                  c.digest ? ", digest " : "", c.digest ? c.digest : "", c.big_endian ? ", big-endian" : "");
+    }
+  }
+  return kOk;
+}
+
+int cmd_ls(const std::vector<std::string> &argv) {
+  Args a;
+  std::string err;
+  if (!parse_args(argv, {}, {}, a, err)) return usage_error("ls", err);
+  if (a.positional.size() != 1) return usage_error("ls", "expected one FILE");
+  FilePtr f;
+  if (int rc = open_file(a.positional[0], f)) return rc;
+  size_t count = 0;
+  zt_file_object_count(f.get(), &count);
+  for (size_t i = 0; i < count; ++i) {
+    const zt_object *o = nullptr;
+    zt_file_object_at(f.get(), i, &o);
+    zt_object_info info{};
+    info.struct_size = sizeof info;
+    zt_object_get_info(o, &info);
+    uint64_t stored = 0;
+    const char *dtype = "-";
+    for (size_t k = 0; k < info.component_count; ++k) {
+      zt_component_info c{};
+      c.struct_size = sizeof c;
+      zt_object_component(o, k, &c);
+      stored += c.length;
+      if (k == 0) dtype = c.logical_type ? c.logical_type : c.dtype_name;
+    }
+    std::printf("%s\t%s\t%s\t%s\t%s%s\n", info.name, info.format, shape_string(info.shape, info.ndim).c_str(),
+                dtype, human_bytes(stored).c_str(), info.status == ZT_OK ? "" : "\tDAMAGED");
+  }
+  return kOk;
+}
+
+int cmd_cat(const std::vector<std::string> &argv) {
+  Args a;
+  std::string err;
+  if (!parse_args(argv, {}, {"--component"}, a, err)) return usage_error("cat", err);
+  if (a.positional.size() != 2) return usage_error("cat", "expected FILE and OBJECT");
+  FilePtr f;
+  if (int rc = open_file(a.positional[0], f)) return rc;
+  const std::string &name = a.positional[1];
+  const zt_object *o = nullptr;
+  zt_status st = zt_file_object_by_name(f.get(), name.data(), name.size(), &o);
+  if (st != ZT_OK) return report("cat", st);
+  size_t idx = 0;
+  std::string role = a.get("--component", "data");
+  st = zt_object_component_index(o, role.c_str(), &idx);
+  if (st != ZT_OK) return report("cat", st);
+  size_t size = 0;
+  st = zt_component_read(o, idx, nullptr, 0, &size);
+  if (st != ZT_OK && st != ZT_E_BUFFER_TOO_SMALL) return report("cat", st);
+  std::unique_ptr<unsigned char[]> buf(new (std::nothrow) unsigned char[size ? size : 1]);
+  if (!buf) return report("cat", ZT_E_NOMEM);
+  st = zt_component_read(o, idx, buf.get(), size, &size);
+  if (st != ZT_OK) return report("cat", st);
+  if (std::fwrite(buf.get(), 1, size, stdout) != size || std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "zt cat: write to stdout failed\n");
+    return kIo;
+  }
+  return kOk;
+}
+
+}  // namespace ztcli

@@ -1,0 +1,21 @@
+// One entry point per `zt` command; each is defined in cmd_<name>.cc.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ztcli {
+
+int cmd_info(const std::vector<std::string> &args);
+int cmd_ls(const std::vector<std::string> &args);
+int cmd_verify(const std::vector<std::string> &args);
+int cmd_cat(const std::vector<std::string> &args);
+int cmd_migrate(const std::vector<std::string> &args);
+
+extern const char *const kInfoUsage;
+extern const char *const kLsUsage;
+extern const char *const kVerifyUsage;
+extern const char *const kCatUsage;
+extern const char *const kMigrateUsage;
+
+}  // namespace ztcli
