@@ -1,0 +1,35 @@
+// Helpers shared by the composite formats: finding a component by role,
+// element counts, and index arrays (indices, indptr, coords) read as u64
+// from any integer dtype (spec 1.1 allowed any; 1.2 writes u64).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "manifest/model.h"
+
+namespace zt {
+
+class Reader;
+
+// The component with that role, or nullptr.
+const Component *find_component(const Object &obj, const std::string &role);
+// Like find_component, but ZT_E_COMPONENT_MISSING when absent.
+const Component &require_component(const Object &obj, const std::string &role);
+
+// Logical elements a component holds: decoded bytes / (dtype size × ratio).
+uint64_t element_count(const Component &c);
+// Bytes of one logical element (dtype size × ratio).
+uint64_t element_bytes(const Component &c);
+
+// Reads an index component as u64. ZT_E_INDEX_DTYPE if its dtype is not an
+// integer; a negative entry (signed dtypes) fails with `negative_status`.
+std::vector<uint64_t> read_index_component(const Reader &reader, const Object &obj, const Component &c,
+                                           zt_status negative_status);
+
+// Converts little-endian integers of `dtype` to u64 (same rules).
+std::vector<uint64_t> index_bytes_to_u64(const uint8_t *data, size_t bytes, zt_dtype dtype, const std::string &ctx,
+                                         zt_status negative_status);
+
+}  // namespace zt

@@ -1,0 +1,66 @@
+// sparse_csr and sparse_coo: the structural rules (spec 1.2 §3), checked on
+// caller arrays before writing and on stored components when verifying
+// strictly, and densification into a row-major caller buffer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "manifest/model.h"
+
+namespace zt {
+
+class Reader;
+
+// CSR of a rows × cols matrix. Rules, each with its own status:
+//   indptr has rows+1 entries, starts at 0, never decreases, ends at nnz
+//     (ZT_E_SPARSE_INDPTR); indices has nnz entries and values nnz elements,
+//     nnz = number of indices (ZT_E_SPARSE_NNZ); every index < cols
+//     (ZT_E_SPARSE_INDEX).
+// Duplicate or unsorted column indices within a row are allowed.
+struct CsrArrays {
+  uint64_t rows = 0, cols = 0;
+  const uint64_t *indices = nullptr;
+  uint64_t nnz = 0;  // entries in indices
+  const uint64_t *indptr = nullptr;
+  uint64_t indptr_count = 0;
+  uint64_t values_count = 0;
+};
+void check_csr(const std::string &object, const CsrArrays &a);
+
+// COO with coordinates in Structure-of-Arrays order (all dim-0 indices, then
+// all dim-1, ...). Rules: coords has ndim × nnz entries with nnz = number of
+// values (ZT_E_SPARSE_NNZ); coordinate d of each entry < shape[d]
+// (ZT_E_SPARSE_INDEX).
+struct CooArrays {
+  std::vector<uint64_t> shape;
+  const uint64_t *coords = nullptr;
+  uint64_t coords_count = 0;
+  uint64_t values_count = 0;
+};
+void check_coo(const std::string &object, const CooArrays &a);
+
+// Shape rules: CSR needs 2 dimensions, COO at least 1 (ZT_E_SHAPE).
+void check_sparse_shape(const Object &obj);
+
+// Writes the dense row-major tensor: zero bytes everywhere, then each stored
+// value in storage order, so a duplicate position takes the LAST value
+// (last-wins). elem = bytes per value; dst holds numel × elem bytes. The
+// arrays must have passed check_csr / check_coo.
+void densify_csr(const CsrArrays &a, const uint8_t *values, size_t elem, uint8_t *dst);
+void densify_coo(const CooArrays &a, const uint8_t *values, size_t elem, uint8_t *dst);
+
+// A stored sparse object with its index arrays read (as u64) and checked.
+struct LoadedSparse {
+  const Component *values = nullptr;
+  std::vector<uint64_t> indices, indptr;  // CSR
+  std::vector<uint64_t> coords;           // COO
+  bool csr = false;
+  CsrArrays csr_arrays(const Object &obj) const;
+  CooArrays coo_arrays(const Object &obj) const;
+};
+// ZT_E_WRONG_FORMAT for other formats; every rule above for these.
+LoadedSparse load_sparse(const Reader &reader, const Object &obj);
+
+}  // namespace zt
