@@ -248,9 +248,13 @@ class Object {
       throw Error(ZT_E_INVALID_ARG,
                   "component '" + c.role + "' is " + c.dtype_name + ", not " + zt_dtype_name(dtype_of<T>::value));
     std::vector<uint8_t> bytes = read(index);
-    std::vector<T> out(bytes.size() / sizeof(T));
-    if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {
+      return std::vector<bool>(bytes.begin(), bytes.end());  // std::vector<bool> is packed: no memcpy
+    } else {
+      std::vector<T> out(bytes.size() / sizeof(T));
+      if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+      return out;
+    }
   }
   template <typename T>
   std::vector<T> read_as(const std::string &role) const {
@@ -423,6 +427,12 @@ class Writer {
   Writer &add(std::string_view name, const std::vector<uint64_t> &shape, const std::vector<T> &values,
               const zt_blob_options *opts = nullptr) {
     return add<T>(name, shape, Span<const T>(values.data(), values.size()), opts);
+  }
+  // std::vector<bool> is packed; it is written as one 0/1 byte per element.
+  Writer &add(std::string_view name, const std::vector<uint64_t> &shape, const std::vector<bool> &values,
+              const zt_blob_options *opts = nullptr) {
+    std::vector<uint8_t> bytes(values.begin(), values.end());
+    return add_dense(name, ZT_BOOL, shape, bytes.data(), bytes.size(), opts);
   }
   // The generic path: declare an object of any format, then its components.
   Writer &begin_object(std::string_view name, const std::string &format, const std::vector<uint64_t> &shape) {
