@@ -458,6 +458,30 @@ ZT_API void zt_migrate_options_init(zt_migrate_options *opts);
 ZT_API zt_status zt_migrate(const char *in_path, const char *out_path,
                             const zt_migrate_options *opts);
 
+/* ------------------------------------------------------------------------ */
+/* Editing: copying from open files into a writer                            */
+/* ------------------------------------------------------------------------ */
+
+/* Copies one object of an open file into w, keeping its format, shape,
+ * object attributes, unknown fields and, per component, role, dtype,
+ * logical type, encoding (zstd is re-encoded at the writer's level), unknown
+ * fields and digest algorithm (recomputed over the new bytes; an algorithm
+ * this library cannot compute is dropped). The source is verified first: a
+ * damaged object or a digest mismatch fails the copy. new_name NULL keeps
+ * the object's name. A name already in w is ZT_E_EXISTS. On failure w may
+ * hold a partial object: discard it (zt_writer_discard). */
+ZT_API zt_status zt_writer_copy_object(zt_writer *w, const zt_object *obj,
+                                       const char *new_name,
+                                       size_t new_name_len);
+
+/* Sets w's file attributes and unknown manifest fields to the union of those
+ * of `files` (count entries). A key present in several files with different
+ * values is ZT_E_EXISTS; one source's attributes are kept byte for byte.
+ * Replaces attributes set earlier on w. */
+ZT_API zt_status zt_writer_copy_file_fields(zt_writer *w,
+                                            const zt_file *const *files,
+                                            size_t count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,13 @@ const std::vector<Command> &commands() {
       {"verify", "check every structural rule and digest", kVerifyUsage, cmd_verify},
       {"cat", "write a component's decoded bytes to stdout", kCatUsage, cmd_cat},
       {"migrate", "rewrite any readable file as spec 1.2.0", kMigrateUsage, cmd_migrate},
+      {"export", "write a dense object as a NumPy .npy file", kExportUsage, cmd_export},
+      {"convert", "convert .safetensors, .npy, .npz, .gguf files to one .zt", kConvertUsage, cmd_convert},
+      {"compress", "rewrite a file with every component zstd-compressed", kCompressUsage, cmd_compress},
+      {"decompress", "rewrite a file with every component raw", kDecompressUsage, cmd_decompress},
+      {"append", "add the objects of another .zt file (atomic rewrite)", kAppendUsage, cmd_append},
+      {"remove", "remove objects from a file (atomic rewrite)", kRemoveUsage, cmd_remove},
+      {"merge", "merge several .zt files into one", kMergeUsage, cmd_merge},
   };
   return table;
 }

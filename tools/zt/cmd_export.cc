@@ -1,0 +1,195 @@
+// zt export: one dense object as a NumPy .npy file.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "cli.h"
+#include "commands.h"
+#include "progress.h"
+
+namespace ztcli {
+
+const char *const kExportUsage =
+    "usage: zt export FILE OBJECT -o OUT.npy [--quiet]\n\n"
+    "Writes a dense object, decoded, as a NumPy .npy file (format 1.0, C order,\n"
+    "little-endian). Dtypes map to '<f8' '<f4' '<f2' '<i8' ... '|u1' '|b1';\n"
+    "logical types complex64/complex128 to '<c8'/'<c16'; fp8 types\n"
+    "(f8_e4m3fn, f8_e5m2, ...) are written as their u8 bytes ('|u1'), and bf16,\n"
+    "which NumPy has no dtype for, as its raw 16-bit patterns ('<u2'); both\n"
+    "with a warning on stderr. Other formats (sparse, quantized) are refused.\n"
+    "OUT is written to a temporary file and renamed, so a failure leaves nothing.\n";
+
+namespace {
+
+struct FileCloser {
+  void operator()(zt_file *f) const { zt_close(f); }
+};
+
+const char *npy_descr(zt_dtype d) {
+  switch (d) {
+    case ZT_F64:
+      return "<f8";
+    case ZT_F32:
+      return "<f4";
+    case ZT_F16:
+      return "<f2";
+    case ZT_BF16:
+      return "<u2";
+    case ZT_I64:
+      return "<i8";
+    case ZT_I32:
+      return "<i4";
+    case ZT_I16:
+      return "<i2";
+    case ZT_I8:
+      return "|i1";
+    case ZT_U64:
+      return "<u8";
+    case ZT_U32:
+      return "<u4";
+    case ZT_U16:
+      return "<u2";
+    case ZT_U8:
+      return "|u1";
+    case ZT_BOOL:
+      return "|b1";
+    default:
+      return nullptr;
+  }
+}
+
+std::string npy_header(const std::string &descr, const uint64_t *shape, size_t ndim) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
+  for (size_t i = 0; i < ndim; ++i) dict += std::to_string(shape[i]) + (ndim == 1 ? "," : i + 1 < ndim ? ", " : "");
+  dict += "), }";
+  // Pad with spaces and a final newline so that the data starts 64-aligned.
+  size_t total = 10 + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict += '\n';
+  std::string h = "\x93NUMPY";
+  h.push_back(1);
+  h.push_back(0);
+  h.push_back(static_cast<char>(dict.size() & 0xff));
+  h.push_back(static_cast<char>(dict.size() >> 8));
+  return h + dict;
+}
+
+}  // namespace
+
+int cmd_export(const std::vector<std::string> &argv) {
+  Args a;
+  std::string err;
+  if (!parse_args(argv, {"--quiet"}, {"-o", "--output"}, a, err)) return usage_error("export", err);
+  const std::string out = a.get("-o", a.get("--output"));
+  if (a.positional.size() != 2 || out.empty()) return usage_error("export", "expected FILE OBJECT -o OUT.npy");
+  zt_file *raw = nullptr;
+  zt_status st = zt_open(a.positional[0].c_str(), nullptr, &raw);
+  if (st != ZT_OK) return report("export: cannot open '" + a.positional[0] + "'", st);
+  std::unique_ptr<zt_file, FileCloser> f(raw);
+  const std::string &name = a.positional[1];
+  const zt_object *o = nullptr;
+  st = zt_file_object_by_name(f.get(), name.data(), name.size(), &o);
+  if (st != ZT_OK) return report("export: object '" + name + "'", st);
+  zt_object_info info{};
+  info.struct_size = sizeof info;
+  zt_object_get_info(o, &info);
+  if (info.status != ZT_OK) return report("export: object '" + name + "' is damaged", info.status);
+  if (std::strcmp(info.format, "dense") != 0) {
+    std::fprintf(stderr, "zt export: object '%s' has format '%s'; only dense objects can be exported\n", name.c_str(),
+                 info.format);
+    return kFailure;
+  }
+  size_t idx = 0;
+  st = zt_object_component_index(o, "data", &idx);
+  if (st != ZT_OK) return report("export: object '" + name + "'", st);
+  zt_component_info c{};
+  c.struct_size = sizeof c;
+  zt_object_component(o, idx, &c);
+  const char *descr = npy_descr(c.dtype);
+  if (!descr) {
+    std::fprintf(stderr, "zt export: object '%s': dtype '%s' has no NumPy equivalent\n", name.c_str(), c.dtype_name);
+    return kFailure;
+  }
+  std::string d = descr;
+  const std::string lt = c.logical_type ? c.logical_type : "";
+  if (lt == "complex64" && c.dtype == ZT_F32) {
+    d = "<c8";
+  } else if (lt == "complex128" && c.dtype == ZT_F64) {
+    d = "<c16";
+  } else if (!lt.empty()) {
+    std::fprintf(
+        stderr,
+        "zt export: warning: object '%s' has logical type '%s', which NumPy lacks; writing its %s storage elements\n",
+        name.c_str(), lt.c_str(), c.dtype_name);
+  } else if (c.dtype == ZT_BF16) {
+    std::fprintf(
+        stderr,
+        "zt export: warning: object '%s' is bf16, which NumPy lacks; writing its bit patterns as uint16 ('<u2')\n",
+        name.c_str());
+  }
+
+  const std::string tmp = out + ".zt-export-" + std::to_string(::getpid());
+  FILE *fp = std::fopen(tmp.c_str(), "wb");
+  if (!fp) {
+    std::fprintf(stderr, "zt export: cannot create '%s': %s\n", tmp.c_str(), std::strerror(errno));
+    return kIo;
+  }
+  auto fail_io = [&](const char *what) {
+    std::fprintf(stderr, "zt export: %s '%s': %s\n", what, out.c_str(), std::strerror(errno));
+    std::fclose(fp);
+    std::remove(tmp.c_str());
+    return kIo;
+  };
+  const std::string header = npy_header(d, info.shape, info.ndim);
+  if (std::fwrite(header.data(), 1, header.size(), fp) != header.size()) return fail_io("cannot write");
+  Progress progress("exporting", c.decoded_length, a.has("--quiet"));
+  const size_t esize = zt_dtype_size(c.dtype);
+  if (c.encoding == ZT_ENCODING_RAW && esize) {
+    // Raw data is read in ranges: memory stays bounded for huge tensors.
+    const uint64_t count = c.decoded_length / esize, per = (uint64_t{8} << 20) / esize;
+    std::vector<uint8_t> buf(static_cast<size_t>(std::min(count, per) * esize));
+    for (uint64_t first = 0; first < count; first += per) {
+      const uint64_t n = std::min(per, count - first);
+      st = zt_component_read_range(o, idx, first, n, buf.data(), buf.size());
+      if (st != ZT_OK) {
+        std::fclose(fp);
+        std::remove(tmp.c_str());
+        return report("export: object '" + name + "'", st);
+      }
+      if (std::fwrite(buf.data(), 1, n * esize, fp) != n * esize) return fail_io("cannot write");
+      progress.add(n * esize);
+    }
+  } else {
+    size_t size = 0;
+    st = zt_component_read(o, idx, nullptr, 0, &size);
+    std::vector<uint8_t> buf;
+    if (st == ZT_E_BUFFER_TOO_SMALL) {
+      buf.resize(size);
+      st = zt_component_read(o, idx, buf.data(), buf.size(), &size);
+    }
+    if (st != ZT_OK) {
+      std::fclose(fp);
+      std::remove(tmp.c_str());
+      return report("export: object '" + name + "'", st);
+    }
+    if (std::fwrite(buf.data(), 1, size, fp) != size) return fail_io("cannot write");
+    progress.add(size);
+  }
+  if (std::fflush(fp) != 0 || ::fsync(fileno(fp)) != 0) return fail_io("cannot write");
+  if (std::fclose(fp) != 0) {
+    std::remove(tmp.c_str());
+    std::fprintf(stderr, "zt export: cannot write '%s': %s\n", out.c_str(), std::strerror(errno));
+    return kIo;
+  }
+  if (std::rename(tmp.c_str(), out.c_str()) != 0) {
+    std::fprintf(stderr, "zt export: cannot rename onto '%s': %s\n", out.c_str(), std::strerror(errno));
+    std::remove(tmp.c_str());
+    return kIo;
+  }
+  return kOk;
+}
+
+}  // namespace ztcli

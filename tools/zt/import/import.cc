@@ -1,0 +1,133 @@
+// Maps an input file and hands it to the reader for its format.
+#include "import.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace ztimport {
+
+uint64_t checked_mul(uint64_t a, uint64_t b, const std::string &ctx) {
+  uint64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) throw InputError(ctx + ": size overflows 64 bits");
+  return r;
+}
+
+uint64_t checked_add(uint64_t a, uint64_t b, const std::string &ctx) {
+  uint64_t r;
+  if (__builtin_add_overflow(a, b, &r)) throw InputError(ctx + ": offset overflows 64 bits");
+  return r;
+}
+
+std::string hex(const uint8_t *p, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    s.push_back(digits[p[i] >> 4]);
+    s.push_back(digits[p[i] & 15]);
+  }
+  return s;
+}
+
+void byteswap(uint8_t *p, size_t n, size_t esize) {
+  if (esize <= 1) return;
+  for (size_t i = 0; i + esize <= n; i += esize) std::reverse(p + i, p + i + esize);
+}
+
+void emit_bytes(const uint8_t *p, uint64_t n, size_t swap_esize, const PieceFn &fn) {
+  constexpr uint64_t kPiece = uint64_t{8} << 20;  // a multiple of every element size
+  if (swap_esize <= 1) {
+    for (uint64_t off = 0; off < n; off += kPiece) fn(p + off, static_cast<size_t>(std::min(kPiece, n - off)));
+    return;
+  }
+  std::vector<uint8_t> buf(static_cast<size_t>(std::min(kPiece, n)));
+  for (uint64_t off = 0; off < n; off += kPiece) {
+    size_t len = static_cast<size_t>(std::min(kPiece, n - off));
+    std::memcpy(buf.data(), p + off, len);
+    byteswap(buf.data(), len, swap_esize);
+    fn(buf.data(), len);
+  }
+}
+
+namespace {
+
+struct Mapping {
+  void *addr = nullptr;
+  size_t size = 0;
+  ~Mapping() {
+    if (addr && size) ::munmap(addr, size);
+  }
+};
+
+bool ends_with(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string stem_of(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = base.find_last_of('.');
+  return dot == std::string::npos ? base : base.substr(0, dot);
+}
+
+}  // namespace
+
+Imported import_file(const std::string &path, const Limits &limits) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError("'" + path + "' is not a regular file");
+  }
+  auto map = std::make_shared<Mapping>();
+  map->size = static_cast<size_t>(st.st_size);
+  if (map->size) {
+    void *a = ::mmap(nullptr, map->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (a == MAP_FAILED) {
+      int e = errno;
+      ::close(fd);
+      throw InputError("cannot map '" + path + "': " + std::strerror(e));
+    }
+    map->addr = a;
+  }
+  ::close(fd);
+  const auto *data = static_cast<const uint8_t *>(map->addr);
+  static const uint8_t kEmpty = 0;
+  if (!data) data = &kEmpty;
+  const size_t size = map->size;
+  auto starts = [&](const char *magic, size_t n) { return size >= n && std::memcmp(data, magic, n) == 0; };
+
+  Imported r;
+  if (ends_with(path, ".safetensors"))
+    r = read_safetensors(data, size, path, limits);
+  else if (ends_with(path, ".npy"))
+    r = read_npy(data, size, path, stem_of(path), limits);
+  else if (ends_with(path, ".npz"))
+    r = read_npz(data, size, path, limits);
+  else if (ends_with(path, ".gguf"))
+    r = read_gguf(data, size, path, limits);
+  else if (starts("GGUF", 4))
+    r = read_gguf(data, size, path, limits);
+  else if (starts("\x93NUMPY", 6))
+    r = read_npy(data, size, path, stem_of(path), limits);
+  else if (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4))
+    r = read_npz(data, size, path, limits);
+  else
+    throw InputError("'" + path +
+                     "': unknown input format (expected .safetensors, .npy, .npz or .gguf by name or magic)");
+  // Keep the mapping alive as long as anything the reader made needs it.
+  // (The pair destroys its second member first: the reader's state, then the mapping.)
+  std::shared_ptr<void> inner = r.keepalive;
+  r.keepalive = std::make_shared<std::pair<std::shared_ptr<Mapping>, std::shared_ptr<void>>>(map, inner);
+  return r;
+}
+
+}  // namespace ztimport

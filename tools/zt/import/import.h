@@ -1,0 +1,76 @@
+// Readers of foreign tensor files (safetensors, NumPy .npy/.npz, GGUF) for
+// `zt convert`. Each reader parses an untrusted byte buffer into a list of
+// tensors, checking every size and offset against the buffer and the limits
+// before anything is allocated, so they can be fuzzed on their own. Failures
+// throw InputError with a message naming the file, the tensor and the rule.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ztensor.h"
+
+namespace ztimport {
+
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Limits {
+  uint64_t max_header = uint64_t{100} << 20;           // safetensors JSON / GGUF metadata / npy header
+  uint64_t max_member = uint64_t{16} << 30;            // one decompressed npz member
+  uint64_t max_elements_in_array = uint64_t{1} << 26;  // one GGUF metadata array
+};
+
+// Receives consecutive pieces of a tensor's little-endian bytes.
+using PieceFn = std::function<void(const void *data, size_t len)>;
+
+struct Tensor {
+  std::string name;
+  std::string format = "dense";  // "ggml_quantized" for GGUF block types
+  zt_dtype dtype = ZT_DTYPE_UNKNOWN;
+  std::string logical_type;           // "" = none
+  std::vector<uint64_t> shape;        // row-major (C order)
+  uint64_t nbytes = 0;                // exactly what emit() delivers
+  nlohmann::ordered_json attributes;  // object attributes; null = none
+  // Delivers the bytes in pieces (converted to little-endian C order);
+  // throws InputError if the source turns out shorter or longer.
+  std::function<void(const PieceFn &)> emit;
+};
+
+struct Imported {
+  std::vector<Tensor> tensors;
+  nlohmann::ordered_json attributes = nlohmann::ordered_json::object();  // file attributes
+  std::shared_ptr<void> keepalive;  // what emit() reads from (mapping, zip archive)
+};
+
+// The buffer must outlive the result (the caller keeps it in keepalive).
+// `what` names the input in messages; `stem` is the name of a lone .npy's object.
+Imported read_safetensors(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
+Imported read_npy(const uint8_t *data, size_t size, const std::string &what, const std::string &stem,
+                  const Limits &limits);
+Imported read_npz(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
+Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
+
+// Maps `path` and dispatches on its extension (.safetensors, .npy, .npz,
+// .gguf); unknown extensions are recognised by their magic bytes.
+Imported import_file(const std::string &path, const Limits &limits);
+
+// Helpers shared by the readers.
+uint64_t checked_mul(uint64_t a, uint64_t b, const std::string &ctx);
+uint64_t checked_add(uint64_t a, uint64_t b, const std::string &ctx);
+// Bytes as lowercase hex, for the {"$bytes": hex} attribute convention.
+std::string hex(const uint8_t *p, size_t n);
+// Swaps each element of `esize` bytes in place.
+void byteswap(uint8_t *p, size_t n, size_t esize);
+// Delivers [p, p+n) in pieces, optionally byte-swapped per element.
+void emit_bytes(const uint8_t *p, uint64_t n, size_t swap_esize, const PieceFn &fn);
+
+}  // namespace ztimport

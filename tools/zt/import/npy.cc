@@ -1,0 +1,390 @@
+// NumPy .npy (format versions 1-3) and .npz (a zip of .npy members, stored
+// or deflated, read with libzip). The .npy header is a Python dict literal:
+// {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }.
+#include <zip.h>
+
+#include <cstring>
+#include <memory>
+
+#include "import.h"
+
+namespace ztimport {
+namespace {
+
+constexpr size_t kNpyPrefix = 10;                      // magic(6) + version(2) + u16 length
+constexpr uint64_t kMaxNpyHeader = uint64_t{1} << 20;  // numpy itself writes a few hundred bytes
+constexpr uint64_t kPiece = uint64_t{4} << 20;
+
+struct NpyHeader {
+  uint64_t data_offset = 0;  // bytes before the array
+  zt_dtype dtype = ZT_DTYPE_UNKNOWN;
+  std::string logical_type;
+  size_t swap_esize = 1;  // element size to swap for big-endian data, 1 = none
+  size_t esize = 0;       // bytes per element (complex: both parts)
+  bool fortran = false;
+  std::vector<uint64_t> shape;
+  uint64_t nbytes = 0;
+};
+
+// The length of the whole header (prefix included) from its first bytes.
+uint64_t npy_header_length(const uint8_t *p, size_t avail, const std::string &what) {
+  if (avail < kNpyPrefix || std::memcmp(p, "\x93NUMPY", 6) != 0)
+    throw InputError(what + ": not a .npy array (magic \\x93NUMPY missing or file truncated)");
+  const uint8_t major = p[6];
+  if (major == 1) return kNpyPrefix + (p[8] | (uint64_t{p[9]} << 8));
+  if (major == 2 || major == 3) {
+    if (avail < 12) throw InputError(what + ": truncated .npy header");
+    uint64_t n = p[8] | (uint64_t{p[9]} << 8) | (uint64_t{p[10]} << 16) | (uint64_t{p[11]} << 24);
+    return 12 + n;
+  }
+  throw InputError(what + ": unsupported .npy format version " + std::to_string(major) + "." + std::to_string(p[7]));
+}
+
+// A tiny reader for the restricted Python literal numpy writes.
+class DictParser {
+ public:
+  DictParser(const char *p, size_t n, const std::string &what) : p_(p), end_(p + n), what_(what) {}
+
+  NpyHeader parse() {
+    NpyHeader h;
+    bool have_descr = false, have_order = false, have_shape = false;
+    expect('{');
+    for (;;) {
+      ws();
+      if (peek() == '}') break;
+      std::string key = str();
+      ws();
+      expect(':');
+      ws();
+      if (key == "descr") {
+        if (peek() == '[') throw InputError(what_ + ": structured dtypes (record arrays) cannot be converted");
+        descr(str(), h);
+        have_descr = true;
+      } else if (key == "fortran_order") {
+        h.fortran = boolean();
+        have_order = true;
+      } else if (key == "shape") {
+        h.shape = tuple();
+        have_shape = true;
+      } else {
+        throw InputError(what_ + ": unexpected key '" + key + "' in the .npy header");
+      }
+      ws();
+      if (peek() == ',') ++p_;
+    }
+    if (!have_descr || !have_order || !have_shape)
+      throw InputError(what_ + ": .npy header lacks descr, fortran_order or shape");
+    return h;
+  }
+
+ private:
+  char peek() {
+    if (p_ >= end_) throw InputError(what_ + ": .npy header ends early");
+    return *p_;
+  }
+  void ws() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
+  }
+  void expect(char c) {
+    if (peek() != c) throw InputError(what_ + ": malformed .npy header: expected '" + std::string(1, c) + "'");
+    ++p_;
+  }
+  std::string str() {
+    char q = peek();
+    if (q != '\'' && q != '"') throw InputError(what_ + ": malformed .npy header: expected a string");
+    ++p_;
+    std::string s;
+    while (peek() != q) s.push_back(*p_++);
+    ++p_;
+    return s;
+  }
+  bool boolean() {
+    auto word = [&](const char *w) {
+      size_t n = std::strlen(w);
+      if (static_cast<size_t>(end_ - p_) >= n && std::memcmp(p_, w, n) == 0) {
+        p_ += n;
+        return true;
+      }
+      return false;
+    };
+    if (word("True")) return true;
+    if (word("False")) return false;
+    throw InputError(what_ + ": malformed .npy header: fortran_order is not True or False");
+  }
+  std::vector<uint64_t> tuple() {
+    std::vector<uint64_t> dims;
+    expect('(');
+    for (;;) {
+      ws();
+      if (peek() == ')') break;
+      if (peek() < '0' || peek() > '9')
+        throw InputError(what_ + ": malformed .npy header: shape entry is not a number");
+      uint64_t v = 0;
+      while (peek() >= '0' && peek() <= '9') {
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, uint64_t(*p_ - '0'), &v))
+          throw InputError(what_ + ": shape entry overflows 64 bits");
+        ++p_;
+      }
+      if (peek() == 'L') ++p_;
+      dims.push_back(v);
+      if (dims.size() > 64) throw InputError(what_ + ": shape has more than 64 dimensions");
+      ws();
+      if (peek() == ',')
+        ++p_;
+      else if (peek() != ')')
+        throw InputError(what_ + ": malformed .npy header: shape tuple");
+    }
+    ++p_;
+    return dims;
+  }
+  void descr(const std::string &d, NpyHeader &h) {
+    if (d.size() < 3) throw InputError(what_ + ": unsupported dtype '" + d + "'");
+    const char order = d[0];
+    const std::string kind = d.substr(1);
+    struct Map {
+      const char *kind;
+      zt_dtype dtype;
+      const char *logical;
+      size_t esize;
+    };
+    static const Map kMap[] = {
+        {"b1", ZT_BOOL, "", 1},         {"i1", ZT_I8, "", 1},
+        {"i2", ZT_I16, "", 2},          {"i4", ZT_I32, "", 4},
+        {"i8", ZT_I64, "", 8},          {"u1", ZT_U8, "", 1},
+        {"u2", ZT_U16, "", 2},          {"u4", ZT_U32, "", 4},
+        {"u8", ZT_U64, "", 8},          {"f2", ZT_F16, "", 2},
+        {"f4", ZT_F32, "", 4},          {"f8", ZT_F64, "", 8},
+        {"c8", ZT_F32, "complex64", 8}, {"c16", ZT_F64, "complex128", 16},
+    };
+    const Map *m = nullptr;
+    for (const auto &k : kMap)
+      if (kind == k.kind) m = &k;
+    if (!m) throw InputError(what_ + ": dtype '" + d + "' has no zTensor storage type");
+    if (order != '<' && order != '>' && order != '|' && order != '=')
+      throw InputError(what_ + ": dtype '" + d + "' has an unknown byte order");
+    h.dtype = m->dtype;
+    h.logical_type = m->logical;
+    h.esize = m->esize;
+    // Complex numbers swap each part; '=' is native, and zt runs on
+    // little-endian hosts only (the library stores little-endian).
+    h.swap_esize = order == '>' ? zt_dtype_size(m->dtype) : 1;
+  }
+
+  const char *p_;
+  const char *end_;
+  const std::string &what_;
+};
+
+NpyHeader parse_npy_header(const uint8_t *p, size_t avail, const std::string &what) {
+  uint64_t total = npy_header_length(p, avail, what);
+  if (total > kMaxNpyHeader)
+    throw InputError(what + ": .npy header length " + std::to_string(total) + " exceeds 1 MiB");
+  if (total > avail) throw InputError(what + ": .npy header runs past the end of the data");
+  const size_t prefix = p[6] == 1 ? kNpyPrefix : 12;
+  NpyHeader h = DictParser(reinterpret_cast<const char *>(p + prefix), total - prefix, what).parse();
+  h.data_offset = total;
+  uint64_t numel = 1;
+  for (uint64_t d : h.shape) numel = checked_mul(numel, d, what + ": shape");
+  h.nbytes = checked_mul(numel, h.esize, what + ": shape × element size");
+  return h;
+}
+
+// Fortran (column-major) → C (row-major) order.
+std::vector<uint8_t> fortran_to_c(const uint8_t *in, const NpyHeader &h) {
+  std::vector<uint8_t> out(static_cast<size_t>(h.nbytes));
+  const size_t n = h.shape.size(), e = h.esize;
+  if (h.nbytes == 0) return out;
+  std::vector<uint64_t> fstride(n), idx(n, 0);
+  uint64_t s = e;
+  for (size_t k = 0; k < n; ++k) {
+    fstride[k] = s;
+    s *= h.shape[k];
+  }
+  const uint64_t inner = h.shape[n - 1], inner_stride = fstride[n - 1];
+  uint8_t *dst = out.data();
+  uint64_t base = 0;  // Fortran offset of idx with idx[n-1] = 0
+  for (;;) {
+    const uint8_t *src = in + base;
+    for (uint64_t j = 0; j < inner; ++j, dst += e) std::memcpy(dst, src + j * inner_stride, e);
+    // Advance the outer indices, last-but-one fastest.
+    size_t k = n - 1;
+    for (;;) {
+      if (k == 0) return out;
+      --k;
+      if (++idx[k] < h.shape[k]) {
+        base += fstride[k];
+        break;
+      }
+      base -= fstride[k] * (h.shape[k] - 1);
+      idx[k] = 0;
+    }
+  }
+}
+
+bool needs_transpose(const NpyHeader &h) {
+  if (!h.fortran) return false;
+  size_t non_trivial = 0;
+  for (uint64_t d : h.shape) non_trivial += d > 1;
+  return non_trivial > 1;  // vectors read the same either way
+}
+
+Tensor tensor_from(const std::string &name, const NpyHeader &h) {
+  Tensor t;
+  t.name = name;
+  t.dtype = h.dtype;
+  t.logical_type = h.logical_type;
+  t.shape = h.shape;
+  t.nbytes = h.nbytes;
+  return t;
+}
+
+struct ZipCloser {
+  void operator()(zip_t *z) const { zip_discard(z); }
+};
+struct ZipFileCloser {
+  void operator()(zip_file_t *f) const { zip_fclose(f); }
+};
+using ZipFile = std::unique_ptr<zip_file_t, ZipFileCloser>;
+
+ZipFile open_member(zip_t *za, zip_uint64_t i, const std::string &ctx) {
+  zip_file_t *f = zip_fopen_index(za, i, 0);
+  if (!f) throw InputError(ctx + ": cannot open member: " + zip_strerror(za));
+  return ZipFile(f);
+}
+
+// Reads exactly n bytes (fewer only at the end of the member).
+size_t read_member(zip_file_t *f, uint8_t *dst, size_t n, const std::string &ctx) {
+  size_t got = 0;
+  while (got < n) {
+    zip_int64_t r = zip_fread(f, dst + got, n - got);
+    if (r < 0) throw InputError(ctx + ": cannot read member: " + zip_file_strerror(f));
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
+}  // namespace
+
+Imported read_npy(const uint8_t *data, size_t size, const std::string &what, const std::string &stem, const Limits &) {
+  NpyHeader h = parse_npy_header(data, size, what);
+  const uint64_t avail = size - h.data_offset;
+  if (avail != h.nbytes)
+    throw InputError(what + ": the array needs " + std::to_string(h.nbytes) + " bytes after the header, the file has " +
+                     std::to_string(avail) + (avail < h.nbytes ? " (truncated)" : ""));
+  Imported r;
+  Tensor t = tensor_from(stem, h);
+  const uint8_t *p = data + h.data_offset;
+  if (needs_transpose(h)) {
+    t.emit = [p, h](const PieceFn &fn) {
+      std::vector<uint8_t> c = fortran_to_c(p, h);
+      emit_bytes(c.data(), c.size(), h.swap_esize, fn);
+    };
+  } else {
+    t.emit = [p, h](const PieceFn &fn) { emit_bytes(p, h.nbytes, h.swap_esize, fn); };
+  }
+  r.tensors.push_back(std::move(t));
+  return r;
+}
+
+Imported read_npz(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
+  zip_error_t ze;
+  zip_error_init(&ze);
+  zip_source_t *src = zip_source_buffer_create(data, size, 0, &ze);
+  if (!src) throw InputError(what + ": " + zip_error_strerror(&ze));
+  zip_t *raw = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
+  if (!raw) {
+    zip_source_free(src);
+    std::string msg = zip_error_strerror(&ze);
+    zip_error_fini(&ze);
+    throw InputError(what + ": not a readable zip archive: " + msg);
+  }
+  std::shared_ptr<zip_t> za(raw, ZipCloser());
+  Imported r;
+  r.keepalive = za;
+  const zip_int64_t count = zip_get_num_entries(raw, 0);
+  for (zip_int64_t i = 0; i < count; ++i) {
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(raw, static_cast<zip_uint64_t>(i), 0, &st) != 0)
+      throw InputError(what + ": cannot read zip entry " + std::to_string(i) + ": " + zip_strerror(raw));
+    const std::string member = (st.valid & ZIP_STAT_NAME) && st.name ? st.name : "";
+    const std::string ctx = what + ": member '" + member + "'";
+    if (!member.empty() && member.back() == '/') continue;  // a directory entry
+    if (member.size() < 5 || member.compare(member.size() - 4, 4, ".npy") != 0)
+      throw InputError(ctx + ": not a .npy member; refusing to drop it");
+    if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
+      throw InputError(ctx + ": encrypted members are not supported");
+    if (!(st.valid & ZIP_STAT_COMP_METHOD) || (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE))
+      throw InputError(ctx + ": compression method " + std::to_string(st.comp_method) +
+                       " is not supported (only stored and deflated)");
+    if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
+      throw InputError(ctx + ": the zip entry does not declare its sizes");
+    // Zip bombs: the declared size is bounded by the limit and by what
+    // deflate can physically produce (at most ~1032:1); the actual inflated
+    // byte count is checked against it while reading.
+    if (st.size > limits.max_member)
+      throw InputError(ctx + ": declared uncompressed size " + std::to_string(st.size) + " exceeds the limit of " +
+                       std::to_string(limits.max_member) + " bytes");
+    if (st.comp_method == ZIP_CM_DEFLATE && st.size / 1032 > st.comp_size + 1024)
+      throw InputError(ctx + ": declared uncompressed size " + std::to_string(st.size) + " is impossible for " +
+                       std::to_string(st.comp_size) + " deflated bytes (zip bomb?)");
+    if (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size)
+      throw InputError(ctx + ": stored member declares different compressed and uncompressed sizes");
+    const auto index = static_cast<zip_uint64_t>(i);
+    std::vector<uint8_t> head(12);
+    {
+      ZipFile f = open_member(raw, index, ctx);
+      size_t got = read_member(f.get(), head.data(), head.size(), ctx);
+      uint64_t total = npy_header_length(head.data(), got, ctx);
+      if (total > kMaxNpyHeader || total > st.size)
+        throw InputError(ctx + ": .npy header length " + std::to_string(total) + " is larger than allowed");
+      head.resize(static_cast<size_t>(total));
+      if (total > got) got += read_member(f.get(), head.data() + got, head.size() - got, ctx);
+      if (got != total) throw InputError(ctx + ": member ends inside its .npy header");
+    }
+    NpyHeader h = parse_npy_header(head.data(), head.size(), ctx);
+    if (st.size - h.data_offset != h.nbytes)
+      throw InputError(ctx + ": the array needs " + std::to_string(h.nbytes) + " bytes, the member declares " +
+                       std::to_string(st.size - h.data_offset));
+    Tensor t = tensor_from(member.substr(0, member.size() - 4), h);
+    zip_t *zraw = raw;
+    t.emit = [zraw, index, h, ctx](const PieceFn &fn) {
+      ZipFile f = open_member(zraw, index, ctx);
+      std::vector<uint8_t> skip(static_cast<size_t>(h.data_offset));
+      if (read_member(f.get(), skip.data(), skip.size(), ctx) != skip.size())
+        throw InputError(ctx + ": member ends inside its header");
+      auto short_read = [&](uint64_t got) {
+        return InputError(ctx + ": member inflates to " + std::to_string(got) + " array bytes, " +
+                          std::to_string(h.nbytes) + " declared (truncated or corrupt)");
+      };
+      if (needs_transpose(h)) {
+        std::vector<uint8_t> all(static_cast<size_t>(h.nbytes));
+        size_t got = read_member(f.get(), all.data(), all.size(), ctx);
+        if (got != all.size()) throw short_read(got);
+        std::vector<uint8_t> c = fortran_to_c(all.data(), h);
+        all.clear();
+        all.shrink_to_fit();
+        emit_bytes(c.data(), c.size(), h.swap_esize, fn);
+      } else {
+        std::vector<uint8_t> buf(static_cast<size_t>(std::min(kPiece, std::max<uint64_t>(h.nbytes, 1))));
+        uint64_t done = 0;
+        while (done < h.nbytes) {
+          size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), h.nbytes - done));
+          size_t got = read_member(f.get(), buf.data(), want, ctx);
+          if (got != want) throw short_read(done + got);
+          byteswap(buf.data(), got, h.swap_esize);
+          fn(buf.data(), got);
+          done += got;
+        }
+      }
+      uint8_t extra;
+      if (read_member(f.get(), &extra, 1, ctx) != 0)
+        throw InputError(ctx + ": member inflates to more bytes than it declares (zip bomb?)");
+    };
+    r.tensors.push_back(std::move(t));
+  }
+  return r;
+}
+
+}  // namespace ztimport
