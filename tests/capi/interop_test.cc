@@ -75,12 +75,18 @@ void check_file(const std::string &path, const json &exp, const zt_open_options 
       ASSERT_EQ(zt_object_component(o, idx, &c), ZT_OK);
       EXPECT_EQ(std::string(c.dtype_name), ec["dtype"].get<std::string>());
       EXPECT_EQ(zt_dtype_name(c.dtype), ec["dtype"].get<std::string>());
-      if (ec["type"].is_null()) EXPECT_EQ(c.logical_type, nullptr);
-      else EXPECT_EQ(std::string(c.logical_type ? c.logical_type : "<none>"), ec["type"].get<std::string>());
+      if (ec["type"].is_null()) {
+        EXPECT_EQ(c.logical_type, nullptr);
+      } else {
+        EXPECT_EQ(std::string(c.logical_type ? c.logical_type : "<none>"), ec["type"].get<std::string>());
+      }
       EXPECT_EQ(std::string(c.encoding_name), ec["encoding"].get<std::string>());
       EXPECT_EQ(c.decoded_length, ec["decoded_length"].get<uint64_t>());
-      if (ec["digest"].is_null()) EXPECT_EQ(c.digest, nullptr);
-      else EXPECT_EQ(std::string(c.digest ? c.digest : ""), ec["digest"].get<std::string>());
+      if (ec["digest"].is_null()) {
+        EXPECT_EQ(c.digest, nullptr);
+      } else {
+        EXPECT_EQ(std::string(c.digest ? c.digest : ""), ec["digest"].get<std::string>());
+      }
 
       size_t size = 0;
       EXPECT_EQ(zt_component_read(o, idx, nullptr, 0, &size),
@@ -196,7 +202,9 @@ TEST(Interop, NegativeVectorsAreRefusedAtTheRightLevel) {
         ++damaged;
         EXPECT_EQ(vs, c.status) << zt_last_error();
         // Digest damage shows only on verify; other damage on read too.
-        if (c.status != ZT_E_DIGEST_MISMATCH) EXPECT_EQ(rs, c.status);
+        if (c.status != ZT_E_DIGEST_MISMATCH) {
+          EXPECT_EQ(rs, c.status);
+        }
       } else {
         EXPECT_EQ(rs, ZT_OK) << zt_last_error();
       }
