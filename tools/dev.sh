@@ -43,7 +43,7 @@ case "${1:-}" in
   demo)
     deps
     build
-    ninja -C build demo
+    ninja -C build run-demo
     ;;
   test)
     deps
