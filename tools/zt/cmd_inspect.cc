@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "composite_info.h"
 
 namespace ztcli {
 
@@ -87,6 +88,8 @@ int cmd_info(const std::vector<std::string> &argv) {
       zt_object_attributes_json(o, &oa);
       std::printf("  attributes: %s\n", json_or_null(oa).c_str());
     }
+    // nnz/density of sparse objects, parameters of quantized ones.
+    std::fputs(composite_info_text(o).c_str(), stdout);
     if (info.status != ZT_OK) {
       const char *e = "";
       zt_object_error(o, &e);
