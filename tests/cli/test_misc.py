@@ -1,0 +1,100 @@
+"""zt --help and COMMAND --help, export's dtype mapping and refusals, and the
+progress bar (drawn on a terminal, silent when piped)."""
+import os
+import pty
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
+import ztcli  # noqa: E402
+from ztcli import ZT, gguf_bytes, run, safetensors_bytes  # noqa: E402
+
+COMMANDS = ["info", "ls", "verify", "cat", "migrate", "export", "convert", "compress", "decompress", "append",
+            "remove", "merge"]
+
+
+class HelpTest(ztcli.TmpCase):
+    def test_top_level_help_lists_commands_and_exit_codes(self):
+        p = run("--help")
+        for c in COMMANDS:
+            self.assertIn("\n  %s " % c, p.stdout)
+        for code in ("0  success", "1  ", "2  usage error", "3  I/O error"):
+            self.assertIn(code, p.stdout)
+
+    def test_each_command_help(self):
+        for c in COMMANDS:
+            p = run(c, "--help")
+            self.assertTrue(p.stdout.startswith("usage: zt " + c), c)
+            self.assertGreater(len(p.stdout.splitlines()), 2, c)
+
+    def test_usage_errors_exit_2(self):
+        for args in (["convert"], ["convert", "x.npy"], ["append", "a.zt"], ["merge", "a.zt", "-o", "o.zt"],
+                     ["export", "a.zt"], ["compress", "a.zt", "-o", "b.zt", "--zstd", "abc"],
+                     ["convert", "x.npy", "-o", "y.zt", "--digest", "md5"], ["remove", "a.zt"]):
+            self.assertEqual(run(*args, check=False).returncode, 2, args)
+        self.assertEqual(run("convert", self.path("missing.npy"), "-o", self.path("o.zt"), check=False).returncode, 1)
+
+
+class ExportTest(ztcli.TmpCase):
+    def test_bf16_fp8_complex_and_refusals(self):
+        with open(self.path("m.safetensors"), "wb") as f:
+            f.write(safetensors_bytes([("b", "BF16", [2], b"\x80\x3f\x00\x40"), ("f", "F8_E5M2", [3], b"\x01\x02\x03"),
+                                       ("c", "C64", [1], np.array([1 - 1j], "<c8").tobytes())]))
+        with open(self.path("q.gguf"), "wb") as f:
+            f.write(gguf_bytes([], [("q", [32], 8, bytes(34))]))
+        zt = self.path("m.zt")
+        run("convert", self.path("m.safetensors"), self.path("q.gguf"), "-o", zt)
+        p = run("export", zt, "b", "-o", self.path("b.npy"))
+        self.assertIn("warning", p.stderr)
+        self.assertEqual(np.load(self.path("b.npy")).tolist(), [0x3F80, 0x4000])
+        p = run("export", zt, "f", "-o", self.path("f.npy"))
+        self.assertIn("f8_e5m2", p.stderr)
+        self.assertEqual(np.load(self.path("f.npy")).dtype, np.uint8)
+        run("export", zt, "c", "-o", self.path("c.npy"))
+        c = np.load(self.path("c.npy"))
+        self.assertEqual(c.dtype, np.complex64)
+        self.assertEqual(c.tolist(), [1 - 1j])
+        p = run("export", zt, "q", "-o", self.path("q.npy"), check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("ggml_quantized", p.stderr)
+        self.assertFalse(os.path.exists(self.path("q.npy")))
+        self.assertEqual(run("export", zt, "nope", "-o", self.path("n.npy"), check=False).returncode, 1)
+
+
+class ProgressTest(ztcli.TmpCase):
+    def convert(self, stderr_tty, *extra):
+        np.save(self.path("a.npy"), np.zeros(1 << 20, dtype="<f8"))
+        out = self.path("o%d%d.zt" % (stderr_tty, len(extra)))
+        if not stderr_tty:
+            return subprocess.run([ZT, "convert", self.path("a.npy"), "-o", out, *extra], capture_output=True).stderr
+        master, slave = pty.openpty()
+        p = subprocess.Popen([ZT, "convert", self.path("a.npy"), "-o", out, *extra], stdout=subprocess.DEVNULL,
+                             stderr=slave)
+        os.close(slave)
+        data = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        p.wait()
+        os.close(master)
+        self.assertEqual(p.returncode, 0)
+        return data
+
+    def test_bar_on_a_terminal_only(self):
+        shown = self.convert(True)
+        self.assertIn(b"converting [", shown)
+        self.assertIn(b"ETA", shown)
+        self.assertIn(b"MiB", shown)
+        self.assertEqual(self.convert(False), b"")
+        self.assertNotIn(b"ETA", self.convert(True, "--quiet"))
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()

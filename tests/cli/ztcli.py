@@ -1,0 +1,133 @@
+"""Helpers for the zt CLI tests: run the tool, build foreign-format fixtures
+from each format's public description, read results back."""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+
+ZT = os.environ.get("ZT_TOOL", "zt")
+
+
+def run(*args, check=True, **kw):
+    p = subprocess.run([ZT, *map(str, args)], capture_output=True, text=True, **kw)
+    if p.returncode < 0:
+        raise AssertionError("zt %s crashed with signal %d\n%s" % (args, -p.returncode, p.stderr))
+    if check and p.returncode != 0:
+        raise AssertionError("zt %s failed (%d):\n%s" % (args, p.returncode, p.stderr))
+    return p
+
+
+def info(path):
+    return json.loads(run("info", "--json", path).stdout)
+
+
+def objects(path):
+    return {o["name"]: o for o in info(path)["objects"]}
+
+
+def export(zt_path, name, tmp):
+    out = os.path.join(tmp, "export-%s.npy" % abs(hash(name)))
+    run("export", zt_path, name, "-o", out)
+    return np.load(out)
+
+
+def cat(zt_path, name, role="data"):
+    return subprocess.run([ZT, "cat", zt_path, name, "--component", role], capture_output=True, check=True).stdout
+
+
+class TmpCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="zt-cli-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def assert_no_leftovers(self, expected):
+        """Only the expected files are in the temp dir: no output, no temp file."""
+        self.assertEqual(sorted(os.listdir(self.tmp)), sorted(expected))
+
+
+# ---------------------------------------------------------------- safetensors
+# https://github.com/huggingface/safetensors#format: u64 little-endian N, N
+# bytes of JSON {name: {"dtype", "shape", "data_offsets": [begin, end]}},
+# optional "__metadata__" (str -> str), then the byte buffer.
+
+def safetensors_bytes(tensors, metadata=None, raw_header=None):
+    """tensors: list of (name, dtype_str, shape, raw bytes)."""
+    header, buf = {}, b""
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dt, shape, data in tensors:
+        header[name] = {"dtype": dt, "shape": list(shape), "data_offsets": [len(buf), len(buf) + len(data)]}
+        buf += data
+    h = raw_header if raw_header is not None else json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    return struct.pack("<Q", len(h)) + h + buf
+
+
+# ----------------------------------------------------------------------- GGUF
+# https://github.com/ggml-org/ggml/blob/master/docs/gguf.md
+
+GGUF_U8, GGUF_I8, GGUF_U16, GGUF_I16, GGUF_U32, GGUF_I32, GGUF_F32, GGUF_BOOL = range(8)
+GGUF_STRING, GGUF_ARRAY, GGUF_U64, GGUF_I64, GGUF_F64 = 8, 9, 10, 11, 12
+_SCALAR = {GGUF_U8: "<B", GGUF_I8: "<b", GGUF_U16: "<H", GGUF_I16: "<h", GGUF_U32: "<I", GGUF_I32: "<i",
+           GGUF_F32: "<f", GGUF_BOOL: "<?", GGUF_U64: "<Q", GGUF_I64: "<q", GGUF_F64: "<d"}
+
+
+def gguf_str(s):
+    b = s.encode() if isinstance(s, str) else s
+    return struct.pack("<Q", len(b)) + b
+
+
+def gguf_value(t, v):
+    if t == GGUF_STRING:
+        return gguf_str(v)
+    if t == GGUF_ARRAY:
+        et, items = v
+        return struct.pack("<IQ", et, len(items)) + b"".join(gguf_value(et, x) for x in items)
+    return struct.pack(_SCALAR[t], v)
+
+
+# ggml type id: (name, block size, bytes per block)
+GGML = {0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20), 6: ("q5_0", 32, 22),
+        7: ("q5_1", 32, 24), 8: ("q8_0", 32, 34), 9: ("q8_1", 32, 36), 10: ("q2_k", 256, 84),
+        11: ("q3_k", 256, 110), 12: ("q4_k", 256, 144), 13: ("q5_k", 256, 176), 14: ("q6_k", 256, 210),
+        15: ("q8_k", 256, 292), 16: ("iq2_xxs", 256, 66), 17: ("iq2_xs", 256, 74), 18: ("iq3_xxs", 256, 98),
+        19: ("iq1_s", 256, 50), 20: ("iq4_nl", 32, 18), 21: ("iq3_s", 256, 110), 22: ("iq2_s", 256, 82),
+        23: ("iq4_xs", 256, 136), 24: ("i8", 1, 1), 25: ("i16", 1, 2), 26: ("i32", 1, 4), 27: ("i64", 1, 8),
+        28: ("f64", 1, 8), 29: ("iq1_m", 256, 56), 30: ("bf16", 1, 2), 34: ("tq1_0", 256, 54),
+        35: ("tq2_0", 256, 66), 39: ("mxfp4", 32, 17)}
+
+
+def ggml_nbytes(type_id, ne):
+    _, bs, ts = GGML[type_id]
+    n = ne[0] // bs * ts
+    for d in ne[1:]:
+        n *= d
+    return n
+
+
+def gguf_bytes(kvs, tensors, version=3, alignment=32, patch=None):
+    """kvs: list of (key, type, value); tensors: list of (name, ne, type_id, data)."""
+    out = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(kvs))
+    for k, t, v in kvs:
+        out += gguf_str(k) + struct.pack("<I", t) + gguf_value(t, v)
+    offset, blobs = 0, []
+    for name, ne, tid, data in tensors:
+        out += gguf_str(name) + struct.pack("<I", len(ne)) + b"".join(struct.pack("<Q", d) for d in ne)
+        out += struct.pack("<IQ", tid, offset)
+        blobs.append((offset, data))
+        offset += len(data) + (-len(data) % alignment)
+    out += b"\0" * (-len(out) % alignment)
+    start = len(out)
+    for off, data in blobs:
+        out += b"\0" * (start + off - len(out)) + data
+    return out
