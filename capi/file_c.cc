@@ -42,6 +42,7 @@ zt_status finish_open(std::shared_ptr<Reader> reader, zt_file **out) {
     f->objects[i].reader = f->reader.get();
   }
   register_handle(f.get());
+  register_objects(f->objects.data(), f->objects.size());
   *out = f.release();
   return ZT_OK;
 }
@@ -82,6 +83,7 @@ ZT_API zt_status zt_close(zt_file *file) {
   return guard([&] {
     if (!file) return ZT_OK;
     if (!unregister_handle(file)) fail(ZT_E_MISUSE, "zt_close: handle already closed or not a zt_file");
+    unregister_objects(file->objects.data());
     file->tag = 0;
     delete file;
     return ZT_OK;

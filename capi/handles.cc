@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_set>
@@ -12,6 +13,7 @@ namespace {
 struct Registry {
   std::shared_mutex mu;
   std::unordered_set<const void *> live;
+  std::map<uintptr_t, size_t> objects;  // array start → element count
 };
 
 Registry &registry() {
@@ -39,6 +41,30 @@ bool is_live(const void *h) {
   auto &r = registry();
   std::shared_lock<std::shared_mutex> lock(r.mu);
   return r.live.count(h) != 0;
+}
+
+void register_objects(const zt_object *begin, size_t count) {
+  if (count == 0) return;
+  auto &r = registry();
+  std::unique_lock<std::shared_mutex> lock(r.mu);
+  r.objects[reinterpret_cast<uintptr_t>(begin)] = count;
+}
+
+void unregister_objects(const zt_object *begin) {
+  auto &r = registry();
+  std::unique_lock<std::shared_mutex> lock(r.mu);
+  r.objects.erase(reinterpret_cast<uintptr_t>(begin));
+}
+
+bool is_live_object(const zt_object *o) {
+  const auto p = reinterpret_cast<uintptr_t>(o);
+  auto &r = registry();
+  std::shared_lock<std::shared_mutex> lock(r.mu);
+  auto it = r.objects.upper_bound(p);
+  if (it == r.objects.begin()) return false;
+  --it;
+  const uintptr_t off = p - it->first;
+  return off % sizeof(zt_object) == 0 && off / sizeof(zt_object) < it->second;
 }
 
 void set_error(const std::string &msg) {
@@ -69,8 +95,9 @@ zt_writer &writer_ref(zt_writer *w, const char *fn) {
 
 const zt_object &object_ref(const zt_object *o, const char *fn) {
   if (!o) fail(ZT_E_INVALID_ARG, std::string(fn) + ": object is NULL");
-  // Objects live inside their file: check the file is still open first.
-  if (o->tag != kObjectTag || !is_live(o->file))
+  // Objects live inside their file: a pointer outside every open file's
+  // object array is stale or foreign, and is not dereferenced.
+  if (!is_live_object(o) || o->tag != kObjectTag || !is_live(o->file))
     fail(ZT_E_MISUSE, std::string(fn) + ": object handle is stale (file closed) or not a zt_object");
   return *o;
 }

@@ -47,6 +47,12 @@ namespace zt::capi {
 void register_handle(const void *h);
 bool unregister_handle(const void *h);
 bool is_live(const void *h);
+// The object array of a live file: a zt_object pointer is checked against
+// these ranges before it is dereferenced, so one kept past zt_close() (or a
+// foreign pointer) is reported as ZT_E_MISUSE instead of read after free.
+void register_objects(const zt_object *begin, size_t count);
+void unregister_objects(const zt_object *begin);
+bool is_live_object(const zt_object *o);
 
 void set_error(const std::string &msg);
 void clear_error();
