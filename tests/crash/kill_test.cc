@@ -1,0 +1,142 @@
+// Torn-write protection: a child writing a large file over an existing one
+// is SIGKILLed at points spread over its run. Afterwards the destination is
+// always a complete file — the previous one or the new one — that opens
+// strictly and verifies; never a torn one. A kill can leave the writer's
+// temporary file (`<dest>.zt-tmp-XXXXXX`) behind: nothing else.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_util.h"
+#include "ztensor.h"
+
+namespace {
+
+constexpr int kObjects = 48;
+constexpr size_t kFloats = 64 << 10;  // 256 KiB per object, 12 MiB per file
+
+// Writes generation `gen`: every element of every object is `gen`. Returns
+// the status of the first failing call.
+zt_status write_generation(const std::string &path, int gen) {
+  zt_writer_options wo;
+  zt_writer_options_init(&wo);
+  wo.sync = 1;
+  wo.digest = ZT_DIGEST_SHA256;
+  zt_writer *w = nullptr;
+  zt_status st = zt_writer_create(path.c_str(), &wo, &w);
+  if (st != ZT_OK) return st;
+  std::vector<float> data(kFloats, static_cast<float>(gen));
+  uint64_t shape[] = {kFloats};
+  for (int i = 0; i < kObjects; ++i) {
+    std::string name = "t" + std::to_string(i);
+    st = zt_writer_add_dense(w, name.data(), name.size(), ZT_F32, shape, 1, data.data(), data.size() * 4, nullptr);
+    if (st != ZT_OK) {
+      zt_writer_discard(w);
+      return st;
+    }
+  }
+  return zt_writer_finish(w);
+}
+
+// The generation of a complete file, or -1 if it does not open and verify
+// strictly or is inconsistent.
+int generation_of(const std::string &path) {
+  zt_open_options opts;
+  zt_open_options_init(&opts);
+  opts.strict = 1;
+  zt_file *f = nullptr;
+  if (zt_open(path.c_str(), &opts, &f) != ZT_OK) return -1;
+  int gen = -1;
+  size_t n = 0;
+  if (zt_file_verify(f, 1, nullptr, nullptr) == ZT_OK && zt_file_object_count(f, &n) == ZT_OK && n == kObjects) {
+    for (size_t i = 0; i < n; ++i) {
+      const zt_object *o = nullptr;
+      float first = -1, last = -1;
+      zt_file_object_at(f, i, &o);
+      if (zt_component_read_range(o, 0, 0, 1, &first, 4) != ZT_OK ||
+          zt_component_read_range(o, 0, kFloats - 1, 1, &last, 4) != ZT_OK || first != last ||
+          (gen != -1 && static_cast<int>(first) != gen)) {
+        gen = -1;
+        break;
+      }
+      gen = static_cast<int>(first);
+    }
+  }
+  zt_close(f);
+  return gen;
+}
+
+std::vector<std::string> entries(const std::string &dir) {
+  std::vector<std::string> out;
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d))
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
+    closedir(d);
+  }
+  return out;
+}
+
+TEST(KillSafety, SigkillDuringWriteNeverTearsTheDestination) {
+  zttest::TempDir dir;
+  const std::string dest = dir.file("model.zt");
+  ASSERT_EQ(write_generation(dest, 1), ZT_OK);
+  ASSERT_EQ(generation_of(dest), 1);
+
+  // How long one whole write takes here, to spread the kills over it.
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(write_generation(dest, 2), ZT_OK);
+  const auto full = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+  ASSERT_EQ(generation_of(dest), 2);
+
+  const unsigned seed = static_cast<unsigned>(std::random_device{}());
+  std::mt19937 rng(seed);
+  std::printf("kill sweep: full write %lld us, seed %u\n", static_cast<long long>(full.count()), seed);
+  int current = 2, olds = 0, news = 0;
+  const int kIterations = 12;
+  for (int it = 0; it < kIterations; ++it) {
+    const int gen = current + 1;
+    // Iteration k kills around k/N of the run (plus jitter); the last ones
+    // may come after the rename, which must leave the new file.
+    const long long span = std::max<long long>(full.count() * 3 / 2, 1000);  // fork + exec margin
+    const long long delay =
+        span * it / kIterations + static_cast<long long>(rng() % static_cast<unsigned>(span / kIterations + 1));
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) _exit(write_generation(dest, gen) == ZT_OK ? 0 : 1);
+    std::this_thread::sleep_for(std::chrono::microseconds(delay));
+    kill(pid, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    const int found = generation_of(dest);
+    SCOPED_TRACE("iteration " + std::to_string(it) + ", delay " + std::to_string(delay) + " us, seed " +
+                 std::to_string(seed));
+    ASSERT_TRUE(found == current || found == gen) << "destination is torn or unreadable (generation " << found
+                                                  << ", expected " << current << " or " << gen << ")";
+    if (found == gen) {
+      ++news;
+      current = gen;
+    } else {
+      ++olds;
+    }
+    // Only the destination and the writer's temporaries may exist.
+    for (const auto &e : entries(dir.path())) {
+      if (e == "model.zt") continue;
+      EXPECT_EQ(e.rfind("model.zt.zt-tmp-", 0), 0u) << "unexpected file " << e;
+    }
+  }
+  size_t temps = entries(dir.path()).size() - 1;
+  std::printf("kill sweep: %d kills left the old file, %d the new one, %zu stray temporaries\n", olds, news, temps);
+  // A new writer over the same destination still works after the kills.
+  ASSERT_EQ(write_generation(dest, current + 1), ZT_OK);
+  EXPECT_EQ(generation_of(dest), current + 1);
+}
+
+}  // namespace
