@@ -27,6 +27,17 @@ std::string quote_magic(const uint8_t *m) {
   return "\"" + s + "\"";
 }
 
+// The manifest must fit between the magic and the fixed tail, and under the
+// limit, before a single byte of it is read.
+void check_manifest_size(uint64_t msize, uint64_t room, uint64_t limit, const std::string &path) {
+  if (msize > limit)
+    fail(ZT_E_MANIFEST_LIMIT, "'" + path + "': manifest size " + std::to_string(msize) +
+                                  " exceeds the limit of " + std::to_string(limit) + " bytes");
+  if (msize > room)
+    fail(ZT_E_MANIFEST_SIZE, "'" + path + "': manifest size " + std::to_string(msize) +
+                                 " is larger than the file allows (" + std::to_string(room) + ")");
+}
+
 }  // namespace
 
 ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size) {
@@ -48,14 +59,7 @@ ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size) 
                             std::to_string(size - 8) + " is " + quote_magic(tail + 8) +
                             ", expected \"ZTEN1000\" (file truncated or damaged)");
     uint64_t msize = load_le64(tail);
-    if (msize > max_manifest_size)
-      fail(ZT_E_MANIFEST_LIMIT, "'" + path + "': manifest size " + std::to_string(msize) +
-                                    " exceeds the limit of " +
-                                    std::to_string(max_manifest_size) + " bytes");
-    if (msize > size - 24)
-      fail(ZT_E_MANIFEST_SIZE, "'" + path + "': manifest size " + std::to_string(msize) +
-                                   " is larger than the file allows (" +
-                                   std::to_string(size - 24) + ")");
+    check_manifest_size(msize, size - 24, max_manifest_size, path);
     return {Container::V1, size - 16 - msize, msize};
   }
   if (std::memcmp(head, kMagicV0, 8) == 0) {
@@ -65,14 +69,7 @@ ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size) 
     uint8_t tail[8];
     src.read(size - 8, 8, tail);
     uint64_t msize = load_le64(tail);
-    if (msize > max_manifest_size)
-      fail(ZT_E_MANIFEST_LIMIT, "'" + path + "': manifest size " + std::to_string(msize) +
-                                    " exceeds the limit of " +
-                                    std::to_string(max_manifest_size) + " bytes");
-    if (msize > size - 16)
-      fail(ZT_E_MANIFEST_SIZE, "'" + path + "': manifest size " + std::to_string(msize) +
-                                   " is larger than the file allows (" +
-                                   std::to_string(size - 16) + ")");
+    check_manifest_size(msize, size - 16, max_manifest_size, path);
     return {Container::V0, size - 8 - msize, msize};
   }
   fail(ZT_E_FORMAT, "'" + path + "': header magic " + quote_magic(head) +
