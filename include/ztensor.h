@@ -482,6 +482,33 @@ ZT_API zt_status zt_writer_copy_file_fields(zt_writer *w,
                                             const zt_file *const *files,
                                             size_t count);
 
+/* ------------------------------------------------------------------------ */
+/* Batched reads                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* One component to decode into a caller's buffer. The caller fills object,
+ * component, dst and dst_capacity; zt_file_read_many fills out_size (bytes
+ * written, or the size needed when status is ZT_E_BUFFER_TOO_SMALL) and
+ * status. */
+typedef struct zt_read_request {
+  const zt_object *object; /* borrowed from the file passed to read_many */
+  size_t component;        /* component index within the object */
+  void *dst;
+  size_t dst_capacity;
+  size_t out_size;         /* out */
+  zt_status status;        /* out: this request's outcome */
+} zt_read_request;
+
+/* Reads `count` components at once, in parallel on up to
+ * zt_open_options.threads threads (0 = cores): raw components are copied
+ * straight into dst (large ones split across threads), zstd ones decoded
+ * into it. Requests are independent: each gets its own status. Returns
+ * ZT_OK when all succeeded, else the status of the first failed request (in
+ * array order), whose detail zt_last_error() gives. The buffers of different
+ * requests must not overlap. Digests are not checked here. */
+ZT_API zt_status zt_file_read_many(const zt_file *file, zt_read_request *reqs,
+                                   size_t count);
+
 #ifdef __cplusplus
 }
 #endif

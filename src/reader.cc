@@ -177,6 +177,70 @@ std::vector<uint8_t> Reader::read_vector(const Object &o, const Component &c) co
   return v;
 }
 
+void Reader::read_many(std::vector<ReadJob> &jobs) const {
+  // A unit of work: a whole job, or a chunk [begin, begin+len) of a large
+  // raw one (copied straight from the source into the caller's buffer).
+  struct Task {
+    size_t job;
+    uint64_t begin, len;
+    bool whole;
+  };
+  constexpr uint64_t kChunk = uint64_t{4} << 20;
+  constexpr uint64_t kParallelMinBytes = uint64_t{1} << 20;
+  auto record = [](ReadJob &j, const Error &e) {
+    j.status = e.status();
+    j.error = e.what();
+  };
+  std::vector<Task> tasks;
+  tasks.reserve(jobs.size());
+  uint64_t total = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    ReadJob &j = jobs[i];
+    if (j.status != ZT_OK) continue;
+    try {
+      const Object &o = *j.object;
+      const Component &c = *j.component;
+      check_readable(o, c);
+      if (!c.decoded_known) {  // legacy zstd: the size is learned by decoding
+        tasks.push_back({i, 0, 0, true});
+        total += c.length;
+        continue;
+      }
+      j.out_size = static_cast<size_t>(c.decoded_length);
+      if (j.capacity < c.decoded_length)
+        fail(ZT_E_BUFFER_TOO_SMALL, ctx_of(o, c) + ": decoded size is " + std::to_string(c.decoded_length) +
+                                        " bytes, buffer has " + std::to_string(j.capacity));
+      if (!j.dst && c.decoded_length) fail(ZT_E_INVALID_ARG, ctx_of(o, c) + ": dst is NULL");
+      total += c.decoded_length;
+      if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk) {
+        source_->will_need(c.offset, c.length);
+        for (uint64_t off = 0; off < c.length; off += kChunk) tasks.push_back({i, off, std::min(kChunk, c.length - off), false});
+      } else {
+        tasks.push_back({i, 0, 0, true});
+      }
+    } catch (const Error &e) {
+      record(j, e);
+    }
+  }
+  std::mutex mu;  // guards the status of jobs split into chunks
+  auto run = [&](size_t t) {
+    const Task &task = tasks[t];
+    ReadJob &j = jobs[task.job];
+    try {
+      if (task.whole)
+        j.out_size = read(*j.object, *j.component, j.dst, j.capacity);
+      else
+        source_->read(j.component->offset + task.begin, static_cast<size_t>(task.len),
+                      static_cast<uint8_t *>(j.dst) + task.begin);
+    } catch (const Error &e) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (j.status == ZT_OK) record(j, e);
+    }
+  };
+  // Small batches are not worth starting threads for.
+  parallel_for(tasks.size(), total >= kParallelMinBytes ? threads() : 1, run);
+}
+
 void Reader::read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
                         size_t capacity) const {
   check_readable(o, c);

@@ -23,6 +23,18 @@ struct ReaderOptions {
   uint64_t max_decoded_size = uint64_t{64} << 30;
 };
 
+// One request of a batched read (zt_file_read_many). A job whose status is
+// already an error on entry is skipped.
+struct ReadJob {
+  const Object *object = nullptr;
+  const Component *component = nullptr;
+  void *dst = nullptr;
+  size_t capacity = 0;
+  size_t out_size = 0;  // bytes written, or needed on ZT_E_BUFFER_TOO_SMALL
+  zt_status status = ZT_OK;
+  std::string error;
+};
+
 struct VerifyFailure {
   size_t object;
   std::string role;
@@ -52,6 +64,9 @@ class Reader {
   // Storage elements [first, first+count).
   void read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
                   size_t capacity) const;
+  // Reads every job, on up to threads() threads; large raw components are
+  // split into chunks so both cores copy. Each job records its own outcome.
+  void read_many(std::vector<ReadJob> &jobs) const;
   // Borrowed pointer to a raw little-endian component, or ZT_E_NOT_ZERO_COPY.
   const uint8_t *view(const Object &o, const Component &c, size_t *len) const;
   // Calls fn on consecutive pieces of the stored (encoded) bytes.

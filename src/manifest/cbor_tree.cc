@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "util/error.h"
 
@@ -207,11 +208,15 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
 
   auto check_duplicates = [&](uint32_t map) {
     const Node &m = nodes_[map];
-    std::vector<uint32_t> keys;
-    keys.reserve(m.value);
+    // Most maps are small (a component's fields): no allocation for those.
+    uint32_t small[16];
+    std::vector<uint32_t> large;
+    if (m.value > 16) large.resize(m.value);
+    const size_t nkeys = m.value;
+    uint32_t *keys = nkeys > 16 ? large.data() : small;
     uint32_t k = map + 1;
-    for (uint64_t i = 0; i < m.value; ++i) {
-      keys.push_back(k);
+    for (size_t i = 0; i < nkeys; ++i) {
+      keys[i] = k;
       k = nodes_[nodes_[k].next].next;
     }
     auto dup = [&](uint32_t a) {
@@ -221,23 +226,36 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
       fail(ZT_E_DUPLICATE_KEY, what + ": duplicate map key " + shown + " at byte " +
                                    std::to_string(n.begin) + " of the manifest");
     };
-    if (keys.size() <= 16) {
-      for (size_t i = 0; i < keys.size(); ++i)
-        for (size_t j = i + 1; j < keys.size(); ++j)
+    if (nkeys <= 16) {
+      for (size_t i = 0; i < nkeys; ++i)
+        for (size_t j = i + 1; j < nkeys; ++j)
           if (keys_equal(nodes_[keys[i]], nodes_[keys[j]], data_)) dup(keys[j]);
       return;
     }
-    auto raw_of = [&](uint32_t i) -> std::string_view {
+    // Larger maps (the objects map of a big manifest): one pass over a hash
+    // table of the keys. Integer keys hash by value, as keys_equal compares
+    // them, so a non-canonical encoding of the same number still collides.
+    auto hash_of = [&](uint32_t i) -> size_t {
       const Node &n = nodes_[i];
-      if (n.kind == Kind::Text || n.kind == Kind::Bytes) return n.text();
-      return {reinterpret_cast<const char *>(data_) + n.begin, n.end - n.begin};
+      std::string_view bytes;
+      if (n.kind == Kind::Text || n.kind == Kind::Bytes)
+        bytes = n.text();
+      else if (n.kind == Kind::Uint || n.kind == Kind::Negint || n.kind == Kind::Bool)
+        bytes = {reinterpret_cast<const char *>(&n.value), sizeof n.value};
+      else
+        bytes = {reinterpret_cast<const char *>(data_) + n.begin, n.end - n.begin};
+      return std::hash<std::string_view>()(bytes) * 31 + static_cast<size_t>(n.kind);
     };
-    std::sort(keys.begin(), keys.end(), [&](uint32_t a, uint32_t c) {
-      if (nodes_[a].kind != nodes_[c].kind) return nodes_[a].kind < nodes_[c].kind;
-      return raw_of(a) < raw_of(c);
-    });
-    for (size_t i = 1; i < keys.size(); ++i)
-      if (keys_equal(nodes_[keys[i - 1]], nodes_[keys[i]], data_)) dup(keys[i]);
+    size_t cap = 64;
+    while (cap < nkeys * 2) cap <<= 1;
+    std::vector<uint32_t> slots(cap, UINT32_MAX);
+    for (size_t j = 0; j < nkeys; ++j) {
+      const uint32_t key = keys[j];
+      size_t i = hash_of(key) & (cap - 1);
+      for (; slots[i] != UINT32_MAX; i = (i + 1) & (cap - 1))
+        if (keys_equal(nodes_[slots[i]], nodes_[key], data_)) dup(key);
+      slots[i] = key;
+    }
   };
 
   // An item (leaf or closed container) is complete: close parents as needed.

@@ -1,0 +1,142 @@
+// Timing, statistics and small file helpers for zt_bench. Every figure the
+// harness reports is a median of N runs, and every ratio compares two
+// medians measured in the same run (interleaved, so drift hits both).
+#pragma once
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ztensor.h"
+
+namespace bench {
+
+inline double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// User + system CPU seconds of this process so far.
+inline double cpu_s() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+template <typename F>
+double time_once(F &&f) {
+  double t = now_s();
+  f();
+  return now_s() - t;
+}
+
+// Runs both once to warm up, then `reps` interleaved rounds; returns the
+// medians (seconds) of a and b.
+template <typename A, typename B>
+std::pair<double, double> paired(int reps, A &&a, B &&b) {
+  a();
+  b();
+  std::vector<double> ta, tb;
+  for (int r = 0; r < reps; ++r) {
+    ta.push_back(time_once(a));
+    tb.push_back(time_once(b));
+  }
+  return {median(ta), median(tb)};
+}
+
+template <typename A>
+double timed(int reps, A &&a) {
+  a();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) t.push_back(time_once(a));
+  return median(t);
+}
+
+[[noreturn]] inline void die(const std::string &what) {
+  std::fprintf(stderr, "zt_bench: %s\n", what.c_str());
+  std::exit(2);
+}
+
+// Aborts the run on a library failure: a benchmark of a failing call is
+// meaningless.
+inline void check(zt_status s, const char *what) {
+  if (s != ZT_OK) die(std::string(what) + ": " + zt_status_str(s) + ": " + zt_last_error());
+}
+
+// A page-aligned buffer, touched once so page faults stay out of timings.
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(size_t n, bool touch = true) : n_(n) {
+    p_ = static_cast<uint8_t *>(std::aligned_alloc(4096, ((n ? n : 1) + 4095) / 4096 * 4096));
+    if (!p_) die("out of memory");
+    if (touch) std::memset(p_, 0, n);
+  }
+  Buffer(Buffer &&o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(o.n_) {}
+  Buffer &operator=(Buffer &&o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  ~Buffer() { std::free(p_); }
+  uint8_t *data() const { return p_; }
+  size_t size() const { return n_; }
+
+ private:
+  uint8_t *p_ = nullptr;
+  size_t n_ = 0;
+};
+
+inline uint64_t file_size(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) die("cannot open " + path);
+  off_t n = ::lseek(fd, 0, SEEK_END);
+  ::close(fd);
+  return static_cast<uint64_t>(n);
+}
+
+// The baseline read: the whole file into one (pre-touched) buffer.
+inline void pread_whole(const std::string &path, uint8_t *dst, size_t n) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) die("cannot open " + path);
+  size_t done = 0;
+  while (done < n) {
+    ssize_t r = ::pread(fd, dst + done, n - done, static_cast<off_t>(done));
+    if (r <= 0) die("pread failed on " + path);
+    done += static_cast<size_t>(r);
+  }
+  ::close(fd);
+}
+
+// The baseline write: the same bytes with plain write() calls, no fsync.
+inline void write_pieces(const std::string &path, const std::vector<std::pair<const uint8_t *, size_t>> &pieces) {
+  ::unlink(path.c_str());
+  int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  if (fd < 0) die("cannot create " + path);
+  for (const auto &pc : pieces) {
+    size_t done = 0;
+    while (done < pc.second) {
+      ssize_t r = ::write(fd, pc.first + done, pc.second - done);
+      if (r <= 0) die("write failed on " + path);
+      done += static_cast<size_t>(r);
+    }
+  }
+  ::close(fd);
+}
+
+}  // namespace bench

@@ -1,0 +1,527 @@
+// zt_bench: libztensor measured side by side with a baseline from the same
+// run (issue 6). Prints a Markdown table of ratios; bench/run.sh builds it
+// and writes bench/RESULTS.md. Usage:
+//   zt_bench [--dir D] [--reps N] [--big] [--stream-gib G] [--numpy-script P]
+#include <openssl/evp.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <zstd.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "bench_util.h"
+#include "workloads.h"
+
+using namespace bench;
+
+namespace {
+
+struct Config {
+  std::string dir = "/tmp/zt-bench";
+  int reps = 5;
+  int scale = 1;
+  double stream_gib = 4;
+  std::string numpy_script;
+};
+
+struct Row {
+  std::string measure, workload, baseline, ours, ratio, target, met;
+};
+std::vector<Row> g_rows;
+
+std::string fmt(const char *f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+std::string gbps(uint64_t bytes, double s) {
+  return fmt("%.2f GB/s", bytes / s / 1e9);
+}
+
+// ratio >= goal is a pass; goal <= 0 means "report only".
+void add(std::string measure, std::string workload, std::string base, std::string ours, double ratio, double goal,
+         std::string target, const char *ratio_fmt = "%.2f") {
+  std::string met = goal <= 0 ? "—" : (ratio >= goal ? "yes" : "**no**");
+  Row r{std::move(measure),
+        std::move(workload),
+        std::move(base),
+        std::move(ours),
+        std::isnan(ratio) ? "—" : fmt(ratio_fmt, ratio),
+        std::move(target),
+        met};
+  std::fprintf(stderr, "  %-44s %-12s %-22s %-26s %-8s %s\n", r.measure.c_str(), r.workload.c_str(), r.baseline.c_str(),
+               r.ours.c_str(), r.ratio.c_str(), r.met.c_str());
+  g_rows.push_back(std::move(r));
+}
+
+zt_file *open_zt(const std::string &path, uint32_t threads, zt_access access = ZT_ACCESS_MMAP) {
+  zt_open_options o;
+  zt_open_options_init(&o);
+  o.threads = threads;
+  o.access = access;
+  zt_file *f = nullptr;
+  check(zt_open(path.c_str(), &o, &f), "zt_open");
+  return f;
+}
+
+size_t object_count(zt_file *f) {
+  size_t n = 0;
+  check(zt_file_object_count(f, &n), "zt_file_object_count");
+  return n;
+}
+
+zt_component_info component0(const zt_object *o) {
+  zt_component_info ci;
+  std::memset(&ci, 0, sizeof ci);
+  ci.struct_size = sizeof ci;
+  check(zt_object_component(o, 0, &ci), "zt_object_component");
+  return ci;
+}
+
+// Destination slots for every object's component 0, in manifest order, in
+// one pre-touched arena (the caller's buffers).
+struct Slots {
+  std::vector<uint64_t> offset, size;
+  Buffer arena;
+};
+
+Slots make_slots(const std::string &path) {
+  zt_file *f = open_zt(path, 1);
+  Slots s;
+  uint64_t off = 0;
+  for (size_t i = 0, n = object_count(f); i < n; ++i) {
+    const zt_object *o = nullptr;
+    check(zt_file_object_at(f, i, &o), "zt_file_object_at");
+    uint64_t len = component0(o).decoded_length;
+    s.offset.push_back(off);
+    s.size.push_back(len);
+    off += (len + 63) / 64 * 64;
+  }
+  zt_close(f);
+  s.arena = Buffer(off);
+  return s;
+}
+
+// open + for each object: look it up, learn its size, read it.
+void read_each(const std::string &path, Slots &s, uint32_t threads) {
+  zt_file *f = open_zt(path, threads);
+  for (size_t i = 0, n = object_count(f); i < n; ++i) {
+    const zt_object *o = nullptr;
+    check(zt_file_object_at(f, i, &o), "zt_file_object_at");
+    zt_component_info ci = component0(o);
+    size_t got = 0;
+    check(zt_component_read(o, 0, s.arena.data() + s.offset[i], ci.decoded_length, &got), "zt_component_read");
+  }
+  zt_close(f);
+}
+
+// open + one zt_file_read_many for every object.
+void read_many(const std::string &path, Slots &s, uint32_t threads) {
+  zt_file *f = open_zt(path, threads);
+  size_t n = object_count(f);
+  std::vector<zt_read_request> reqs(n);
+  for (size_t i = 0; i < n; ++i) {
+    check(zt_file_object_at(f, i, &reqs[i].object), "zt_file_object_at");
+    reqs[i].component = 0;
+    reqs[i].dst = s.arena.data() + s.offset[i];
+    reqs[i].dst_capacity = s.size[i];
+  }
+  check(zt_file_read_many(f, reqs.data(), n), "zt_file_read_many");
+  zt_close(f);
+}
+
+void bench_copy_read(const Config &cfg, const std::string &path, const Workload &w) {
+  Slots s = make_slots(path);
+  uint64_t fsz = file_size(path);
+  Buffer whole(fsz);
+  auto base = [&] { pread_whole(path, whole.data(), fsz); };
+  auto [tb, t1] = paired(cfg.reps, base, [&] { read_each(path, s, 1); });
+  add("copy-read all (zt_component_read, 1 thread)", w.name, gbps(fsz, tb) + " pread", gbps(w.total_bytes(), t1),
+      tb / t1, 0.90, "≥ 0.90");
+  auto [tb2, tm] = paired(cfg.reps, base, [&] { read_many(path, s, 0); });
+  add("copy-read all (zt_file_read_many, cores)", w.name, gbps(fsz, tb2) + " pread", gbps(w.total_bytes(), tm),
+      tb2 / tm, 0.90, "≥ 0.90");
+  // Fresh memory too: page faults on a new buffer are part of a real load.
+  auto [tb3, tf] = paired(
+      cfg.reps,
+      [&] {
+        Buffer b(fsz, false);
+        pread_whole(path, b.data(), fsz);
+      },
+      [&] {
+        Slots fresh;
+        fresh.offset = s.offset;
+        fresh.size = s.size;
+        fresh.arena = Buffer(s.arena.size(), false);
+        read_many(path, fresh, 0);
+      });
+  add("copy-read all into fresh memory (read_many)", w.name, gbps(fsz, tb3) + " pread", gbps(w.total_bytes(), tf),
+      tb3 / tf, 0.90, "≥ 0.90");
+  if (w.tensors.size() > 1000)
+    add("copy-read all: time per object (read_many)", w.name, "anchor 6.5 µs",
+        fmt("%.2f µs", tm / w.tensors.size() * 1e6), NAN, 0, "—");
+}
+
+void bench_views(const Config &cfg, const std::string &path, const std::string &name) {
+  size_t n = 0;
+  uint64_t sink = 0;
+  double t = timed(cfg.reps, [&] {
+    zt_file *f = open_zt(path, 0);
+    n = object_count(f);
+    for (size_t i = 0; i < n; ++i) {
+      const zt_object *o = nullptr;
+      const void *p = nullptr;
+      size_t len = 0;
+      check(zt_file_object_at(f, i, &o), "zt_file_object_at");
+      check(zt_component_view(o, 0, &p, &len), "zt_component_view");
+      sink += len;
+    }
+    zt_close(f);
+  });
+  add("zero-copy open + view every object", name, name == "small" ? "anchor 1.33 µs" : "—",
+      fmt("%.3f µs/object", t / n * 1e6), NAN, 0, "grows with objects");
+  if (sink == 1) std::puts("");
+}
+
+void bench_manifest(const Config &cfg, const std::string &path, const std::string &name) {
+  size_t n = 0;
+  double t_open = timed(cfg.reps, [&] {
+    zt_file *f = open_zt(path, 0);
+    n = object_count(f);
+    zt_close(f);
+  });
+  const char *anchor = name == "many10k" ? "anchor 0.66 µs" : name == "many100k" ? "anchor 1.25 µs" : "—";
+  add("open (parse manifest)", name, anchor, fmt("%.3f µs/object", t_open / n * 1e6), NAN, 0, "—");
+  uint64_t sink = 0;
+  double t = timed(cfg.reps, [&] {
+    zt_file *f = open_zt(path, 0);
+    n = object_count(f);
+    for (size_t i = 0; i < n; ++i) {
+      const zt_object *o = nullptr;
+      check(zt_file_object_at(f, i, &o), "zt_file_object_at");
+      zt_object_info info;
+      std::memset(&info, 0, sizeof info);
+      info.struct_size = sizeof info;
+      check(zt_object_get_info(o, &info), "zt_object_get_info");
+      sink += info.ndim + component0(o).length;
+    }
+    zt_close(f);
+  });
+  add("open + enumerate (info + component)", name, anchor, fmt("%.3f µs/object", t / n * 1e6), 1.0 / (t / n * 1e6),
+      name == "many100k" ? 1.0 : 0, "≤ 1 µs/object", "%.2f");
+  if (sink == 1) std::puts("");
+}
+
+void bench_write(const Config &cfg, const Workload &w) {
+  std::string zpath = cfg.dir + "/w_" + w.name + ".zt", bpath = cfg.dir + "/w_" + w.name + ".bin";
+  std::vector<std::pair<const uint8_t *, size_t>> pieces;
+  for (const auto &t : w.tensors) pieces.push_back({w.arena.data() + t.offset, t.bytes});
+  auto [tb, tz] = paired(
+      cfg.reps, [&] { write_pieces(bpath, pieces); },
+      [&] {
+        ::unlink(zpath.c_str());
+        write_zt(w, zpath, {});
+      });
+  bool per_object = w.tensors.size() > 1000;
+  add("write raw (sync=0)", w.name, gbps(w.total_bytes(), tb) + " write()",
+      gbps(w.total_bytes(), tz) + (per_object ? fmt(", %.2f µs/object", tz / w.tensors.size() * 1e6) : ""), tb / tz,
+      0.90, "≥ 0.90");
+  ::unlink(zpath.c_str());
+  ::unlink(bpath.c_str());
+}
+
+void bench_write_many(const Config &cfg, const Workload &w) {
+  std::string zpath = cfg.dir + "/w_" + w.name + ".zt";
+  double t = timed(cfg.reps, [&] {
+    ::unlink(zpath.c_str());
+    write_zt(w, zpath, {});
+  });
+  add("write tiny objects", w.name, "anchor 1.72 µs", fmt("%.3f µs/object", t / w.tensors.size() * 1e6), NAN, 0, "—");
+  ::unlink(zpath.c_str());
+}
+
+struct Frame {
+  const uint8_t *src;
+  size_t len, decoded;
+};
+
+void bench_zstd(const Config &cfg, const std::string &path, const Workload &w) {
+  Slots s = make_slots(path);
+  // The frames, located through the API, mapped once for the bare loop.
+  int fd = ::open(path.c_str(), O_RDONLY);
+  uint64_t fsz = file_size(path);
+  auto *map = static_cast<const uint8_t *>(::mmap(nullptr, fsz, PROT_READ, MAP_SHARED, fd, 0));
+  std::vector<Frame> frames;
+  uint64_t stored = 0;
+  {
+    zt_file *f = open_zt(path, 1);
+    for (size_t i = 0, n = object_count(f); i < n; ++i) {
+      const zt_object *o = nullptr;
+      check(zt_file_object_at(f, i, &o), "zt_file_object_at");
+      zt_component_info ci = component0(o);
+      if (ci.encoding != ZT_ENCODING_ZSTD) die("large_zstd component is not zstd");
+      frames.push_back({map + ci.offset, ci.length, ci.decoded_length});
+      stored += ci.length;
+    }
+    zt_close(f);
+  }
+  ZSTD_DCtx *d = ZSTD_createDCtx();
+  auto bare = [&] {
+    for (size_t i = 0; i < frames.size(); ++i) {
+      size_t r = ZSTD_decompressDCtx(d, s.arena.data() + s.offset[i], s.size[i], frames[i].src, frames[i].len);
+      if (ZSTD_isError(r) || r != frames[i].decoded) die("bare zstd decode failed");
+    }
+  };
+  auto [tb, t1] = paired(cfg.reps, bare, [&] { read_each(path, s, 1); });
+  add("zstd decode, 1 thread", w.name, gbps(w.total_bytes(), tb) + " ZSTD_decompressDCtx", gbps(w.total_bytes(), t1),
+      tb / t1, 0.95, "≥ 0.95");
+  auto [tm1, tm2] = paired(
+      cfg.reps, [&] { read_many(path, s, 1); }, [&] { read_many(path, s, 2); });
+  add("zstd decode many components, 2 thr vs 1", w.name, gbps(w.total_bytes(), tm1) + " 1 thread",
+      gbps(w.total_bytes(), tm2) + " 2 threads", tm1 / tm2, 1.8, "≥ 1.8×");
+  add("zstd compression ratio", w.name, "anchor 2.68×", fmt("%.2f×", double(w.total_bytes()) / stored), NAN, 0, "—");
+  ZSTD_freeDCtx(d);
+  ::munmap(const_cast<uint8_t *>(map), fsz);
+  ::close(fd);
+}
+
+void bench_zstd_write(const Config &cfg, const Workload &w) {
+  std::string p1 = cfg.dir + "/wz1.zt", p2 = cfg.dir + "/wz2.zt";
+  WriteSettings one{ZT_ENCODING_ZSTD, ZT_DIGEST_NONE, 3, 1}, all{ZT_ENCODING_ZSTD, ZT_DIGEST_NONE, 3, 0};
+  double cpu = 0, wall = 0;
+  auto [t1, t2] = paired(
+      cfg.reps, [&] { write_zt(w, p1, one); },
+      [&] {
+        double c0 = cpu_s(), w0 = now_s();
+        write_zt(w, p2, all);
+        cpu += cpu_s() - c0;
+        wall += now_s() - w0;
+      });
+  add("zstd-3 write, cores vs 1 thread", w.name, gbps(w.total_bytes(), t1) + " 1 thread",
+      gbps(w.total_bytes(), t2) + fmt(", CPU/wall %.2f", cpu / wall), t1 / t2, 0, "uses all cores");
+  ::unlink(p1.c_str());
+  ::unlink(p2.c_str());
+}
+
+void verify_each(const std::string &path) {
+  zt_file *f = open_zt(path, 1);
+  for (size_t i = 0, n = object_count(f); i < n; ++i) {
+    const zt_object *o = nullptr;
+    check(zt_file_object_at(f, i, &o), "zt_file_object_at");
+    zt_verify_result r;
+    check(zt_component_verify(o, 0, &r), "zt_component_verify");
+    if (r != ZT_VERIFY_OK) die("component has no digest");
+  }
+  zt_close(f);
+}
+
+void bench_digests(const Config &cfg, const Workload &w) {
+  std::string sp = cfg.dir + "/sha.zt", cp = cfg.dir + "/crc.zt";
+  write_zt(w, sp, {ZT_ENCODING_RAW, ZT_DIGEST_SHA256});
+  write_zt(w, cp, {ZT_ENCODING_RAW, ZT_DIGEST_CRC32C});
+  int fd = ::open(sp.c_str(), O_RDONLY);
+  uint64_t fsz = file_size(sp);
+  auto *map = static_cast<const uint8_t *>(::mmap(nullptr, fsz, PROT_READ, MAP_SHARED, fd, 0));
+  std::vector<Frame> blobs;
+  {
+    zt_file *f = open_zt(sp, 1);
+    for (size_t i = 0, n = object_count(f); i < n; ++i) {
+      const zt_object *o = nullptr;
+      check(zt_file_object_at(f, i, &o), "zt_file_object_at");
+      zt_component_info ci = component0(o);
+      blobs.push_back({map + ci.offset, ci.length, ci.length});
+    }
+    zt_close(f);
+  }
+  auto evp = [&] {
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    unsigned char md[32];
+    unsigned int n = 0;
+    for (const auto &b : blobs) {
+      EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+      EVP_DigestUpdate(ctx, b.src, b.len);
+      EVP_DigestFinal_ex(ctx, md, &n);
+    }
+    EVP_MD_CTX_free(ctx);
+  };
+  auto [tb, ts] = paired(cfg.reps, evp, [&] { verify_each(sp); });
+  add("sha256 verify, 1 thread", w.name, gbps(w.total_bytes(), tb) + " EVP loop", gbps(w.total_bytes(), ts), tb / ts,
+      0.95, "≥ 0.95");
+  auto [ts2, tc] = paired(
+      cfg.reps, [&] { verify_each(sp); }, [&] { verify_each(cp); });
+  add("crc32c verify vs sha256 verify", w.name, gbps(w.total_bytes(), ts2) + " sha256", gbps(w.total_bytes(), tc),
+      ts2 / tc, 5.0, "≥ 5× faster", "%.1f×");
+  double tv = timed(cfg.reps, [&] {
+    zt_file *f = open_zt(sp, 0);
+    check(zt_file_verify(f, 0, nullptr, nullptr), "zt_file_verify");
+    zt_close(f);
+  });
+  add("sha256 zt_file_verify, cores vs 1 thread", w.name, gbps(w.total_bytes(), ts2) + " 1 thread",
+      gbps(w.total_bytes(), tv), ts2 / tv, 0, "—");
+  ::munmap(const_cast<uint8_t *>(map), fsz);
+  ::close(fd);
+  ::unlink(sp.c_str());
+  ::unlink(cp.c_str());
+}
+
+// The streaming-write child: one component of `gib` GiB in 8 MiB pieces.
+int stream_child(const std::string &path, double gib, zt_encoding enc) {
+  const size_t piece = size_t{8} << 20;
+  const uint64_t total = static_cast<uint64_t>(gib * (uint64_t{1} << 30)) / piece * piece;
+  Buffer buf(piece);
+  auto *f = reinterpret_cast<float *>(buf.data());
+  for (size_t i = 0; i < piece / 4; ++i) f[i] = static_cast<float>(i % 300) * 0.25f;
+  zt_writer_options wo;
+  zt_writer_options_init(&wo);
+  wo.sync = 0;
+  zt_writer *w = nullptr;
+  check(zt_writer_create(path.c_str(), &wo, &w), "zt_writer_create");
+  uint64_t shape[1] = {total / 4};
+  check(zt_writer_begin_object(w, "big", 3, nullptr, shape, 1), "zt_writer_begin_object");
+  zt_blob_options bo;
+  zt_blob_options_init(&bo);
+  bo.encoding = enc;
+  bo.digest = ZT_DIGEST_CRC32C;
+  check(zt_write_blob_begin(w, "big", 3, "data", ZT_F32, &bo), "zt_write_blob_begin");
+  for (uint64_t done = 0; done < total; done += piece) check(zt_write_blob_append(w, buf.data(), piece), "append");
+  check(zt_write_blob_end(w), "zt_write_blob_end");
+  check(zt_writer_finish(w), "zt_writer_finish");
+  return 0;
+}
+
+// Runs the streaming write in a child process (forked while this process
+// is still small) and reports the child's peak RSS.
+void bench_stream(const Config &cfg, double gib, zt_encoding enc) {
+  std::string path = cfg.dir + "/stream.zt";
+  double t0 = now_s();
+  pid_t pid = fork();
+  if (pid == 0) _exit(stream_child(path, gib, enc));
+  int st = 0;
+  struct rusage ru;
+  if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) die("streaming child failed");
+  double t = now_s() - t0;
+  ::unlink(path.c_str());
+  double rss_mib = ru.ru_maxrss / 1024.0;
+  add(std::string("streaming write, 8 MiB pieces, ") + (enc == ZT_ENCODING_ZSTD ? "zstd-3" : "raw") + "+crc32c",
+      fmt("%.0f GiB", gib), "—", fmt("peak RSS %.1f MiB", rss_mib) + ", " + gbps(uint64_t(gib * (1ull << 30)), t),
+      64.0 / rss_mib, 1.0, "RSS ≤ 64 MiB", "%.2f");
+}
+
+// numpy's save/load of the same tensors, timed inside Python by
+// bench/numpy_bench.py; returns name -> median seconds.
+std::map<std::string, double> run_numpy(const Config &cfg, const Workload &w, bool npy) {
+  std::string shapes = cfg.dir + "/shapes_" + w.name + ".txt";
+  write_shape_list(w, shapes);
+  std::string cmd = "/usr/bin/python3 '" + cfg.numpy_script + "' '" + shapes + "' '" + cfg.dir + "' " +
+                    std::to_string(std::min(cfg.reps, 3)) + (npy ? " npy" : "");
+  std::map<std::string, double> out;
+  FILE *p = ::popen(cmd.c_str(), "r");
+  if (!p) die("cannot run " + cmd);
+  char key[64];
+  double v;
+  while (std::fscanf(p, "%63s %lf", key, &v) == 2) out[key] = v;
+  if (::pclose(p) != 0) die("numpy benchmark failed: " + cmd);
+  ::unlink(shapes.c_str());
+  return out;
+}
+
+void bench_numpy(const Config &cfg, const Workload &w, bool npy) {
+  auto np = run_numpy(cfg, w, npy);
+  std::string zpath = cfg.dir + "/np_" + w.name + ".zt";
+  double tw = timed(std::min(cfg.reps, 3), [&] {
+    ::unlink(zpath.c_str());
+    write_zt(w, zpath, {});
+  });
+  Slots s = make_slots(zpath);
+  // Like numpy.load, each tensor lands in freshly allocated memory.
+  double tr = timed(std::min(cfg.reps, 3), [&] {
+    Slots fresh;
+    fresh.offset = s.offset;
+    fresh.size = s.size;
+    fresh.arena = Buffer(s.arena.size(), false);
+    read_many(zpath, fresh, 0);
+  });
+  for (const char *fmt_name : {"npz", "npy"}) {
+    std::string k = fmt_name;
+    if (!np.count("save_" + k)) continue;
+    add("write vs numpy." + std::string(k == "npz" ? "savez" : "save (one .npy per tensor)"), w.name,
+        gbps(w.total_bytes(), np["save_" + k]), gbps(w.total_bytes(), tw), np["save_" + k] / tw, 1.0, "≥ 1.0");
+    add("read vs numpy.load (" + k + ")", w.name, gbps(w.total_bytes(), np["load_" + k]), gbps(w.total_bytes(), tr),
+        np["load_" + k] / tr, 1.0, "≥ 1.0");
+  }
+  ::unlink(zpath.c_str());
+}
+
+void print_table() {
+  std::printf("| measure | workload | baseline (same run) | libztensor | ratio | target | met |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const auto &r : g_rows)
+    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", r.measure.c_str(), r.workload.c_str(), r.baseline.c_str(),
+                r.ours.c_str(), r.ratio.c_str(), r.target.c_str(), r.met.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Config cfg;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) die("missing value after " + a);
+      return argv[++i];
+    };
+    if (a == "--dir")
+      cfg.dir = next();
+    else if (a == "--reps")
+      cfg.reps = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--big")
+      cfg.scale = 4;
+    else if (a == "--stream-gib")
+      cfg.stream_gib = std::atof(next().c_str());
+    else if (a == "--numpy-script")
+      cfg.numpy_script = next();
+    else
+      die("unknown argument " + a);
+  }
+  std::string mk = "mkdir -p '" + cfg.dir + "'";
+  if (std::system(mk.c_str()) != 0) die("cannot create " + cfg.dir);
+
+  // First, while this process is small: the streaming writes in children.
+  if (cfg.stream_gib > 0) {
+    bench_stream(cfg, cfg.stream_gib, ZT_ENCODING_RAW);
+    bench_stream(cfg, std::min(cfg.stream_gib, 1.0), ZT_ENCODING_ZSTD);
+  }
+  for (auto make : {make_large, make_mixed, make_small}) {
+    Workload w = make(cfg.scale);
+    std::string path = cfg.dir + "/" + w.name + ".zt";
+    write_zt(w, path, {});
+    bench_copy_read(cfg, path, w);
+    bench_write(cfg, w);
+    if (w.tensors.size() > 1000) bench_views(cfg, path, w.name);
+    if (w.name == "large" || w.name == "large_1g") bench_digests(cfg, w);
+    if (!cfg.numpy_script.empty()) bench_numpy(cfg, w, w.tensors.size() < 1000);
+    ::unlink(path.c_str());
+  }
+  {
+    Workload w = make_large_zstd(cfg.scale);
+    std::string path = cfg.dir + "/" + w.name + ".zt";
+    write_zt(w, path, {ZT_ENCODING_ZSTD, ZT_DIGEST_NONE, 3, 0});
+    bench_zstd(cfg, path, w);
+    bench_zstd_write(cfg, w);
+    ::unlink(path.c_str());
+  }
+  for (size_t n : {size_t{10000}, size_t{100000}}) {
+    Workload w = make_many(n);
+    std::string path = cfg.dir + "/" + w.name + ".zt";
+    write_zt(w, path, {});
+    bench_manifest(cfg, path, w.name);
+    bench_views(cfg, path, w.name);
+    bench_write_many(cfg, w);
+    ::unlink(path.c_str());
+  }
+  print_table();
+  return 0;
+}
