@@ -1,0 +1,45 @@
+"""ztensor: read and write zTensor (.zt) tensor files from Python.
+
+Pure Python over libztensor's C ABI (ctypes) with numpy arrays. The library
+is found through $ZTENSOR_LIBRARY, the package directory, or the system
+loader.
+
+    import ztensor
+    ztensor.save_file({"w": np.eye(3, dtype=np.float32)}, "m.zt")
+    tensors = ztensor.load_file("m.zt")
+    with ztensor.Reader("m.zt") as r:
+        w = r["w"]                                # zero-copy, read-only
+        t = numpy.from_dlpack(r.tensor("w"))      # DLPack
+"""
+
+from ._attributes import UNDEFINED, Tagged
+from ._dtypes import bf16_to_float32, float32_to_bf16
+from ._lib import ZTensorError, library_path, lib as _lib
+from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, SparseCOO, SparseCSR, Tensor
+from .writer import Writer
+
+__all__ = ["Reader", "Writer", "Tensor", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
+           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "bf16_to_float32", "float32_to_bf16",
+           "library_version", "library_path"]
+
+
+def library_version():
+    """The version of the loaded libztensor ("1.0.0")."""
+    return _lib.zt_version_string().decode()
+
+
+def save_file(tensors, path, metadata=None, *, zstd=None, digest=None):
+    """Writes a dict of numpy arrays (dense tensors) as a .zt file, atomically;
+    metadata (a dict) becomes the file attributes."""
+    with Writer(path, zstd=zstd, digest=digest) as w:
+        for name, array in tensors.items():
+            w.add(name, array)
+        if metadata is not None:
+            w.attributes = metadata
+
+
+def load_file(path):
+    """Reads every dense object of a .zt file into a dict of numpy arrays
+    (zero-copy, read-only where the data allows; they keep the file mapped)."""
+    with Reader(path) as r:
+        return {name: r[name] for name in r}

@@ -1,0 +1,99 @@
+"""Storage dtypes and logical types of zTensor, and their numpy equivalents.
+
+numpy has no bfloat16 and no fp8 types: bf16 data is returned as uint16 (the
+raw bit patterns; see ztensor.bf16_to_float32) and fp8 data (logical types
+f8_e4m3fn, f8_e5m2, ...) as uint8 bytes. complex64 / complex128 logical
+types become numpy complex arrays of the object's shape.
+"""
+
+import numpy as np
+
+# zt_dtype value, short name, numpy dtype (little-endian)
+_TABLE = [
+    (1, "f64", np.dtype("<f8")),
+    (2, "f32", np.dtype("<f4")),
+    (3, "f16", np.dtype("<f2")),
+    (4, "bf16", np.dtype("<u2")),  # raw bfloat16 bits
+    (5, "i64", np.dtype("<i8")),
+    (6, "i32", np.dtype("<i4")),
+    (7, "i16", np.dtype("<i2")),
+    (8, "i8", np.dtype("i1")),
+    (9, "u64", np.dtype("<u8")),
+    (10, "u32", np.dtype("<u4")),
+    (11, "u16", np.dtype("<u2")),
+    (12, "u8", np.dtype("u1")),
+    (13, "bool", np.dtype("?")),
+]
+BY_CODE = {code: (name, dt) for code, name, dt in _TABLE}
+CODE_BY_NAME = {name: code for code, name, _ in _TABLE}
+FP8_TYPES = ("f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz")
+COMPLEX_TYPES = {"complex64": (2, np.dtype("<c8")), "complex128": (1, np.dtype("<c16"))}  # storage code, numpy
+
+# numpy kind+itemsize -> zt code (bf16 never inferred: uint16 is u16)
+_FROM_NUMPY = {("f", 8): 1, ("f", 4): 2, ("f", 2): 3, ("i", 8): 5, ("i", 4): 6, ("i", 2): 7, ("i", 1): 8,
+               ("u", 8): 9, ("u", 4): 10, ("u", 2): 11, ("u", 1): 12, ("b", 1): 13}
+
+
+def numpy_dtype(code, logical_type=None):
+    """numpy dtype for one logical element of a component."""
+    if logical_type in COMPLEX_TYPES and COMPLEX_TYPES[logical_type][0] == code:
+        return COMPLEX_TYPES[logical_type][1]
+    if code not in BY_CODE:
+        raise TypeError(f"storage dtype {code} has no numpy equivalent")
+    return BY_CODE[code][1]
+
+
+def storage_for(array, dtype=None):
+    """(zt dtype code, logical type or None, little-endian contiguous array) for writing `array`.
+
+    dtype may name a storage dtype ("f32", "bf16", ...) or a logical type
+    ("f8_e4m3fn", "complex64", ...). "bf16" takes uint16 bit patterns (or
+    float arrays, rounded to nearest even); fp8 types take uint8 bytes.
+    """
+    arr = np.asarray(array)
+    if dtype is None:
+        if arr.dtype.kind == "c":
+            logical = "complex64" if arr.dtype.itemsize == 8 else "complex128"
+            return storage_for(arr, logical)
+        key = (arr.dtype.kind, arr.dtype.itemsize)
+        if key not in _FROM_NUMPY:
+            raise TypeError(f"numpy dtype {arr.dtype} has no zTensor storage dtype")
+        return _FROM_NUMPY[key], None, _little(arr)
+    if dtype in COMPLEX_TYPES:
+        code, npdt = COMPLEX_TYPES[dtype]
+        return code, dtype, _little(arr.astype(npdt, copy=False))
+    if dtype in FP8_TYPES:
+        if arr.dtype != np.uint8:
+            raise TypeError(f"{dtype} data must be given as uint8 bytes (numpy has no fp8 type), got {arr.dtype}")
+        return 12, dtype, _little(arr)
+    if dtype == "bf16":
+        if arr.dtype.kind == "f":
+            arr = float32_to_bf16(arr)
+        elif arr.dtype not in (np.dtype("<u2"), np.dtype(">u2"), np.dtype("<i2"), np.dtype(">i2")):
+            raise TypeError(f"bf16 data must be uint16 bit patterns or floats, got {arr.dtype}")
+        return 4, None, _little(arr.astype(arr.dtype.newbyteorder("<"), copy=False).view("<u2"))
+    if dtype not in CODE_BY_NAME:
+        raise TypeError(f"unknown zTensor dtype {dtype!r}")
+    code = CODE_BY_NAME[dtype]
+    return code, None, _little(arr.astype(BY_CODE[code][1], copy=False))
+
+
+def _little(arr):
+    if arr.dtype.byteorder == ">":
+        arr = arr.astype(arr.dtype.newbyteorder("<"))
+    return np.ascontiguousarray(arr)
+
+
+def bf16_to_float32(bits):
+    """Widens raw bfloat16 bit patterns (uint16) to float32 (exact)."""
+    bits = np.asarray(bits, dtype=np.uint16)
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def float32_to_bf16(values):
+    """Rounds float32 values to bfloat16 (nearest, ties to even) and returns the bit patterns as uint16."""
+    f = np.ascontiguousarray(np.asarray(values, dtype=np.float32))
+    u = f.view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(f)
+    return np.where(nan, (u >> 16).astype(np.uint16) | 0x0040, rounded)

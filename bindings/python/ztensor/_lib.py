@@ -1,0 +1,211 @@
+"""Loading libztensor and declaring the C ABI for ctypes.
+
+The library is looked up in this order: the path in the ZTENSOR_LIBRARY
+environment variable, a libztensor.so* beside this package, then the system
+loader (ctypes.util.find_library("ztensor")).
+"""
+
+import ctypes
+import ctypes.util
+import glob
+import os
+
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint8,
+                    c_uint16, c_uint32, c_uint64, c_void_p)
+
+
+def _candidates():
+    env = os.environ.get("ZTENSOR_LIBRARY")
+    if env:
+        yield env
+        return  # an explicit choice is never silently replaced
+    here = os.path.dirname(os.path.abspath(__file__))
+    for pattern in ("libztensor.so", "libztensor.so.*", "libztensor.dylib", "ztensor.dll"):
+        yield from sorted(glob.glob(os.path.join(here, pattern)))
+    found = ctypes.util.find_library("ztensor")
+    if found:
+        yield found
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            tried.append(f"{path}: {e}")
+    raise ImportError("libztensor not found; set ZTENSOR_LIBRARY to the path of libztensor.so, put it in the "
+                      "ztensor package directory, or install it where the system loader finds it" +
+                      ("\n  tried: " + "\n  tried: ".join(tried) if tried else ""))
+
+
+lib, library_path = _load()
+
+zt_status = c_int  # enums are int-sized in the C ABI
+
+
+class OpenOptions(Structure):
+    _fields_ = [("struct_size", c_uint32), ("access", c_uint32), ("strict", c_uint32), ("threads", c_uint32),
+                ("max_manifest_size", c_uint64), ("max_decoded_size", c_uint64)]
+
+
+class ObjectInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("name", c_void_p), ("name_len", c_size_t), ("format", c_char_p),
+                ("ndim", c_size_t), ("shape", POINTER(c_uint64)), ("component_count", c_size_t),
+                ("status", c_int), ("has_attributes", c_uint32)]
+
+
+class ComponentInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("role", c_char_p), ("dtype", c_int), ("dtype_name", c_char_p),
+                ("logical_type", c_char_p), ("ratio", c_uint32), ("encoding", c_int), ("encoding_name", c_char_p),
+                ("offset", c_uint64), ("length", c_uint64), ("decoded_length", c_uint64),
+                ("has_uncompressed_length", c_uint32), ("big_endian", c_uint32), ("digest", c_char_p),
+                ("digest_alg", c_int), ("status", c_int)]
+
+
+class WriterOptions(Structure):
+    _fields_ = [("struct_size", c_uint32), ("digest", c_uint32), ("encoding", c_uint32), ("zstd_level", c_int32),
+                ("threads", c_uint32), ("sync", c_uint32), ("validate", c_uint32)]
+
+
+class BlobOptions(Structure):
+    _fields_ = [("struct_size", c_uint32), ("encoding", c_uint32), ("zstd_level", c_int32), ("digest", c_uint32),
+                ("logical_type", c_char_p)]
+
+
+class QuantParams(Structure):
+    _fields_ = [("struct_size", c_uint32), ("bits", c_uint32), ("group_size", c_uint64), ("packing", c_char_p),
+                ("packed_dtype", c_int), ("packed", c_void_p), ("packed_len", c_size_t), ("scales_dtype", c_int),
+                ("scales", c_void_p), ("scales_len", c_size_t), ("zeros_dtype", c_int), ("zeros", c_void_p),
+                ("zeros_len", c_size_t)]
+
+
+class QuantInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("bits", c_uint32), ("group_size", c_uint64), ("packing", c_char_p),
+                ("packing_inferred", c_uint32), ("has_zeros", c_uint32), ("packed_role", c_char_p),
+                ("rows", c_uint64), ("cols", c_uint64), ("groups", c_uint64)]
+
+
+class SparseInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("is_csr", c_uint32), ("nnz", c_uint64), ("numel", c_uint64),
+                ("density", c_double), ("values_dtype", c_int), ("values_logical_type", c_char_p),
+                ("values_element_size", c_size_t), ("index_dtype", c_int), ("values_index", c_size_t),
+                ("indices_index", c_size_t), ("indptr_index", c_size_t)]
+
+
+# DLPack (dlpack.h 0.6 layout; unchanged in 1.x for the unversioned struct).
+class DLDevice(Structure):
+    _fields_ = [("device_type", c_int), ("device_id", c_int32)]
+
+
+class DLDataType(Structure):
+    _fields_ = [("code", c_uint8), ("bits", c_uint8), ("lanes", c_uint16)]
+
+
+class DLTensor(Structure):
+    _fields_ = [("data", c_void_p), ("device", DLDevice), ("ndim", c_int), ("dtype", DLDataType),
+                ("shape", POINTER(ctypes.c_int64)), ("strides", POINTER(ctypes.c_int64)), ("byte_offset", c_uint64)]
+
+
+class DLManagedTensor(Structure):
+    pass
+
+
+DLDeleter = CFUNCTYPE(None, POINTER(DLManagedTensor))
+DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p), ("deleter", DLDeleter)]
+
+VerifyCallback = CFUNCTYPE(None, c_void_p, c_char_p, c_char_p, c_int, c_char_p)
+
+_P = c_void_p
+_OUT_P = POINTER(c_void_p)
+_SIGNATURES = {
+    "zt_status_str": (c_char_p, [c_int]),
+    "zt_last_error": (c_char_p, []),
+    "zt_version_string": (c_char_p, []),
+    "zt_free": (None, [c_void_p]),
+    "zt_dtype_name": (c_char_p, [c_int]),
+    "zt_dtype_size": (c_size_t, [c_int]),
+    "zt_dtype_from_name": (c_int, [c_char_p]),
+    "zt_open_options_init": (None, [POINTER(OpenOptions)]),
+    "zt_open": (zt_status, [c_char_p, POINTER(OpenOptions), _OUT_P]),
+    "zt_close": (zt_status, [_P]),
+    "zt_file_version": (zt_status, [_P, POINTER(c_char_p)]),
+    "zt_file_object_count": (zt_status, [_P, POINTER(c_size_t)]),
+    "zt_file_object_at": (zt_status, [_P, c_size_t, _OUT_P]),
+    "zt_file_object_by_name": (zt_status, [_P, c_char_p, c_size_t, _OUT_P]),
+    "zt_file_attributes_json": (zt_status, [_P, _OUT_P]),
+    "zt_file_verify": (zt_status, [_P, c_uint32, VerifyCallback, c_void_p]),
+    "zt_object_get_info": (zt_status, [_P, POINTER(ObjectInfo)]),
+    "zt_object_error": (zt_status, [_P, POINTER(c_char_p)]),
+    "zt_object_attributes_json": (zt_status, [_P, _OUT_P]),
+    "zt_object_component": (zt_status, [_P, c_size_t, POINTER(ComponentInfo)]),
+    "zt_object_component_index": (zt_status, [_P, c_char_p, POINTER(c_size_t)]),
+    "zt_component_read": (zt_status, [_P, c_size_t, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "zt_component_view": (zt_status, [_P, c_size_t, _OUT_P, POINTER(c_size_t)]),
+    "zt_object_verify": (zt_status, [_P]),
+    "zt_object_to_dlpack": (zt_status, [_P, POINTER(POINTER(DLManagedTensor))]),
+    "zt_writer_options_init": (None, [POINTER(WriterOptions)]),
+    "zt_writer_create": (zt_status, [c_char_p, POINTER(WriterOptions), _OUT_P]),
+    "zt_blob_options_init": (None, [POINTER(BlobOptions)]),
+    "zt_writer_set_attributes_json": (zt_status, [_P, c_char_p]),
+    "zt_writer_begin_object": (zt_status, [_P, c_char_p, c_size_t, c_char_p, POINTER(c_uint64), c_size_t]),
+    "zt_writer_set_object_attributes_json": (zt_status, [_P, c_char_p, c_size_t, c_char_p]),
+    "zt_write_blob": (zt_status, [_P, c_char_p, c_size_t, c_char_p, c_int, c_void_p, c_size_t, POINTER(BlobOptions)]),
+    "zt_writer_add_dense": (zt_status, [_P, c_char_p, c_size_t, c_int, POINTER(c_uint64), c_size_t, c_void_p,
+                                        c_size_t, POINTER(BlobOptions)]),
+    "zt_writer_finish": (zt_status, [_P]),
+    "zt_writer_discard": (zt_status, [_P]),
+    # ztensor_composite.h
+    "zt_writer_add_csr": (zt_status, [_P, c_char_p, c_size_t, c_uint64, c_uint64, c_int, c_void_p, c_uint64,
+                                      POINTER(c_uint64), POINTER(c_uint64), POINTER(BlobOptions)]),
+    "zt_writer_add_coo": (zt_status, [_P, c_char_p, c_size_t, POINTER(c_uint64), c_size_t, c_int, c_void_p, c_uint64,
+                                      POINTER(c_uint64), POINTER(BlobOptions)]),
+    "zt_quant_params_init": (None, [POINTER(QuantParams)]),
+    "zt_writer_add_quantized_group": (zt_status, [_P, c_char_p, c_size_t, POINTER(c_uint64), c_size_t,
+                                                  POINTER(QuantParams), POINTER(BlobOptions)]),
+    "zt_object_sparse_info": (zt_status, [_P, POINTER(SparseInfo)]),
+    "zt_object_read_index": (zt_status, [_P, c_char_p, POINTER(c_uint64), c_size_t, POINTER(c_size_t)]),
+    "zt_object_quant_info": (zt_status, [_P, POINTER(QuantInfo)]),
+    "zt_object_dequantize": (zt_status, [_P, POINTER(ctypes.c_float), c_size_t]),
+}
+
+for _name, (_restype, _argtypes) in _SIGNATURES.items():
+    _fn = getattr(lib, _name)  # AttributeError here means a library older than this package
+    _fn.restype = _restype
+    _fn.argtypes = _argtypes
+
+ZT_OK = 0
+ZT_E_BUFFER_TOO_SMALL = -6
+ZT_E_NOT_FOUND = -5
+ZT_E_NOT_ZERO_COPY = -11
+
+
+class ZTensorError(Exception):
+    """A failed library call: `status` (the zt_status value), `status_name` and the detail message."""
+
+    def __init__(self, status, message):
+        self.status = status
+        self.status_name = lib.zt_status_str(status).decode()
+        self.message = message
+        super().__init__(f"{self.status_name}: {message}")
+
+
+def check(status):
+    """Raises ZTensorError for a failed status; the message is fetched right away, on the calling thread."""
+    if status != ZT_OK:
+        raise ZTensorError(status, lib.zt_last_error().decode("utf-8", "replace"))
+
+
+def take_string(ptr):
+    """Copies a library-allocated NUL-terminated string and frees it."""
+    try:
+        return ctypes.string_at(ptr).decode("utf-8") if ptr else ""
+    finally:
+        lib.zt_free(ptr)
+
+
+def shape_array(shape):
+    shape = [int(d) for d in shape]
+    if any(d < 0 for d in shape):
+        raise ValueError(f"negative dimension in shape {shape}")
+    return (c_uint64 * max(len(shape), 1))(*shape), len(shape)

@@ -1,0 +1,217 @@
+"""Writing .zt files (spec 1.2.0). Nothing appears at the path until the
+writer finishes; an exception inside `with Writer(...)` discards the file."""
+
+import ctypes
+import os
+from ctypes import byref, c_uint64, c_void_p
+
+import numpy as np
+
+from . import _attributes
+from ._dtypes import storage_for
+from ._lib import BlobOptions, QuantParams, WriterOptions, check, lib, shape_array
+
+_DIGESTS = {None: 0, "none": 0, "crc32c": 1, "sha256": 2}
+_USE_DEFAULT = object()
+
+
+def _digest_code(digest):
+    if digest not in _DIGESTS:
+        raise ValueError(f'digest must be None, "crc32c" or "sha256", not {digest!r}')
+    return _DIGESTS[digest]
+
+
+def _name_bytes(name):
+    if not isinstance(name, str):
+        raise TypeError(f"object names are str, not {type(name).__name__}")
+    return name.encode("utf-8")
+
+
+def _u64(values, what):
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{what} must be integers, got {arr.dtype}")
+    if arr.size and arr.dtype.kind == "i" and arr.min() < 0:
+        raise ValueError(f"{what} has a negative entry")
+    return np.ascontiguousarray(arr, dtype="<u8")
+
+
+class Writer:
+    """Writes a .zt file.
+
+        with ztensor.Writer("model.zt", zstd=3, digest="sha256") as w:
+            w.add("weight", np.ones((2, 3), np.float32))
+            w.attributes = {"framework": "numpy"}
+
+    zstd: None/False for raw blobs, True for zstd level 3, or a level.
+    digest: None, "crc32c" or "sha256". Both are defaults that add() and the
+    helpers may override per object.
+    """
+
+    def __init__(self, path, zstd=None, digest=None, *, sync=True):
+        opts = WriterOptions()
+        lib.zt_writer_options_init(byref(opts))
+        opts.digest = _digest_code(digest)
+        opts.encoding, level = self._encoding(zstd)
+        if level is not None:
+            opts.zstd_level = level
+        opts.sync = 1 if sync else 0
+        out = c_void_p()
+        check(lib.zt_writer_create(os.fsencode(path), byref(opts), byref(out)))
+        self._w = out.value
+        self.path = os.fspath(path)
+
+    @staticmethod
+    def _encoding(zstd):
+        if zstd is None or zstd is False:
+            return 1, None  # raw
+        if zstd is True:
+            return 2, None  # zstd at the library's default level
+        if isinstance(zstd, int):
+            return 2, zstd
+        raise TypeError("zstd must be None, a bool or a compression level")
+
+    def _blob_options(self, zstd, digest, logical_type=None):
+        opts = BlobOptions()
+        lib.zt_blob_options_init(byref(opts))
+        if zstd is not _USE_DEFAULT:
+            opts.encoding, level = self._encoding(zstd)
+            if level is not None:
+                opts.zstd_level = level
+        if digest is not _USE_DEFAULT:
+            opts.digest = _digest_code(digest)
+        if logical_type:
+            opts.logical_type = logical_type.encode()
+        return opts
+
+    def _handle(self):
+        if self._w is None:
+            raise ValueError("the Writer is finished or discarded")
+        return self._w
+
+    # -- content ---------------------------------------------------------
+    def add(self, name, array, *, dtype=None, zstd=_USE_DEFAULT, digest=_USE_DEFAULT, attributes=None):
+        """Adds a dense tensor. dtype overrides the stored type: a storage name
+        ("bf16" for uint16 bit patterns or floats to round, "f16", ...) or a
+        logical type ("f8_e4m3fn" over uint8 bytes, "complex64", ...)."""
+        code, logical, arr = storage_for(array, dtype)
+        shape, ndim = shape_array(np.shape(array))
+        nb = _name_bytes(name)
+        opts = self._blob_options(zstd, digest, logical)
+        check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, shape, ndim, c_void_p(arr.ctypes.data),
+                                      arr.nbytes, byref(opts)))
+        if attributes is not None:
+            self.set_object_attributes(name, attributes)
+
+    def add_sparse_csr(self, name, values=None, indices=None, indptr=None, shape=None, *, matrix=None,
+                       dtype=None, zstd=_USE_DEFAULT, digest=_USE_DEFAULT, attributes=None):
+        """Adds a sparse_csr object from (values, indices, indptr, shape) or from
+        a scipy.sparse matrix (matrix=...). Indices are stored as u64."""
+        if matrix is not None:
+            m = matrix.tocsr()
+            values, indices, indptr, shape = m.data, m.indices, m.indptr, m.shape
+        if shape is None or len(shape) != 2:
+            raise ValueError("sparse_csr needs a 2-D shape (rows, cols)")
+        code, logical, vals = storage_for(values, dtype)
+        idx, ptr = _u64(indices, "indices"), _u64(indptr, "indptr")
+        nb = _name_bytes(name)
+        opts = self._blob_options(zstd, digest, logical)
+        check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), int(shape[0]), int(shape[1]), code,
+                                    c_void_p(vals.ctypes.data), vals.size,
+                                    idx.ctypes.data_as(ctypes.POINTER(c_uint64)),
+                                    ptr.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
+        if attributes is not None:
+            self.set_object_attributes(name, attributes)
+
+    def add_sparse_coo(self, name, values, coords, shape, *, dtype=None, zstd=_USE_DEFAULT, digest=_USE_DEFAULT,
+                       attributes=None):
+        """Adds a sparse_coo object: coords is (ndim, nnz) (or flat, dims first)."""
+        code, logical, vals = storage_for(values, dtype)
+        c = _u64(coords, "coords").reshape(-1)
+        dims, ndim = shape_array(shape)
+        nb = _name_bytes(name)
+        opts = self._blob_options(zstd, digest, logical)
+        check(lib.zt_writer_add_coo(self._handle(), nb, len(nb), dims, ndim, code, c_void_p(vals.ctypes.data),
+                                    vals.size, c.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
+        if attributes is not None:
+            self.set_object_attributes(name, attributes)
+
+    def add_quantized(self, name, packed_weight, scales, zeros, shape, *, bits, group_size, packing,
+                      scales_dtype=None, zeros_dtype=None, zstd=_USE_DEFAULT, digest=_USE_DEFAULT):
+        """Adds a quantized_group object (see ztensor_composite.h for packings):
+        packed_weight int32/uint32 words or uint8 bytes, per-group scales
+        (float; scales_dtype="bf16" for bit patterns) and zeros (None: no
+        zeros component, zero point 2^(bits-1))."""
+        pcode, _, packed = storage_for(packed_weight)
+        scode, _, sc = storage_for(scales, scales_dtype)
+        p = QuantParams()
+        lib.zt_quant_params_init(byref(p))
+        p.bits, p.group_size, p.packing = int(bits), int(group_size), packing.encode()
+        p.packed_dtype, p.packed, p.packed_len = pcode, c_void_p(packed.ctypes.data), packed.nbytes
+        p.scales_dtype, p.scales, p.scales_len = scode, c_void_p(sc.ctypes.data), sc.nbytes
+        if zeros is not None:
+            zcode, _, zr = storage_for(zeros, zeros_dtype)
+            p.zeros_dtype, p.zeros, p.zeros_len = zcode, c_void_p(zr.ctypes.data), zr.nbytes
+        dims, ndim = shape_array(shape)
+        nb = _name_bytes(name)
+        opts = self._blob_options(zstd, digest)
+        check(lib.zt_writer_add_quantized_group(self._handle(), nb, len(nb), dims, ndim, byref(p), byref(opts)))
+
+    def add_object(self, name, format, shape, components, *, attributes=None, zstd=_USE_DEFAULT,
+                   digest=_USE_DEFAULT):
+        """Adds an object of any format: components is {role: array} (or
+        {role: (array, dtype)}), written in the given order."""
+        nb = _name_bytes(name)
+        dims, ndim = shape_array(shape)
+        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), format.encode(), dims, ndim))
+        for role, value in components.items():
+            array, dtype = value if isinstance(value, tuple) else (value, None)
+            code, logical, arr = storage_for(array, dtype)
+            opts = self._blob_options(zstd, digest, logical)
+            check(lib.zt_write_blob(self._handle(), nb, len(nb), role.encode(), code, c_void_p(arr.ctypes.data),
+                                    arr.nbytes, byref(opts)))
+        if attributes is not None:
+            self.set_object_attributes(name, attributes)
+
+    @property
+    def attributes(self):
+        raise AttributeError("file attributes are write-only on a Writer")
+
+    @attributes.setter
+    def attributes(self, value):
+        """File attributes: a dict of JSON-able values plus bytes, float nan/inf, Tagged, big ints."""
+        check(lib.zt_writer_set_attributes_json(self._handle(), _attributes.to_json_text(value).encode()))
+
+    def set_object_attributes(self, name, value):
+        nb = _name_bytes(name)
+        check(lib.zt_writer_set_object_attributes_json(self._handle(), nb, len(nb),
+                                                       _attributes.to_json_text(value).encode()))
+
+    # -- end ---------------------------------------------------------------
+    def finish(self):
+        """Writes the manifest and footer and renames the file into place."""
+        w, self._w = self._handle(), None
+        check(lib.zt_writer_finish(w))
+
+    def discard(self):
+        """Abandons the file: nothing is left on disk."""
+        w, self._w = self._w, None
+        if w is not None:
+            check(lib.zt_writer_discard(w))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            self.discard()
+        elif self._w is not None:
+            self.finish()
+        return False
+
+    def __del__(self):
+        w, self._w = getattr(self, "_w", None), None
+        if w is not None and lib is not None:
+            lib.zt_writer_discard(w)
+
+
