@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# CI: the whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer
+# (gcc), in build-asan/. Hostile-input tests (tests/reject, the fuzz corpus
+# replays) run here with leak detection on; an allocation that fails must be
+# a clean ZT_E_NOMEM, so allocator_may_return_null=1.
+#   .ci/sanitize.sh [extra meson test args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${ZT_ASAN_BUILD_DIR:-build-asan}
+jobs=${ZT_JOBS:-2}
+
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+fi
+ninja -C "$build" -j"$jobs"
+
+export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+meson test -C "$build" --num-processes "$jobs" --print-errorlogs --timeout-multiplier 3 "$@"
