@@ -94,32 +94,33 @@ unsigned Writer::zstd_threads(size_t len) const {
 }
 
 Component &Writer::new_component(Object &o, const std::string &role, zt_dtype dtype, const BlobOptions &opts) {
-  const std::string ctx = where(o.name, role);
-  if (stream_) fail(ZT_E_MISUSE, ctx + ": another blob is still being streamed (end it first)");
-  if (!dtype_name(dtype)) fail(ZT_E_DTYPE, ctx + ": dtype " + std::to_string(dtype) + " is not a storage dtype");
-  if (!valid_utf8(role.data(), role.size())) fail(ZT_E_NAME, ctx + ": role is not valid UTF-8");
+  // Built only for a message: small blobs are written by the hundred thousand.
+  auto ctx = [&] { return where(o.name, role); };
+  if (stream_) fail(ZT_E_MISUSE, ctx() + ": another blob is still being streamed (end it first)");
+  if (!dtype_name(dtype)) fail(ZT_E_DTYPE, ctx() + ": dtype " + std::to_string(dtype) + " is not a storage dtype");
+  if (!valid_utf8(role.data(), role.size())) fail(ZT_E_NAME, ctx() + ": role is not valid UTF-8");
   for (const auto &c : o.components)
-    if (c.role == role) fail(ZT_E_EXISTS, ctx + ": component already written");
+    if (c.role == role) fail(ZT_E_EXISTS, ctx() + ": component already written");
   Component c;
   c.role = role;
   c.dtype = dtype;
   c.dtype_name = dtype_name(dtype);
   c.encoding = opts.encoding == ZT_ENCODING_UNKNOWN ? opts_.encoding : opts.encoding;
   if (c.encoding != ZT_ENCODING_RAW && c.encoding != ZT_ENCODING_ZSTD)
-    fail(ZT_E_ENCODING, ctx + ": encoding must be raw or zstd");
+    fail(ZT_E_ENCODING, ctx() + ": encoding must be raw or zstd");
   c.encoding_name = c.encoding == ZT_ENCODING_ZSTD ? "zstd" : "raw";
   zt_digest_alg alg = opts.digest == ZT_DIGEST_UNKNOWN ? opts_.digest : opts.digest;
-  if (alg > ZT_DIGEST_SHA256) fail(ZT_E_INVALID_ARG, ctx + ": digest must be none, crc32c or sha256");
+  if (alg > ZT_DIGEST_SHA256) fail(ZT_E_INVALID_ARG, ctx() + ": digest must be none, crc32c or sha256");
   c.parsed_digest.alg = alg;
   c.has_digest = alg != ZT_DIGEST_NONE;
   if (opts.has_type) {
     if (!valid_utf8(opts.logical_type.data(), opts.logical_type.size()))
-      fail(ZT_E_NAME, ctx + ": logical type is not valid UTF-8");
+      fail(ZT_E_NAME, ctx() + ": logical type is not valid UTF-8");
     c.has_type = true;
     c.logical_type = opts.logical_type;
     if (const LogicalType *lt = logical_type_find(c.logical_type)) {
       if (lt->storage != dtype)
-        fail(ZT_E_DTYPE, ctx + ": logical type '" + c.logical_type + "' must be stored as " +
+        fail(ZT_E_DTYPE, ctx() + ": logical type '" + c.logical_type + "' must be stored as " +
                              dtype_name(lt->storage) + ", not " + c.dtype_name);
       c.ratio = lt->ratio;
     }
