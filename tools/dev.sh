@@ -17,6 +17,10 @@ PACKAGES=(
 
 deps() {
   local missing=()
+  # The Rust example needs a rustc; the machines may already have one from rustup.
+  if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then
+    PACKAGES+=(rustc)
+  fi
   for p in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
