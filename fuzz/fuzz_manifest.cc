@@ -34,6 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (const auto &o : man.objects) {
       if (man.by_name.count(o.name) != 1) std::abort();
       if (limits.strict && o.status != ZT_OK) std::abort();  // strict refuses any damaged object
+      // Components of a damaged object are never read (its status wins),
+      // so only those of valid objects must satisfy the placement rules.
+      if (o.status != ZT_OK) continue;
       for (const auto &c : o.components) {
         if (c.status != ZT_OK) continue;
         // A component judged valid lies inside the blob area, aligned.
