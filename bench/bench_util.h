@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -83,8 +84,12 @@ class Buffer {
  public:
   Buffer() = default;
   explicit Buffer(size_t n, bool touch = true) : n_(n) {
-    p_ = static_cast<uint8_t *>(std::aligned_alloc(4096, ((n ? n : 1) + 4095) / 4096 * 4096));
+    const size_t align = n >= (size_t{4} << 20) ? (size_t{2} << 20) : 4096;
+    p_ = static_cast<uint8_t *>(std::aligned_alloc(align, ((n ? n : 1) + align - 1) / align * align));
     if (!p_) die("out of memory");
+    // Large arrays get transparent huge pages, as numpy asks for its own
+    // (numpy >= 1.16 madvises allocations of 4 MiB and more).
+    if (align > 4096) ::madvise(p_, (n + align - 1) / align * align, MADV_HUGEPAGE);
     if (touch) std::memset(p_, 0, n);
   }
   Buffer(Buffer &&o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(o.n_) {}

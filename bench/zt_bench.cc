@@ -1,7 +1,7 @@
 // zt_bench: libztensor measured side by side with a baseline from the same
 // run (issue 6). Prints a Markdown table of ratios; bench/run.sh builds it
 // and writes bench/RESULTS.md. Usage:
-//   zt_bench [--dir D] [--reps N] [--big] [--stream-gib G] [--numpy-script P]
+//   zt_bench [--dir D] [--reps N] [--big] [--stream-gib G] [--numpy-script P] [--only WORKLOAD]
 #include <openssl/evp.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -25,6 +25,8 @@ struct Config {
   int scale = 1;
   double stream_gib = 4;
   std::string numpy_script;
+  std::string only;  // run only this workload ("stream" for the streaming writes)
+  bool wants(const std::string &name) const { return only.empty() || only == name; }
 };
 
 struct Row {
@@ -481,6 +483,8 @@ int main(int argc, char **argv) {
       cfg.scale = 4;
     else if (a == "--stream-gib")
       cfg.stream_gib = std::atof(next().c_str());
+    else if (a == "--only")
+      cfg.only = next();
     else if (a == "--numpy-script")
       cfg.numpy_script = next();
     else
@@ -490,12 +494,13 @@ int main(int argc, char **argv) {
   if (std::system(mk.c_str()) != 0) die("cannot create " + cfg.dir);
 
   // First, while this process is small: the streaming writes in children.
-  if (cfg.stream_gib > 0) {
+  if (cfg.stream_gib > 0 && cfg.wants("stream")) {
     bench_stream(cfg, cfg.stream_gib, ZT_ENCODING_RAW);
     bench_stream(cfg, std::min(cfg.stream_gib, 1.0), ZT_ENCODING_ZSTD);
   }
   for (auto make : {make_large, make_mixed, make_small}) {
     Workload w = make(cfg.scale);
+    if (!cfg.wants(w.name)) continue;
     std::string path = cfg.dir + "/" + w.name + ".zt";
     write_zt(w, path, {});
     bench_copy_read(cfg, path, w);
@@ -505,7 +510,7 @@ int main(int argc, char **argv) {
     if (!cfg.numpy_script.empty()) bench_numpy(cfg, w, w.tensors.size() < 1000);
     ::unlink(path.c_str());
   }
-  {
+  if (cfg.wants(cfg.scale == 1 ? "large_zstd" : "large_zstd_1g")) {
     Workload w = make_large_zstd(cfg.scale);
     std::string path = cfg.dir + "/" + w.name + ".zt";
     write_zt(w, path, {ZT_ENCODING_ZSTD, ZT_DIGEST_NONE, 3, 0});
@@ -515,6 +520,7 @@ int main(int argc, char **argv) {
   }
   for (size_t n : {size_t{10000}, size_t{100000}}) {
     Workload w = make_many(n);
+    if (!cfg.wants(w.name)) continue;
     std::string path = cfg.dir + "/" + w.name + ".zt";
     write_zt(w, path, {});
     bench_manifest(cfg, path, w.name);

@@ -20,6 +20,15 @@ constexpr size_t kPieceSize = size_t{8} << 20;
 
 std::string ctx_of(const Object &o, const Component &c) { return where(o.name, c.role); }
 
+// The same prefix, built only when a message (or a codec call) needs it: a
+// copy-read of a 10 KiB tensor should not pay for formatting it.
+struct LazyCtx {
+  const Object &o;
+  const Component &c;
+  std::string str() const { return ctx_of(o, c); }
+};
+std::string operator+(const LazyCtx &l, const char *s) { return l.str() + s; }
+
 bool needs_swap(const Component &c) { return c.big_endian && dtype_size(c.dtype) > 1; }
 
 }  // namespace
@@ -132,7 +141,7 @@ uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
 
 size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capacity) const {
   check_readable(o, c);
-  const std::string ctx = ctx_of(o, c);
+  const LazyCtx ctx{o, c};
   if (c.encoding == ZT_ENCODING_RAW) {
     if (capacity < c.length)
       fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": needs " + std::to_string(c.length) + " bytes, buffer has " +
@@ -155,10 +164,10 @@ size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capac
     if (capacity < c.decoded_length)
       fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": needs " + std::to_string(c.decoded_length) +
                                       " bytes, buffer has " + std::to_string(capacity));
-    zstd_decode_exact(src, c.length, dst, c.decoded_length, ctx);
+    zstd_decode_exact(src, c.length, dst, c.decoded_length, ctx.str());
     n = c.decoded_length;
   } else {
-    auto v = zstd_decode_bounded(src, c.length, opts_.max_decoded_size, ctx);
+    auto v = zstd_decode_bounded(src, c.length, opts_.max_decoded_size, ctx.str());
     if (capacity < v.size())
       fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": needs " + std::to_string(v.size()) + " bytes, buffer has " +
                                       std::to_string(capacity));
@@ -244,7 +253,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
 void Reader::read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
                         size_t capacity) const {
   check_readable(o, c);
-  const std::string ctx = ctx_of(o, c);
+  const LazyCtx ctx{o, c};
   const size_t es = dtype_size(c.dtype);
   auto begin = checked_mul(first, es), bytes = checked_mul(count, es);
   std::optional<uint64_t> end = begin && bytes ? checked_add(*begin, *bytes) : std::nullopt;
@@ -266,14 +275,14 @@ void Reader::read_range(const Object &o, const Component &c, uint64_t first, uin
       source_->read(c.offset, c.length, stored.data());
       src = stored.data();
     }
-    zstd_decode_range(src, c.length, dst, *begin, static_cast<size_t>(*bytes), ctx);
+    zstd_decode_range(src, c.length, dst, *begin, static_cast<size_t>(*bytes), ctx.str());
   }
   if (needs_swap(c)) byteswap_inplace(dst, static_cast<size_t>(*bytes), es);
 }
 
 const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) const {
   check_readable(o, c);
-  const std::string ctx = ctx_of(o, c);
+  const LazyCtx ctx{o, c};
   if (!source_->data())
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": the file was opened with pread access; views need a memory map");
   if (c.encoding != ZT_ENCODING_RAW)
@@ -286,7 +295,7 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
 
 zt_verify_result Reader::verify_component(const Object &o, const Component &c, bool strict) const {
   check_readable(o, c);
-  const std::string ctx = ctx_of(o, c);
+  const LazyCtx ctx{o, c};
   zt_verify_result result = ZT_VERIFY_NO_DIGEST;
   if (c.has_digest) {
     if (c.parsed_digest.alg == ZT_DIGEST_UNKNOWN) {
@@ -325,7 +334,7 @@ zt_verify_result Reader::verify_component(const Object &o, const Component &c, b
     }
     uint64_t limit = c.decoded_known ? c.decoded_length : opts_.max_decoded_size;
     uint64_t seen = 0;
-    uint64_t total = zstd_decode_each(src, c.length, limit, ctx, [&](const uint8_t *p, size_t n) {
+    uint64_t total = zstd_decode_each(src, c.length, limit, ctx.str(), [&](const uint8_t *p, size_t n) {
       if (check_bool) scan_bool(p, n, seen);
       seen += n;
     });

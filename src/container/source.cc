@@ -47,6 +47,26 @@ class FileDescriptor {
   uint64_t size_ = 0;
 };
 
+// Copies of large ranges go through pread(2) even from a mapped file: the
+// kernel copies straight from the page cache, with no page faults on a
+// fresh mapping (which made mapped copy-reads ~20% slower than one pread).
+constexpr size_t kPreadThreshold = size_t{1} << 20;
+
+void pread_all(int fd, const std::string &path, uint64_t offset, size_t len, void *dst) {
+  auto *p = static_cast<uint8_t *>(dst);
+  while (len > 0) {
+    ssize_t n = ::pread(fd, p, len, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(ZT_E_IO, errno_text("read failed on", path) + " at offset " + std::to_string(offset));
+    }
+    if (n == 0) fail(ZT_E_IO, "'" + path + "' shrank while being read (offset " + std::to_string(offset) + ")");
+    p += n;
+    len -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+}
+
 class MmapSource final : public Source {
  public:
   explicit MmapSource(const std::string &path) : fd_(path) {
@@ -61,6 +81,10 @@ class MmapSource final : public Source {
     if (data_) ::munmap(const_cast<uint8_t *>(data_), size_);
   }
   void read(uint64_t offset, size_t len, void *dst) const override {
+    if (len >= kPreadThreshold) {
+      pread_all(fd_.get(), path_, offset, len, dst);
+      return;
+    }
     if (len) std::memcpy(dst, data_ + offset, len);
   }
   void will_need(uint64_t offset, uint64_t len) const override {
