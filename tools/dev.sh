@@ -55,6 +55,7 @@ case "${1:-}" in
     meson test -C build --print-errorlogs --num-processes 2
     if [ -x .ci/sanitize.sh ] && [ "${ZT_SKIP_SANITIZERS:-0}" != 1 ]; then
       .ci/sanitize.sh
+      .ci/tsan.sh
     fi
     ;;
   *)

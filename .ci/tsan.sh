@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# ThreadSanitizer build of the shared-reader concurrency test (issue 5):
+# one reader handle used by 8 threads at once must be race-free.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${ZT_TSAN_BUILD:-build-tsan}
+if [ ! -f "$dir/build.ninja" ]; then
+  meson setup "$dir" -Db_sanitize=thread -Dbuildtype=debugoptimized -Db_lundef=false >/dev/null
+fi
+ninja -C "$dir" tests/capi_concurrency_test
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  meson test -C "$dir" --no-rebuild --print-errorlogs capi_concurrency_test
