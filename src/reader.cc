@@ -223,7 +223,8 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       total += c.decoded_length;
       if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk) {
         source_->will_need(c.offset, c.length);
-        for (uint64_t off = 0; off < c.length; off += kChunk) tasks.push_back({i, off, std::min(kChunk, c.length - off), false});
+        for (uint64_t off = 0; off < c.length; off += kChunk)
+          tasks.push_back({i, off, std::min(kChunk, c.length - off), false});
       } else {
         tasks.push_back({i, 0, 0, true});
       }
