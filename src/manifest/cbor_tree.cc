@@ -1,7 +1,8 @@
 #include "manifest/cbor_tree.h"
 
+#include <cbor.h>
+
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <functional>
 
@@ -95,102 +96,65 @@ struct Builder {
   }
 };
 
-double decode_half(uint16_t half) {
-  // As libcbor does it (and RFC 8949 Appendix D).
-  int exp = (half >> 10) & 0x1f, mant = half & 0x3ff;
-  double val;
-  if (exp == 0)
-    val = std::ldexp(mant, -24);
-  else if (exp != 31)
-    val = std::ldexp(mant + 1024, exp - 25);
-  else
-    val = mant == 0 ? INFINITY : NAN;
-  return static_cast<float>(half & 0x8000 ? -val : val);
-}
+Builder *B(void *ctx) { return static_cast<Builder *>(ctx); }
 
-uint64_t load_be(const uint8_t *p, size_t k) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < k; ++i) v = (v << 8) | p[i];
-  return v;
+void cb_u8(void *c, uint8_t v) { B(c)->leaf(Kind::Uint, v); }
+void cb_u16(void *c, uint16_t v) { B(c)->leaf(Kind::Uint, v); }
+void cb_u32(void *c, uint32_t v) { B(c)->leaf(Kind::Uint, v); }
+void cb_u64(void *c, uint64_t v) { B(c)->leaf(Kind::Uint, v); }
+void cb_n8(void *c, uint8_t v) { B(c)->leaf(Kind::Negint, v); }
+void cb_n16(void *c, uint16_t v) { B(c)->leaf(Kind::Negint, v); }
+void cb_n32(void *c, uint32_t v) { B(c)->leaf(Kind::Negint, v); }
+void cb_n64(void *c, uint64_t v) { B(c)->leaf(Kind::Negint, v); }
+void cb_bytes(void *c, cbor_data d, uint64_t n) { B(c)->string(Kind::Bytes, d, n); }
+void cb_bytes_start(void *c) { B(c)->open_string(Kind::Bytes); }
+void cb_text(void *c, cbor_data d, uint64_t n) { B(c)->string(Kind::Text, d, n); }
+void cb_text_start(void *c) { B(c)->open_string(Kind::Text); }
+void cb_array(void *c, uint64_t n) { B(c)->open(Kind::Array, n, false); }
+void cb_array_indef(void *c) { B(c)->open(Kind::Array, 0, true); }
+void cb_map(void *c, uint64_t n) { B(c)->open(Kind::Map, n, false); }
+void cb_map_indef(void *c) { B(c)->open(Kind::Map, 0, true); }
+void cb_tag(void *c, uint64_t t) {
+  Builder *b = B(c);
+  b->open(Kind::Tag, 1, false);
+  if (!b->error) b->nodes->back().value = t;
 }
+void cb_f2(void *c, float f) { B(c)->real(f); }
+void cb_f4(void *c, float f) { B(c)->real(f); }
+void cb_f8(void *c, double d) { B(c)->real(d); }
+void cb_undef(void *c) { B(c)->leaf(Kind::Undefined, 0); }
+void cb_null(void *c) { B(c)->leaf(Kind::Null, 0); }
+void cb_bool(void *c, bool v) { B(c)->leaf(Kind::Bool, v ? 1 : 0); }
+void cb_break(void *c) { B(c)->event = Builder::Event::Break; }
 
-enum class Step { Finished, NeedData, Error };
-struct StepResult {
-  Step status;
-  size_t read;
-};
-
-// Decodes one CBOR item head (with a definite string's bytes) from
-// [p, p+n) and reports it to the builder: what libcbor's
-// cbor_stream_decode did through callbacks, without an indirect call per
-// item (the manifest of a 100 000-object file has 1.7 million items).
-StepResult decode_step(const uint8_t *p, size_t n, Builder &b) {
-  if (n == 0) return {Step::NeedData, 0};
-  const uint8_t ib = p[0];
-  const unsigned major = ib >> 5, ai = ib & 31;
-  if (major == 7) {
-    switch (ib) {
-      case 0xF4: b.leaf(Kind::Bool, 0); return {Step::Finished, 1};
-      case 0xF5: b.leaf(Kind::Bool, 1); return {Step::Finished, 1};
-      case 0xF6: b.leaf(Kind::Null, 0); return {Step::Finished, 1};
-      case 0xF7: b.leaf(Kind::Undefined, 0); return {Step::Finished, 1};
-      case 0xF9:
-        if (n < 3) return {Step::NeedData, 0};
-        b.real(decode_half(static_cast<uint16_t>(load_be(p + 1, 2))));
-        return {Step::Finished, 3};
-      case 0xFA: {
-        if (n < 5) return {Step::NeedData, 0};
-        uint32_t bits = static_cast<uint32_t>(load_be(p + 1, 4));
-        float f;
-        std::memcpy(&f, &bits, 4);
-        b.real(f);
-        return {Step::Finished, 5};
-      }
-      case 0xFB: {
-        if (n < 9) return {Step::NeedData, 0};
-        uint64_t bits = load_be(p + 1, 8);
-        double d;
-        std::memcpy(&d, &bits, 8);
-        b.real(d);
-        return {Step::Finished, 9};
-      }
-      case 0xFF: b.event = Builder::Event::Break; return {Step::Finished, 1};
-      default: return {Step::Error, 0};  // simple values and reserved heads
-    }
-  }
-  uint64_t arg = ai;
-  size_t head = 1;
-  const bool indefinite = ai == 31;
-  if (ai >= 24 && ai <= 27) {
-    head += size_t{1} << (ai - 24);
-    if (n < head) return {Step::NeedData, 0};
-    arg = load_be(p + 1, head - 1);
-  } else if (ai >= 28 && (ai != 31 || major < 2 || major == 6)) {
-    return {Step::Error, 0};
-  }
-  switch (major) {
-    case 0: b.leaf(Kind::Uint, arg); break;
-    case 1: b.leaf(Kind::Negint, arg); break;
-    case 2:
-    case 3: {
-      const Kind k = major == 2 ? Kind::Bytes : Kind::Text;
-      if (indefinite) {
-        b.open_string(k);
-        break;
-      }
-      if (arg > n - head) return {Step::NeedData, 0};
-      b.string(k, p + head, arg);
-      return {Step::Finished, head + static_cast<size_t>(arg)};
-    }
-    case 4: b.open(Kind::Array, indefinite ? 0 : arg, indefinite); break;
-    case 5: b.open(Kind::Map, indefinite ? 0 : arg, indefinite); break;
-    default:  // 6: a tag, one item follows
-      b.open(Kind::Tag, 1, false);
-      if (!b.error) b.nodes->back().value = arg;
-      break;
-  }
-  return {Step::Finished, head};
-}
+const cbor_callbacks kCallbacks = [] {
+  cbor_callbacks cb = cbor_empty_callbacks;
+  cb.uint8 = cb_u8;
+  cb.uint16 = cb_u16;
+  cb.uint32 = cb_u32;
+  cb.uint64 = cb_u64;
+  cb.negint8 = cb_n8;
+  cb.negint16 = cb_n16;
+  cb.negint32 = cb_n32;
+  cb.negint64 = cb_n64;
+  cb.byte_string = cb_bytes;
+  cb.byte_string_start = cb_bytes_start;
+  cb.string = cb_text;
+  cb.string_start = cb_text_start;
+  cb.array_start = cb_array;
+  cb.indef_array_start = cb_array_indef;
+  cb.map_start = cb_map;
+  cb.indef_map_start = cb_map_indef;
+  cb.tag = cb_tag;
+  cb.float2 = cb_f2;
+  cb.float4 = cb_f4;
+  cb.float8 = cb_f8;
+  cb.undefined = cb_undef;
+  cb.null = cb_null;
+  cb.boolean = cb_bool;
+  cb.indef_break = cb_break;
+  return cb;
+}();
 
 bool keys_equal(const Node &a, const Node &b, const uint8_t *data) {
   if (a.kind != b.kind) return false;
@@ -315,12 +279,12 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
     if (b.pos >= size)
       fail(ZT_E_CBOR, what + ": CBOR ends early (truncated at byte " + std::to_string(b.pos) + ")");
     b.event = Builder::Event::None;
-    StepResult r = decode_step(data + b.pos, size - b.pos, b);
+    cbor_decoder_result r = cbor_stream_decode(data + b.pos, size - b.pos, &kCallbacks, &b);
     if (b.error) fail(b.error_status, what + ": " + b.error_message + " at byte " + std::to_string(b.pos));
-    if (r.status == Step::NeedData)
+    if (r.status == CBOR_DECODER_NEDATA)
       fail(ZT_E_CBOR, what + ": CBOR item at byte " + std::to_string(b.pos) + " runs past the end (" +
                           std::to_string(size) + " bytes)");
-    if (r.status != Step::Finished || r.read == 0)
+    if (r.status != CBOR_DECODER_FINISHED || r.read == 0)
       fail(ZT_E_CBOR, what + ": malformed CBOR at byte " + std::to_string(b.pos));
     size_t end = b.pos + r.read;
     if (nodes_.size() > UINT32_MAX - 2)

@@ -16,12 +16,13 @@ void validate_component(Component &c, const Object &obj, const Manifest &m, cons
       c.error = where(obj.name, c.role) + ": " + msg;
     }
   };
-  const std::string at = "offset " + std::to_string(c.offset);
-  if (c.offset % 64 != 0) bad(ZT_E_ALIGNMENT, at + " is not aligned to 64 bytes");
-  if (c.offset < 8) bad(ZT_E_BOUNDS, at + " lies inside the 8-byte header");
+  // Built only when a rule fails: this runs for every component at open.
+  auto at = [&] { return "offset " + std::to_string(c.offset); };
+  if (c.offset % 64 != 0) bad(ZT_E_ALIGNMENT, at() + " is not aligned to 64 bytes");
+  if (c.offset < 8) bad(ZT_E_BOUNDS, at() + " lies inside the 8-byte header");
   auto end = checked_add(c.offset, c.length);
   if (!end)
-    bad(ZT_E_BOUNDS, at + " + length " + std::to_string(c.length) + " overflows 64 bits");
+    bad(ZT_E_BOUNDS, at() + " + length " + std::to_string(c.length) + " overflows 64 bits");
   else if (*end > m.data_end)
     bad(ZT_E_BOUNDS, "blob [" + std::to_string(c.offset) + ", " + std::to_string(*end) +
                          ") runs past the start of the manifest at " + std::to_string(m.data_end));
@@ -93,9 +94,12 @@ void validate_overlaps(Manifest &m) {
     for (auto &c : o.components)
       if (c.status == ZT_OK && c.length > 0) ranges.push_back({c.offset, c.offset + c.length, &c, &o});
   if (ranges.size() < 2) return;
-  std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) {
+  auto by_position = [](const Range &a, const Range &b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
+  };
+  // Files written in name order are usually already sorted by offset.
+  if (!std::is_sorted(ranges.begin(), ranges.end(), by_position))
+    std::sort(ranges.begin(), ranges.end(), by_position);
   // The range reaching furthest so far; identical ranges are a shared blob.
   size_t far = 0;
   for (size_t i = 1; i < ranges.size(); ++i) {
