@@ -126,16 +126,18 @@ void Reader::for_each_stored_piece(const Component &c,
   if (c.length == 0) fn(buf.data(), 0);
 }
 
+const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &scratch) const {
+  if (source_->data()) return source_->data() + c.offset;
+  scratch.resize(c.length);
+  source_->read(c.offset, c.length, scratch.data());
+  return scratch.data();
+}
+
 uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
   check_readable(o, c);
   if (c.decoded_known) return c.decoded_length;
   std::vector<uint8_t> stored;
-  const uint8_t *p = source_->data() ? source_->data() + c.offset : nullptr;
-  if (!p) {
-    stored.resize(c.length);
-    source_->read(c.offset, c.length, stored.data());
-    p = stored.data();
-  }
+  const uint8_t *p = stored_bytes(c, stored);
   return zstd_decode_each(p, c.length, opts_.max_decoded_size, ctx_of(o, c), [](const uint8_t *, size_t) {});
 }
 
@@ -153,12 +155,7 @@ size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capac
   }
   // zstd
   std::vector<uint8_t> stored;
-  const uint8_t *src = source_->data() ? source_->data() + c.offset : nullptr;
-  if (!src) {
-    stored.resize(c.length);
-    source_->read(c.offset, c.length, stored.data());
-    src = stored.data();
-  }
+  const uint8_t *src = stored_bytes(c, stored);
   size_t n;
   if (c.decoded_known) {
     if (capacity < c.decoded_length)
@@ -270,12 +267,7 @@ void Reader::read_range(const Object &o, const Component &c, uint64_t first, uin
     source_->read(c.offset + *begin, static_cast<size_t>(*bytes), dst);
   } else {
     std::vector<uint8_t> stored;
-    const uint8_t *src = source_->data() ? source_->data() + c.offset : nullptr;
-    if (!src) {
-      stored.resize(c.length);
-      source_->read(c.offset, c.length, stored.data());
-      src = stored.data();
-    }
+    const uint8_t *src = stored_bytes(c, stored);
     zstd_decode_range(src, c.length, dst, *begin, static_cast<size_t>(*bytes), ctx.str());
   }
   if (needs_swap(c)) byteswap_inplace(dst, static_cast<size_t>(*bytes), es);
@@ -327,12 +319,7 @@ zt_verify_result Reader::verify_component(const Object &o, const Component &c, b
   };
   if (c.encoding == ZT_ENCODING_ZSTD) {
     std::vector<uint8_t> stored;
-    const uint8_t *src = source_->data() ? source_->data() + c.offset : nullptr;
-    if (!src) {
-      stored.resize(c.length);
-      source_->read(c.offset, c.length, stored.data());
-      src = stored.data();
-    }
+    const uint8_t *src = stored_bytes(c, stored);
     uint64_t limit = c.decoded_known ? c.decoded_length : opts_.max_decoded_size;
     uint64_t seen = 0;
     uint64_t total = zstd_decode_each(src, c.length, limit, ctx.str(), [&](const uint8_t *p, size_t n) {

@@ -70,6 +70,9 @@ class Reader {
   // Borrowed pointer to a raw little-endian component, or ZT_E_NOT_ZERO_COPY.
   const uint8_t *view(const Object &o, const Component &c, size_t *len) const;
   // Calls fn on consecutive pieces of the stored (encoded) bytes.
+  // The stored bytes of a component: a pointer into the map, or a copy in
+  // `scratch` (pread access).
+  const uint8_t *stored_bytes(const Component &c, std::vector<uint8_t> &scratch) const;
   void for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const;
 
   // Structure + digest (+ zstd size, + strict bool bytes).
