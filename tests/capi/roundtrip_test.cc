@@ -15,6 +15,7 @@
 
 #include "cbor_writer.h"
 #include "test_util.h"
+#include "zt_walk.h"
 #include "ztensor.h"
 
 using zttest::read_file;
@@ -374,21 +375,8 @@ TEST(RoundTrip, ByteIdenticalToTheReferenceWriter) {
       uint64_t offset;
     };
     std::vector<Item> items;
-    size_t count = 0;
-    zt_file_object_count(f, &count);
-    for (size_t i = 0; i < count; ++i) {
-      const zt_object *o = nullptr;
-      zt_file_object_at(f, i, &o);
-      zt_object_info info{};
-      info.struct_size = sizeof info;
-      zt_object_get_info(o, &info);
-      for (size_t k = 0; k < info.component_count; ++k) {
-        zt_component_info c{};
-        c.struct_size = sizeof c;
-        zt_object_component(o, k, &c);
-        items.push_back({o, k, c.offset});
-      }
-    }
+    zttest::for_each_component(f, [&](const zt_object *o, const zt_object_info &, size_t k,
+                                      const zt_component_info &c) { items.push_back({o, k, c.offset}); });
     std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) { return a.offset < b.offset; });
     std::string out = tmp.file(it.key());
     zt_writer *w = create(out);

@@ -14,6 +14,7 @@
 #include "corpus.h"
 #include "exercise.h"
 #include "test_util.h"
+#include "zt_walk.h"
 #include "ztensor.h"
 
 namespace {
@@ -122,22 +123,10 @@ std::vector<std::pair<uint64_t, uint64_t>> digested_blobs(const std::string &byt
   std::vector<std::pair<uint64_t, uint64_t>> out;
   zt_file *f = nullptr;
   if (zt_open_memory(bytes.data(), bytes.size(), nullptr, &f) != ZT_OK) return out;
-  size_t count = 0;
-  zt_file_object_count(f, &count);
-  for (size_t i = 0; i < count; ++i) {
-    const zt_object *o = nullptr;
-    zt_file_object_at(f, i, &o);
-    zt_object_info info{};
-    info.struct_size = sizeof info;
-    zt_object_get_info(o, &info);
-    for (size_t c = 0; c < info.component_count; ++c) {
-      zt_component_info ci{};
-      ci.struct_size = sizeof ci;
-      zt_object_component(o, c, &ci);
-      if ((ci.digest_alg == ZT_DIGEST_SHA256 || ci.digest_alg == ZT_DIGEST_CRC32C) && ci.length)
-        out.emplace_back(ci.offset, ci.length);
-    }
-  }
+  zttest::for_each_component(f, [&](const zt_object *, const zt_object_info &, size_t, const zt_component_info &ci) {
+    if ((ci.digest_alg == ZT_DIGEST_SHA256 || ci.digest_alg == ZT_DIGEST_CRC32C) && ci.length)
+      out.emplace_back(ci.offset, ci.length);
+  });
   zt_close(f);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
