@@ -61,6 +61,7 @@ ZT_API const char *zt_status_str(zt_status s) {
     case ZT_E_WRONG_FORMAT: return "object has another format";
     case ZT_E_INDEX_DTYPE: return "index component not of an integer dtype";
     case ZT_E_COMPRESS: return "compression failed";
+    case ZT_STATUS_FORCE32_: break;
   }
   return "unknown status";
 }

@@ -21,6 +21,8 @@
  *    can be appended without breaking compiled callers.
  *  - A reader handle (zt_file) is immutable after zt_open and may be shared
  *    between threads; a zt_writer is used by one thread at a time.
+ *  - Enums are 32 bits wide (the *_FORCE32_ entries are not values), so a C
+ *    caller may pass any int32 and an unknown one is refused with a status.
  *
  * WARNING about untrusted files: every size read from a file is checked
  * against the file and the limits in zt_open_options before anything is
@@ -117,7 +119,8 @@ typedef enum zt_status {
   ZT_E_QUANT_SIZE = -65,      /* packed/scales/zeros size inconsistent */
   ZT_E_WRONG_FORMAT = -66,    /* object is not of the format the call needs */
   ZT_E_INDEX_DTYPE = -67,     /* index component not of an integer dtype */
-  ZT_E_COMPRESS = -70         /* zstd compression failed */
+  ZT_E_COMPRESS = -70,        /* zstd compression failed */
+  ZT_STATUS_FORCE32_ = 0x7fffffff /* not a status: keeps the enum 32 bits wide */
 } zt_status;
 
 /* A fixed, static English description of a status. Never NULL. */
@@ -152,20 +155,23 @@ typedef enum zt_dtype {
   ZT_U32 = 10,
   ZT_U16 = 11,
   ZT_U8 = 12,
-  ZT_BOOL = 13
+  ZT_BOOL = 13,
+  ZT_DTYPE_FORCE32_ = 0x7fffffff /* not a dtype: keeps the enum 32 bits wide */
 } zt_dtype;
 
 typedef enum zt_encoding {
   ZT_ENCODING_UNKNOWN = 0,
   ZT_ENCODING_RAW = 1,
-  ZT_ENCODING_ZSTD = 2
+  ZT_ENCODING_ZSTD = 2,
+  ZT_ENCODING_FORCE32_ = 0x7fffffff /* not an encoding */
 } zt_encoding;
 
 typedef enum zt_digest_alg {
   ZT_DIGEST_NONE = 0,   /* no digest */
   ZT_DIGEST_CRC32C = 1, /* "crc32c:0x%08X" */
   ZT_DIGEST_SHA256 = 2, /* "sha256:<64 lowercase hex>" */
-  ZT_DIGEST_UNKNOWN = 3 /* an algorithm this library cannot check */
+  ZT_DIGEST_UNKNOWN = 3, /* an algorithm this library cannot check */
+  ZT_DIGEST_FORCE32_ = 0x7fffffff /* not an algorithm */
 } zt_digest_alg;
 
 /* "f32", "bf16", ...; NULL for ZT_DTYPE_UNKNOWN or an out-of-range value. */

@@ -175,7 +175,7 @@ int cmd_export(const std::vector<std::string> &argv) {
       std::remove(tmp.c_str());
       return report("export: object '" + name + "'", st);
     }
-    if (std::fwrite(buf.data(), 1, size, fp) != size) return fail_io("cannot write");
+    if (size && std::fwrite(buf.data(), 1, size, fp) != size) return fail_io("cannot write");
     progress.add(size);
   }
   if (std::fflush(fp) != 0 || ::fsync(fileno(fp)) != 0) return fail_io("cannot write");
