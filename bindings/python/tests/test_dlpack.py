@@ -93,3 +93,18 @@ def test_dlpack_refuses_non_dense_objects(path):
         assert info.value.status == -66  # ZT_E_WRONG_FORMAT
         with pytest.raises(BufferError):
             r.tensor("raw").__dlpack__(stream=1)
+
+
+def test_torch_from_dlpack(path):
+    # Debian's python3-torch; tools/dev.sh installs it so this runs in CI.
+    torch = pytest.importorskip("torch")
+    with ztensor.Reader(path) as r:
+        t = torch.from_dlpack(r.tensor("raw"))
+        assert tuple(t.shape) == (3, 4) and t.dtype == torch.float32
+        assert t.data_ptr() == r["raw"].ctypes.data  # zero-copy from the mapping
+        assert t.sum().item() == 66.0
+        p = torch.from_dlpack(r.tensor("packed"))
+        assert p.dtype == torch.int64
+        assert p.tolist() == np.arange(300).reshape(30, 10).tolist()
+        c = torch.from_dlpack(r.tensor("cx"))
+        assert c.dtype == torch.complex128 and c.tolist() == [1 + 2j, 3 - 4j]
