@@ -188,36 +188,29 @@ void ZstdStream::finish(std::vector<uint8_t> &out) {
   } while (r != 0);
 }
 
+namespace {
+
+template <typename T, T (*Swap)(T)>
+void swap_each(uint8_t *p, size_t len) {
+  for (size_t i = 0; i + sizeof(T) <= len; i += sizeof(T)) {
+    T v;
+    std::memcpy(&v, p + i, sizeof v);
+    v = Swap(v);
+    std::memcpy(p + i, &v, sizeof v);
+  }
+}
+
+uint16_t bswap16(uint16_t v) { return __builtin_bswap16(v); }
+uint32_t bswap32(uint32_t v) { return __builtin_bswap32(v); }
+uint64_t bswap64(uint64_t v) { return __builtin_bswap64(v); }
+
+}  // namespace
+
 void byteswap_inplace(void *data, size_t len, size_t elem_size) {
   auto *p = static_cast<uint8_t *>(data);
-  switch (elem_size) {
-    case 2:
-      for (size_t i = 0; i + 2 <= len; i += 2) {
-        uint16_t v;
-        std::memcpy(&v, p + i, 2);
-        v = __builtin_bswap16(v);
-        std::memcpy(p + i, &v, 2);
-      }
-      break;
-    case 4:
-      for (size_t i = 0; i + 4 <= len; i += 4) {
-        uint32_t v;
-        std::memcpy(&v, p + i, 4);
-        v = __builtin_bswap32(v);
-        std::memcpy(p + i, &v, 4);
-      }
-      break;
-    case 8:
-      for (size_t i = 0; i + 8 <= len; i += 8) {
-        uint64_t v;
-        std::memcpy(&v, p + i, 8);
-        v = __builtin_bswap64(v);
-        std::memcpy(p + i, &v, 8);
-      }
-      break;
-    default:
-      break;
-  }
+  if (elem_size == 2) swap_each<uint16_t, bswap16>(p, len);
+  else if (elem_size == 4) swap_each<uint32_t, bswap32>(p, len);
+  else if (elem_size == 8) swap_each<uint64_t, bswap64>(p, len);
 }
 
 }  // namespace zt

@@ -24,6 +24,13 @@ class Out {
     s += t;
   }
   void raw(const std::string &r) { s += r; }
+  // Unknown fields, re-emitted exactly as they were read.
+  void fields(const std::vector<RawField> &extra) {
+    for (const auto &f : extra) {
+      s += f.key;
+      s += f.value;
+    }
+  }
 };
 
 void encode_component(Out &o, const Component &c) {
@@ -53,10 +60,7 @@ void encode_component(Out &o, const Component &c) {
     o.text("digest");
     o.text(c.digest);
   }
-  for (const auto &f : c.extra) {
-    o.raw(f.key);
-    o.raw(f.value);
-  }
+  o.fields(c.extra);
 }
 
 void encode_object(Out &o, const Object &obj) {
@@ -79,10 +83,7 @@ void encode_object(Out &o, const Object &obj) {
     o.text(c->role);
     encode_component(o, *c);
   }
-  for (const auto &f : obj.extra) {
-    o.raw(f.key);
-    o.raw(f.value);
-  }
+  o.fields(obj.extra);
 }
 
 }  // namespace
@@ -108,10 +109,7 @@ std::string encode_manifest(const Manifest &m) {
     o.text(ob->name);
     encode_object(o, *ob);
   }
-  for (const auto &f : m.extra) {
-    o.raw(f.key);
-    o.raw(f.value);
-  }
+  o.fields(m.extra);
   return std::move(o.s);
 }
 
