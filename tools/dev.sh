@@ -37,7 +37,10 @@ deps() {
 
 build() {
   if [ ! -f build/build.ninja ]; then
-    meson setup build --buildtype=debugoptimized
+    # CI builds without debug info: a third less compile time on two cores.
+    local debug=true
+    [ "${CI:-}" = true ] && debug=false
+    meson setup build --buildtype=debugoptimized -Ddebug=$debug
   fi
   ninja -C build
 }
