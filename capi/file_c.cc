@@ -129,10 +129,10 @@ ZT_API zt_status zt_file_object_by_name(const zt_file *file, const char *name, s
     *out = nullptr;
     if (!name && name_len) invalid("zt_file_object_by_name: name is NULL");
     std::string_view key(name ? name : "", name_len);
-    const auto &idx = f.reader->manifest().by_name;
-    auto it = idx.find(key);
-    if (it == idx.end()) fail(ZT_E_NOT_FOUND, "no object named '" + printable(std::string(key)) + "'");
-    *out = &f.objects[it->second];
+    const auto &man = f.reader->manifest();
+    const Object *o = man.find(key);
+    if (!o) fail(ZT_E_NOT_FOUND, "no object named '" + printable(std::string(key)) + "'");
+    *out = &f.objects[static_cast<size_t>(o - man.objects.data())];
     return ZT_OK;
   });
 }

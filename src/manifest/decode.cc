@@ -2,6 +2,7 @@
 
 #include <cbor.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "manifest/cbor_tree.h"
@@ -477,6 +478,13 @@ void settle_object_status(Object &obj) {
   }
 }
 
+const Object *Manifest::find(std::string_view name) const {
+  auto it = std::lower_bound(name_order.begin(), name_order.end(), name,
+                             [&](uint32_t i, std::string_view n) { return std::string_view(objects[i].name) < n; });
+  if (it == name_order.end() || objects[*it].name != name) return nullptr;
+  return &objects[*it];
+}
+
 Manifest decode_manifest(const uint8_t *data, size_t size, Container container, uint64_t data_end,
                          const DecodeLimits &limits, const std::string &path) {
   Tree tree(data, size, "'" + path + "' manifest");
@@ -485,7 +493,17 @@ Manifest decode_manifest(const uint8_t *data, size_t size, Container container, 
   if (container == Container::V0) decode_v0(tree, man, limits, path);
   else decode_v1(tree, man, limits, path);
   validate_overlaps(man);
-  man.by_name.reserve(man.objects.size());
+  if (man.objects.size() > UINT32_MAX) fail(ZT_E_LIMIT, "'" + path + "': more than 2^32 objects");
+  man.name_order.resize(man.objects.size());
+  for (uint32_t i = 0; i < man.name_order.size(); ++i) man.name_order[i] = i;
+  auto by_name = [&](uint32_t a, uint32_t b) { return man.objects[a].name < man.objects[b].name; };
+  if (!std::is_sorted(man.name_order.begin(), man.name_order.end(), by_name))
+    std::sort(man.name_order.begin(), man.name_order.end(), by_name);
+  for (size_t k = 1; k < man.name_order.size(); ++k) {
+    const std::string &name = man.objects[man.name_order[k]].name;
+    if (name == man.objects[man.name_order[k - 1]].name)
+      fail(ZT_E_DUPLICATE_KEY, "'" + path + "': two objects are named '" + printable(name) + "'");
+  }
   for (size_t i = 0; i < man.objects.size(); ++i) {
     Object &o = man.objects[i];
     // A damaged component (a role that is not text, say) is the first fault;
@@ -500,8 +518,6 @@ Manifest decode_manifest(const uint8_t *data, size_t size, Container container, 
       }
     }
     settle_object_status(o);
-    if (!man.by_name.emplace(o.name, i).second)
-      fail(ZT_E_DUPLICATE_KEY, "'" + path + "': two objects are named '" + printable(o.name) + "'");
     if (limits.strict && o.status != ZT_OK) fail(o.status, "'" + path + "': " + o.error);
   }
   return man;

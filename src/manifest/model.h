@@ -69,7 +69,11 @@ struct Manifest {
   std::string attributes;
   std::vector<RawField> extra;
   std::vector<Object> objects;
-  std::unordered_map<std::string_view, size_t> by_name;  // views into objects
+  // Object indices in bytewise name order, for lookups by name (binary
+  // search). Writers emit names sorted, so building it is usually one pass.
+  std::vector<uint32_t> name_order;
+  // The object of that name, or nullptr.
+  const Object *find(std::string_view name) const;
   uint64_t data_end = 0;  // where blobs must end: the manifest's offset
 };
 
