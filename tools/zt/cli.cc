@@ -91,6 +91,30 @@ std::string human_bytes(uint64_t n) {
   return buf;
 }
 
+zt_object_info object_info(const zt_object *o) {
+  zt_object_info info{};
+  info.struct_size = sizeof info;
+  if (zt_object_get_info(o, &info) != ZT_OK) {
+    info = zt_object_info{};
+    info.name = info.format = "";
+  }
+  return info;
+}
+
+zt_component_info component_info(const zt_object *o, size_t index) {
+  zt_component_info c{};
+  c.struct_size = sizeof c;
+  if (zt_object_component(o, index, &c) != ZT_OK) c = zt_component_info{};
+  return c;
+}
+
+uint64_t stored_bytes(const zt_object *o) {
+  uint64_t n = 0;
+  const zt_object_info info = object_info(o);
+  for (size_t k = 0; k < info.component_count; ++k) n += component_info(o, k).length;
+  return n;
+}
+
 bool parse_digest(const std::string &s, uint32_t &alg) {
   if (s == "none") alg = ZT_DIGEST_NONE;
   else if (s == "crc32c") alg = ZT_DIGEST_CRC32C;

@@ -48,6 +48,12 @@ bool parse_args(const std::vector<std::string> &in, const std::vector<std::strin
 std::string shape_string(const uint64_t *shape, size_t ndim);
 std::string human_bytes(uint64_t n);
 
+// Describes an object / one of its components (zeroed if the call fails).
+zt_object_info object_info(const zt_object *o);
+zt_component_info component_info(const zt_object *o, size_t index);
+// Stored (on-disk) bytes of all of an object's components.
+uint64_t stored_bytes(const zt_object *o);
+
 // Parses "none|crc32c|sha256" (returns false on anything else).
 bool parse_digest(const std::string &s, uint32_t &alg);
 

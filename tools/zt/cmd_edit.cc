@@ -49,23 +49,8 @@ struct Options {
 };
 
 std::string object_name(const zt_object *o) {
-  zt_object_info info{};
-  info.struct_size = sizeof info;
-  zt_object_get_info(o, &info);
+  const zt_object_info info = object_info(o);
   return std::string(info.name, info.name_len);
-}
-
-uint64_t stored_bytes(const zt_object *o) {
-  zt_object_info info{};
-  info.struct_size = sizeof info;
-  zt_object_get_info(o, &info);
-  uint64_t n = 0;
-  for (size_t k = 0; k < info.component_count; ++k) {
-    zt_component_info c{};
-    c.struct_size = sizeof c;
-    if (zt_object_component(o, k, &c) == ZT_OK) n += c.length;
-  }
-  return n;
 }
 
 int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector<FilePtr> &out) {

@@ -93,9 +93,7 @@ int cmd_export(const std::vector<std::string> &argv) {
   const zt_object *o = nullptr;
   st = zt_file_object_by_name(f.get(), name.data(), name.size(), &o);
   if (st != ZT_OK) return report("export: object '" + name + "'", st);
-  zt_object_info info{};
-  info.struct_size = sizeof info;
-  zt_object_get_info(o, &info);
+  const zt_object_info info = object_info(o);
   if (info.status != ZT_OK) return report("export: object '" + name + "' is damaged", info.status);
   if (std::strcmp(info.format, "dense") != 0) {
     std::fprintf(stderr, "zt export: object '%s' has format '%s'; only dense objects can be exported\n", name.c_str(),
@@ -105,9 +103,7 @@ int cmd_export(const std::vector<std::string> &argv) {
   size_t idx = 0;
   st = zt_object_component_index(o, "data", &idx);
   if (st != ZT_OK) return report("export: object '" + name + "'", st);
-  zt_component_info c{};
-  c.struct_size = sizeof c;
-  zt_object_component(o, idx, &c);
+  const zt_component_info c = component_info(o, idx);
   const char *descr = npy_descr(c.dtype);
   if (!descr) {
     std::fprintf(stderr, "zt export: object '%s': dtype '%s' has no NumPy equivalent\n", name.c_str(), c.dtype_name);

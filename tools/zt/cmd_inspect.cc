@@ -77,9 +77,7 @@ int cmd_info(const std::vector<std::string> &argv) {
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;
     zt_file_object_at(f.get(), i, &o);
-    zt_object_info info{};
-    info.struct_size = sizeof info;
-    zt_object_get_info(o, &info);
+    const zt_object_info info = object_info(o);
     std::printf("\n%s\n", info.name);
     std::printf("  shape:      %s\n", shape_string(info.shape, info.ndim).c_str());
     std::printf("  format:     %s\n", info.format);
@@ -96,9 +94,7 @@ int cmd_info(const std::vector<std::string> &argv) {
       std::printf("  ERROR:      %s: %s\n", zt_status_str(info.status), e);
     }
     for (size_t k = 0; k < info.component_count; ++k) {
-      zt_component_info c{};
-      c.struct_size = sizeof c;
-      zt_object_component(o, k, &c);
+      const zt_component_info c = component_info(o, k);
       std::printf("  component %s: %s%s%s, %s, offset %llu, stored %llu, decoded %llu%s%s%s\n", c.role,
                   c.dtype_name, c.logical_type ? " as " : "", c.logical_type ? c.logical_type : "",
                   c.encoding_name, static_cast<unsigned long long>(c.offset),
@@ -121,15 +117,11 @@ int cmd_ls(const std::vector<std::string> &argv) {
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;
     zt_file_object_at(f.get(), i, &o);
-    zt_object_info info{};
-    info.struct_size = sizeof info;
-    zt_object_get_info(o, &info);
+    const zt_object_info info = object_info(o);
     uint64_t stored = 0;
     const char *dtype = "-";
     for (size_t k = 0; k < info.component_count; ++k) {
-      zt_component_info c{};
-      c.struct_size = sizeof c;
-      zt_object_component(o, k, &c);
+      const zt_component_info c = component_info(o, k);
       stored += c.length;
       if (k == 0) dtype = c.logical_type ? c.logical_type : c.dtype_name;
     }
