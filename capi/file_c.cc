@@ -121,8 +121,7 @@ ZT_API zt_status zt_file_object_at(const zt_file *file, size_t index, const zt_o
   });
 }
 
-ZT_API zt_status zt_file_object_by_name(const zt_file *file, const char *name, size_t name_len,
-                                        const zt_object **out) {
+ZT_API zt_status zt_file_object_by_name(const zt_file *file, const char *name, size_t name_len, const zt_object **out) {
   return guard([&] {
     const zt_file &f = file_ref(file, "zt_file_object_by_name");
     if (!out) invalid("zt_file_object_by_name: out is NULL");

@@ -75,9 +75,13 @@ void set_error(const std::string &msg) {
   }
 }
 
-void clear_error() { t_error.clear(); }
+void clear_error() {
+  t_error.clear();
+}
 
-const char *last_error() { return t_error.c_str(); }
+const char *last_error() {
+  return t_error.c_str();
+}
 
 const zt_file &file_ref(const zt_file *f, const char *fn) {
   if (!f) fail(ZT_E_INVALID_ARG, std::string(fn) + ": file handle is NULL");
@@ -105,8 +109,8 @@ const zt_object &object_ref(const zt_object *o, const char *fn) {
 const zt::Component &component_ref(const zt_object &o, size_t index, const char *fn) {
   if (index >= o.obj->components.size())
     fail(ZT_E_NOT_FOUND, std::string(fn) + ": " + where(o.obj->name) + " has " +
-                             std::to_string(o.obj->components.size()) + " components, index " +
-                             std::to_string(index) + " does not exist");
+                             std::to_string(o.obj->components.size()) + " components, index " + std::to_string(index) +
+                             " does not exist");
   return o.obj->components[index];
 }
 

@@ -77,7 +77,9 @@ zt_status guard(F &&body) noexcept {
   }
 }
 
-[[noreturn]] inline void invalid(const char *what) { zt::fail(ZT_E_INVALID_ARG, what); }
+[[noreturn]] inline void invalid(const char *what) {
+  zt::fail(ZT_E_INVALID_ARG, what);
+}
 
 const zt_file &file_ref(const zt_file *f, const char *fn);
 zt_writer &writer_ref(zt_writer *w, const char *fn);

@@ -152,8 +152,8 @@ ZT_API zt_status zt_component_read(const zt_object *obj, size_t index, void *dst
   });
 }
 
-ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index, uint64_t first, uint64_t count,
-                                         void *dst, size_t dst_capacity) {
+ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index, uint64_t first, uint64_t count, void *dst,
+                                         size_t dst_capacity) {
   return guard([&] {
     const zt_object &o = object_ref(obj, "zt_component_read_range");
     const Component &c = component_ref(o, index, "zt_component_read_range");

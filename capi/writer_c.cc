@@ -170,8 +170,8 @@ ZT_API zt_status zt_write_blob(zt_writer *w, const char *name, size_t name_len, 
   });
 }
 
-ZT_API zt_status zt_write_blob_begin(zt_writer *w, const char *name, size_t name_len, const char *role,
-                                     zt_dtype dtype, const zt_blob_options *opts) {
+ZT_API zt_status zt_write_blob_begin(zt_writer *w, const char *name, size_t name_len, const char *role, zt_dtype dtype,
+                                     const zt_blob_options *opts) {
   return guard([&] {
     zt_writer &h = writer_ref(w, "zt_write_blob_begin");
     if (!role) invalid("zt_write_blob_begin: role is NULL");

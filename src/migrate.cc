@@ -47,9 +47,8 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
 
 void migrate_file(const std::string &in_path, const std::string &out_path, const MigrateOptions &opts) {
   struct stat a, b;
-  if (in_path == out_path ||
-      (::stat(in_path.c_str(), &a) == 0 && ::stat(out_path.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
-       a.st_ino == b.st_ino))
+  if (in_path == out_path || (::stat(in_path.c_str(), &a) == 0 && ::stat(out_path.c_str(), &b) == 0 &&
+                              a.st_dev == b.st_dev && a.st_ino == b.st_ino))
     fail(ZT_E_INVALID_ARG, "migrate: output '" + out_path + "' is the input file; refusing to overwrite it");
   ReaderOptions ro;
   auto in = Reader::open(in_path, ro);

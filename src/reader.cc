@@ -18,7 +18,9 @@ namespace {
 
 constexpr size_t kPieceSize = size_t{8} << 20;
 
-std::string ctx_of(const Object &o, const Component &c) { return where(o.name, c.role); }
+std::string ctx_of(const Object &o, const Component &c) {
+  return where(o.name, c.role);
+}
 
 // The same prefix, built only when a message (or a codec call) needs it: a
 // copy-read of a 10 KiB tensor should not pay for formatting it.
@@ -27,9 +29,13 @@ struct LazyCtx {
   const Component &c;
   std::string str() const { return ctx_of(o, c); }
 };
-std::string operator+(const LazyCtx &l, const char *s) { return l.str() + s; }
+std::string operator+(const LazyCtx &l, const char *s) {
+  return l.str() + s;
+}
 
-bool needs_swap(const Component &c) { return c.big_endian && dtype_size(c.dtype) > 1; }
+bool needs_swap(const Component &c) {
+  return c.big_endian && dtype_size(c.dtype) > 1;
+}
 
 }  // namespace
 
@@ -65,8 +71,7 @@ void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)> 
   if (err) std::rethrow_exception(err);
 }
 
-Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts)
-    : source_(std::move(src)), opts_(opts) {
+Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts) : source_(std::move(src)), opts_(opts) {
   if (opts_.max_manifest_size == 0 || opts_.max_manifest_size > kMaxManifestSize)
     opts_.max_manifest_size = kMaxManifestSize;
   ManifestLocation loc = locate_manifest(*source_, opts_.max_manifest_size);
@@ -82,8 +87,7 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts)
   DecodeLimits limits;
   limits.max_decoded_size = opts_.max_decoded_size;
   limits.strict = opts_.strict;
-  if (loc.size == 0)
-    fail(ZT_E_CBOR, "'" + source_->path() + "': the manifest is empty (0 bytes)");
+  if (loc.size == 0) fail(ZT_E_CBOR, "'" + source_->path() + "': the manifest is empty (0 bytes)");
   manifest_ = decode_manifest(bytes, loc.size, loc.container, loc.offset, limits, source_->path());
   // Views into a pread copy must not outlive it: the model owns its strings
   // (indefinite-length strings were joined into std::strings), so nothing
@@ -110,8 +114,7 @@ void Reader::check_readable(const Object &o, const Component &c) const {
   if (o.status != ZT_OK) fail(o.status, o.error);
 }
 
-void Reader::for_each_stored_piece(const Component &c,
-                                   const std::function<void(const uint8_t *, size_t)> &fn) const {
+void Reader::for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const {
   if (source_->data()) {
     fn(source_->data() + c.offset, c.length);
     return;
@@ -146,8 +149,8 @@ size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capac
   const LazyCtx ctx{o, c};
   if (c.encoding == ZT_ENCODING_RAW) {
     if (capacity < c.length)
-      fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": needs " + std::to_string(c.length) + " bytes, buffer has " +
-                                      std::to_string(capacity));
+      fail(ZT_E_BUFFER_TOO_SMALL,
+           ctx + ": needs " + std::to_string(c.length) + " bytes, buffer has " + std::to_string(capacity));
     source_->will_need(c.offset, c.length);
     source_->read(c.offset, c.length, dst);
     if (needs_swap(c)) byteswap_inplace(dst, c.length, dtype_size(c.dtype));
@@ -159,15 +162,15 @@ size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capac
   size_t n;
   if (c.decoded_known) {
     if (capacity < c.decoded_length)
-      fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": needs " + std::to_string(c.decoded_length) +
-                                      " bytes, buffer has " + std::to_string(capacity));
+      fail(ZT_E_BUFFER_TOO_SMALL,
+           ctx + ": needs " + std::to_string(c.decoded_length) + " bytes, buffer has " + std::to_string(capacity));
     zstd_decode_exact(src, c.length, dst, c.decoded_length, ctx.str());
     n = c.decoded_length;
   } else {
     auto v = zstd_decode_bounded(src, c.length, opts_.max_decoded_size, ctx.str());
     if (capacity < v.size())
-      fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": needs " + std::to_string(v.size()) + " bytes, buffer has " +
-                                      std::to_string(capacity));
+      fail(ZT_E_BUFFER_TOO_SMALL,
+           ctx + ": needs " + std::to_string(v.size()) + " bytes, buffer has " + std::to_string(capacity));
     if (!v.empty()) std::memcpy(dst, v.data(), v.size());
     n = v.size();
   }
@@ -258,11 +261,10 @@ void Reader::read_range(const Object &o, const Component &c, uint64_t first, uin
   uint64_t total = decoded_size(o, c);
   if (!end || *end > total)
     fail(ZT_E_INVALID_ARG, ctx + ": elements [" + std::to_string(first) + ", +" + std::to_string(count) +
-                               ") are outside the component (" + std::to_string(es ? total / es : 0) +
-                               " elements)");
+                               ") are outside the component (" + std::to_string(es ? total / es : 0) + " elements)");
   if (capacity < *bytes)
-    fail(ZT_E_BUFFER_TOO_SMALL, ctx + ": range needs " + std::to_string(*bytes) + " bytes, buffer has " +
-                                    std::to_string(capacity));
+    fail(ZT_E_BUFFER_TOO_SMALL,
+         ctx + ": range needs " + std::to_string(*bytes) + " bytes, buffer has " + std::to_string(capacity));
   if (c.encoding == ZT_ENCODING_RAW) {
     source_->read(c.offset + *begin, static_cast<size_t>(*bytes), dst);
   } else {
@@ -280,8 +282,7 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": the file was opened with pread access; views need a memory map");
   if (c.encoding != ZT_ENCODING_RAW)
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": " + c.encoding_name + "-encoded data must be decoded (use a read)");
-  if (needs_swap(c))
-    fail(ZT_E_NOT_ZERO_COPY, ctx + ": data is stored big-endian (legacy 0.1); a read byte-swaps it");
+  if (needs_swap(c)) fail(ZT_E_NOT_ZERO_COPY, ctx + ": data is stored big-endian (legacy 0.1); a read byte-swaps it");
   *len = static_cast<size_t>(c.length);
   return source_->data() + c.offset;
 }
@@ -300,8 +301,8 @@ zt_verify_result Reader::verify_component(const Object &o, const Component &c, b
         Digester again(c.parsed_digest.alg);
         for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { again.update(p, n); });
         fail(ZT_E_DIGEST_MISMATCH, ctx + ": digest mismatch: manifest says " + c.digest + ", stored bytes [" +
-                                       std::to_string(c.offset) + ", +" + std::to_string(c.length) +
-                                       ") give " + again.finish_string());
+                                       std::to_string(c.offset) + ", +" + std::to_string(c.length) + ") give " +
+                                       again.finish_string());
       }
       result = ZT_VERIFY_OK;
     }
@@ -310,12 +311,12 @@ zt_verify_result Reader::verify_component(const Object &o, const Component &c, b
   auto scan_bool = [&](const uint8_t *p, size_t n, uint64_t base) {
     for (size_t i = 0; i < n; ++i)
       if (p[i] > 1)
-        fail(ZT_E_BOOL_VALUE, ctx + ": bool element " + std::to_string(base + i) + " is 0x" +
-                                  [](uint8_t v) {
-                                    char b[4];
-                                    std::snprintf(b, sizeof b, "%02x", v);
-                                    return std::string(b);
-                                  }(p[i]) + ", not 0 or 1");
+        fail(
+            ZT_E_BOOL_VALUE, ctx + ": bool element " + std::to_string(base + i) + " is 0x" + [](uint8_t v) {
+              char b[4];
+              std::snprintf(b, sizeof b, "%02x", v);
+              return std::string(b);
+            }(p[i]) + ", not 0 or 1");
   };
   if (c.encoding == ZT_ENCODING_ZSTD) {
     std::vector<uint8_t> stored;
@@ -351,9 +352,7 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
   std::vector<std::vector<VerifyFailure>> per(objs.size());
   parallel_for(objs.size(), threads(), [&](size_t i) {
     const Object &o = objs[i];
-    auto record = [&](const std::string &role, const Error &e) {
-      per[i].push_back({i, role, e.status(), e.what()});
-    };
+    auto record = [&](const std::string &role, const Error &e) { per[i].push_back({i, role, e.status(), e.what()}); };
     bool component_failed = false;
     for (const auto &c : o.components) {
       try {

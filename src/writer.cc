@@ -30,7 +30,9 @@ Writer::Writer(const std::string &path, const WriterOptions &opts) : opts_(opts)
   manifest_.spec = SpecVersion::V1_2;
 }
 
-Writer::~Writer() { discard(); }
+Writer::~Writer() {
+  discard();
+}
 
 void Writer::check_open() const {
   if (state_ != State::Open) fail(ZT_E_MISUSE, "writer is already finished or failed");
@@ -50,8 +52,7 @@ void Writer::set_root_extra(std::vector<RawField> extra) {
 void Writer::begin_object(const std::string &name, const std::string &format, const std::vector<uint64_t> &shape) {
   check_open();
   if (!valid_utf8(name.data(), name.size())) fail(ZT_E_NAME, where(name) + ": name is not valid UTF-8");
-  if (!valid_utf8(format.data(), format.size()))
-    fail(ZT_E_NAME, where(name) + ": format is not valid UTF-8");
+  if (!valid_utf8(format.data(), format.size())) fail(ZT_E_NAME, where(name) + ": format is not valid UTF-8");
   if (index_.count(name)) fail(ZT_E_EXISTS, where(name) + ": an object of this name was already declared");
   if (!shape_numel(shape)) fail(ZT_E_SHAPE, where(name) + ": the product of the shape overflows 64 bits");
   Object o;
@@ -130,8 +131,8 @@ Component &Writer::new_component(Object &o, const std::string &role, zt_dtype dt
   return o.components.back();
 }
 
-void Writer::write_blob(const std::string &name, const std::string &role, zt_dtype dtype, const void *data,
-                        size_t len, const BlobOptions &opts) {
+void Writer::write_blob(const std::string &name, const std::string &role, zt_dtype dtype, const void *data, size_t len,
+                        const BlobOptions &opts) {
   check_open();
   if (!data && len) fail(ZT_E_INVALID_ARG, where(name, role) + ": data is NULL but length is " + std::to_string(len));
   blob_begin(name, role, dtype, opts);

@@ -30,10 +30,10 @@ struct BlobOptions {
   zt_encoding encoding = ZT_ENCODING_UNKNOWN;  // UNKNOWN = writer default
   int zstd_level = 0;
   bool has_level = false;
-  zt_digest_alg digest = ZT_DIGEST_UNKNOWN;    // UNKNOWN = writer default
+  zt_digest_alg digest = ZT_DIGEST_UNKNOWN;  // UNKNOWN = writer default
   bool has_type = false;
   std::string logical_type;
-  std::vector<RawField> extra;                 // unknown fields to keep
+  std::vector<RawField> extra;  // unknown fields to keep
 };
 
 class Writer {
@@ -48,8 +48,8 @@ class Writer {
   void set_object_extra(const std::string &name, std::vector<RawField> extra);
   bool has_object(const std::string &name) const { return index_.count(name) != 0; }
 
-  void write_blob(const std::string &name, const std::string &role, zt_dtype dtype, const void *data,
-                  size_t len, const BlobOptions &opts);
+  void write_blob(const std::string &name, const std::string &role, zt_dtype dtype, const void *data, size_t len,
+                  const BlobOptions &opts);
   void blob_begin(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts);
   void blob_append(const void *data, size_t len);
   void blob_end();

@@ -15,13 +15,11 @@ namespace zt {
 // Decodes a zstd stream (one or more frames) into dst, which must receive
 // exactly `expected` bytes. ZT_E_DECODED_SIZE if it yields more or fewer,
 // ZT_E_CORRUPT if the stream is damaged. `ctx` names the component.
-void zstd_decode_exact(const void *src, size_t src_len, void *dst, size_t expected,
-                       const std::string &ctx);
+void zstd_decode_exact(const void *src, size_t src_len, void *dst, size_t expected, const std::string &ctx);
 
 // Decodes a zstd stream of unknown decoded size, refusing to grow beyond
 // `limit` bytes (ZT_E_LIMIT).
-std::vector<uint8_t> zstd_decode_bounded(const void *src, size_t src_len, uint64_t limit,
-                                         const std::string &ctx);
+std::vector<uint8_t> zstd_decode_bounded(const void *src, size_t src_len, uint64_t limit, const std::string &ctx);
 
 // Decodes only bytes [begin, begin+count) of the stream into dst, stopping
 // once they are produced.

@@ -35,8 +35,7 @@ ZSTD_CCtx *thread_cctx() {
 // Streams the input through the decoder; calls sink(ptr, n) with each output
 // piece until it returns false. Returns total produced; throws on corruption.
 template <typename Sink>
-void stream_decode(const void *src, size_t src_len, const std::string &ctx, Sink sink,
-                   bool stop_early_ok) {
+void stream_decode(const void *src, size_t src_len, const std::string &ctx, Sink sink, bool stop_early_ok) {
   ZSTD_DCtx *d = thread_dctx();
   ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
   ZSTD_inBuffer in{src, src_len, 0};
@@ -45,12 +44,11 @@ void stream_decode(const void *src, size_t src_len, const std::string &ctx, Sink
   while (true) {
     ZSTD_outBuffer out{buf.data(), buf.size(), 0};
     ret = ZSTD_decompressStream(d, &out, &in);
-    if (ZSTD_isError(ret))
-      fail(ZT_E_CORRUPT, ctx + ": zstd decompression failed: " + ZSTD_getErrorName(ret));
+    if (ZSTD_isError(ret)) fail(ZT_E_CORRUPT, ctx + ": zstd decompression failed: " + ZSTD_getErrorName(ret));
     if (out.pos && !sink(buf.data(), out.pos)) {
       if (stop_early_ok) return;
     }
-    if (ret == 0 && in.pos == in.size) break;  // every frame complete
+    if (ret == 0 && in.pos == in.size) break;            // every frame complete
     if (in.pos == in.size && out.pos < out.size) break;  // wants more input
   }
   if (ret != 0) fail(ZT_E_CORRUPT, ctx + ": zstd stream is truncated (frame not complete)");
@@ -58,8 +56,7 @@ void stream_decode(const void *src, size_t src_len, const std::string &ctx, Sink
 
 }  // namespace
 
-void zstd_decode_exact(const void *src, size_t src_len, void *dst, size_t expected,
-                       const std::string &ctx) {
+void zstd_decode_exact(const void *src, size_t src_len, void *dst, size_t expected, const std::string &ctx) {
   if (src_len == 0) {
     if (expected == 0) return;
     fail(ZT_E_CORRUPT, ctx + ": empty zstd stream where " + std::to_string(expected) + " bytes are declared");
@@ -68,33 +65,38 @@ void zstd_decode_exact(const void *src, size_t src_len, void *dst, size_t expect
   size_t r = ZSTD_decompressDCtx(d, dst, expected, src, src_len);
   if (!ZSTD_isError(r)) {
     if (r != expected)
-      fail(ZT_E_DECODED_SIZE, ctx + ": zstd data decodes to " + std::to_string(r) +
-                                  " bytes, but " + std::to_string(expected) + " are declared");
+      fail(ZT_E_DECODED_SIZE, ctx + ": zstd data decodes to " + std::to_string(r) + " bytes, but " +
+                                  std::to_string(expected) + " are declared");
     return;
   }
   if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall) {
     // Find out whether the stream is merely longer or also corrupt.
     uint64_t total = 0;
-    stream_decode(src, src_len, ctx, [&](const uint8_t *, size_t n) {
-      total += n;
-      return true;
-    }, false);
-    fail(ZT_E_DECODED_SIZE, ctx + ": zstd data decodes to " + std::to_string(total) +
-                                " bytes, more than the " + std::to_string(expected) + " declared");
+    stream_decode(
+        src, src_len, ctx,
+        [&](const uint8_t *, size_t n) {
+          total += n;
+          return true;
+        },
+        false);
+    fail(ZT_E_DECODED_SIZE, ctx + ": zstd data decodes to " + std::to_string(total) + " bytes, more than the " +
+                                std::to_string(expected) + " declared");
   }
   fail(ZT_E_CORRUPT, ctx + ": zstd decompression failed: " + ZSTD_getErrorName(r));
 }
 
-std::vector<uint8_t> zstd_decode_bounded(const void *src, size_t src_len, uint64_t limit,
-                                         const std::string &ctx) {
+std::vector<uint8_t> zstd_decode_bounded(const void *src, size_t src_len, uint64_t limit, const std::string &ctx) {
   std::vector<uint8_t> out;
   if (src_len == 0) return out;
-  stream_decode(src, src_len, ctx, [&](const uint8_t *p, size_t n) {
-    if (out.size() + n > limit)
-      fail(ZT_E_LIMIT, ctx + ": zstd data decodes to more than the limit of " + std::to_string(limit) + " bytes");
-    out.insert(out.end(), p, p + n);
-    return true;
-  }, false);
+  stream_decode(
+      src, src_len, ctx,
+      [&](const uint8_t *p, size_t n) {
+        if (out.size() + n > limit)
+          fail(ZT_E_LIMIT, ctx + ": zstd data decodes to more than the limit of " + std::to_string(limit) + " bytes");
+        out.insert(out.end(), p, p + n);
+        return true;
+      },
+      false);
   return out;
 }
 
@@ -105,35 +107,41 @@ void zstd_decode_range(const void *src, size_t src_len, void *dst, uint64_t begi
   uint64_t pos = 0;  // decoded bytes seen so far
   size_t got = 0;
   try {
-    stream_decode(src, src_len, ctx, [&](const uint8_t *p, size_t n) {
-      uint64_t lo = std::max<uint64_t>(pos, begin), hi = std::min<uint64_t>(pos + n, begin + count);
-      if (hi > lo) {
-        std::memcpy(d + (lo - begin), p + (lo - pos), hi - lo);
-        got += hi - lo;
-      }
-      pos += n;
-      return got < count;
-    }, true);
+    stream_decode(
+        src, src_len, ctx,
+        [&](const uint8_t *p, size_t n) {
+          uint64_t lo = std::max<uint64_t>(pos, begin), hi = std::min<uint64_t>(pos + n, begin + count);
+          if (hi > lo) {
+            std::memcpy(d + (lo - begin), p + (lo - pos), hi - lo);
+            got += hi - lo;
+          }
+          pos += n;
+          return got < count;
+        },
+        true);
   } catch (const Error &) {
     if (got < count) throw;
   }
   if (got < count)
-    fail(ZT_E_DECODED_SIZE, ctx + ": zstd data ends after " + std::to_string(pos) +
-                                " bytes, before the requested range");
+    fail(ZT_E_DECODED_SIZE,
+         ctx + ": zstd data ends after " + std::to_string(pos) + " bytes, before the requested range");
 }
 
 uint64_t zstd_decode_each(const void *src, size_t src_len, uint64_t limit, const std::string &ctx,
                           const std::function<void(const uint8_t *, size_t)> &sink) {
   uint64_t total = 0;
   if (src_len == 0) return 0;
-  stream_decode(src, src_len, ctx, [&](const uint8_t *p, size_t n) {
-    total += n;
-    if (total > limit)
-      fail(ZT_E_DECODED_SIZE, ctx + ": zstd data decodes to more than the " + std::to_string(limit) +
-                                  " bytes declared");
-    sink(p, n);
-    return true;
-  }, false);
+  stream_decode(
+      src, src_len, ctx,
+      [&](const uint8_t *p, size_t n) {
+        total += n;
+        if (total > limit)
+          fail(ZT_E_DECODED_SIZE,
+               ctx + ": zstd data decodes to more than the " + std::to_string(limit) + " bytes declared");
+        sink(p, n);
+        return true;
+      },
+      false);
   return total;
 }
 
@@ -200,17 +208,26 @@ void swap_each(uint8_t *p, size_t len) {
   }
 }
 
-uint16_t bswap16(uint16_t v) { return __builtin_bswap16(v); }
-uint32_t bswap32(uint32_t v) { return __builtin_bswap32(v); }
-uint64_t bswap64(uint64_t v) { return __builtin_bswap64(v); }
+uint16_t bswap16(uint16_t v) {
+  return __builtin_bswap16(v);
+}
+uint32_t bswap32(uint32_t v) {
+  return __builtin_bswap32(v);
+}
+uint64_t bswap64(uint64_t v) {
+  return __builtin_bswap64(v);
+}
 
 }  // namespace
 
 void byteswap_inplace(void *data, size_t len, size_t elem_size) {
   auto *p = static_cast<uint8_t *>(data);
-  if (elem_size == 2) swap_each<uint16_t, bswap16>(p, len);
-  else if (elem_size == 4) swap_each<uint32_t, bswap32>(p, len);
-  else if (elem_size == 8) swap_each<uint64_t, bswap64>(p, len);
+  if (elem_size == 2)
+    swap_each<uint16_t, bswap16>(p, len);
+  else if (elem_size == 4)
+    swap_each<uint32_t, bswap32>(p, len);
+  else if (elem_size == 8)
+    swap_each<uint64_t, bswap64>(p, len);
 }
 
 }  // namespace zt

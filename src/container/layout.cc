@@ -31,8 +31,8 @@ std::string quote_magic(const uint8_t *m) {
 // limit, before a single byte of it is read.
 void check_manifest_size(uint64_t msize, uint64_t room, uint64_t limit, const std::string &path) {
   if (msize > limit)
-    fail(ZT_E_MANIFEST_LIMIT, "'" + path + "': manifest size " + std::to_string(msize) +
-                                  " exceeds the limit of " + std::to_string(limit) + " bytes");
+    fail(ZT_E_MANIFEST_LIMIT, "'" + path + "': manifest size " + std::to_string(msize) + " exceeds the limit of " +
+                                  std::to_string(limit) + " bytes");
   if (msize > room)
     fail(ZT_E_MANIFEST_SIZE, "'" + path + "': manifest size " + std::to_string(msize) +
                                  " is larger than the file allows (" + std::to_string(room) + ")");
@@ -44,28 +44,26 @@ ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size) 
   const uint64_t size = src.size();
   const std::string &path = src.path();
   if (size < 8)
-    fail(ZT_E_TRUNCATED, "'" + path + "': file is " + std::to_string(size) +
-                             " bytes, shorter than the 8-byte magic");
+    fail(ZT_E_TRUNCATED, "'" + path + "': file is " + std::to_string(size) + " bytes, shorter than the 8-byte magic");
   uint8_t head[8];
   src.read(0, 8, head);
   if (std::memcmp(head, kMagicV1, 8) == 0) {
     if (size < 24)
-      fail(ZT_E_TRUNCATED, "'" + path + "': file is " + std::to_string(size) +
-                               " bytes, shorter than magic + size + footer (24)");
+      fail(ZT_E_TRUNCATED,
+           "'" + path + "': file is " + std::to_string(size) + " bytes, shorter than magic + size + footer (24)");
     uint8_t tail[16];
     src.read(size - 16, 16, tail);
     if (std::memcmp(tail + 8, kMagicV1, 8) != 0)
-      fail(ZT_E_FOOTER, "'" + path + "': footer magic at offset " +
-                            std::to_string(size - 8) + " is " + quote_magic(tail + 8) +
-                            ", expected \"ZTEN1000\" (file truncated or damaged)");
+      fail(ZT_E_FOOTER, "'" + path + "': footer magic at offset " + std::to_string(size - 8) + " is " +
+                            quote_magic(tail + 8) + ", expected \"ZTEN1000\" (file truncated or damaged)");
     uint64_t msize = load_le64(tail);
     check_manifest_size(msize, size - 24, max_manifest_size, path);
     return {Container::V1, size - 16 - msize, msize};
   }
   if (std::memcmp(head, kMagicV0, 8) == 0) {
     if (size < 16)
-      fail(ZT_E_TRUNCATED, "'" + path + "': legacy file is " + std::to_string(size) +
-                               " bytes, shorter than magic + size (16)");
+      fail(ZT_E_TRUNCATED,
+           "'" + path + "': legacy file is " + std::to_string(size) + " bytes, shorter than magic + size (16)");
     uint8_t tail[8];
     src.read(size - 8, 8, tail);
     uint64_t msize = load_le64(tail);

@@ -24,6 +24,8 @@ struct ManifestLocation {
 // Checks magic, footer and the manifest size against the file and the limit.
 ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size);
 
-inline uint64_t align_up(uint64_t v) { return (v + kAlignment - 1) & ~(kAlignment - 1); }
+inline uint64_t align_up(uint64_t v) {
+  return (v + kAlignment - 1) & ~(kAlignment - 1);
+}
 
 }  // namespace zt

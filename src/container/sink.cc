@@ -35,9 +35,7 @@ FileSink::FileSink(const std::string &path) : path_(path) {
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   fd_ = ::mkostemp(buf.data(), O_CLOEXEC);
-  if (fd_ < 0)
-    fail(ZT_E_IO, "cannot create a temporary file beside '" + path + "': " +
-                      std::strerror(errno));
+  if (fd_ < 0) fail(ZT_E_IO, "cannot create a temporary file beside '" + path + "': " + std::strerror(errno));
   temp_path_ = buf.data();
   // mkostemp creates 0600; give the file the usual permissions.
   mode_t mask = ::umask(0);
@@ -46,7 +44,9 @@ FileSink::FileSink(const std::string &path) : path_(path) {
   buffer_.reserve(kBufferSize);
 }
 
-FileSink::~FileSink() { abandon(); }
+FileSink::~FileSink() {
+  abandon();
+}
 
 void FileSink::abandon() noexcept {
   if (done_) return;
@@ -99,16 +99,14 @@ void FileSink::write_zeros(size_t len) {
 void FileSink::commit(bool sync) {
   if (done_) fail(ZT_E_MISUSE, "file already finished");
   flush();
-  if (sync && ::fsync(fd_) != 0)
-    fail(ZT_E_IO, "fsync of '" + temp_path_ + "' failed: " + std::strerror(errno));
+  if (sync && ::fsync(fd_) != 0) fail(ZT_E_IO, "fsync of '" + temp_path_ + "' failed: " + std::strerror(errno));
   if (::close(fd_) != 0) {
     fd_ = -1;
     fail(ZT_E_IO, "close of '" + temp_path_ + "' failed: " + std::strerror(errno));
   }
   fd_ = -1;
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    fail(ZT_E_IO, "cannot rename '" + temp_path_ + "' to '" + path_ + "': " +
-                      std::strerror(errno));
+    fail(ZT_E_IO, "cannot rename '" + temp_path_ + "' to '" + path_ + "': " + std::strerror(errno));
   done_ = true;
   if (sync) {
     int dfd = ::open(dir_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -91,8 +91,7 @@ class MmapSource final : public Source {
     if (len < (1u << 20) || !data_) return;
     long page = ::sysconf(_SC_PAGESIZE);
     uint64_t start = offset & ~static_cast<uint64_t>(page - 1);
-    ::madvise(const_cast<uint8_t *>(data_) + start, len + (offset - start),
-              MADV_WILLNEED);
+    ::madvise(const_cast<uint8_t *>(data_) + start, len + (offset - start), MADV_WILLNEED);
   }
 
  private:
@@ -111,12 +110,9 @@ class PreadSource final : public Source {
       ssize_t n = ::pread(fd_.get(), p, len, static_cast<off_t>(offset));
       if (n < 0) {
         if (errno == EINTR) continue;
-        fail(ZT_E_IO, errno_text("read failed on", path_) + " at offset " +
-                          std::to_string(offset));
+        fail(ZT_E_IO, errno_text("read failed on", path_) + " at offset " + std::to_string(offset));
       }
-      if (n == 0)
-        fail(ZT_E_IO, "'" + path_ + "' shrank while being read (offset " +
-                          std::to_string(offset) + ")");
+      if (n == 0) fail(ZT_E_IO, "'" + path_ + "' shrank while being read (offset " + std::to_string(offset) + ")");
       p += n;
       len -= static_cast<size_t>(n);
       offset += static_cast<uint64_t>(n);
@@ -124,8 +120,7 @@ class PreadSource final : public Source {
   }
   void will_need(uint64_t offset, uint64_t len) const override {
     if (len >= (1u << 20))
-      ::posix_fadvise(fd_.get(), static_cast<off_t>(offset),
-                      static_cast<off_t>(len), POSIX_FADV_WILLNEED);
+      ::posix_fadvise(fd_.get(), static_cast<off_t>(offset), static_cast<off_t>(len), POSIX_FADV_WILLNEED);
   }
 
  private:

@@ -58,9 +58,8 @@ uint32_t crc32c(const void *data, size_t len, uint32_t crc) {
     uint64_t v;
     std::memcpy(&v, p, 8);
     v ^= c;
-    c = tables.t[7][v & 0xff] ^ tables.t[6][(v >> 8) & 0xff] ^
-        tables.t[5][(v >> 16) & 0xff] ^ tables.t[4][(v >> 24) & 0xff] ^
-        tables.t[3][(v >> 32) & 0xff] ^ tables.t[2][(v >> 40) & 0xff] ^
+    c = tables.t[7][v & 0xff] ^ tables.t[6][(v >> 8) & 0xff] ^ tables.t[5][(v >> 16) & 0xff] ^
+        tables.t[4][(v >> 24) & 0xff] ^ tables.t[3][(v >> 32) & 0xff] ^ tables.t[2][(v >> 40) & 0xff] ^
         tables.t[1][(v >> 48) & 0xff] ^ tables.t[0][v >> 56];
     p += 8;
     len -= 8;
@@ -74,25 +73,20 @@ ParsedDigest parse_digest(std::string_view text) {
   ParsedDigest d;
   size_t colon = text.find(':');
   if (colon == std::string_view::npos || colon == 0)
-    fail(ZT_E_DIGEST_FORMAT, "digest '" + std::string(text) +
-                                 "' is not of the form algorithm:hex");
+    fail(ZT_E_DIGEST_FORMAT, "digest '" + std::string(text) + "' is not of the form algorithm:hex");
   std::string_view alg = text.substr(0, colon), hex = text.substr(colon + 1);
   if (alg == "sha256") {
     if (hex.size() != 64)
-      fail(ZT_E_DIGEST_FORMAT, "sha256 digest must have 64 hex digits, has " +
-                                   std::to_string(hex.size()));
+      fail(ZT_E_DIGEST_FORMAT, "sha256 digest must have 64 hex digits, has " + std::to_string(hex.size()));
     for (size_t i = 0; i < 32; ++i) {
       int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-      if (hi < 0 || lo < 0)
-        fail(ZT_E_DIGEST_FORMAT, "sha256 digest has a non-hex digit");
+      if (hi < 0 || lo < 0) fail(ZT_E_DIGEST_FORMAT, "sha256 digest has a non-hex digit");
       d.bytes[i] = static_cast<uint8_t>(hi * 16 + lo);
     }
     d.alg = ZT_DIGEST_SHA256;
   } else if (alg == "crc32c") {
-    if (hex.size() >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X'))
-      hex.remove_prefix(2);
-    if (hex.empty() || hex.size() > 8)
-      fail(ZT_E_DIGEST_FORMAT, "crc32c digest must have 1 to 8 hex digits");
+    if (hex.size() >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex.remove_prefix(2);
+    if (hex.empty() || hex.size() > 8) fail(ZT_E_DIGEST_FORMAT, "crc32c digest must have 1 to 8 hex digits");
     uint32_t v = 0;
     for (char c : hex) {
       int x = hexval(c);
@@ -119,8 +113,7 @@ Digester::Digester(zt_digest_alg alg) : alg_(alg) {
     if (!evp_->ctx || EVP_DigestInit_ex(evp_->ctx, EVP_sha256(), nullptr) != 1)
       fail(ZT_E_INTERNAL, "OpenSSL could not initialise SHA-256");
   } else if (alg != ZT_DIGEST_CRC32C && alg != ZT_DIGEST_NONE) {
-    fail(ZT_E_INVALID_ARG, "digest algorithm " + std::to_string(alg) +
-                               " cannot be computed");
+    fail(ZT_E_INVALID_ARG, "digest algorithm " + std::to_string(alg) + " cannot be computed");
   }
 }
 
@@ -128,8 +121,7 @@ Digester::~Digester() = default;
 
 void Digester::update(const void *data, size_t len) {
   if (alg_ == ZT_DIGEST_SHA256) {
-    if (len && EVP_DigestUpdate(evp_->ctx, data, len) != 1)
-      fail(ZT_E_INTERNAL, "OpenSSL SHA-256 update failed");
+    if (len && EVP_DigestUpdate(evp_->ctx, data, len) != 1) fail(ZT_E_INTERNAL, "OpenSSL SHA-256 update failed");
   } else if (alg_ == ZT_DIGEST_CRC32C) {
     crc_ = crc32c(data, len, crc_);
   }
@@ -139,8 +131,7 @@ bool Digester::finish_matches(const ParsedDigest &expected) {
   if (alg_ == ZT_DIGEST_SHA256) {
     unsigned char md[32];
     unsigned int n = 0;
-    if (EVP_DigestFinal_ex(evp_->ctx, md, &n) != 1 || n != 32)
-      fail(ZT_E_INTERNAL, "OpenSSL SHA-256 final failed");
+    if (EVP_DigestFinal_ex(evp_->ctx, md, &n) != 1 || n != 32) fail(ZT_E_INTERNAL, "OpenSSL SHA-256 final failed");
     return std::memcmp(md, expected.bytes, 32) == 0;
   }
   return crc_ == expected.crc;
@@ -151,8 +142,7 @@ std::string Digester::finish_string() {
   if (alg_ == ZT_DIGEST_SHA256) {
     unsigned char md[32];
     unsigned int n = 0;
-    if (EVP_DigestFinal_ex(evp_->ctx, md, &n) != 1 || n != 32)
-      fail(ZT_E_INTERNAL, "OpenSSL SHA-256 final failed");
+    if (EVP_DigestFinal_ex(evp_->ctx, md, &n) != 1 || n != 32) fail(ZT_E_INTERNAL, "OpenSSL SHA-256 final failed");
     std::string s = "sha256:";
     for (unsigned char b : md) {
       s += lower[b >> 4];

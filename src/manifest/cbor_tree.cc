@@ -22,8 +22,8 @@ struct Builder {
   Tree *tree;
   std::vector<Node> *nodes;
   std::vector<Open> stack;
-  size_t pos = 0;          // offset of the item being decoded
-  size_t size = 0;         // buffer size
+  size_t pos = 0;   // offset of the item being decoded
+  size_t size = 0;  // buffer size
   size_t max_depth = 256;
   const std::string *what;
   bool done = false;
@@ -96,36 +96,84 @@ struct Builder {
   }
 };
 
-Builder *B(void *ctx) { return static_cast<Builder *>(ctx); }
+Builder *B(void *ctx) {
+  return static_cast<Builder *>(ctx);
+}
 
-void cb_u8(void *c, uint8_t v) { B(c)->leaf(Kind::Uint, v); }
-void cb_u16(void *c, uint16_t v) { B(c)->leaf(Kind::Uint, v); }
-void cb_u32(void *c, uint32_t v) { B(c)->leaf(Kind::Uint, v); }
-void cb_u64(void *c, uint64_t v) { B(c)->leaf(Kind::Uint, v); }
-void cb_n8(void *c, uint8_t v) { B(c)->leaf(Kind::Negint, v); }
-void cb_n16(void *c, uint16_t v) { B(c)->leaf(Kind::Negint, v); }
-void cb_n32(void *c, uint32_t v) { B(c)->leaf(Kind::Negint, v); }
-void cb_n64(void *c, uint64_t v) { B(c)->leaf(Kind::Negint, v); }
-void cb_bytes(void *c, cbor_data d, uint64_t n) { B(c)->string(Kind::Bytes, d, n); }
-void cb_bytes_start(void *c) { B(c)->open_string(Kind::Bytes); }
-void cb_text(void *c, cbor_data d, uint64_t n) { B(c)->string(Kind::Text, d, n); }
-void cb_text_start(void *c) { B(c)->open_string(Kind::Text); }
-void cb_array(void *c, uint64_t n) { B(c)->open(Kind::Array, n, false); }
-void cb_array_indef(void *c) { B(c)->open(Kind::Array, 0, true); }
-void cb_map(void *c, uint64_t n) { B(c)->open(Kind::Map, n, false); }
-void cb_map_indef(void *c) { B(c)->open(Kind::Map, 0, true); }
+void cb_u8(void *c, uint8_t v) {
+  B(c)->leaf(Kind::Uint, v);
+}
+void cb_u16(void *c, uint16_t v) {
+  B(c)->leaf(Kind::Uint, v);
+}
+void cb_u32(void *c, uint32_t v) {
+  B(c)->leaf(Kind::Uint, v);
+}
+void cb_u64(void *c, uint64_t v) {
+  B(c)->leaf(Kind::Uint, v);
+}
+void cb_n8(void *c, uint8_t v) {
+  B(c)->leaf(Kind::Negint, v);
+}
+void cb_n16(void *c, uint16_t v) {
+  B(c)->leaf(Kind::Negint, v);
+}
+void cb_n32(void *c, uint32_t v) {
+  B(c)->leaf(Kind::Negint, v);
+}
+void cb_n64(void *c, uint64_t v) {
+  B(c)->leaf(Kind::Negint, v);
+}
+void cb_bytes(void *c, cbor_data d, uint64_t n) {
+  B(c)->string(Kind::Bytes, d, n);
+}
+void cb_bytes_start(void *c) {
+  B(c)->open_string(Kind::Bytes);
+}
+void cb_text(void *c, cbor_data d, uint64_t n) {
+  B(c)->string(Kind::Text, d, n);
+}
+void cb_text_start(void *c) {
+  B(c)->open_string(Kind::Text);
+}
+void cb_array(void *c, uint64_t n) {
+  B(c)->open(Kind::Array, n, false);
+}
+void cb_array_indef(void *c) {
+  B(c)->open(Kind::Array, 0, true);
+}
+void cb_map(void *c, uint64_t n) {
+  B(c)->open(Kind::Map, n, false);
+}
+void cb_map_indef(void *c) {
+  B(c)->open(Kind::Map, 0, true);
+}
 void cb_tag(void *c, uint64_t t) {
   Builder *b = B(c);
   b->open(Kind::Tag, 1, false);
   if (!b->error) b->nodes->back().value = t;
 }
-void cb_f2(void *c, float f) { B(c)->real(f); }
-void cb_f4(void *c, float f) { B(c)->real(f); }
-void cb_f8(void *c, double d) { B(c)->real(d); }
-void cb_undef(void *c) { B(c)->leaf(Kind::Undefined, 0); }
-void cb_null(void *c) { B(c)->leaf(Kind::Null, 0); }
-void cb_bool(void *c, bool v) { B(c)->leaf(Kind::Bool, v ? 1 : 0); }
-void cb_break(void *c) { B(c)->event = Builder::Event::Break; }
+void cb_f2(void *c, float f) {
+  B(c)->real(f);
+}
+void cb_f4(void *c, float f) {
+  B(c)->real(f);
+}
+void cb_f8(void *c, double d) {
+  B(c)->real(d);
+}
+void cb_undef(void *c) {
+  B(c)->leaf(Kind::Undefined, 0);
+}
+void cb_null(void *c) {
+  B(c)->leaf(Kind::Null, 0);
+}
+void cb_bool(void *c, bool v) {
+  B(c)->leaf(Kind::Bool, v ? 1 : 0);
+}
+void cb_break(void *c) {
+  B(c)->event = Builder::Event::Break;
+}
 
 const cbor_callbacks kCallbacks = [] {
   cbor_callbacks cb = cbor_empty_callbacks;
@@ -158,28 +206,37 @@ const cbor_callbacks kCallbacks = [] {
 
 bool keys_equal(const Node &a, const Node &b, const uint8_t *data) {
   if (a.kind != b.kind) return false;
-  if (a.kind == Kind::Text || a.kind == Kind::Bytes)
-    return a.len == b.len && std::memcmp(a.str, b.str, a.len) == 0;
+  if (a.kind == Kind::Text || a.kind == Kind::Bytes) return a.len == b.len && std::memcmp(a.str, b.str, a.len) == 0;
   if (a.kind == Kind::Uint || a.kind == Kind::Negint || a.kind == Kind::Bool) return a.value == b.value;
-  return a.end - a.begin == b.end - b.begin &&
-         std::memcmp(data + a.begin, data + b.begin, a.end - a.begin) == 0;
+  return a.end - a.begin == b.end - b.begin && std::memcmp(data + a.begin, data + b.begin, a.end - a.begin) == 0;
 }
 
 }  // namespace
 
 const char *kind_name(Kind k) {
   switch (k) {
-    case Kind::Uint: return "unsigned integer";
-    case Kind::Negint: return "negative integer";
-    case Kind::Bytes: return "byte string";
-    case Kind::Text: return "text string";
-    case Kind::Array: return "array";
-    case Kind::Map: return "map";
-    case Kind::Tag: return "tagged item";
-    case Kind::Float: return "float";
-    case Kind::Bool: return "bool";
-    case Kind::Null: return "null";
-    case Kind::Undefined: return "undefined";
+    case Kind::Uint:
+      return "unsigned integer";
+    case Kind::Negint:
+      return "negative integer";
+    case Kind::Bytes:
+      return "byte string";
+    case Kind::Text:
+      return "text string";
+    case Kind::Array:
+      return "array";
+    case Kind::Map:
+      return "map";
+    case Kind::Tag:
+      return "tagged item";
+    case Kind::Float:
+      return "float";
+    case Kind::Bool:
+      return "bool";
+    case Kind::Null:
+      return "null";
+    case Kind::Undefined:
+      return "undefined";
   }
   return "?";
 }
@@ -223,8 +280,8 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
       const Node &n = nodes_[a];
       std::string shown = n.kind == Kind::Text ? "'" + printable(std::string(n.text())) + "'"
                                                : std::string("a ") + kind_name(n.kind) + " key";
-      fail(ZT_E_DUPLICATE_KEY, what + ": duplicate map key " + shown + " at byte " +
-                                   std::to_string(n.begin) + " of the manifest");
+      fail(ZT_E_DUPLICATE_KEY,
+           what + ": duplicate map key " + shown + " at byte " + std::to_string(n.begin) + " of the manifest");
     };
     if (nkeys <= 16) {
       for (size_t i = 0; i < nkeys; ++i)
@@ -276,8 +333,7 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
   };
 
   while (!b.done) {
-    if (b.pos >= size)
-      fail(ZT_E_CBOR, what + ": CBOR ends early (truncated at byte " + std::to_string(b.pos) + ")");
+    if (b.pos >= size) fail(ZT_E_CBOR, what + ": CBOR ends early (truncated at byte " + std::to_string(b.pos) + ")");
     b.event = Builder::Event::None;
     cbor_decoder_result r = cbor_stream_decode(data + b.pos, size - b.pos, &kCallbacks, &b);
     if (b.error) fail(b.error_status, what + ": " + b.error_message + " at byte " + std::to_string(b.pos));
@@ -287,8 +343,7 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
     if (r.status != CBOR_DECODER_FINISHED || r.read == 0)
       fail(ZT_E_CBOR, what + ": malformed CBOR at byte " + std::to_string(b.pos));
     size_t end = b.pos + r.read;
-    if (nodes_.size() > UINT32_MAX - 2)
-      fail(ZT_E_CBOR, what + ": too many CBOR items");
+    if (nodes_.size() > UINT32_MAX - 2) fail(ZT_E_CBOR, what + ": too many CBOR items");
     switch (b.event) {
       case Builder::Event::Leaf:
         complete(static_cast<uint32_t>(nodes_.size() - 1), end);
@@ -309,12 +364,12 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
             // Each pair needs at least two bytes: a count beyond the bytes
             // left is a lie, refused before anything is sized from it.
             if (items > (size - end) / 2)
-              fail(ZT_E_CBOR, what + ": map at byte " + std::to_string(b.pos) + " claims " +
-                                  std::to_string(items) + " pairs, more than the bytes left");
+              fail(ZT_E_CBOR, what + ": map at byte " + std::to_string(b.pos) + " claims " + std::to_string(items) +
+                                  " pairs, more than the bytes left");
             items *= 2;
           } else if (items > size - end) {
-            fail(ZT_E_CBOR, what + ": " + kind_name(n.kind) + " at byte " + std::to_string(b.pos) +
-                                " claims " + std::to_string(items) + " items, more than the bytes left");
+            fail(ZT_E_CBOR, what + ": " + kind_name(n.kind) + " at byte " + std::to_string(b.pos) + " claims " +
+                                std::to_string(items) + " items, more than the bytes left");
           }
           if (items == 0) {
             complete(idx, end);
@@ -343,8 +398,8 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
           uint64_t items = 0;
           for (uint32_t c = top.node + 1; c < nodes_.size(); c = nodes_[c].next) ++items;
           if (items % 2)
-            fail(ZT_E_CBOR, what + ": indefinite map at byte " + std::to_string(n.begin) +
-                                " ends after a key with no value");
+            fail(ZT_E_CBOR,
+                 what + ": indefinite map at byte " + std::to_string(n.begin) + " ends after a key with no value");
           n.value = items / 2;
         } else if (n.kind == Kind::Array) {
           uint64_t items = 0;
@@ -367,8 +422,8 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
     b.pos = end;
   }
   if (b.pos != size)
-    fail(ZT_E_CBOR, what + ": " + std::to_string(size - b.pos) +
-                        " bytes left after the CBOR item (at byte " + std::to_string(b.pos) + ")");
+    fail(ZT_E_CBOR, what + ": " + std::to_string(size - b.pos) + " bytes left after the CBOR item (at byte " +
+                        std::to_string(b.pos) + ")");
 }
 
 }  // namespace zt::cbor

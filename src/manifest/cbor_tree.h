@@ -19,12 +19,12 @@ enum class Kind : uint8_t { Uint, Negint, Bytes, Text, Array, Map, Tag, Float, B
 
 struct Node {
   Kind kind;
-  uint64_t value = 0;      // Uint; Negint n means -1-n; Array/Map: item/pair
-                           // count; Tag: tag number; Bool: 0/1
-  double f = 0;            // Float
+  uint64_t value = 0;         // Uint; Negint n means -1-n; Array/Map: item/pair
+                              // count; Tag: tag number; Bool: 0/1
+  double f = 0;               // Float
   const char *str = nullptr;  // Bytes/Text contents (definite or joined)
   size_t len = 0;
-  uint32_t next = 0;       // index of the node after this subtree
+  uint32_t next = 0;          // index of the node after this subtree
   size_t begin = 0, end = 0;  // the item's encoded bytes in the buffer
 
   std::string_view text() const { return {str, len}; }

@@ -35,9 +35,13 @@ struct Ctx {
   const std::string *role = nullptr;
   std::string str() const { return role ? where(object, *role) : where(object); }
 };
-std::string operator+(const Ctx &c, const char *s) { return c.str() + s; }
+std::string operator+(const Ctx &c, const char *s) {
+  return c.str() + s;
+}
 
-std::string raw_string(const Tree &t, uint32_t i) { return std::string(t.raw(i)); }
+std::string raw_string(const Tree &t, uint32_t i) {
+  return std::string(t.raw(i));
+}
 
 bool is_null(const Tree &t, uint32_t i) {
   return t.node(i).kind == Kind::Null || t.node(i).kind == Kind::Undefined;
@@ -90,11 +94,9 @@ void parse_digest_into(Component &c, Damage &dmg, const Ctx &ctx) {
 
 // ---- spec 1.x ------------------------------------------------------------
 
-void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion spec,
-                         const Ctx &ctx, Damage &dmg) {
+void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion spec, const Ctx &ctx, Damage &dmg) {
   if (t.node(node).kind != Kind::Map) {
-    dmg.set(ZT_E_FIELD, ctx + ": component is a " + std::string(cbor::kind_name(t.node(node).kind)) +
-                            ", not a map");
+    dmg.set(ZT_E_FIELD, ctx + ": component is a " + std::string(cbor::kind_name(t.node(node).kind)) + ", not a map");
     return;
   }
   bool have_dtype = false, have_offset = false, have_length = false;
@@ -106,8 +108,8 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
     std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
     const auto &vn = t.node(v);
     auto wrong = [&](const char *want) {
-      dmg.set(ZT_E_FIELD, ctx + ": field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) +
-                              ", expected " + want);
+      dmg.set(ZT_E_FIELD,
+              ctx + ": field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) + ", expected " + want);
     };
     if (kn.kind != Kind::Text) {
       c.extra.push_back({raw_string(t, k), raw_string(t, v)});
@@ -121,7 +123,10 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
         c.dtype_name = std::string(name);
         if (c.dtype == ZT_DTYPE_UNKNOWN && spec == SpecVersion::V1_1) {
           // 1.1 spelled some logical types as dtypes.
-          struct Map11 { const char *old, *type; zt_dtype dtype; };
+          struct Map11 {
+            const char *old, *type;
+            zt_dtype dtype;
+          };
           static const Map11 kMap[] = {{"f8_e4m3", "f8_e4m3fn", ZT_U8},
                                        {"f8_e5m2", "f8_e5m2", ZT_U8},
                                        {"complex64", "complex64", ZT_F32},
@@ -138,8 +143,8 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
           }
         }
         if (c.dtype == ZT_DTYPE_UNKNOWN)
-          dmg.set(ZT_E_DTYPE, ctx + ": unknown dtype '" + printable(c.dtype_name) +
-                                  "' (not one of the 13 storage types)");
+          dmg.set(ZT_E_DTYPE,
+                  ctx + ": unknown dtype '" + printable(c.dtype_name) + "' (not one of the 13 storage types)");
       }
     } else if (key == "type") {
       if (is_null(t, v)) continue;
@@ -150,22 +155,30 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
         c.logical_type = std::string(vn.text());
       }
     } else if (key == "offset") {
-      if (!read_uint(t, v, c.offset)) wrong("an unsigned integer");
-      else have_offset = true;
+      if (!read_uint(t, v, c.offset))
+        wrong("an unsigned integer");
+      else
+        have_offset = true;
     } else if (key == "length") {
-      if (!read_uint(t, v, c.length)) wrong("an unsigned integer");
-      else have_length = true;
+      if (!read_uint(t, v, c.length))
+        wrong("an unsigned integer");
+      else
+        have_length = true;
     } else if (key == "uncompressed_length") {
       if (is_null(t, v)) continue;
-      if (!read_uint(t, v, c.uncompressed_length)) wrong("an unsigned integer");
-      else c.has_uncompressed_length = true;
+      if (!read_uint(t, v, c.uncompressed_length))
+        wrong("an unsigned integer");
+      else
+        c.has_uncompressed_length = true;
     } else if (key == "encoding") {
       if (vn.kind != Kind::Text) {
         wrong("text");
       } else {
         c.encoding_name = std::string(vn.text());
-        if (c.encoding_name == "raw") c.encoding = ZT_ENCODING_RAW;
-        else if (c.encoding_name == "zstd") c.encoding = ZT_ENCODING_ZSTD;
+        if (c.encoding_name == "raw")
+          c.encoding = ZT_ENCODING_RAW;
+        else if (c.encoding_name == "zstd")
+          c.encoding = ZT_ENCODING_ZSTD;
         else {
           c.encoding = ZT_ENCODING_UNKNOWN;
           dmg.set(ZT_E_ENCODING, ctx + ": unknown encoding '" + printable(c.encoding_name) + "'");
@@ -193,8 +206,7 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
 void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, const DecodeLimits &limits) {
   const Ctx ctx{o.name};
   Damage odmg;
-  if (!valid_utf8(o.name.data(), o.name.size()))
-    odmg.set(ZT_E_NAME, ctx + ": object name is not valid UTF-8");
+  if (!valid_utf8(o.name.data(), o.name.size())) odmg.set(ZT_E_NAME, ctx + ": object name is not valid UTF-8");
   const auto &n = t.node(node);
   if (n.kind != Kind::Map) {
     o.status = ZT_E_FIELD;
@@ -209,14 +221,16 @@ void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, co
     const auto &vn = t.node(v);
     std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
     auto wrong = [&](const char *want) {
-      odmg.set(ZT_E_FIELD, ctx + ": field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) +
-                               ", expected " + want);
+      odmg.set(ZT_E_FIELD,
+               ctx + ": field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) + ", expected " + want);
     };
     if (kn.kind != Kind::Text) {
       o.extra.push_back({raw_string(t, k), raw_string(t, v)});
     } else if (key == "shape") {
-      if (!read_shape(t, v, o.shape)) wrong("an array of unsigned integers");
-      else have_shape = true;
+      if (!read_shape(t, v, o.shape))
+        wrong("an array of unsigned integers");
+      else
+        have_shape = true;
     } else if (key == "format") {
       if (vn.kind != Kind::Text) {
         wrong("text");
@@ -245,14 +259,13 @@ void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, co
           Damage cdmg;
           if (t.node(ck).kind != Kind::Text) {
             c.role = "";
-            cdmg.set(ZT_E_FIELD, ctx + ": a component role is a " +
-                                     std::string(cbor::kind_name(t.node(ck).kind)) + ", not text");
+            cdmg.set(ZT_E_FIELD,
+                     ctx + ": a component role is a " + std::string(cbor::kind_name(t.node(ck).kind)) + ", not text");
           } else {
             c.role = std::string(t.node(ck).text());
           }
           const Ctx cctx{o.name, &c.role};
-          if (!valid_utf8(c.role.data(), c.role.size()))
-            cdmg.set(ZT_E_NAME, cctx + ": role is not valid UTF-8");
+          if (!valid_utf8(c.role.data(), c.role.size())) cdmg.set(ZT_E_NAME, cctx + ": role is not valid UTF-8");
           decode_component_v1(t, cv, c, man.spec, cctx, cdmg);
           c.status = cdmg.status;
           c.error = std::move(cdmg.message);
@@ -294,8 +307,8 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
     } else if (kn.kind == Kind::Text && key == "attributes") {
       if (!is_null(t, v)) {
         if (t.node(v).kind != Kind::Map)
-          fail(ZT_E_MANIFEST, "'" + path + "': file attributes are a " +
-                                  cbor::kind_name(t.node(v).kind) + ", not a map");
+          fail(ZT_E_MANIFEST,
+               "'" + path + "': file attributes are a " + cbor::kind_name(t.node(v).kind) + ", not a map");
         man.has_attributes = true;
         man.attributes = raw_string(t, v);
       }
@@ -306,30 +319,28 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
   }
   if (!version) fail(ZT_E_VERSION, "'" + path + "': manifest has no 'version'");
   if (t.node(version).kind != Kind::Text)
-    fail(ZT_E_VERSION, "'" + path + "': manifest 'version' is a " +
-                           cbor::kind_name(t.node(version).kind) + ", not text");
+    fail(ZT_E_VERSION,
+         "'" + path + "': manifest 'version' is a " + cbor::kind_name(t.node(version).kind) + ", not text");
   man.version = std::string(t.node(version).text());
   int major, minor;
   if (!parse_version(man.version, major, minor))
-    fail(ZT_E_VERSION, "'" + path + "': manifest version '" + printable(man.version) +
-                           "' is not of the form MAJOR.MINOR.PATCH");
+    fail(ZT_E_VERSION,
+         "'" + path + "': manifest version '" + printable(man.version) + "' is not of the form MAJOR.MINOR.PATCH");
   if (major != 1)
-    fail(ZT_E_VERSION, "'" + path + "': spec version " + printable(man.version) +
-                           " has major " + std::to_string(major) + "; this library reads 1.x and 0.1");
+    fail(ZT_E_VERSION, "'" + path + "': spec version " + printable(man.version) + " has major " +
+                           std::to_string(major) + "; this library reads 1.x and 0.1");
   man.spec = minor >= 2 ? SpecVersion::V1_2 : SpecVersion::V1_1;
   if (!objects) fail(ZT_E_MANIFEST, "'" + path + "': manifest has no 'objects'");
   const auto &on = t.node(objects);
   if (on.kind != Kind::Map)
-    fail(ZT_E_MANIFEST, "'" + path + "': manifest 'objects' is a " + cbor::kind_name(on.kind) +
-                            ", not a map");
+    fail(ZT_E_MANIFEST, "'" + path + "': manifest 'objects' is a " + cbor::kind_name(on.kind) + ", not a map");
   man.objects.resize(on.value);
   k = t.first_child(objects);
   for (uint64_t p = 0; p < on.value; ++p) {
     uint32_t v = t.next(k);
     if (t.node(k).kind != Kind::Text)
-      fail(ZT_E_MANIFEST, "'" + path + "': an object name is a " +
-                              cbor::kind_name(t.node(k).kind) + ", not text (byte " +
-                              std::to_string(t.node(k).begin) + " of the manifest)");
+      fail(ZT_E_MANIFEST, "'" + path + "': an object name is a " + cbor::kind_name(t.node(k).kind) +
+                              ", not text (byte " + std::to_string(t.node(k).begin) + " of the manifest)");
     Object &o = man.objects[p];
     o.name = std::string(t.node(k).text());
     decode_object_v1(t, v, o, man, limits);
@@ -344,19 +355,17 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
   man.spec = SpecVersion::V0_1;
   const auto &r = t.node(t.root());
   if (r.kind != Kind::Array)
-    fail(ZT_E_MANIFEST, "'" + path + "': legacy 0.1 manifest is a CBOR " + cbor::kind_name(r.kind) +
-                            ", not an array");
+    fail(ZT_E_MANIFEST, "'" + path + "': legacy 0.1 manifest is a CBOR " + cbor::kind_name(r.kind) + ", not an array");
   man.objects.resize(r.value);
   uint32_t e = t.first_child(t.root());
   for (uint64_t idx = 0; idx < r.value; ++idx, e = t.next(e)) {
     const auto &en = t.node(e);
     if (en.kind != Kind::Map)
-      fail(ZT_E_MANIFEST, "'" + path + "': legacy entry " + std::to_string(idx) + " is a " +
-                              cbor::kind_name(en.kind) + ", not a map");
+      fail(ZT_E_MANIFEST,
+           "'" + path + "': legacy entry " + std::to_string(idx) + " is a " + cbor::kind_name(en.kind) + ", not a map");
     uint32_t name = t.find(e, "name");
     if (!name || t.node(name).kind != Kind::Text)
-      fail(ZT_E_FIELD, "'" + path + "': legacy entry " + std::to_string(idx) +
-                           " has no text 'name'");
+      fail(ZT_E_FIELD, "'" + path + "': legacy entry " + std::to_string(idx) + " has no text 'name'");
     Object &o = man.objects[idx];
     o.name = std::string(t.node(name).text());
     const Ctx ctx{o.name};
@@ -375,18 +384,22 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
       const auto &vn = t.node(v);
       std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
       auto wrong = [&](const char *want) {
-        cdmg.set(ZT_E_FIELD, ctx + ": legacy field '" + std::string(key) + "' is a " +
-                                 cbor::kind_name(vn.kind) + ", expected " + want);
+        cdmg.set(ZT_E_FIELD, ctx + ": legacy field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) +
+                                 ", expected " + want);
       };
       if (kn.kind != Kind::Text) {
         custom.push_back({raw_string(t, k), raw_string(t, v)});
       } else if (key == "name") {
       } else if (key == "offset") {
-        if (read_uint(t, v, c.offset)) have[0] = true;
-        else wrong("an unsigned integer");
+        if (read_uint(t, v, c.offset))
+          have[0] = true;
+        else
+          wrong("an unsigned integer");
       } else if (key == "size") {
-        if (read_uint(t, v, c.length)) have[1] = true;
-        else wrong("an unsigned integer");
+        if (read_uint(t, v, c.length))
+          have[1] = true;
+        else
+          wrong("an unsigned integer");
       } else if (key == "dtype") {
         if (vn.kind != Kind::Text) {
           wrong("text");
@@ -394,12 +407,13 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
           have[2] = true;
           c.dtype = dtype_from_legacy_name(vn.text());
           c.dtype_name = c.dtype ? dtype_name(c.dtype) : std::string(vn.text());
-          if (!c.dtype)
-            cdmg.set(ZT_E_DTYPE, ctx + ": unknown legacy dtype '" + printable(c.dtype_name) + "'");
+          if (!c.dtype) cdmg.set(ZT_E_DTYPE, ctx + ": unknown legacy dtype '" + printable(c.dtype_name) + "'");
         }
       } else if (key == "shape") {
-        if (read_shape(t, v, o.shape)) have[3] = true;
-        else wrong("an array of unsigned integers");
+        if (read_shape(t, v, o.shape))
+          have[3] = true;
+        else
+          wrong("an array of unsigned integers");
       } else if (key == "encoding") {
         if (vn.kind != Kind::Text) {
           wrong("text");
@@ -409,8 +423,7 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
           c.encoding = c.encoding_name == "raw"    ? ZT_ENCODING_RAW
                        : c.encoding_name == "zstd" ? ZT_ENCODING_ZSTD
                                                    : ZT_ENCODING_UNKNOWN;
-          if (!c.encoding)
-            cdmg.set(ZT_E_ENCODING, ctx + ": unknown encoding '" + printable(c.encoding_name) + "'");
+          if (!c.encoding) cdmg.set(ZT_E_ENCODING, ctx + ": unknown encoding '" + printable(c.encoding_name) + "'");
         }
       } else if (key == "data_endianness") {
         if (vn.kind != Kind::Text || (vn.text() != "little" && vn.text() != "big"))
@@ -427,8 +440,10 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
           parse_digest_into(c, cdmg, ctx);
         }
       } else if (key == "layout") {
-        if (vn.kind != Kind::Text) wrong("text");
-        else layout = std::string(vn.text());
+        if (vn.kind != Kind::Text)
+          wrong("text");
+        else
+          layout = std::string(vn.text());
         if (layout != "dense") custom.push_back({raw_string(t, k), raw_string(t, v)});
       } else {
         // Custom keys (sparse_format and friends included) become attributes.
@@ -490,8 +505,10 @@ Manifest decode_manifest(const uint8_t *data, size_t size, Container container, 
   Tree tree(data, size, "'" + path + "' manifest");
   Manifest man;
   man.data_end = data_end;
-  if (container == Container::V0) decode_v0(tree, man, limits, path);
-  else decode_v1(tree, man, limits, path);
+  if (container == Container::V0)
+    decode_v0(tree, man, limits, path);
+  else
+    decode_v1(tree, man, limits, path);
   validate_overlaps(man);
   if (man.objects.size() > UINT32_MAX) fail(ZT_E_LIMIT, "'" + path + "': more than 2^32 objects");
   man.name_order.resize(man.objects.size());

@@ -18,14 +18,12 @@ struct DecodeLimits {
 
 // Root damage throws; object damage is recorded on the object (and thrown
 // in strict mode). `data_end` is the manifest's offset in the file.
-Manifest decode_manifest(const uint8_t *data, size_t size, Container container,
-                         uint64_t data_end, const DecodeLimits &limits,
-                         const std::string &path);
+Manifest decode_manifest(const uint8_t *data, size_t size, Container container, uint64_t data_end,
+                         const DecodeLimits &limits, const std::string &path);
 
 // Checks one component against the rules that need no data bytes, filling
 // decoded_length; sets status/error on the component.
-void validate_component(Component &c, const Object &obj, const Manifest &m,
-                        const DecodeLimits &limits);
+void validate_component(Component &c, const Object &obj, const Manifest &m, const DecodeLimits &limits);
 // Blobs must be identical or disjoint.
 void validate_overlaps(Manifest &m);
 // Copies the first component failure up to its object.

@@ -14,7 +14,9 @@ class Out {
     unsigned char b[9];
     s.append(reinterpret_cast<char *>(b), enc(v, b, sizeof b));
   }
-  void map(size_t n) { head([](uint64_t v, unsigned char *b, size_t l) { return cbor_encode_map_start(v, b, l); }, n); }
+  void map(size_t n) {
+    head([](uint64_t v, unsigned char *b, size_t l) { return cbor_encode_map_start(v, b, l); }, n);
+  }
   void array(size_t n) {
     head([](uint64_t v, unsigned char *b, size_t l) { return cbor_encode_array_start(v, b, l); }, n);
   }
@@ -35,8 +37,8 @@ class Out {
 
 void encode_component(Out &o, const Component &c) {
   const bool zstd = c.encoding == ZT_ENCODING_ZSTD;
-  size_t n = 3 + (c.has_type ? 1 : 0) + (zstd ? 1 : 0) + (c.encoding_name != "raw" ? 1 : 0) +
-             (c.has_digest ? 1 : 0) + c.extra.size();
+  size_t n = 3 + (c.has_type ? 1 : 0) + (zstd ? 1 : 0) + (c.encoding_name != "raw" ? 1 : 0) + (c.has_digest ? 1 : 0) +
+             c.extra.size();
   o.map(n);
   o.text("dtype");
   o.text(c.dtype_name);

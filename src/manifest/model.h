@@ -22,7 +22,7 @@ struct RawField {
 struct Component {
   std::string role;
   zt_dtype dtype = ZT_DTYPE_UNKNOWN;
-  std::string dtype_name;     // normalised short name, or as found if unknown
+  std::string dtype_name;  // normalised short name, or as found if unknown
   bool has_type = false;
   std::string logical_type;
   uint32_t ratio = 1;
@@ -56,7 +56,7 @@ struct Object {
   zt_status status = ZT_OK;  // first damage in the object or its components
   std::string error;
   std::vector<RawField> extra;
-  uint64_t numel = 0;        // valid when the shape product did not overflow
+  uint64_t numel = 0;  // valid when the shape product did not overflow
 };
 
 enum class SpecVersion { V0_1, V1_1, V1_2 };

@@ -32,8 +32,8 @@ void validate_component(Component &c, const Object &obj, const Manifest &m, cons
     if (lt) {
       c.ratio = lt->ratio;
       if (lt->storage != c.dtype)
-        bad(ZT_E_DTYPE, "logical type '" + c.logical_type + "' must be stored as " +
-                            dtype_name(lt->storage) + ", not " + c.dtype_name);
+        bad(ZT_E_DTYPE, "logical type '" + c.logical_type + "' must be stored as " + dtype_name(lt->storage) +
+                            ", not " + c.dtype_name);
     }
   }
   const uint64_t elem = dtype_size(c.dtype) * c.ratio;
@@ -75,11 +75,11 @@ void validate_component(Component &c, const Object &obj, const Manifest &m, cons
   }
   if (expected && c.decoded_known && c.decoded_length != *expected) {
     bad(ZT_E_LENGTH, std::string(c.encoding == ZT_ENCODING_ZSTD ? "uncompressed_length " : "length ") +
-                         std::to_string(c.decoded_length) + " does not match shape × element size = " +
-                         std::to_string(*expected));
+                         std::to_string(c.decoded_length) +
+                         " does not match shape × element size = " + std::to_string(*expected));
   } else if (!expected && elem && c.decoded_known && c.decoded_length % elem != 0) {
-    bad(ZT_E_LENGTH, "decoded length " + std::to_string(c.decoded_length) +
-                         " is not a multiple of the element size " + std::to_string(elem));
+    bad(ZT_E_LENGTH, "decoded length " + std::to_string(c.decoded_length) + " is not a multiple of the element size " +
+                         std::to_string(elem));
   }
 }
 
@@ -98,8 +98,7 @@ void validate_overlaps(Manifest &m) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   };
   // Files written in name order are usually already sorted by offset.
-  if (!std::is_sorted(ranges.begin(), ranges.end(), by_position))
-    std::sort(ranges.begin(), ranges.end(), by_position);
+  if (!std::is_sorted(ranges.begin(), ranges.end(), by_position)) std::sort(ranges.begin(), ranges.end(), by_position);
   // The range reaching furthest so far; identical ranges are a shared blob.
   size_t far = 0;
   for (size_t i = 1; i < ranges.size(); ++i) {
@@ -109,9 +108,9 @@ void validate_overlaps(Manifest &m) {
       auto mark = [](Range &x, const Range &y) {
         if (x.c->status != ZT_OK) return;
         x.c->status = ZT_E_OVERLAP;
-        x.c->error = where(x.o->name, x.c->role) + ": blob [" + std::to_string(x.begin) + ", " +
-                     std::to_string(x.end) + ") partially overlaps " + where(y.o->name, y.c->role) +
-                     " at [" + std::to_string(y.begin) + ", " + std::to_string(y.end) + ")";
+        x.c->error = where(x.o->name, x.c->role) + ": blob [" + std::to_string(x.begin) + ", " + std::to_string(x.end) +
+                     ") partially overlaps " + where(y.o->name, y.c->role) + " at [" + std::to_string(y.begin) + ", " +
+                     std::to_string(y.end) + ")";
       };
       mark(r, f);
       mark(f, r);

@@ -14,12 +14,10 @@ struct DtypeRow {
 };
 
 constexpr DtypeRow kDtypes[] = {
-    {ZT_F64, "f64", "float64", 8, false},  {ZT_F32, "f32", "float32", 4, false},
-    {ZT_F16, "f16", "float16", 2, false},  {ZT_BF16, "bf16", "bfloat16", 2, false},
-    {ZT_I64, "i64", "int64", 8, true},     {ZT_I32, "i32", "int32", 4, true},
-    {ZT_I16, "i16", "int16", 2, true},     {ZT_I8, "i8", "int8", 1, true},
-    {ZT_U64, "u64", "uint64", 8, true},    {ZT_U32, "u32", "uint32", 4, true},
-    {ZT_U16, "u16", "uint16", 2, true},    {ZT_U8, "u8", "uint8", 1, true},
+    {ZT_F64, "f64", "float64", 8, false},    {ZT_F32, "f32", "float32", 4, false}, {ZT_F16, "f16", "float16", 2, false},
+    {ZT_BF16, "bf16", "bfloat16", 2, false}, {ZT_I64, "i64", "int64", 8, true},    {ZT_I32, "i32", "int32", 4, true},
+    {ZT_I16, "i16", "int16", 2, true},       {ZT_I8, "i8", "int8", 1, true},       {ZT_U64, "u64", "uint64", 8, true},
+    {ZT_U32, "u32", "uint32", 4, true},      {ZT_U16, "u16", "uint16", 2, true},   {ZT_U8, "u8", "uint8", 1, true},
     {ZT_BOOL, "bool", "bool", 1, false},
 };
 
@@ -30,9 +28,8 @@ const DtypeRow *row(zt_dtype d) {
 }
 
 constexpr LogicalType kLogical[] = {
-    {"f8_e4m3fn", ZT_U8, 1},   {"f8_e5m2", ZT_U8, 1},
-    {"f8_e4m3fnuz", ZT_U8, 1}, {"f8_e5m2fnuz", ZT_U8, 1},
-    {"complex64", ZT_F32, 2},  {"complex128", ZT_F64, 2},
+    {"f8_e4m3fn", ZT_U8, 1},   {"f8_e5m2", ZT_U8, 1},    {"f8_e4m3fnuz", ZT_U8, 1},
+    {"f8_e5m2fnuz", ZT_U8, 1}, {"complex64", ZT_F32, 2}, {"complex128", ZT_F64, 2},
 };
 
 }  // namespace
@@ -87,8 +84,7 @@ std::optional<uint64_t> shape_numel(const std::vector<uint64_t> &shape) {
   return n;
 }
 
-std::optional<uint64_t> dense_byte_size(const std::vector<uint64_t> &shape,
-                                        zt_dtype dtype, uint32_t ratio) {
+std::optional<uint64_t> dense_byte_size(const std::vector<uint64_t> &shape, zt_dtype dtype, uint32_t ratio) {
   auto n = shape_numel(shape);
   if (!n) return std::nullopt;
   auto r = checked_mul(*n, ratio);

@@ -53,7 +53,6 @@ inline std::optional<uint64_t> checked_add(uint64_t a, uint64_t b) {
 std::optional<uint64_t> shape_numel(const std::vector<uint64_t> &shape);
 
 // numel * ratio * dtype_size, or nullopt on overflow.
-std::optional<uint64_t> dense_byte_size(const std::vector<uint64_t> &shape,
-                                        zt_dtype dtype, uint32_t ratio);
+std::optional<uint64_t> dense_byte_size(const std::vector<uint64_t> &shape, zt_dtype dtype, uint32_t ratio);
 
 }  // namespace zt

@@ -27,6 +27,8 @@ inline float half_to_float(uint16_t h) {
   return bits_to_float(sign | ((exp + 112) << 23) | (man << 13));
 }
 
-inline float bf16_to_float(uint16_t b) { return bits_to_float(static_cast<uint32_t>(b) << 16); }
+inline float bf16_to_float(uint16_t b) {
+  return bits_to_float(static_cast<uint32_t>(b) << 16);
+}
 
 }  // namespace zt

@@ -55,8 +55,7 @@ bool valid_utf8(const char *p, size_t n) {
       cp = (cp << 6) | (s[i + k] & 0x3f);
     }
     // Reject overlong forms, surrogates and code points past U+10FFFF.
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-        (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
         (cp >= 0xd800 && cp <= 0xdfff))
       return false;
     i += len;

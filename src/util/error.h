@@ -12,8 +12,7 @@ namespace zt {
 
 class Error : public std::runtime_error {
  public:
-  Error(zt_status status, const std::string &message)
-      : std::runtime_error(message), status_(status) {}
+  Error(zt_status status, const std::string &message) : std::runtime_error(message), status_(status) {}
   zt_status status() const noexcept { return status_; }
 
  private:

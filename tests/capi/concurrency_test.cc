@@ -38,8 +38,7 @@ std::string write_file(const zttest::TempDir &tmp) {
     zt_blob_options_init(&bo);
     bo.encoding = i % 2 ? ZT_ENCODING_ZSTD : ZT_ENCODING_RAW;
     bo.digest = i % 3 == 0 ? ZT_DIGEST_SHA256 : ZT_DIGEST_CRC32C;
-    EXPECT_EQ(zt_writer_add_dense(w, name.data(), name.size(), ZT_F32, shape, 1, v.data(), v.size() * 4, &bo),
-              ZT_OK);
+    EXPECT_EQ(zt_writer_add_dense(w, name.data(), name.size(), ZT_F32, shape, 1, v.data(), v.size() * 4, &bo), ZT_OK);
   }
   EXPECT_EQ(zt_writer_finish(w), ZT_OK) << zt_last_error();
   return path;

@@ -19,14 +19,18 @@ using zttest::sha256_hex;
 
 namespace {
 
-std::string interop_dir() { return env_or("ZT_INTEROP_DIR", "../shared/interop"); }
+std::string interop_dir() {
+  return env_or("ZT_INTEROP_DIR", "../shared/interop");
+}
 
 bool have_dir(const std::string &d) {
   struct stat st;
   return stat(d.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-json load_expected(const std::string &dir) { return json::parse(read_file(dir + "/expected.json")); }
+json load_expected(const std::string &dir) {
+  return json::parse(read_file(dir + "/expected.json"));
+}
 
 json attributes_json(char *s) {
   json j = json::parse(s);
@@ -139,9 +143,13 @@ void check_dir(const std::string &dir) {
 
 }  // namespace
 
-TEST(Interop, V1FilesMatchExpected) { check_dir(interop_dir() + "/v1"); }
+TEST(Interop, V1FilesMatchExpected) {
+  check_dir(interop_dir() + "/v1");
+}
 
-TEST(Interop, LegacyV0FilesMatchExpected) { check_dir(interop_dir() + "/v0"); }
+TEST(Interop, LegacyV0FilesMatchExpected) {
+  check_dir(interop_dir() + "/v0");
+}
 
 // DESIGN §3 / interop/README.md: root damage refuses the open; damage to one
 // object fails that object only (lenient), and the strict open refuses.

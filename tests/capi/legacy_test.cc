@@ -51,16 +51,15 @@ struct LegacyDtype {
   const char *short_name;
   size_t size;
 };
-const LegacyDtype kDtypes[] = {{"float64", "f64", 8}, {"float32", "f32", 4}, {"float16", "f16", 2},
-                               {"bfloat16", "bf16", 2}, {"int64", "i64", 8}, {"int32", "i32", 4},
-                               {"int16", "i16", 2},     {"int8", "i8", 1},   {"uint64", "u64", 8},
-                               {"uint32", "u32", 4},    {"uint16", "u16", 2}, {"uint8", "u8", 1},
-                               {"bool", "bool", 1}};
+const LegacyDtype kDtypes[] = {
+    {"float64", "f64", 8}, {"float32", "f32", 4}, {"float16", "f16", 2}, {"bfloat16", "bf16", 2}, {"int64", "i64", 8},
+    {"int32", "i32", 4},   {"int16", "i16", 2},   {"int8", "i8", 1},     {"uint64", "u64", 8},    {"uint32", "u32", 4},
+    {"uint16", "u16", 2},  {"uint8", "u8", 1},    {"bool", "bool", 1}};
 
 struct Entry {
   std::string name, dtype, encoding = "raw", endianness, checksum, layout;
   std::vector<uint64_t> shape;
-  std::string stored;  // bytes in the file
+  std::string stored;                                       // bytes in the file
   std::vector<std::pair<std::string, std::string>> custom;  // key → encoded CBOR value
 };
 
@@ -306,7 +305,8 @@ TEST(LegacyV11, DtypeSpellingsAndOptionalUncompressedLength) {
     const char *name, *dtype, *type;
     uint32_t ratio;
   };
-  for (const Want &w : {Want{"fp8", "u8", "f8_e4m3fn", 1}, Want{"cx", "f32", "complex64", 2}, Want{"z", "f32", nullptr, 1}}) {
+  for (const Want &w :
+       {Want{"fp8", "u8", "f8_e4m3fn", 1}, Want{"cx", "f32", "complex64", 2}, Want{"z", "f32", nullptr, 1}}) {
     zt_component_info ci{};
     ci.struct_size = sizeof ci;
     ASSERT_EQ(zt_object_component(by_name(f, w.name), 0, &ci), ZT_OK);

@@ -24,7 +24,7 @@ using zttest::TempDir;
 namespace {
 
 const zt_dtype kAllDtypes[] = {ZT_F64, ZT_F32, ZT_F16, ZT_BF16, ZT_I64, ZT_I32, ZT_I16,
-                               ZT_I8,  ZT_U64, ZT_U32, ZT_U16,  ZT_U8,   ZT_BOOL};
+                               ZT_I8,  ZT_U64, ZT_U32, ZT_U16,  ZT_U8,  ZT_BOOL};
 
 std::vector<uint8_t> pattern(size_t n, uint32_t seed, bool boolean = false) {
   std::mt19937 rng(seed);
@@ -174,7 +174,14 @@ TEST(RoundTrip, AttributesOfEveryCborKind) {
   c.text("uint").uint(18446744073709551615ull);
   c.text("neg").negint(-9223372036854775807ll - 1);
   c.text("bytes").bin(std::string("\xde\xad\xbe\xef", 4));
-  c.text("text").text("\xc3\xbc" "n" "\xc3\xaf" "c" "\xc3\xb8" "d" "\xc3\xa9");
+  c.text("text").text(
+      "\xc3\xbc"
+      "n"
+      "\xc3\xaf"
+      "c"
+      "\xc3\xb8"
+      "d"
+      "\xc3\xa9");
   c.text("array").array(3).uint(1).text("two").f64(3.0);
   c.text("map").map(1).text("k").null();
   c.text("tag").tag(1).uint(1700000000);
@@ -375,8 +382,10 @@ TEST(RoundTrip, ByteIdenticalToTheReferenceWriter) {
       uint64_t offset;
     };
     std::vector<Item> items;
-    zttest::for_each_component(f, [&](const zt_object *o, const zt_object_info &, size_t k,
-                                      const zt_component_info &c) { items.push_back({o, k, c.offset}); });
+    zttest::for_each_component(f,
+                               [&](const zt_object *o, const zt_object_info &, size_t k, const zt_component_info &c) {
+                                 items.push_back({o, k, c.offset});
+                               });
     std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) { return a.offset < b.offset; });
     std::string out = tmp.file(it.key());
     zt_writer *w = create(out);

@@ -86,8 +86,10 @@ std::string human_bytes(uint64_t n) {
     ++u;
   }
   char buf[32];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
-  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
   return buf;
 }
 
@@ -116,10 +118,14 @@ uint64_t stored_bytes(const zt_object *o) {
 }
 
 bool parse_digest(const std::string &s, uint32_t &alg) {
-  if (s == "none") alg = ZT_DIGEST_NONE;
-  else if (s == "crc32c") alg = ZT_DIGEST_CRC32C;
-  else if (s == "sha256") alg = ZT_DIGEST_SHA256;
-  else return false;
+  if (s == "none")
+    alg = ZT_DIGEST_NONE;
+  else if (s == "crc32c")
+    alg = ZT_DIGEST_CRC32C;
+  else if (s == "sha256")
+    alg = ZT_DIGEST_SHA256;
+  else
+    return false;
   return true;
 }
 

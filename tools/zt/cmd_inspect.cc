@@ -95,11 +95,11 @@ int cmd_info(const std::vector<std::string> &argv) {
     }
     for (size_t k = 0; k < info.component_count; ++k) {
       const zt_component_info c = component_info(o, k);
-      std::printf("  component %s: %s%s%s, %s, offset %llu, stored %llu, decoded %llu%s%s%s\n", c.role,
-                  c.dtype_name, c.logical_type ? " as " : "", c.logical_type ? c.logical_type : "",
-                  c.encoding_name, static_cast<unsigned long long>(c.offset),
-                  static_cast<unsigned long long>(c.length), static_cast<unsigned long long>(c.decoded_length),
-                  c.digest ? ", digest " : "", c.digest ? c.digest : "", c.big_endian ? ", big-endian" : "");
+      std::printf("  component %s: %s%s%s, %s, offset %llu, stored %llu, decoded %llu%s%s%s\n", c.role, c.dtype_name,
+                  c.logical_type ? " as " : "", c.logical_type ? c.logical_type : "", c.encoding_name,
+                  static_cast<unsigned long long>(c.offset), static_cast<unsigned long long>(c.length),
+                  static_cast<unsigned long long>(c.decoded_length), c.digest ? ", digest " : "",
+                  c.digest ? c.digest : "", c.big_endian ? ", big-endian" : "");
     }
   }
   return kOk;
@@ -125,8 +125,8 @@ int cmd_ls(const std::vector<std::string> &argv) {
       stored += c.length;
       if (k == 0) dtype = c.logical_type ? c.logical_type : c.dtype_name;
     }
-    std::printf("%s\t%s\t%s\t%s\t%s%s\n", info.name, info.format, shape_string(info.shape, info.ndim).c_str(),
-                dtype, human_bytes(stored).c_str(), info.status == ZT_OK ? "" : "\tDAMAGED");
+    std::printf("%s\t%s\t%s\t%s\t%s%s\n", info.name, info.format, shape_string(info.shape, info.ndim).c_str(), dtype,
+                human_bytes(stored).c_str(), info.status == ZT_OK ? "" : "\tDAMAGED");
   }
   return kOk;
 }

@@ -27,7 +27,8 @@ int cmd_migrate(const std::vector<std::string> &argv) {
   if (a.has("--zstd")) {
     char *end = nullptr;
     long level = std::strtol(a.get("--zstd").c_str(), &end, 10);
-    if (!end || *end || level < -131072 || level > 22) return usage_error("migrate", "--zstd takes a level (-131072..22)");
+    if (!end || *end || level < -131072 || level > 22)
+      return usage_error("migrate", "--zstd takes a level (-131072..22)");
     mo.recompress = 1;
     mo.zstd_level = static_cast<int32_t>(level);
   }

@@ -1,5 +1,6 @@
-#include "cli.h"
 #include "commands.h"
+
+#include "cli.h"
 
 namespace ztcli {
 
