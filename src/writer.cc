@@ -135,7 +135,7 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
                         const BlobOptions &opts) {
   check_open();
   if (!data && len) fail(ZT_E_INVALID_ARG, where(name, role) + ": data is NULL but length is " + std::to_string(len));
-  blob_begin(name, role, dtype, opts);
+  open_blob(name, role, dtype, opts, /*streaming=*/false);
   try {
     Stream &s = *stream_;
     Component &c = manifest_.objects[s.object].components[s.component];
@@ -143,7 +143,6 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
       // Whole blob at once: one-shot compression, multithreaded when large.
       int level = opts.has_level ? opts.zstd_level : opts_.zstd_level;
       std::vector<uint8_t> z = zstd_compress(data, len, level, zstd_threads(len));
-      s.zstd.reset();
       if (s.digest) s.digest->update(z.data(), z.size());
       sink_->write(z.data(), z.size());
       c.length = z.size();
@@ -161,6 +160,11 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
 }
 
 void Writer::blob_begin(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts) {
+  open_blob(name, role, dtype, opts, /*streaming=*/true);
+}
+
+void Writer::open_blob(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts,
+                       bool streaming) {
   check_open();
   Object &o = object_for(name);
   Component &c = new_component(o, role, dtype, opts);
@@ -171,7 +175,9 @@ void Writer::blob_begin(const std::string &name, const std::string &role, zt_dty
     auto s = std::make_unique<Stream>();
     s->object = index_[name];
     s->component = o.components.size() - 1;
-    if (c.encoding == ZT_ENCODING_ZSTD)
+    // A whole blob is compressed in one shot by write_blob: only a streamed
+    // one needs a streaming context (and its worker threads).
+    if (streaming && c.encoding == ZT_ENCODING_ZSTD)
       s->zstd = std::make_unique<ZstdStream>(opts.has_level ? opts.zstd_level : opts_.zstd_level,
                                              zstd_threads(kParallelZstdThreshold));
     if (c.has_digest) s->digest = std::make_unique<Digester>(c.parsed_digest.alg);

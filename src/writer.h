@@ -63,6 +63,9 @@ class Writer {
  private:
   enum class State { Open, Finished, Failed };
   Object &object_for(const std::string &name);
+  // Places a new component and opens it for bytes (blob_begin, write_blob).
+  void open_blob(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts,
+                 bool streaming);
   Component &new_component(Object &o, const std::string &role, zt_dtype dtype, const BlobOptions &opts);
   void check_open() const;
   unsigned zstd_threads(size_t len) const;
