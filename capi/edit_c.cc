@@ -71,13 +71,13 @@ struct MapPairs {
 
 std::string canonical_key(const cbor::Tree &t, uint32_t k) {
   const cbor::Node &n = t.node(k);
-  if (n.kind == cbor::Kind::Text) return "t" + std::string(n.text());
+  if (n.kind == cbor::Kind::Text) return "t" + std::string(t.text(n));
   return "r" + std::string(t.raw(k));
 }
 
 std::string key_label(const RawField &f) {
   cbor::Tree t(reinterpret_cast<const uint8_t *>(f.key.data()), f.key.size(), "key");
-  if (t.node(0).kind == cbor::Kind::Text) return "'" + printable(std::string(t.node(0).text())) + "'";
+  if (t.node(0).kind == cbor::Kind::Text) return "'" + printable(std::string(t.text(0))) + "'";
   return "a non-text key";
 }
 

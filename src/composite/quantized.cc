@@ -73,7 +73,7 @@ void parse_params(const Object &obj, QuantLayout &q) {
   if (uint32_t i = t.find(t.root(), "packing")) {
     if (t.node(i).kind != cbor::Kind::Text) fail(ZT_E_QUANT_PARAMS, ctx + ": 'packing' is not text");
     q.has_packing_attr = true;
-    q.packing_name = std::string(t.node(i).text());
+    q.packing_name = std::string(t.text(i));
   }
 }
 

@@ -11,20 +11,17 @@
 namespace zt::cbor {
 namespace {
 
-struct Open {
-  uint32_t node;
-  uint64_t remaining;  // items still expected; UINT64_MAX if indefinite
-  bool is_string;      // an indefinite byte/text string gathering chunks
-  Kind string_kind;
-};
+using Open = detail::OpenItem;
 
 struct Builder {
+  explicit Builder(std::vector<Open> &s) : stack(s) {}
   Tree *tree;
   std::vector<Node> *nodes;
-  std::vector<Open> stack;
+  std::vector<Open> &stack;
   size_t pos = 0;   // offset of the item being decoded
   size_t size = 0;  // buffer size
   size_t max_depth = 256;
+  size_t collapse_depth = 0;
   const std::string *what;
   bool done = false;
   // Set by callbacks, acted on once the decoder says how much it read.
@@ -47,10 +44,11 @@ struct Builder {
   }
 
   Node &push(Kind k) {
-    nodes->push_back(Node{});
-    Node &n = nodes->back();
+    // Built in place: a Node assembled on the stack and copied in stalls
+    // on store forwarding, once per item.
+    Node &n = nodes->emplace_back();
     n.kind = k;
-    n.begin = pos;
+    n.begin = static_cast<uint32_t>(pos);
     return n;
   }
   // Inside an indefinite string only same-kind definite chunks may appear.
@@ -63,7 +61,7 @@ struct Builder {
   void real(double d) {
     if (in_string()) return set_error(ZT_E_CBOR, "non-string item inside an indefinite-length string");
     Node &n = push(Kind::Float);
-    n.f = d;
+    std::memcpy(&n.value, &d, sizeof d);
     event = Event::Leaf;
   }
   void string(Kind k, const unsigned char *data, uint64_t len) {
@@ -75,14 +73,15 @@ struct Builder {
       event = Event::Chunk;
       return;
     }
-    Node &n = push(k);
-    n.str = reinterpret_cast<const char *>(data);
-    n.len = len;
+    (void)data;  // a definite string is the tail of its item's bytes
+    push(k).value = len;
     event = Event::Leaf;
   }
   void open(Kind k, uint64_t count, bool indef) {
     if (in_string()) return set_error(ZT_E_CBOR, "container inside an indefinite-length string");
-    push(k).value = indef ? 0 : count;
+    Node &n = push(k);
+    n.value = indef ? 0 : count;
+    n.collapsed = collapse_depth != 0 && stack.size() == collapse_depth;
     open_count = count;
     open_indef = indef;
     event = Event::Open;
@@ -204,9 +203,9 @@ const cbor_callbacks kCallbacks = [] {
   return cb;
 }();
 
-bool keys_equal(const Node &a, const Node &b, const uint8_t *data) {
+bool keys_equal(const Tree &t, const Node &a, const Node &b, const uint8_t *data) {
   if (a.kind != b.kind) return false;
-  if (a.kind == Kind::Text || a.kind == Kind::Bytes) return a.len == b.len && std::memcmp(a.str, b.str, a.len) == 0;
+  if (a.kind == Kind::Text || a.kind == Kind::Bytes) return t.text(a) == t.text(b);
   if (a.kind == Kind::Uint || a.kind == Kind::Negint || a.kind == Kind::Bool) return a.value == b.value;
   return a.end - a.begin == b.end - b.begin && std::memcmp(data + a.begin, data + b.begin, a.end - a.begin) == 0;
 }
@@ -241,27 +240,62 @@ const char *kind_name(Kind k) {
   return "?";
 }
 
+std::string_view Tree::text(const Node &n) const {
+  if (!n.joined) return {reinterpret_cast<const char *>(data_) + n.end - n.value, static_cast<size_t>(n.value)};
+  auto it = std::lower_bound(joined_.begin(), joined_.end(), static_cast<uint32_t>(&n - nodes_.data()),
+                             [](const auto &j, uint32_t i) { return j.first < i; });
+  return it->second;
+}
+
+double Tree::real(const Node &n) const {
+  double d;
+  std::memcpy(&d, &n.value, sizeof d);
+  return d;
+}
+
 uint32_t Tree::find(uint32_t map, std::string_view key) const {
   const Node &m = nodes_[map];
-  if (m.kind != Kind::Map) return 0;
+  if (m.kind != Kind::Map || m.collapsed) return 0;
   uint32_t k = map + 1;
   for (uint64_t i = 0; i < m.value; ++i) {
     uint32_t v = nodes_[k].next;
-    if (nodes_[k].kind == Kind::Text && nodes_[k].text() == key) return v;
+    if (nodes_[k].kind == Kind::Text && text(k) == key) return v;
     k = nodes_[v].next;
   }
   return 0;
 }
 
-Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max_depth) : data_(data) {
-  Builder b;
+Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max_depth) {
+  ParseOptions opts;
+  opts.max_depth = max_depth;
+  parse(data, size, what, opts);
+}
+
+Tree::Tree(const uint8_t *data, size_t size, const std::string &what, const ParseOptions &opts) {
+  parse(data, size, what, opts);
+}
+
+void Tree::parse(const uint8_t *data, size_t size, const std::string &what_in, const ParseOptions &opts) {
+  data_ = data;
+  nodes_.clear();
+  joined_.clear();
+  const size_t base = opts.base_offset;
+  // Offsets in messages are within the buffer `what` names.
+  auto at = [base](size_t pos) { return std::to_string(base + pos); };
+  const std::string &what = what_in;
+  if (size > UINT32_MAX)
+    fail(ZT_E_LIMIT, what_in + ": " + std::to_string(size) + " bytes of CBOR, more than this parser takes (4 GiB)");
+  stack_.clear();
+  Builder b(stack_);
   b.tree = this;
   b.nodes = &nodes_;
   b.size = size;
-  b.max_depth = max_depth;
+  b.max_depth = opts.max_depth;
+  b.collapse_depth = opts.collapse_depth;
   b.what = &what;
-  // Most items are a few bytes: reserve a guess to limit regrowth.
-  nodes_.reserve(std::min<size_t>(size / 4 + 1, size_t{1} << 24));
+  // Most items are a few bytes: reserve a guess to limit regrowth (a
+  // collapsed tree keeps far fewer nodes than items).
+  if (opts.collapse_depth == 0) nodes_.reserve(std::min<size_t>(size / 4 + 1, size_t{1} << 24));
 
   auto check_duplicates = [&](uint32_t map) {
     const Node &m = nodes_[map];
@@ -278,25 +312,37 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
     }
     auto dup = [&](uint32_t a) {
       const Node &n = nodes_[a];
-      std::string shown = n.kind == Kind::Text ? "'" + printable(std::string(n.text())) + "'"
+      std::string shown = n.kind == Kind::Text ? "'" + printable(std::string(text(n))) + "'"
                                                : std::string("a ") + kind_name(n.kind) + " key";
-      fail(ZT_E_DUPLICATE_KEY,
-           what + ": duplicate map key " + shown + " at byte " + std::to_string(n.begin) + " of the manifest");
+      fail(ZT_E_DUPLICATE_KEY, what + ": duplicate map key " + shown + " at byte " + at(n.begin) + " of the manifest");
     };
     if (nkeys <= 16) {
       for (size_t i = 0; i < nkeys; ++i)
         for (size_t j = i + 1; j < nkeys; ++j)
-          if (keys_equal(nodes_[keys[i]], nodes_[keys[j]], data_)) dup(keys[j]);
+          if (keys_equal(*this, nodes_[keys[i]], nodes_[keys[j]], data_)) dup(keys[j]);
       return;
     }
-    // Larger maps (the objects map of a big manifest): one pass over a hash
+    // Larger maps (the objects map of a big manifest) usually come sorted,
+    // as writers emit them: keys strictly increasing in one total order that
+    // agrees with keys_equal are distinct, and checking that is one pass
+    // over neighbours, with no table.
+    auto less = [&](const Node &a, const Node &b) {
+      if (a.kind != b.kind) return a.kind < b.kind;
+      if (a.kind == Kind::Text || a.kind == Kind::Bytes) return text(a) < text(b);
+      if (a.kind == Kind::Uint || a.kind == Kind::Negint || a.kind == Kind::Bool) return a.value < b.value;
+      return raw(static_cast<uint32_t>(&a - nodes_.data())) < raw(static_cast<uint32_t>(&b - nodes_.data()));
+    };
+    size_t ordered = 1;
+    while (ordered < nkeys && less(nodes_[keys[ordered - 1]], nodes_[keys[ordered]])) ++ordered;
+    if (ordered == nkeys) return;
+    // Otherwise one pass over a hash
     // table of the keys. Integer keys hash by value, as keys_equal compares
     // them, so a non-canonical encoding of the same number still collides.
     auto hash_of = [&](uint32_t i) -> size_t {
       const Node &n = nodes_[i];
       std::string_view bytes;
       if (n.kind == Kind::Text || n.kind == Kind::Bytes)
-        bytes = n.text();
+        bytes = text(n);
       else if (n.kind == Kind::Uint || n.kind == Kind::Negint || n.kind == Kind::Bool)
         bytes = {reinterpret_cast<const char *>(&n.value), sizeof n.value};
       else
@@ -310,14 +356,32 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
       const uint32_t key = keys[j];
       size_t i = hash_of(key) & (cap - 1);
       for (; slots[i] != UINT32_MAX; i = (i + 1) & (cap - 1))
-        if (keys_equal(nodes_[slots[i]], nodes_[key], data_)) dup(key);
+        if (keys_equal(*this, nodes_[slots[i]], nodes_[key], data_)) dup(key);
       slots[i] = key;
     }
   };
 
+  // In place, for the same store-forwarding reason as Builder::push.
+  auto push_open = [&](uint32_t node, uint64_t remaining, bool is_string, Kind kind) {
+    Open &o = b.stack.emplace_back();
+    o.node = node;
+    o.remaining = remaining;
+    o.is_string = is_string;
+    o.string_kind = kind;
+  };
+  // A container's last child is in: check it, drop a collapsed one's children.
+  auto close = [&](uint32_t c, size_t end) {
+    if (nodes_[c].kind == Kind::Map && !opts.already_checked) check_duplicates(c);
+    if (nodes_[c].collapsed) {
+      nodes_.resize(c + 1);
+      while (!joined_.empty() && joined_.back().first > c) joined_.pop_back();
+    }
+    nodes_[c].end = static_cast<uint32_t>(end);
+    nodes_[c].next = static_cast<uint32_t>(nodes_.size());
+  };
   // An item (leaf or closed container) is complete: close parents as needed.
   auto complete = [&](uint32_t idx, size_t end) {
-    nodes_[idx].end = end;
+    nodes_[idx].end = static_cast<uint32_t>(end);
     nodes_[idx].next = static_cast<uint32_t>(nodes_.size());
     while (!b.stack.empty()) {
       Open &top = b.stack.back();
@@ -325,23 +389,21 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
       if (--top.remaining > 0) return;
       uint32_t c = top.node;
       b.stack.pop_back();
-      nodes_[c].end = end;
-      nodes_[c].next = static_cast<uint32_t>(nodes_.size());
-      if (nodes_[c].kind == Kind::Map) check_duplicates(c);
+      close(c, end);
     }
     b.done = true;
   };
 
   while (!b.done) {
-    if (b.pos >= size) fail(ZT_E_CBOR, what + ": CBOR ends early (truncated at byte " + std::to_string(b.pos) + ")");
+    if (b.pos >= size) fail(ZT_E_CBOR, what + ": CBOR ends early (truncated at byte " + at(b.pos) + ")");
     b.event = Builder::Event::None;
     cbor_decoder_result r = cbor_stream_decode(data + b.pos, size - b.pos, &kCallbacks, &b);
-    if (b.error) fail(b.error_status, what + ": " + b.error_message + " at byte " + std::to_string(b.pos));
+    if (b.error) fail(b.error_status, what + ": " + b.error_message + " at byte " + at(b.pos));
     if (r.status == CBOR_DECODER_NEDATA)
-      fail(ZT_E_CBOR, what + ": CBOR item at byte " + std::to_string(b.pos) + " runs past the end (" +
-                          std::to_string(size) + " bytes)");
+      fail(ZT_E_CBOR,
+           what + ": CBOR item at byte " + at(b.pos) + " runs past the end (" + std::to_string(size) + " bytes)");
     if (r.status != CBOR_DECODER_FINISHED || r.read == 0)
-      fail(ZT_E_CBOR, what + ": malformed CBOR at byte " + std::to_string(b.pos));
+      fail(ZT_E_CBOR, what + ": malformed CBOR at byte " + at(b.pos));
     size_t end = b.pos + r.read;
     if (nodes_.size() > UINT32_MAX - 2) fail(ZT_E_CBOR, what + ": too many CBOR items");
     switch (b.event) {
@@ -352,45 +414,45 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
         uint32_t idx = static_cast<uint32_t>(nodes_.size() - 1);
         Node &n = nodes_[idx];
         if (b.stack.size() + 1 > b.max_depth)
-          fail(ZT_E_CBOR_DEPTH, what + ": CBOR nesting deeper than " + std::to_string(b.max_depth) +
-                                    " levels at byte " + std::to_string(b.pos));
+          fail(ZT_E_CBOR_DEPTH,
+               what + ": CBOR nesting deeper than " + std::to_string(b.max_depth) + " levels at byte " + at(b.pos));
         bool is_string = n.kind == Kind::Bytes || n.kind == Kind::Text;
         if (b.open_indef) {
-          if (is_string) b.tree->joined().emplace_back();
-          b.stack.push_back({idx, UINT64_MAX, is_string, n.kind});
+          if (is_string) {
+            joined_.emplace_back(idx, std::string());
+            n.joined = true;
+          }
+          push_open(idx, UINT64_MAX, is_string, n.kind);
         } else {
           uint64_t items = b.open_count;
           if (n.kind == Kind::Map) {
             // Each pair needs at least two bytes: a count beyond the bytes
             // left is a lie, refused before anything is sized from it.
             if (items > (size - end) / 2)
-              fail(ZT_E_CBOR, what + ": map at byte " + std::to_string(b.pos) + " claims " + std::to_string(items) +
+              fail(ZT_E_CBOR, what + ": map at byte " + at(b.pos) + " claims " + std::to_string(items) +
                                   " pairs, more than the bytes left");
             items *= 2;
           } else if (items > size - end) {
-            fail(ZT_E_CBOR, what + ": " + kind_name(n.kind) + " at byte " + std::to_string(b.pos) + " claims " +
+            fail(ZT_E_CBOR, what + ": " + kind_name(n.kind) + " at byte " + at(b.pos) + " claims " +
                                 std::to_string(items) + " items, more than the bytes left");
           }
           if (items == 0) {
             complete(idx, end);
           } else {
-            b.stack.push_back({idx, items, false, n.kind});
+            push_open(idx, items, false, n.kind);
           }
         }
         break;
       }
       case Builder::Event::Chunk: {
-        Open &top = b.stack.back();
-        std::string &s = b.tree->joined().back();
+        std::string &s = joined_.back().second;
         s.append(b.chunk, b.chunk_len);
-        Node &n = nodes_[top.node];
-        n.str = s.data();
-        n.len = s.size();
+        nodes_[b.stack.back().node].value = s.size();
         break;
       }
       case Builder::Event::Break: {
         if (b.stack.empty() || b.stack.back().remaining != UINT64_MAX)
-          fail(ZT_E_CBOR, what + ": unexpected CBOR break at byte " + std::to_string(b.pos));
+          fail(ZT_E_CBOR, what + ": unexpected CBOR break at byte " + at(b.pos));
         Open top = b.stack.back();
         Node &n = nodes_[top.node];
         if (n.kind == Kind::Map) {
@@ -398,32 +460,28 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, size_t max
           uint64_t items = 0;
           for (uint32_t c = top.node + 1; c < nodes_.size(); c = nodes_[c].next) ++items;
           if (items % 2)
-            fail(ZT_E_CBOR,
-                 what + ": indefinite map at byte " + std::to_string(n.begin) + " ends after a key with no value");
+            fail(ZT_E_CBOR, what + ": indefinite map at byte " + at(n.begin) + " ends after a key with no value");
           n.value = items / 2;
         } else if (n.kind == Kind::Array) {
           uint64_t items = 0;
           for (uint32_t c = top.node + 1; c < nodes_.size(); c = nodes_[c].next) ++items;
           n.value = items;
         } else if (n.kind == Kind::Tag) {
-          fail(ZT_E_CBOR, what + ": break inside a tag at byte " + std::to_string(b.pos));
-        } else if (!n.str) {
-          n.str = "";  // empty indefinite string
+          fail(ZT_E_CBOR, what + ": break inside a tag at byte " + at(b.pos));
         }
-        const bool is_map = n.kind == Kind::Map;
         b.stack.pop_back();
-        if (is_map) check_duplicates(top.node);
+        close(top.node, end);
         complete(top.node, end);  // a completed item of its parent
         break;
       }
       case Builder::Event::None:
-        fail(ZT_E_CBOR, what + ": unsupported CBOR item at byte " + std::to_string(b.pos));
+        fail(ZT_E_CBOR, what + ": unsupported CBOR item at byte " + at(b.pos));
     }
     b.pos = end;
   }
   if (b.pos != size)
-    fail(ZT_E_CBOR, what + ": " + std::to_string(size - b.pos) + " bytes left after the CBOR item (at byte " +
-                        std::to_string(b.pos) + ")");
+    fail(ZT_E_CBOR,
+         what + ": " + std::to_string(size - b.pos) + " bytes left after the CBOR item (at byte " + at(b.pos) + ")");
 }
 
 }  // namespace zt::cbor

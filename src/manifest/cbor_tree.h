@@ -8,26 +8,50 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace zt::cbor {
 
 enum class Kind : uint8_t { Uint, Negint, Bytes, Text, Array, Map, Tag, Float, Bool, Null, Undefined };
 
+// 24 bytes: a 100 000-object manifest is millions of items, and their
+// memory, not their parsing, is what an open pays for.
 struct Node {
-  Kind kind;
-  uint64_t value = 0;         // Uint; Negint n means -1-n; Array/Map: item/pair
-                              // count; Tag: tag number; Bool: 0/1
-  double f = 0;               // Float
-  const char *str = nullptr;  // Bytes/Text contents (definite or joined)
-  size_t len = 0;
-  uint32_t next = 0;          // index of the node after this subtree
-  size_t begin = 0, end = 0;  // the item's encoded bytes in the buffer
+  uint64_t value = 0;  // Uint; Negint n means -1-n; Array/Map: item/pair
+                       // count; Tag: tag number; Bool: 0/1; Bytes/Text:
+                       // length; Float: the double's bits
+  uint32_t next = 0;   // index of the node after this subtree
+  uint32_t begin = 0;  // the item's encoded bytes in the buffer
+  uint32_t end = 0;
+  Kind kind = Kind::Null;
+  bool collapsed = false;  // a container whose children were not kept
+  bool joined = false;     // an indefinite-length string, chunks joined
+};
 
-  std::string_view text() const { return {str, len}; }
+namespace detail {
+struct OpenItem {
+  uint32_t node;
+  uint64_t remaining;  // items still expected; UINT64_MAX if indefinite
+  bool is_string;      // an indefinite byte/text string gathering chunks
+  Kind string_kind;
+};
+}  // namespace detail
+
+struct ParseOptions {
+  size_t max_depth = 256;
+  // Containers this deep (the root is depth 0; 0 = never) are checked in full
+  // but kept as one node without children (`collapsed`): a caller that walks
+  // a big manifest one object at a time parses each object's bytes again into
+  // a small tree, so memory follows the largest object, not the file.
+  size_t collapse_depth = 0;
+  // Where `data` starts within the buffer named by `what`, for messages.
+  size_t base_offset = 0;
+  // The bytes were already parsed with these limits (the item was collapsed
+  // in a bigger tree): skip the duplicate-key checks, which cannot fail now.
+  bool already_checked = false;
 };
 
 class Tree {
@@ -36,31 +60,45 @@ class Tree {
   // ZT_E_CBOR (malformed, truncated, trailing bytes), ZT_E_CBOR_DEPTH,
   // ZT_E_DUPLICATE_KEY. `what` names the buffer in messages.
   Tree(const uint8_t *data, size_t size, const std::string &what, size_t max_depth = 256);
+  Tree(const uint8_t *data, size_t size, const std::string &what, const ParseOptions &opts);
+  Tree() = default;
+  // Replaces the contents with a new item, reusing the node storage.
+  void parse(const uint8_t *data, size_t size, const std::string &what, const ParseOptions &opts);
 
   const Node &node(uint32_t i) const { return nodes_[i]; }
   uint32_t root() const { return 0; }
   size_t size() const { return nodes_.size(); }
   const uint8_t *data() const { return data_; }
 
-  // Children of an array (items) or map (key, value, key, value...).
+  // Children of an array (items) or map (key, value, key, value...); never
+  // of a collapsed node, whose bytes are raw(i).
   uint32_t first_child(uint32_t i) const { return i + 1; }
   uint32_t next(uint32_t i) const { return nodes_[i].next; }
 
   // Map lookup by text key; returns 0 (the root, never a value) if absent.
   uint32_t find(uint32_t map, std::string_view key) const;
 
+  // Contents of a Bytes/Text node.
+  std::string_view text(const Node &n) const;
+  std::string_view text(uint32_t i) const { return text(nodes_[i]); }
+  double real(const Node &n) const;
+
   // The raw encoded bytes of a node.
   std::string_view raw(uint32_t i) const {
     return {reinterpret_cast<const char *>(data_) + nodes_[i].begin, nodes_[i].end - nodes_[i].begin};
   }
 
+  // Builder access.
   std::vector<Node> &mutable_nodes() { return nodes_; }
-  std::deque<std::string> &joined() { return joined_; }
+  std::vector<std::pair<uint32_t, std::string>> &joined() { return joined_; }
+  std::vector<detail::OpenItem> &stack() { return stack_; }
 
  private:
-  const uint8_t *data_;
+  const uint8_t *data_ = nullptr;
   std::vector<Node> nodes_;
-  std::deque<std::string> joined_;  // contents of indefinite-length strings
+  // Contents of indefinite-length strings, by node index (ascending).
+  std::vector<std::pair<uint32_t, std::string>> joined_;
+  std::vector<detail::OpenItem> stack_;  // parse scratch, kept for reuse
 };
 
 const char *kind_name(Kind k);

@@ -15,6 +15,10 @@ namespace {
 using cbor::Kind;
 using cbor::Tree;
 
+constexpr size_t kMaxDepth = 256;
+// In a 1.x manifest the root map is depth 0, 'objects' 1, each object 2.
+constexpr size_t kCollapseObjects = 2;
+
 // Records damage on an object or component without stopping the decode.
 struct Damage {
   zt_status status = ZT_OK;
@@ -105,7 +109,7 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
   for (uint64_t p = 0; p < m.value; ++p) {
     uint32_t v = t.next(k);
     const auto &kn = t.node(k);
-    std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
+    std::string_view key = kn.kind == Kind::Text ? t.text(kn) : std::string_view();
     const auto &vn = t.node(v);
     auto wrong = [&](const char *want) {
       dmg.set(ZT_E_FIELD,
@@ -118,7 +122,7 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
         wrong("text");
       } else {
         have_dtype = true;
-        std::string_view name = vn.text();
+        std::string_view name = t.text(vn);
         c.dtype = dtype_from_short_name(name);
         c.dtype_name = std::string(name);
         if (c.dtype == ZT_DTYPE_UNKNOWN && spec == SpecVersion::V1_1) {
@@ -152,7 +156,7 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
         wrong("text");
       } else {
         c.has_type = true;
-        c.logical_type = std::string(vn.text());
+        c.logical_type = std::string(t.text(vn));
       }
     } else if (key == "offset") {
       if (!read_uint(t, v, c.offset))
@@ -174,7 +178,7 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
       if (vn.kind != Kind::Text) {
         wrong("text");
       } else {
-        c.encoding_name = std::string(vn.text());
+        c.encoding_name = std::string(t.text(vn));
         if (c.encoding_name == "raw")
           c.encoding = ZT_ENCODING_RAW;
         else if (c.encoding_name == "zstd")
@@ -190,7 +194,7 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
         wrong("text");
       } else {
         c.has_digest = true;
-        c.digest = std::string(vn.text());
+        c.digest = std::string(t.text(vn));
         parse_digest_into(c, dmg, ctx);
       }
     } else {
@@ -219,7 +223,7 @@ void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, co
     uint32_t v = t.next(k);
     const auto &kn = t.node(k);
     const auto &vn = t.node(v);
-    std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
+    std::string_view key = kn.kind == Kind::Text ? t.text(kn) : std::string_view();
     auto wrong = [&](const char *want) {
       odmg.set(ZT_E_FIELD,
                ctx + ": field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) + ", expected " + want);
@@ -236,7 +240,7 @@ void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, co
         wrong("text");
       } else {
         o.has_format = true;
-        o.format = std::string(vn.text());
+        o.format = std::string(t.text(vn));
       }
     } else if (key == "attributes") {
       if (is_null(t, v)) {
@@ -262,7 +266,7 @@ void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, co
             cdmg.set(ZT_E_FIELD,
                      ctx + ": a component role is a " + std::string(cbor::kind_name(t.node(ck).kind)) + ", not text");
           } else {
-            c.role = std::string(t.node(ck).text());
+            c.role = std::string(t.text(ck));
           }
           const Ctx cctx{o.name, &c.role};
           if (!valid_utf8(c.role.data(), c.role.size())) cdmg.set(ZT_E_NAME, cctx + ": role is not valid UTF-8");
@@ -299,7 +303,7 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
   for (uint64_t p = 0; p < r.value; ++p) {
     uint32_t v = t.next(k);
     const auto &kn = t.node(k);
-    std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
+    std::string_view key = kn.kind == Kind::Text ? t.text(kn) : std::string_view();
     if (kn.kind == Kind::Text && key == "version") {
       version = v;
     } else if (kn.kind == Kind::Text && key == "objects") {
@@ -321,7 +325,7 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
   if (t.node(version).kind != Kind::Text)
     fail(ZT_E_VERSION,
          "'" + path + "': manifest 'version' is a " + cbor::kind_name(t.node(version).kind) + ", not text");
-  man.version = std::string(t.node(version).text());
+  man.version = std::string(t.text(version));
   int major, minor;
   if (!parse_version(man.version, major, minor))
     fail(ZT_E_VERSION,
@@ -335,6 +339,10 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
   if (on.kind != Kind::Map)
     fail(ZT_E_MANIFEST, "'" + path + "': manifest 'objects' is a " + cbor::kind_name(on.kind) + ", not a map");
   man.objects.resize(on.value);
+  // Objects were collapsed (kCollapseObjects): each is parsed again on its
+  // own into one reused small tree, which stays in cache.
+  Tree one;
+  const std::string what = "'" + path + "' manifest";
   k = t.first_child(objects);
   for (uint64_t p = 0; p < on.value; ++p) {
     uint32_t v = t.next(k);
@@ -342,8 +350,18 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
       fail(ZT_E_MANIFEST, "'" + path + "': an object name is a " + cbor::kind_name(t.node(k).kind) +
                               ", not text (byte " + std::to_string(t.node(k).begin) + " of the manifest)");
     Object &o = man.objects[p];
-    o.name = std::string(t.node(k).text());
-    decode_object_v1(t, v, o, man, limits);
+    o.name = std::string(t.text(k));
+    const auto &vn = t.node(v);
+    if (vn.collapsed) {
+      cbor::ParseOptions opts;
+      opts.max_depth = kMaxDepth - kCollapseObjects;
+      opts.base_offset = vn.begin;
+      opts.already_checked = true;
+      one.parse(t.data() + vn.begin, vn.end - vn.begin, what, opts);
+      decode_object_v1(one, one.root(), o, man, limits);
+    } else {
+      decode_object_v1(t, v, o, man, limits);
+    }
     k = t.next(v);
   }
 }
@@ -367,7 +385,7 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
     if (!name || t.node(name).kind != Kind::Text)
       fail(ZT_E_FIELD, "'" + path + "': legacy entry " + std::to_string(idx) + " has no text 'name'");
     Object &o = man.objects[idx];
-    o.name = std::string(t.node(name).text());
+    o.name = std::string(t.text(name));
     const Ctx ctx{o.name};
     Damage dmg;
     if (!valid_utf8(o.name.data(), o.name.size())) dmg.set(ZT_E_NAME, ctx + ": name is not valid UTF-8");
@@ -382,7 +400,7 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
       uint32_t v = t.next(k);
       const auto &kn = t.node(k);
       const auto &vn = t.node(v);
-      std::string_view key = kn.kind == Kind::Text ? kn.text() : std::string_view();
+      std::string_view key = kn.kind == Kind::Text ? t.text(kn) : std::string_view();
       auto wrong = [&](const char *want) {
         cdmg.set(ZT_E_FIELD, ctx + ": legacy field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) +
                                  ", expected " + want);
@@ -405,8 +423,8 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
           wrong("text");
         } else {
           have[2] = true;
-          c.dtype = dtype_from_legacy_name(vn.text());
-          c.dtype_name = c.dtype ? dtype_name(c.dtype) : std::string(vn.text());
+          c.dtype = dtype_from_legacy_name(t.text(vn));
+          c.dtype_name = c.dtype ? dtype_name(c.dtype) : std::string(t.text(vn));
           if (!c.dtype) cdmg.set(ZT_E_DTYPE, ctx + ": unknown legacy dtype '" + printable(c.dtype_name) + "'");
         }
       } else if (key == "shape") {
@@ -419,31 +437,31 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
           wrong("text");
         } else {
           have[4] = true;
-          c.encoding_name = std::string(vn.text());
+          c.encoding_name = std::string(t.text(vn));
           c.encoding = c.encoding_name == "raw"    ? ZT_ENCODING_RAW
                        : c.encoding_name == "zstd" ? ZT_ENCODING_ZSTD
                                                    : ZT_ENCODING_UNKNOWN;
           if (!c.encoding) cdmg.set(ZT_E_ENCODING, ctx + ": unknown encoding '" + printable(c.encoding_name) + "'");
         }
       } else if (key == "data_endianness") {
-        if (vn.kind != Kind::Text || (vn.text() != "little" && vn.text() != "big"))
+        if (vn.kind != Kind::Text || (t.text(vn) != "little" && t.text(vn) != "big"))
           cdmg.set(ZT_E_FIELD, ctx + ": data_endianness must be \"little\" or \"big\"");
         else
-          c.big_endian = vn.text() == "big";
+          c.big_endian = t.text(vn) == "big";
       } else if (key == "checksum") {
         if (is_null(t, v)) {
         } else if (vn.kind != Kind::Text) {
           wrong("text");
         } else {
           c.has_digest = true;
-          c.digest = std::string(vn.text());
+          c.digest = std::string(t.text(vn));
           parse_digest_into(c, cdmg, ctx);
         }
       } else if (key == "layout") {
         if (vn.kind != Kind::Text)
           wrong("text");
         else
-          layout = std::string(vn.text());
+          layout = std::string(t.text(vn));
         if (layout != "dense") custom.push_back({raw_string(t, k), raw_string(t, v)});
       } else {
         // Custom keys (sparse_format and friends included) become attributes.
@@ -502,7 +520,10 @@ const Object *Manifest::find(std::string_view name) const {
 
 Manifest decode_manifest(const uint8_t *data, size_t size, Container container, uint64_t data_end,
                          const DecodeLimits &limits, const std::string &path) {
-  Tree tree(data, size, "'" + path + "' manifest");
+  cbor::ParseOptions opts;
+  opts.max_depth = kMaxDepth;
+  if (container != Container::V0) opts.collapse_depth = kCollapseObjects;
+  Tree tree(data, size, "'" + path + "' manifest", opts);
   Manifest man;
   man.data_end = data_end;
   if (container == Container::V0)

@@ -69,11 +69,11 @@ void emit(const cbor::Tree &t, uint32_t i, std::string &out) {
       break;
     case Kind::Bytes:
       out += "{\"$bytes\":\"";
-      append_hex(out, n.str, n.len);
+      append_hex(out, t.text(n).data(), t.text(n).size());
       out += "\"}";
       break;
     case Kind::Text:
-      json_escape(out, n.text());
+      json_escape(out, t.text(n));
       break;
     case Kind::Array: {
       out += '[';
@@ -96,7 +96,7 @@ void emit(const cbor::Tree &t, uint32_t i, std::string &out) {
         if (!first) out += ',';
         first = false;
         if (text_keys) {
-          json_escape(out, t.node(c).text());
+          json_escape(out, t.text(c));
           out += ':';
           emit(t, t.next(c), out);
         } else {
@@ -113,9 +113,9 @@ void emit(const cbor::Tree &t, uint32_t i, std::string &out) {
     case Kind::Tag: {
       uint32_t c = t.first_child(i);
       const auto &v = t.node(c);
-      if ((n.value == 2 || n.value == 3) && v.kind == Kind::Bytes && v.len <= 16) {
+      if ((n.value == 2 || n.value == 3) && v.kind == Kind::Bytes && v.value <= 16) {
         unsigned __int128 x = 0;
-        for (size_t k = 0; k < v.len; ++k) x = (x << 8) | static_cast<unsigned char>(v.str[k]);
+        for (char ch : t.text(v)) x = (x << 8) | static_cast<unsigned char>(ch);
         if (n.value == 3) {
           out += "{\"$bigint\":\"-" + u128_to_string(x + 1) + "\"}";
         } else {
@@ -129,7 +129,7 @@ void emit(const cbor::Tree &t, uint32_t i, std::string &out) {
       break;
     }
     case Kind::Float:
-      append_double(out, n.f);
+      append_double(out, t.real(n));
       break;
     case Kind::Bool:
       out += n.value ? "true" : "false";

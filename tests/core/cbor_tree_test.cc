@@ -38,7 +38,7 @@ TEST(CborTree, IndefiniteContainersAndStrings) {
   uint32_t xyz = t.find(0, "xyz");
   ASSERT_NE(xyz, 0u);
   EXPECT_EQ(t.node(xyz).kind, Kind::Bytes);
-  EXPECT_EQ(std::string(t.node(xyz).str, t.node(xyz).len), "\x01\x02");
+  EXPECT_EQ(std::string(t.text(xyz)), "\x01\x02");
   EXPECT_EQ(t.raw(0), c.bytes);
 }
 
@@ -70,6 +70,118 @@ TEST(CborTree, ManyKeysDuplicateDetectionScales) {
   EXPECT_EQ(decode_status(ok.bytes), ZT_OK);
   c.text("key4321").uint(1);
   EXPECT_EQ(decode_status(c.bytes), ZT_E_DUPLICATE_KEY);
+}
+
+}  // namespace
+
+namespace {
+
+using zt::cbor::ParseOptions;
+
+Tree parse_with(const std::string &bytes, const ParseOptions &opts) {
+  return Tree(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), "test", opts);
+}
+
+zt_status collapsed_status(const std::string &bytes, size_t depth) {
+  ParseOptions opts;
+  opts.collapse_depth = depth;
+  try {
+    parse_with(bytes, opts);
+    return ZT_OK;
+  } catch (const zt::Error &e) {
+    return e.status();
+  }
+}
+
+// {"objects": {"a": {"x": [1, 2], "s": (_ "p", "q")}, "b": {"y": 3}}}
+std::string two_objects() {
+  Cbor c;
+  c.map(1).text("objects").map(2);
+  c.text("a").map(2).text("x").array(2).uint(1).uint(2).text("s").raw("\x7f\x61p\x61q\xff");
+  c.text("b").map(1).text("y").uint(3);
+  return c.bytes;
+}
+
+TEST(CborTree, CollapsedContainersKeepOneNodeEach) {
+  const std::string bytes = two_objects();
+  Tree full(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), "test");
+  ParseOptions opts;
+  opts.collapse_depth = 2;
+  Tree t = parse_with(bytes, opts);
+  // root, "objects", the objects map, then per object its name and its map.
+  EXPECT_EQ(t.size(), 7u);
+  EXPECT_LT(t.size(), full.size());
+  uint32_t objects = t.find(0, "objects");
+  ASSERT_NE(objects, 0u);
+  EXPECT_FALSE(t.node(objects).collapsed);
+  uint32_t a = t.find(objects, "a"), b = t.find(objects, "b");
+  ASSERT_NE(a, 0u);
+  ASSERT_NE(b, 0u);
+  EXPECT_TRUE(t.node(a).collapsed);
+  EXPECT_EQ(t.node(a).kind, Kind::Map);
+  EXPECT_EQ(t.node(a).value, 2u) << "the pair count survives";
+  EXPECT_EQ(t.next(a), a + 1) << "no children kept";
+  // The collapsed item's bytes parse on their own to what the full tree had.
+  uint32_t fa = full.find(full.find(0, "objects"), "a");
+  EXPECT_EQ(t.raw(a), full.raw(fa));
+  ParseOptions again;
+  again.base_offset = t.node(a).begin;
+  again.already_checked = true;
+  Tree one(t.data() + t.node(a).begin, t.node(a).end - t.node(a).begin, "test", again);
+  EXPECT_EQ(one.size(), full.next(fa) - fa);
+  EXPECT_EQ(one.text(one.find(0, "s")), "pq") << "an indefinite string inside a collapsed item";
+  EXPECT_EQ(one.node(one.find(0, "x")).value, 2u);
+  EXPECT_EQ(t.find(b, "y"), 0u) << "find never looks inside a collapsed map";
+}
+
+TEST(CborTree, CollapsedContainersAreStillCheckedInFull) {
+  Cbor dup;
+  dup.map(1).text("objects").map(1).text("a").map(2).text("k").uint(1).text("k").uint(2);
+  EXPECT_EQ(collapsed_status(dup.bytes, 2), ZT_E_DUPLICATE_KEY);
+  Cbor deep_dup;  // a duplicate two levels inside a collapsed item
+  deep_dup.map(1).text("o").map(1).text("a").map(1).text("m").map(2).uint(1).null().uint(1).null();
+  EXPECT_EQ(collapsed_status(deep_dup.bytes, 2), ZT_E_DUPLICATE_KEY);
+  std::string deep =
+      "\xa1\x61o\xa1\x61"
+      "a";
+  deep += std::string(300, '\x81');
+  deep += '\x00';
+  EXPECT_EQ(collapsed_status(deep, 2), ZT_E_CBOR_DEPTH);
+  EXPECT_EQ(collapsed_status(two_objects().substr(0, two_objects().size() - 1), 2), ZT_E_CBOR);
+  EXPECT_EQ(collapsed_status(two_objects(), 2), ZT_OK);
+}
+
+TEST(CborTree, MessagesCountFromTheEnclosingBuffer) {
+  const std::string bad = Cbor().map(2).text("k").uint(1).text("k").uint(2).bytes;
+  ParseOptions opts;
+  opts.base_offset = 1000;
+  try {
+    parse_with(bad, opts);
+    FAIL() << "duplicate key accepted";
+  } catch (const zt::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("at byte 1004"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CborTree, SortedAndUnsortedLargeMapsFindTheSameDuplicates) {
+  for (bool sorted : {true, false}) {
+    Cbor ok, dup;
+    ok.map(40);
+    dup.map(40);
+    for (int i = 0; i < 40; ++i) {
+      int k = sorted ? i : (i * 7) % 40;
+      ok.text("key" + std::to_string(100 + k)).uint(i);
+      dup.text("key" + std::to_string(100 + (i == 39 ? 0 : k))).uint(i);
+    }
+    EXPECT_EQ(decode_status(ok.bytes), ZT_OK) << sorted;
+    EXPECT_EQ(decode_status(dup.bytes), ZT_E_DUPLICATE_KEY) << sorted;
+    // Mixed key kinds, sorted by kind then value: still distinct.
+    Cbor mixed;
+    mixed.map(20);
+    for (int i = 0; i < 10; ++i) mixed.uint(i).null();
+    for (int i = 0; i < 10; ++i) mixed.text("t" + std::to_string(i)).null();
+    EXPECT_EQ(decode_status(mixed.bytes), ZT_OK);
+  }
 }
 
 }  // namespace
