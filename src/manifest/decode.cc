@@ -151,8 +151,9 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
                   ctx + ": unknown dtype '" + printable(c.dtype_name) + "' (not one of the 13 storage types)");
       }
     } else if (key == "type") {
-      if (is_null(t, v)) continue;
-      if (vn.kind != Kind::Text) {
+      if (is_null(t, v)) {
+        // null means absent
+      } else if (vn.kind != Kind::Text) {
         wrong("text");
       } else {
         c.has_type = true;
@@ -169,11 +170,12 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
       else
         have_length = true;
     } else if (key == "uncompressed_length") {
-      if (is_null(t, v)) continue;
-      if (!read_uint(t, v, c.uncompressed_length))
+      if (is_null(t, v)) {
+      } else if (!read_uint(t, v, c.uncompressed_length)) {
         wrong("an unsigned integer");
-      else
+      } else {
         c.has_uncompressed_length = true;
+      }
     } else if (key == "encoding") {
       if (vn.kind != Kind::Text) {
         wrong("text");
@@ -189,8 +191,8 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
         }
       }
     } else if (key == "digest") {
-      if (is_null(t, v)) continue;
-      if (vn.kind != Kind::Text) {
+      if (is_null(t, v)) {
+      } else if (vn.kind != Kind::Text) {
         wrong("text");
       } else {
         c.has_digest = true;
