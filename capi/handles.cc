@@ -59,12 +59,16 @@ void unregister_objects(const zt_object *begin) {
 bool is_live_object(const zt_object *o) {
   const auto p = reinterpret_cast<uintptr_t>(o);
   auto &r = registry();
+  // One lock for both checks: enumerating a big file calls this a few times
+  // per object.
   std::shared_lock<std::shared_mutex> lock(r.mu);
   auto it = r.objects.upper_bound(p);
   if (it == r.objects.begin()) return false;
   --it;
   const uintptr_t off = p - it->first;
-  return off % sizeof(zt_object) == 0 && off / sizeof(zt_object) < it->second;
+  if (off % sizeof(zt_object) != 0 || off / sizeof(zt_object) >= it->second) return false;
+  // Inside a registered array, so safe to read; its file must be open too.
+  return o->tag == kObjectTag && r.live.count(o->file) != 0;
 }
 
 void set_error(const std::string &msg) {
@@ -101,7 +105,7 @@ const zt_object &object_ref(const zt_object *o, const char *fn) {
   if (!o) fail(ZT_E_INVALID_ARG, std::string(fn) + ": object is NULL");
   // Objects live inside their file: a pointer outside every open file's
   // object array is stale or foreign, and is not dereferenced.
-  if (!is_live_object(o) || o->tag != kObjectTag || !is_live(o->file))
+  if (!is_live_object(o))
     fail(ZT_E_MISUSE, std::string(fn) + ": object handle is stale (file closed) or not a zt_object");
   return *o;
 }

@@ -52,6 +52,7 @@ bool is_live(const void *h);
 // foreign pointer) is reported as ZT_E_MISUSE instead of read after free.
 void register_objects(const zt_object *begin, size_t count);
 void unregister_objects(const zt_object *begin);
+// True for an element of a registered array whose file is still open.
 bool is_live_object(const zt_object *o);
 
 void set_error(const std::string &msg);

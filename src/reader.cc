@@ -192,7 +192,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
   struct Task {
     size_t job;
     uint64_t begin, len;
-    bool whole;
+    enum Kind { Whole, Chunk, Batch } kind;  // Batch: batched[begin, begin+len)
   };
   constexpr uint64_t kChunk = uint64_t{4} << 20;
   constexpr uint64_t kParallelMinBytes = uint64_t{1} << 20;
@@ -200,8 +200,10 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     j.status = e.status();
     j.error = e.what();
   };
+  constexpr size_t kMaxBatch = 1024;
   std::vector<Task> tasks;
   tasks.reserve(jobs.size());
+  std::vector<size_t> small_raw;
   uint64_t total = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
     ReadJob &j = jobs[i];
@@ -211,7 +213,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       const Component &c = *j.component;
       check_readable(o, c);
       if (!c.decoded_known) {  // legacy zstd: the size is learned by decoding
-        tasks.push_back({i, 0, 0, true});
+        tasks.push_back({i, 0, 0, Task::Whole});
         total += c.length;
         continue;
       }
@@ -224,20 +226,54 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk) {
         source_->will_need(c.offset, c.length);
         for (uint64_t off = 0; off < c.length; off += kChunk)
-          tasks.push_back({i, off, std::min(kChunk, c.length - off), false});
+          tasks.push_back({i, off, std::min(kChunk, c.length - off), Task::Chunk});
+      } else if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c)) {
+        small_raw.push_back(i);
       } else {
-        tasks.push_back({i, 0, 0, true});
+        tasks.push_back({i, 0, 0, Task::Whole});
       }
     } catch (const Error &e) {
       record(j, e);
     }
   }
+  // Small raw blobs that follow each other in the file (a gap of padding at
+  // most) become one task read with one scattered read: a file of many
+  // small tensors then costs a few system calls, not one copy per tensor.
+  std::vector<size_t> batched;
+  if (!small_raw.empty()) {
+    auto offset_of = [&](size_t i) { return jobs[i].component->offset; };
+    auto by_offset = [&](size_t a, size_t b) { return offset_of(a) < offset_of(b); };
+    if (!std::is_sorted(small_raw.begin(), small_raw.end(), by_offset))
+      std::stable_sort(small_raw.begin(), small_raw.end(), by_offset);
+    batched.reserve(small_raw.size());
+    size_t first = 0;
+    uint64_t batch_end = 0, batch_bytes = 0;
+    auto close_batch = [&] {
+      if (batched.size() > first) tasks.push_back({0, first, batched.size() - first, Task::Batch});
+      first = batched.size();
+      batch_bytes = 0;
+    };
+    for (size_t i : small_raw) {
+      const Component &c = *jobs[i].component;
+      const bool joins = batched.size() > first && c.offset >= batch_end && c.offset - batch_end <= Source::kMaxGap &&
+                         batch_bytes + c.length <= kChunk && batched.size() - first < kMaxBatch;
+      if (!joins) close_batch();
+      batched.push_back(i);
+      batch_end = c.offset + c.length;
+      batch_bytes += c.length;
+    }
+    close_batch();
+  }
   std::mutex mu;  // guards the status of jobs split into chunks
   auto run = [&](size_t t) {
     const Task &task = tasks[t];
+    if (task.kind == Task::Batch) {
+      read_batch(jobs, batched.data() + task.begin, static_cast<size_t>(task.len));
+      return;
+    }
     ReadJob &j = jobs[task.job];
     try {
-      if (task.whole)
+      if (task.kind == Task::Whole)
         j.out_size = read(*j.object, *j.component, j.dst, j.capacity);
       else
         source_->read(j.component->offset + task.begin, static_cast<size_t>(task.len),
@@ -249,6 +285,30 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
   };
   // Small batches are not worth starting threads for.
   parallel_for(tasks.size(), total >= kParallelMinBytes ? threads() : 1, run);
+}
+
+// Jobs idx[0..n): raw, unswapped, checked, in file order, each starting at
+// most Source::kMaxGap bytes after the previous one ends.
+void Reader::read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n) const {
+  std::vector<Source::Piece> pieces;
+  pieces.reserve(2 * n);
+  uint64_t end = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const Component &c = *jobs[idx[k]].component;
+    if (k > 0 && c.offset > end) pieces.push_back({nullptr, static_cast<size_t>(c.offset - end)});
+    pieces.push_back({jobs[idx[k]].dst, static_cast<size_t>(c.length)});
+    end = c.offset + c.length;
+  }
+  try {
+    source_->read_pieces(jobs[idx[0]].component->offset, pieces.data(), pieces.size());
+  } catch (const Error &e) {
+    // An I/O error is not one blob's: every job of the batch reports it.
+    for (size_t k = 0; k < n; ++k) {
+      ReadJob &j = jobs[idx[k]];
+      j.status = e.status();
+      j.error = ctx_of(*j.object, *j.component) + ": " + e.what();
+    }
+  }
 }
 
 void Reader::read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,

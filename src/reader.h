@@ -65,7 +65,8 @@ class Reader {
   void read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
                   size_t capacity) const;
   // Reads every job, on up to threads() threads; large raw components are
-  // split into chunks so both cores copy. Each job records its own outcome.
+  // split into chunks so both cores copy, small neighbouring raw ones are
+  // read together. Each job records its own outcome.
   void read_many(std::vector<ReadJob> &jobs) const;
   // Borrowed pointer to a raw little-endian component, or ZT_E_NOT_ZERO_COPY.
   const uint8_t *view(const Object &o, const Component &c, size_t *len) const;
@@ -84,6 +85,7 @@ class Reader {
 
  private:
   Reader(std::unique_ptr<Source> src, const ReaderOptions &opts);
+  void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n) const;
   std::unique_ptr<Source> source_;
   ReaderOptions opts_;
   Manifest manifest_;

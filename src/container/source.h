@@ -19,6 +19,16 @@ class Source {
   const uint8_t *data() const { return data_; }
   // Copies [offset, offset+len) into dst; the range must be inside the file.
   virtual void read(uint64_t offset, size_t len, void *dst) const = 0;
+  // One contiguous file range scattered into several buffers, in order; a
+  // piece with dst == nullptr is skipped (the padding between two blobs).
+  // File sources do it in one preadv(2) per IOV_MAX pieces: many small
+  // blobs cost a few system calls and no page faults.
+  struct Piece {
+    void *dst;
+    size_t len;
+  };
+  static constexpr size_t kMaxGap = 4096;  // the widest skipped piece
+  virtual void read_pieces(uint64_t offset, const Piece *pieces, size_t n) const;
   // Hints that [offset, offset+len) will be read soon (madvise/fadvise).
   virtual void will_need(uint64_t offset, uint64_t len) const;
 

@@ -2,9 +2,11 @@
 // several threads, with large raw components split into chunks, zstd ones
 // decoded, and each request's failure reported on its own.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
-
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -152,6 +154,89 @@ TEST(ReadMany, EachRequestFailsOnItsOwnAndTheFirstFailureIsReturned) {
   EXPECT_EQ(zt_close(f), ZT_OK);
   // A closed file is misuse, not a crash.
   EXPECT_EQ(zt_file_read_many(f, reqs, 1), ZT_E_MISUSE);
+}
+
+// Thousands of small raw blobs are read in batches (one scattered read per
+// run of neighbours): every size and padding gap, zstd ones in between, a
+// blob asked for twice, requests out of file order, on every access mode.
+TEST(ReadMany, SmallNeighboursReadInBatchesLandInTheirOwnBuffers) {
+  TempDir dir;
+  std::vector<Tensor> ts;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 3000; ++i) {
+    size_t n = i % 97 == 0 ? 0 : 1 + rng() % 9000;
+    if (i == 1500) n = (size_t{5} << 20) + 3;  // too big to batch: splits a run
+    char name[16];
+    std::snprintf(name, sizeof name, "s%05d", i);
+    ts.push_back({name, pattern(n, 100 + i), i % 11 == 5 ? ZT_ENCODING_ZSTD : ZT_ENCODING_RAW});
+  }
+  std::string path = write(dir, ts, "small.zt");
+  std::string image;
+  {
+    FILE *fp = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(fp, nullptr);
+    char buf[65536];
+    for (size_t got; (got = std::fread(buf, 1, sizeof buf, fp)) > 0;) image.append(buf, got);
+    std::fclose(fp);
+  }
+  std::vector<size_t> order(ts.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;  // reverse file order
+  order.push_back(42);                                                        // asked for twice
+  for (int access : {int{ZT_ACCESS_MMAP}, int{ZT_ACCESS_PREAD}, -1}) {
+    for (uint32_t threads : {1u, 2u}) {
+      SCOPED_TRACE("access " + std::to_string(access) + " threads " + std::to_string(threads));
+      zt_file *f = nullptr;
+      if (access < 0) {
+        zt_open_options o;
+        zt_open_options_init(&o);
+        o.threads = threads;
+        ASSERT_EQ(zt_open_memory(image.data(), image.size(), &o, &f), ZT_OK) << zt_last_error();
+      } else {
+        f = open_with(path, threads, static_cast<uint32_t>(access));
+      }
+      std::vector<std::vector<uint8_t>> bufs(order.size());
+      std::vector<zt_read_request> reqs(order.size());
+      for (size_t k = 0; k < order.size(); ++k) {
+        const Tensor &t = ts[order[k]];
+        bufs[k].assign(t.bytes.size() + 1, 0xEE);
+        reqs[k] = {object(f, t.name), 0, bufs[k].data(), bufs[k].size(), 0, ZT_E_INTERNAL};
+      }
+      ASSERT_EQ(zt_file_read_many(f, reqs.data(), reqs.size()), ZT_OK) << zt_last_error();
+      size_t wrong = 0;
+      for (size_t k = 0; k < order.size(); ++k) {
+        const Tensor &t = ts[order[k]];
+        bool ok = reqs[k].status == ZT_OK && reqs[k].out_size == t.bytes.size() &&
+                  std::equal(t.bytes.begin(), t.bytes.end(), bufs[k].begin()) && bufs[k].back() == 0xEE;
+        if (!ok && wrong++ < 5) ADD_FAILURE() << t.name << ": status " << reqs[k].status;
+      }
+      EXPECT_EQ(wrong, 0u);
+      EXPECT_EQ(zt_close(f), ZT_OK);
+    }
+  }
+}
+
+// A file cut short after it was opened: batched reads report an I/O error
+// on each request they cover instead of faulting on the vanished pages.
+TEST(ReadMany, FileTruncatedAfterOpenIsAnIoErrorPerRequest) {
+  TempDir dir;
+  std::vector<Tensor> ts;
+  for (int i = 0; i < 64; ++i) ts.push_back({"t" + std::to_string(100 + i), pattern(4096, i), ZT_ENCODING_RAW});
+  std::string path = write(dir, ts, "cut.zt");
+  for (uint32_t access : {ZT_ACCESS_MMAP, ZT_ACCESS_PREAD}) {
+    std::string copy = dir.file("cut" + std::to_string(access) + ".zt");
+    {
+      std::string cmd = "cp '" + path + "' '" + copy + "'";
+      ASSERT_EQ(std::system(cmd.c_str()), 0);
+    }
+    zt_file *f = open_with(copy, 1, access);
+    ASSERT_EQ(::truncate(copy.c_str(), 64), 0);
+    std::vector<std::vector<uint8_t>> bufs(ts.size(), std::vector<uint8_t>(4096));
+    std::vector<zt_read_request> reqs(ts.size());
+    for (size_t i = 0; i < ts.size(); ++i) reqs[i] = {object(f, ts[i].name), 0, bufs[i].data(), 4096, 0, ZT_OK};
+    EXPECT_EQ(zt_file_read_many(f, reqs.data(), reqs.size()), ZT_E_IO);
+    for (const auto &r : reqs) EXPECT_EQ(r.status, ZT_E_IO);
+    EXPECT_EQ(zt_close(f), ZT_OK);
+  }
 }
 
 }  // namespace
