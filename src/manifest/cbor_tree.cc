@@ -255,7 +255,7 @@ double Tree::real(const Node &n) const {
 
 uint32_t Tree::find(uint32_t map, std::string_view key) const {
   const Node &m = nodes_[map];
-  if (m.kind != Kind::Map || m.collapsed) return 0;
+  if (m.kind != Kind::Map || (m.collapsed && m.next == map + 1)) return 0;  // children dropped
   uint32_t k = map + 1;
   for (uint64_t i = 0; i < m.value; ++i) {
     uint32_t v = nodes_[k].next;
@@ -366,18 +366,21 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what_in, c
     Open &o = b.stack.emplace_back();
     o.node = node;
     o.remaining = remaining;
+    o.done = 0;
     o.is_string = is_string;
     o.string_kind = kind;
   };
   // A container's last child is in: check it, drop a collapsed one's children.
   auto close = [&](uint32_t c, size_t end) {
     if (nodes_[c].kind == Kind::Map && !opts.already_checked) check_duplicates(c);
-    if (nodes_[c].collapsed) {
-      nodes_.resize(c + 1);
-      while (!joined_.empty() && joined_.back().first > c) joined_.pop_back();
-    }
     nodes_[c].end = static_cast<uint32_t>(end);
     nodes_[c].next = static_cast<uint32_t>(nodes_.size());
+    if (nodes_[c].collapsed) {
+      if (opts.on_collapsed) opts.on_collapsed(*this, c, stack_.data(), stack_.size());
+      nodes_.resize(c + 1);
+      nodes_[c].next = c + 1;
+      while (!joined_.empty() && joined_.back().first > c) joined_.pop_back();
+    }
   };
   // An item (leaf or closed container) is complete: close parents as needed.
   auto complete = [&](uint32_t idx, size_t end) {
@@ -385,6 +388,7 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what_in, c
     nodes_[idx].next = static_cast<uint32_t>(nodes_.size());
     while (!b.stack.empty()) {
       Open &top = b.stack.back();
+      ++top.done;
       if (top.remaining == UINT64_MAX) return;  // indefinite: waits for break
       if (--top.remaining > 0) return;
       uint32_t c = top.node;

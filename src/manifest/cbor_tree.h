@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,10 +36,18 @@ namespace detail {
 struct OpenItem {
   uint32_t node;
   uint64_t remaining;  // items still expected; UINT64_MAX if indefinite
+  uint64_t done;       // items completed so far
   bool is_string;      // an indefinite byte/text string gathering chunks
   Kind string_kind;
 };
 }  // namespace detail
+
+class Tree;
+
+// The containers enclosing a collapsed item, root first: ancestors[i].node
+// is a node index; ancestors[depth - 1].done is the item's position in its
+// parent (for a map: even = key, odd = value).
+using CollapsedHook = std::function<void(const Tree &, uint32_t node, const detail::OpenItem *ancestors, size_t depth)>;
 
 struct ParseOptions {
   size_t max_depth = 256;
@@ -49,6 +58,10 @@ struct ParseOptions {
   size_t collapse_depth = 0;
   // Where `data` starts within the buffer named by `what`, for messages.
   size_t base_offset = 0;
+  // Called for each collapsed item once it is complete and checked, with
+  // its children still present: a decoder can use the item right away
+  // instead of parsing its bytes again.
+  CollapsedHook on_collapsed;
   // The bytes were already parsed with these limits (the item was collapsed
   // in a bigger tree): skip the duplicate-key checks, which cannot fail now.
   bool already_checked = false;

@@ -295,7 +295,75 @@ void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, co
   }
 }
 
-void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const std::string &path) {
+// Decodes the objects of a 1.x manifest while the tree is being parsed: each
+// object, collapsed at depth 2, is decoded as soon as it completes, from
+// the nodes the parser built anyway, so its bytes are parsed once. Only
+// possible when 'version' came before 'objects' (the spec version steers
+// decoding) and every name so far is text; otherwise decode_v1 takes over
+// from the first object not decoded here, parsing those again. Object
+// damage is recorded, never thrown, so decoding early changes no outcome:
+// manifest-level faults are still found by decode_v1, in order.
+class EarlyObjects {
+ public:
+  EarlyObjects(Manifest &man, const DecodeLimits &limits) : man_(man), limits_(limits) {}
+
+  void offer(const Tree &t, uint32_t node, const cbor::detail::OpenItem *anc, size_t depth) {
+    if (stopped_ || depth != 2) return;
+    const auto &root = anc[0], &parent = anc[1];
+    // The item must be a value of the map that is the value of the root's
+    // 'objects' key.
+    if (parent.node != objects_) {
+      if (objects_ != 0 || !is_objects_map(t, root, parent.node)) return stop();
+      objects_ = parent.node;
+      if (!learn_version(t, root)) return stop();
+      objects.reserve(t.node(parent.node).value);
+    }
+    if (parent.done % 2 != 1 || parent.done / 2 != objects.size()) return stop();
+    const uint32_t key = node - 1;  // a depth-2 key is one node: a leaf or collapsed
+    if (t.node(key).kind != Kind::Text) return stop();
+    Object &o = objects.emplace_back();
+    o.name = std::string(t.text(key));
+    decode_object_v1(t, node, o, man_, limits_);
+  }
+
+  std::vector<Object> objects;  // the first objects.size() objects, decoded
+
+ private:
+  void stop() { stopped_ = true; }
+
+  // Whether `map` is the value of a text key "objects" in the root map.
+  static bool is_objects_map(const Tree &t, const cbor::detail::OpenItem &root, uint32_t map) {
+    if (t.node(root.node).kind != Kind::Map || root.done % 2 != 1) return false;
+    uint32_t k = t.first_child(root.node);
+    for (uint64_t i = 0; i + 1 < root.done; ++i) k = t.next(k);  // the key just before `map`
+    return t.next(k) == map && t.node(k).kind == Kind::Text && t.text(k) == "objects";
+  }
+
+  // The spec version from a 'version' key that came before 'objects'.
+  bool learn_version(const Tree &t, const cbor::detail::OpenItem &root) {
+    // Only the pairs before 'objects' are complete: find() would walk on.
+    uint32_t version = 0;
+    uint32_t k = t.first_child(root.node);
+    for (uint64_t i = 0; i + 1 < root.done && !version; i += 2) {
+      const uint32_t v = t.next(k);
+      if (t.node(k).kind == Kind::Text && t.text(k) == "version") version = v;
+      k = t.next(v);
+    }
+    if (!version || t.node(version).kind != Kind::Text) return false;
+    int major, minor;
+    if (!parse_version(t.text(version), major, minor) || major != 1) return false;
+    man_.spec = minor >= 2 ? SpecVersion::V1_2 : SpecVersion::V1_1;
+    return true;
+  }
+
+  Manifest &man_;
+  const DecodeLimits &limits_;
+  uint32_t objects_ = 0;
+  bool stopped_ = false;
+};
+
+void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const std::string &path,
+               std::vector<Object> early) {
   const uint32_t root = t.root();
   const auto &r = t.node(root);
   if (r.kind != Kind::Map)
@@ -340,9 +408,13 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
   const auto &on = t.node(objects);
   if (on.kind != Kind::Map)
     fail(ZT_E_MANIFEST, "'" + path + "': manifest 'objects' is a " + cbor::kind_name(on.kind) + ", not a map");
+  if (early.size() > on.value) fail(ZT_E_INTERNAL, "'" + path + "': more objects decoded than the manifest holds");
+  const size_t done_early = early.size();
+  man.objects = std::move(early);
   man.objects.resize(on.value);
-  // Objects were collapsed (kCollapseObjects): each is parsed again on its
-  // own into one reused small tree, which stays in cache.
+  // The objects not decoded during the parse were collapsed
+  // (kCollapseObjects): each is parsed again on its own into one reused
+  // small tree, which stays in cache.
   Tree one;
   const std::string what = "'" + path + "' manifest";
   k = t.first_child(objects);
@@ -351,6 +423,10 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
     if (t.node(k).kind != Kind::Text)
       fail(ZT_E_MANIFEST, "'" + path + "': an object name is a " + cbor::kind_name(t.node(k).kind) +
                               ", not text (byte " + std::to_string(t.node(k).begin) + " of the manifest)");
+    if (p < done_early) {
+      k = t.next(v);
+      continue;
+    }
     Object &o = man.objects[p];
     o.name = std::string(t.text(k));
     const auto &vn = t.node(v);
@@ -462,7 +538,7 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
       } else if (key == "layout") {
         if (vn.kind != Kind::Text)
           wrong("text");
-        else
+        } else {
           layout = std::string(t.text(vn));
         if (layout != "dense") custom.push_back({raw_string(t, k), raw_string(t, v)});
       } else {
@@ -522,16 +598,22 @@ const Object *Manifest::find(std::string_view name) const {
 
 Manifest decode_manifest(const uint8_t *data, size_t size, Container container, uint64_t data_end,
                          const DecodeLimits &limits, const std::string &path) {
-  cbor::ParseOptions opts;
-  opts.max_depth = kMaxDepth;
-  if (container != Container::V0) opts.collapse_depth = kCollapseObjects;
-  Tree tree(data, size, "'" + path + "' manifest", opts);
   Manifest man;
   man.data_end = data_end;
+  cbor::ParseOptions opts;
+  opts.max_depth = kMaxDepth;
+  EarlyObjects early(man, limits);
+  if (container != Container::V0) {
+    opts.collapse_depth = kCollapseObjects;
+    opts.on_collapsed = [&early](const Tree &t, uint32_t node, const cbor::detail::OpenItem *anc, size_t depth) {
+      early.offer(t, node, anc, depth);
+    };
+  }
+  Tree tree(data, size, "'" + path + "' manifest", opts);
   if (container == Container::V0)
     decode_v0(tree, man, limits, path);
   else
-    decode_v1(tree, man, limits, path);
+    decode_v1(tree, man, limits, path, std::move(early.objects));
   validate_overlaps(man);
   if (man.objects.size() > UINT32_MAX) fail(ZT_E_LIMIT, "'" + path + "': more than 2^32 objects");
   man.name_order.resize(man.objects.size());
