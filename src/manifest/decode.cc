@@ -177,7 +177,9 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
         c.has_uncompressed_length = true;
       }
     } else if (key == "encoding") {
-      if (vn.kind != Kind::Text) {
+      if (is_null(t, v)) {
+        // null means absent: the default, "raw" (spec 1.2 §1 Component)
+      } else if (vn.kind != Kind::Text) {
         wrong("text");
       } else {
         c.encoding_name = std::string(t.text(vn));
@@ -522,7 +524,9 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
           if (!c.encoding) cdmg.set(ZT_E_ENCODING, ctx + ": unknown encoding '" + printable(c.encoding_name) + "'");
         }
       } else if (key == "data_endianness") {
-        if (vn.kind != Kind::Text || (t.text(vn) != "little" && t.text(vn) != "big"))
+        if (is_null(t, v)) {
+          // An optional field (spec 0.1 §4): null means absent, little-endian.
+        } else if (vn.kind != Kind::Text || (t.text(vn) != "little" && t.text(vn) != "big"))
           cdmg.set(ZT_E_FIELD, ctx + ": data_endianness must be \"little\" or \"big\"");
         else
           c.big_endian = t.text(vn) == "big";
@@ -536,11 +540,14 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
           parse_digest_into(c, cdmg, ctx);
         }
       } else if (key == "layout") {
-        if (vn.kind != Kind::Text)
+        if (is_null(t, v)) {
+          // null means absent: the default, "dense" (spec 0.1 Tensor Metadata)
+        } else if (vn.kind != Kind::Text) {
           wrong("text");
         } else {
           layout = std::string(t.text(vn));
-        if (layout != "dense") custom.push_back({raw_string(t, k), raw_string(t, v)});
+          if (layout != "dense") custom.push_back({raw_string(t, k), raw_string(t, v)});
+        }
       } else {
         // Custom keys (sparse_format and friends included) become attributes.
         custom.push_back({raw_string(t, k), raw_string(t, v)});
