@@ -603,12 +603,40 @@ const Object *Manifest::find(std::string_view name) const {
   return &objects[*it];
 }
 
+namespace {
+
+// RFC 8949 §3.4.6: tag 55799 ("self-described CBOR") may prefix the manifest
+// and adds no meaning (DESIGN §3 accepts it). Returns the bytes it takes up:
+// it may repeat, and its head may use any integer width.
+size_t self_describe_prefix(const uint8_t *data, size_t size) {
+  size_t pos = 0;
+  while (pos < size && (data[pos] >> 5) == 6) {
+    const unsigned ai = data[pos] & 31;
+    if (ai > 27) break;
+    const size_t n = ai < 24 ? 0 : size_t{1} << (ai - 24);
+    if (size - pos - 1 < n) break;
+    uint64_t tag = ai < 24 ? ai : 0;
+    for (size_t i = 0; i < n; ++i) tag = tag << 8 | data[pos + 1 + i];
+    if (tag != 55799) break;
+    pos += 1 + n;
+  }
+  return pos;
+}
+
+}  // namespace
+
 Manifest decode_manifest(const uint8_t *data, size_t size, Container container, uint64_t data_end,
                          const DecodeLimits &limits, const std::string &path) {
   Manifest man;
   man.data_end = data_end;
   cbor::ParseOptions opts;
   opts.max_depth = kMaxDepth;
+  // The item under a self-describe tag is the manifest: parsed on its own, so
+  // the root map stays at depth 0 (objects collapse at kCollapseObjects).
+  const size_t prefix = self_describe_prefix(data, size);
+  data += prefix;
+  size -= prefix;
+  opts.base_offset = prefix;
   EarlyObjects early(man, limits);
   if (container != Container::V0) {
     opts.collapse_depth = kCollapseObjects;

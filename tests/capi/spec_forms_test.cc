@@ -131,4 +131,48 @@ TEST(SpecForms, V0OptionalFieldsNull) {
   }
 }
 
+// ---- CBOR forms ----------------------------------------------------------
+
+// DESIGN §3 "any valid CBOR is accepted ... the self-describe tag 55799";
+// RFC 8949 §3.4.6: the tag may prefix the encoded item and adds no meaning.
+// Given in its usual 3-byte form, repeated, and with a 4-byte head.
+TEST(SpecForms, SelfDescribeTagOnTheManifest) {
+  std::string blob = bytes_of(8, 2);
+  Cbor body;
+  body.map(3).text("version").text("1.2.0").text("attributes").map(1).text("k").uint(1).text("objects").map(1);
+  body.text("x").map(3).text("shape").shape({8}).text("format").text("dense");
+  body.text("components").map(1).text("data").map(3).text("dtype").text("u8").text("offset").uint(64);
+  body.text("length").uint(8);
+  const std::string prefixes[] = {std::string("\xd9\xd9\xf7", 3), std::string("\xd9\xd9\xf7\xd9\xd9\xf7", 6),
+                                  std::string("\xda\x00\x00\xd9\xf7", 5)};
+  for (const auto &prefix : prefixes) {
+    SCOPED_TRACE(prefix.size());
+    Opened f(zttest::build_v1_file({blob}, prefix + body.bytes));
+    ASSERT_NE(f.f, nullptr);
+    const zt_object *o = f.object("x");
+    ASSERT_EQ(status_of(o), ZT_OK) << error_of(o);
+    EXPECT_EQ(read(o), blob);
+    const uint8_t *attrs = nullptr;
+    size_t attrs_len = 0;
+    ASSERT_EQ(zt_file_attributes_cbor(f.f, &attrs, &attrs_len), ZT_OK);
+    EXPECT_EQ(std::string(reinterpret_cast<const char *>(attrs), attrs_len), std::string("\xa1\x61k\x01", 4));
+  }
+  // Legacy 0.1 files too (their manifest is an array).
+  Cbor v0;
+  v0.tag(55799).array(1);
+  v0_entry(v0, "x", 64, 8, "uint8", {8}, 0);
+  Opened f(zttest::build_v0_file({blob}, v0.bytes));
+  ASSERT_NE(f.f, nullptr);
+  EXPECT_EQ(read(f.object("x")), blob);
+  // Another tag on the root is not this one: the root is then not a map.
+  Cbor other;
+  other.tag(24).raw(body.bytes);
+  std::string file = zttest::build_v1_file({blob}, other.bytes);
+  zt_file *g = nullptr;
+  EXPECT_EQ(zt_open_memory(file.data(), file.size(), nullptr, &g), ZT_E_MANIFEST);
+  // A tag with nothing under it is truncated CBOR.
+  file = zttest::build_v1_file({}, std::string("\xd9\xd9\xf7", 3));
+  EXPECT_EQ(zt_open_memory(file.data(), file.size(), nullptr, &g), ZT_E_CBOR);
+}
+
 }  // namespace
