@@ -537,7 +537,14 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
         } else {
           c.has_digest = true;
           c.digest = std::string(t.text(vn));
-          parse_digest_into(c, cdmg, ctx);
+          // Spec 0.1 §4 leaves the checksum's algorithm and representation
+          // to producers and consumers: one that names no algorithm
+          // ("algorithm:value") cannot be checked, but it is no damage.
+          const size_t colon = c.digest.find(':');
+          if (colon == std::string::npos || colon == 0)
+            c.parsed_digest.alg = ZT_DIGEST_UNKNOWN;
+          else
+            parse_digest_into(c, cdmg, ctx);
         }
       } else if (key == "layout") {
         if (is_null(t, v)) {

@@ -175,4 +175,31 @@ TEST(SpecForms, SelfDescribeTagOnTheManifest) {
   EXPECT_EQ(zt_open_memory(file.data(), file.size(), nullptr, &g), ZT_E_CBOR);
 }
 
+// ---- digests -------------------------------------------------------------
+
+// Spec 0.1 §4: "The specific algorithm and representation of the checksum
+// value should be agreed upon by producers and consumers". A checksum that
+// names no algorithm is unverifiable (like an unknown algorithm, DESIGN §3),
+// not damage: the tensor stays readable and verify passes.
+TEST(SpecForms, V0ChecksumWithoutAlgorithmIsUnverifiable) {
+  std::string blob = bytes_of(8, 3);
+  Cbor c;
+  c.array(2);
+  v0_entry(c, "bare", 64, 8, "uint8", {8}, 1).text("checksum").text("1234ABCD");
+  v0_entry(c, "empty", 64, 8, "uint8", {8}, 1).text("checksum").text("");
+  Opened f(zttest::build_v0_file({blob}, c.bytes));
+  ASSERT_NE(f.f, nullptr);
+  for (const char *name : {"bare", "empty"}) {
+    SCOPED_TRACE(name);
+    const zt_object *o = f.object(name);
+    ASSERT_EQ(status_of(o), ZT_OK) << error_of(o);
+    EXPECT_EQ(component(o, 0).digest_alg, ZT_DIGEST_UNKNOWN);
+    EXPECT_EQ(read(o), blob);
+    zt_verify_result r = ZT_VERIFY_OK;
+    EXPECT_EQ(zt_component_verify(o, 0, &r), ZT_OK) << zt_last_error();
+    EXPECT_EQ(r, ZT_VERIFY_UNVERIFIABLE);
+  }
+  EXPECT_EQ(zt_file_verify(f.f, 0, nullptr, nullptr), ZT_OK) << zt_last_error();
+}
+
 }  // namespace
