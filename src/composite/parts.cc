@@ -45,6 +45,12 @@ uint64_t element_count(const Component &c) {
   return e ? c.decoded_length / e : 0;
 }
 
+uint64_t element_count(const Reader &reader, const Object &obj, const Component &c) {
+  if (c.decoded_known) return element_count(c);
+  uint64_t e = element_bytes(c);
+  return e ? reader.decoded_size(obj, c) / e : 0;
+}
+
 std::vector<uint64_t> index_bytes_to_u64(const uint8_t *data, size_t bytes, zt_dtype dtype, const std::string &ctx,
                                          zt_status negative_status) {
   if (!dtype_is_integer(dtype))

@@ -19,7 +19,11 @@ const Component *find_component(const Object &obj, const std::string &role);
 const Component &require_component(const Object &obj, const std::string &role);
 
 // Logical elements a component holds: decoded bytes / (dtype size × ratio).
+// 0 for a zstd component whose decoded size is not declared (spec 1.1 has no
+// uncompressed_length): use the Reader overload, which decodes to count.
 uint64_t element_count(const Component &c);
+// The same for any component; one of unknown decoded size is decoded.
+uint64_t element_count(const Reader &reader, const Object &obj, const Component &c);
 // Bytes of one logical element (dtype size × ratio).
 uint64_t element_bytes(const Component &c);
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "composite/parts.h"
 #include "composite/to_f32.h"
@@ -29,13 +30,6 @@ bool is_float(zt_dtype d) {
 
 uint64_t ceil_div(uint64_t a, uint64_t b) {
   return a / b + (a % b != 0);
-}
-
-// Storage elements (the packed component's logical type, if any, is not one
-// with a ratio: "u4" and the like are unknown and read as raw elements).
-uint64_t storage_count(const Component &c) {
-  size_t es = dtype_size(c.dtype);
-  return es ? c.decoded_length / es : 0;
 }
 
 void append_head(std::string &s, int major, uint64_t v) {
@@ -97,7 +91,7 @@ const Packing *packing_infer(uint64_t bits, zt_dtype packed_dtype) {
   return nullptr;
 }
 
-QuantLayout describe_quantized(const Object &obj) {
+QuantLayout describe_quantized(const Object &obj, const Reader *reader) {
   if (obj.format != "quantized_group")
     fail(ZT_E_WRONG_FORMAT, where(obj.name) + ": format is '" + obj.format + "', not quantized_group");
   QuantLayout q;
@@ -133,27 +127,38 @@ QuantLayout describe_quantized(const Object &obj) {
   if (!groups) fail(ZT_E_SHAPE, where(obj.name) + ": the number of groups overflows");
   q.groups = *groups;
 
+  // Elements of `per` bytes in a component; nullopt when its decoded size is
+  // not declared (spec 1.1 zstd) and there is no reader to decode it.
+  auto count = [&](const Component &c, uint64_t per) -> std::optional<uint64_t> {
+    if (!per) return 0;
+    if (c.decoded_known) return c.decoded_length / per;
+    if (!reader) return std::nullopt;
+    return reader->decoded_size(obj, c) / per;
+  };
   if (q.packing) {
     q.words_per_row = ceil_div(q.cols, q.packing->per_word);
     auto words = checked_mul(q.rows, q.words_per_row);
     if (!words) fail(ZT_E_SHAPE, where(obj.name) + ": the packed size overflows");
-    check_count(obj, *q.packed, storage_count(*q.packed), *words,
-                "rows × ceil(cols / " + n(q.packing->per_word) + ") for packing '" + q.packing->name + "'");
+    // Storage elements (the packed component's logical type, if any, is not
+    // one with a ratio: "u4" and the like are unknown, read as raw elements).
+    if (auto have = count(*q.packed, dtype_size(q.packed->dtype)))
+      check_count(obj, *q.packed, *have, *words,
+                  "rows × ceil(cols / " + n(q.packing->per_word) + ") for packing '" + q.packing->name + "'");
   }
   if (!is_float(q.scales->dtype))
     fail(ZT_E_QUANT_PARAMS, where(obj.name, "scales") + ": dtype " + q.scales->dtype_name + " is not a float dtype");
   const std::string gwhy = "rows × ceil(cols / group_size) = " + n(q.rows) + " × " + n(q.groups_per_row);
-  check_count(obj, *q.scales, element_count(*q.scales), q.groups, gwhy);
+  if (auto have = count(*q.scales, element_bytes(*q.scales))) check_count(obj, *q.scales, *have, q.groups, gwhy);
   if (q.zeros) {
     if (q.zeros->dtype == ZT_BOOL || dtype_size(q.zeros->dtype) == 0)
       fail(ZT_E_QUANT_PARAMS, where(obj.name, "zeros") + ": dtype " + q.zeros->dtype_name + " is not numeric");
-    check_count(obj, *q.zeros, element_count(*q.zeros), q.groups, gwhy);
+    if (auto have = count(*q.zeros, element_bytes(*q.zeros))) check_count(obj, *q.zeros, *have, q.groups, gwhy);
   }
   return q;
 }
 
 void dequantize(const Reader &reader, const Object &obj, float *dst) {
-  QuantLayout q = describe_quantized(obj);
+  QuantLayout q = describe_quantized(obj, &reader);
   if (!q.packing)
     fail(ZT_E_UNSUPPORTED, where(obj.name) + ": packing '" + q.packing_name + "' (bits " + n(q.bits) +
                                ") is not one this library can unpack");

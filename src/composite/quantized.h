@@ -69,8 +69,10 @@ struct QuantLayout {
 // ZT_E_QUANT_PARAMS (attributes missing or not a map, bits / group_size not
 // positive integers, packing not text or disagreeing with bits or the packed
 // dtype, scales not float, zeros not numeric), ZT_E_SHAPE (no dimension or
-// overflow), ZT_E_QUANT_SIZE (packed, scales or zeros count wrong).
-QuantLayout describe_quantized(const Object &obj);
+// overflow), ZT_E_QUANT_SIZE (packed, scales or zeros count wrong). A
+// component whose decoded size is not declared (zstd in a spec 1.1 file) is
+// decoded to count its elements when `reader` is given, else not counted.
+QuantLayout describe_quantized(const Object &obj, const Reader *reader = nullptr);
 
 // Validates (as above), reads the components and writes rows × cols f32
 // values, row-major, into dst.

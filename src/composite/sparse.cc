@@ -89,7 +89,7 @@ CsrArrays LoadedSparse::csr_arrays(const Object &obj) const {
   a.nnz = indices.size();
   a.indptr = indptr.data();
   a.indptr_count = indptr.size();
-  a.values_count = element_count(*values);
+  a.values_count = values_count;
   return a;
 }
 
@@ -98,7 +98,7 @@ CooArrays LoadedSparse::coo_arrays(const Object &obj) const {
   a.shape = obj.shape;
   a.coords = coords.data();
   a.coords_count = coords.size();
-  a.values_count = element_count(*values);
+  a.values_count = values_count;
   return a;
 }
 
@@ -107,6 +107,7 @@ LoadedSparse load_sparse(const Reader &reader, const Object &obj) {
   if (obj.format == "sparse_csr") {
     s.csr = true;
     s.values = &require_component(obj, "values");
+    s.values_count = element_count(reader, obj, *s.values);
     const Component &ind = require_component(obj, "indices");
     const Component &ptr = require_component(obj, "indptr");
     check_sparse_shape(obj);
@@ -115,6 +116,7 @@ LoadedSparse load_sparse(const Reader &reader, const Object &obj) {
     check_csr(obj.name, s.csr_arrays(obj));
   } else if (obj.format == "sparse_coo") {
     s.values = &require_component(obj, "values");
+    s.values_count = element_count(reader, obj, *s.values);
     const Component &co = require_component(obj, "coords");
     check_sparse_shape(obj);
     s.coords = read_index_component(reader, obj, co, ZT_E_SPARSE_INDEX);

@@ -54,6 +54,7 @@ void densify_coo(const CooArrays &a, const uint8_t *values, size_t elem, uint8_t
 // A stored sparse object with its index arrays read (as u64) and checked.
 struct LoadedSparse {
   const Component *values = nullptr;
+  uint64_t values_count = 0;              // logical elements (decoded to count if need be)
   std::vector<uint64_t> indices, indptr;  // CSR
   std::vector<uint64_t> coords;           // COO
   bool csr = false;

@@ -14,7 +14,7 @@ void validate_object_structure(const Reader &reader, const Object &obj) {
   } else if (obj.format == "sparse_csr" || obj.format == "sparse_coo") {
     load_sparse(reader, obj);
   } else if (obj.format == "quantized_group") {
-    describe_quantized(obj);
+    describe_quantized(obj, &reader);
   }
 }
 

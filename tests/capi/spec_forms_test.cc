@@ -5,6 +5,7 @@
 // floats, legacy 0.1 checksums in a representation of the writer's choosing.
 // Each test names the spec rule it checks.
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include <cstring>
 #include <memory>
@@ -28,6 +29,18 @@ std::string bytes_of(size_t n, unsigned seed) {
 template <typename T>
 std::string le(const std::vector<T> &v) {
   return std::string(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T));
+}
+
+// A zstd frame without a content size, as the original writers emit.
+std::string zstd_frame(const std::string &in) {
+  ZSTD_CCtx *c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+  std::string out(ZSTD_compressBound(in.size()), '\0');
+  size_t n = ZSTD_compress2(c, out.data(), out.size(), in.data(), in.size());
+  ZSTD_freeCCtx(c);
+  EXPECT_FALSE(ZSTD_isError(n));
+  out.resize(n);
+  return out;
 }
 
 // An open file over its own copy of the bytes (zt_open_memory borrows them).
@@ -200,6 +213,122 @@ TEST(SpecForms, V0ChecksumWithoutAlgorithmIsUnverifiable) {
     EXPECT_EQ(r, ZT_VERIFY_UNVERIFIABLE);
   }
   EXPECT_EQ(zt_file_verify(f.f, 0, nullptr, nullptr), ZT_OK) << zt_last_error();
+}
+
+// ---- spec 1.1: zstd without a declared decoded size, in composites ------
+
+// Spec 1.1 Part II §3: any component may be "zstd" and the component has no
+// uncompressed_length; Part III: sparse_csr / sparse_coo / quantized_group
+// are made of such components. Their element counts come from decoding.
+void v11_component(Cbor &c, const char *role, const char *dtype, uint64_t offset, const std::string &stored,
+                   bool zstd) {
+  c.text(role).map(zstd ? 4 : 3).text("dtype").text(dtype).text("offset").uint(offset);
+  c.text("length").uint(stored.size());
+  if (zstd) c.text("encoding").text("zstd");
+}
+
+TEST(SpecForms, V11SparseWithZstdComponents) {
+  // CSR [2, 3]: row 0 has columns 0 and 2, row 1 column 1; indices as u16.
+  const std::string values = le(std::vector<float>{1.5f, -2.0f, 4.0f});
+  const std::string indices = le(std::vector<uint16_t>{0, 2, 1});
+  const std::string indptr = le(std::vector<uint64_t>{0, 2, 3});
+  // COO [2, 2] with two values; coords as u32.
+  const std::string cvalues = le(std::vector<double>{3.0, 5.0});
+  const std::string coords = le(std::vector<uint32_t>{0, 1, 1, 0});
+  std::vector<std::string> blobs = {zstd_frame(values), zstd_frame(indices), indptr, zstd_frame(cvalues),
+                                    zstd_frame(coords)};
+  auto offs = zttest::layout_offsets(blobs);
+  Cbor c;
+  c.map(2).text("version").text("1.1.0").text("objects").map(2);
+  c.text("coo").map(3).text("shape").shape({2, 2}).text("format").text("sparse_coo").text("components").map(2);
+  v11_component(c, "values", "f64", offs[3], blobs[3], true);
+  v11_component(c, "coords", "u32", offs[4], blobs[4], true);
+  c.text("csr").map(3).text("shape").shape({2, 3}).text("format").text("sparse_csr").text("components").map(3);
+  v11_component(c, "values", "f32", offs[0], blobs[0], true);
+  v11_component(c, "indices", "u16", offs[1], blobs[1], true);
+  v11_component(c, "indptr", "u64", offs[2], blobs[2], false);
+  Opened f(zttest::build_v1_file(blobs, c.bytes));
+  ASSERT_NE(f.f, nullptr);
+  EXPECT_EQ(zt_file_verify(f.f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+
+  const zt_object *csr = f.object("csr");
+  EXPECT_EQ(zt_object_validate(csr), ZT_OK) << zt_last_error();
+  std::vector<float> dense(6, -1.0f);
+  size_t got = 0;
+  ASSERT_EQ(zt_object_densify(csr, dense.data(), dense.size() * 4, &got), ZT_OK) << zt_last_error();
+  EXPECT_EQ(got, 24u);
+  EXPECT_EQ(dense, (std::vector<float>{1.5f, 0, -2.0f, 0, 4.0f, 0}));
+
+  const zt_object *coo = f.object("coo");
+  EXPECT_EQ(zt_object_validate(coo), ZT_OK) << zt_last_error();
+  std::vector<double> cdense(4, -1.0);
+  ASSERT_EQ(zt_object_densify(coo, cdense.data(), cdense.size() * 8, &got), ZT_OK) << zt_last_error();
+  EXPECT_EQ(cdense, (std::vector<double>{0, 3.0, 5.0, 0}));
+
+  // The count is still checked: values that decode to one element too many.
+  const std::string four = le(std::vector<float>{1, 2, 3, 4});
+  blobs = {zstd_frame(four), le(std::vector<uint64_t>{0, 2, 1}), indptr};
+  offs = zttest::layout_offsets(blobs);
+  c = Cbor();
+  c.map(2).text("version").text("1.1.0").text("objects").map(1);
+  c.text("csr").map(3).text("shape").shape({2, 3}).text("format").text("sparse_csr").text("components").map(3);
+  v11_component(c, "values", "f32", offs[0], blobs[0], true);
+  v11_component(c, "indices", "u64", offs[1], blobs[1], false);
+  v11_component(c, "indptr", "u64", offs[2], blobs[2], false);
+  Opened bad(zttest::build_v1_file(blobs, c.bytes));
+  ASSERT_NE(bad.f, nullptr);
+  EXPECT_EQ(zt_object_validate(bad.object("csr")), ZT_E_SPARSE_NNZ);
+  EXPECT_EQ(zt_file_verify(bad.f, 1, nullptr, nullptr), ZT_E_SPARSE_NNZ);
+}
+
+TEST(SpecForms, V11QuantizedGroupWithZstdComponents) {
+  // Shape [2, 8], 4 bits, 8_per_i32: one word per row; group_size 4 gives
+  // 2 groups per row, 4 scales and 4 zeros.
+  const std::string packed = le(std::vector<uint32_t>{0x76543210u, 0xfedcba98u});
+  const std::string scales = le(std::vector<float>{1.0f, 2.0f, 0.5f, 4.0f});
+  const std::string zeros = le(std::vector<float>{0.0f, 4.0f, 8.0f, 15.0f});
+  std::vector<std::string> blobs = {zstd_frame(packed), zstd_frame(scales), zstd_frame(zeros)};
+  auto offs = zttest::layout_offsets(blobs);
+  Cbor c;
+  c.map(2).text("version").text("1.1.0").text("objects").map(1);
+  c.text("q").map(4).text("shape").shape({2, 8}).text("format").text("quantized_group");
+  c.text("attributes").map(3).text("bits").uint(4).text("group_size").uint(4).text("packing").text("8_per_i32");
+  c.text("components").map(3);
+  v11_component(c, "packed_weight", "i32", offs[0], blobs[0], true);
+  v11_component(c, "scales", "f32", offs[1], blobs[1], true);
+  v11_component(c, "zeros", "f32", offs[2], blobs[2], true);
+  Opened f(zttest::build_v1_file(blobs, c.bytes));
+  ASSERT_NE(f.f, nullptr);
+  const zt_object *q = f.object("q");
+  EXPECT_EQ(zt_object_validate(q), ZT_OK) << zt_last_error();
+  EXPECT_EQ(zt_file_verify(f.f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+  zt_quant_info qi{};
+  qi.struct_size = sizeof qi;
+  ASSERT_EQ(zt_object_quant_info(q, &qi), ZT_OK) << zt_last_error();
+  EXPECT_EQ(qi.groups, 4u);
+  std::vector<float> w(16);
+  ASSERT_EQ(zt_object_dequantize(q, w.data(), w.size()), ZT_OK) << zt_last_error();
+  std::vector<float> want;
+  const float s[4] = {1, 2, 0.5f, 4}, z[4] = {0, 4, 8, 15};
+  for (int i = 0; i < 16; ++i) want.push_back((static_cast<float>(i) - z[i / 4]) * s[i / 4]);
+  EXPECT_EQ(w, want);
+
+  // The packed size is still checked once decoded: one word short.
+  const std::string short_packed = le(std::vector<uint32_t>{0x76543210u});
+  blobs = {zstd_frame(short_packed), scales};
+  offs = zttest::layout_offsets(blobs);
+  c = Cbor();
+  c.map(2).text("version").text("1.1.0").text("objects").map(1);
+  c.text("q").map(4).text("shape").shape({2, 8}).text("format").text("quantized_group");
+  c.text("attributes").map(2).text("bits").uint(4).text("group_size").uint(4);
+  c.text("components").map(2);
+  v11_component(c, "packed_weight", "i32", offs[0], blobs[0], true);
+  v11_component(c, "scales", "f32", offs[1], blobs[1], false);
+  Opened bad(zttest::build_v1_file(blobs, c.bytes));
+  ASSERT_NE(bad.f, nullptr);
+  const zt_object *bq = bad.object("q");
+  EXPECT_EQ(zt_object_validate(bq), ZT_E_QUANT_SIZE);
+  EXPECT_EQ(zt_object_dequantize(bq, w.data(), w.size()), ZT_E_QUANT_SIZE);
 }
 
 }  // namespace
