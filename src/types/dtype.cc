@@ -72,7 +72,7 @@ uint32_t logical_ratio(std::string_view logical_type) {
   return t ? t->ratio : 1;
 }
 
-std::optional<uint64_t> shape_numel(const std::vector<uint64_t> &shape) {
+std::optional<uint64_t> shape_numel(ShapeRef shape) {
   for (uint64_t d : shape)
     if (d == 0) return 0;
   uint64_t n = 1;
@@ -84,7 +84,7 @@ std::optional<uint64_t> shape_numel(const std::vector<uint64_t> &shape) {
   return n;
 }
 
-std::optional<uint64_t> dense_byte_size(const std::vector<uint64_t> &shape, zt_dtype dtype, uint32_t ratio) {
+std::optional<uint64_t> dense_byte_size(ShapeRef shape, zt_dtype dtype, uint32_t ratio) {
   auto n = shape_numel(shape);
   if (!n) return std::nullopt;
   auto r = checked_mul(*n, ratio);

@@ -48,11 +48,22 @@ inline std::optional<uint64_t> checked_add(uint64_t a, uint64_t b) {
   return r;
 }
 
+// The dims of a shape, borrowed from whichever container holds them.
+struct ShapeRef {
+  const uint64_t *dims;
+  size_t ndim;
+  ShapeRef(const uint64_t *d, size_t n) : dims(d), ndim(n) {}
+  template <typename Dims>
+  ShapeRef(const Dims &v) : dims(v.data()), ndim(v.size()) {}  // NOLINT: implicit on purpose
+  const uint64_t *begin() const { return dims; }
+  const uint64_t *end() const { return dims + ndim; }
+};
+
 // Product of the dims (1 for a scalar); nullopt on overflow. A zero dim makes
 // the product 0 even if other dims would overflow together.
-std::optional<uint64_t> shape_numel(const std::vector<uint64_t> &shape);
+std::optional<uint64_t> shape_numel(ShapeRef shape);
 
 // numel * ratio * dtype_size, or nullopt on overflow.
-std::optional<uint64_t> dense_byte_size(const std::vector<uint64_t> &shape, zt_dtype dtype, uint32_t ratio);
+std::optional<uint64_t> dense_byte_size(ShapeRef shape, zt_dtype dtype, uint32_t ratio);
 
 }  // namespace zt

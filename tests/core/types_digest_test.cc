@@ -29,11 +29,12 @@ TEST(Dtype, NamesSizesAndLegacyNames) {
 }
 
 TEST(Dtype, CheckedShapeProducts) {
-  EXPECT_EQ(*zt::shape_numel({}), 1u);
-  EXPECT_EQ(*zt::shape_numel({0, 1ull << 62, 1ull << 62}), 0u);
-  EXPECT_FALSE(zt::shape_numel({1ull << 32, 1ull << 32}).has_value());
-  EXPECT_FALSE(zt::dense_byte_size({1ull << 62}, ZT_F32, 1).has_value());
-  EXPECT_EQ(*zt::dense_byte_size({3, 2}, ZT_F64, 2), 96u);
+  using Dims = std::vector<uint64_t>;
+  EXPECT_EQ(*zt::shape_numel(Dims{}), 1u);
+  EXPECT_EQ(*zt::shape_numel(Dims{0, 1ull << 62, 1ull << 62}), 0u);
+  EXPECT_FALSE(zt::shape_numel(Dims{1ull << 32, 1ull << 32}).has_value());
+  EXPECT_FALSE(zt::dense_byte_size(Dims{1ull << 62}, ZT_F32, 1).has_value());
+  EXPECT_EQ(*zt::dense_byte_size(Dims{3, 2}, ZT_F64, 2), 96u);
   EXPECT_EQ(zt::logical_ratio("complex64"), 2u);
   EXPECT_EQ(zt::logical_ratio("my_type"), 1u);
 }
