@@ -58,9 +58,18 @@ void parse_params(const Object &obj, QuantLayout &q) {
     uint32_t i = t.find(t.root(), key);
     if (!i) fail(ZT_E_QUANT_PARAMS, ctx + ": '" + key + "' is missing");
     const cbor::Node &v = t.node(i);
-    if (v.kind != cbor::Kind::Uint || v.value == 0 || v.value > max)
+    uint64_t value = 0;
+    if (v.kind == cbor::Kind::Uint) {
+      value = v.value;
+    } else if (v.kind == cbor::Kind::Float) {
+      // Attributes are free-form (spec 1.2 §3): a writer may store a number
+      // as a half, single or double float. A whole one is that integer.
+      const double d = t.real(v);
+      if (d >= 1 && d < 18446744073709551616.0 && std::floor(d) == d) value = static_cast<uint64_t>(d);
+    }
+    if (value == 0 || value > max)
       fail(ZT_E_QUANT_PARAMS, ctx + ": '" + key + "' must be an integer in [1, " + n(max) + "]");
-    return v.value;
+    return value;
   };
   q.bits = positive("bits", 32);
   q.group_size = positive("group_size", UINT64_MAX);

@@ -331,4 +331,46 @@ TEST(SpecForms, V11QuantizedGroupWithZstdComponents) {
   EXPECT_EQ(zt_object_dequantize(bq, w.data(), w.size()), ZT_E_QUANT_SIZE);
 }
 
+// ---- quantized_group parameters ----------------------------------------
+
+// Spec 1.2 §3 quantized_group: bits, group_size and packing are stored in
+// the object's attributes, which are free-form metadata; a writer may encode
+// a number as a CBOR float (half, single or double). Whole values are read
+// as those integers; others are still refused.
+TEST(SpecForms, QuantizedParamsAsWholeFloats) {
+  // Shape [2, 8], 4 bits, 8_per_i32, group_size 8: 2 words, 2 f32 scales.
+  const std::string packed = le(std::vector<uint32_t>{0x76543210u, 0xfedcba98u});
+  const std::string scales = le(std::vector<float>{1.0f, 0.5f});
+  std::vector<std::string> blobs = {packed, scales};
+  auto offs = zttest::layout_offsets(blobs);
+  auto file = [&](const std::string &bits, const std::string &group_size) {
+    Cbor c;
+    c.map(2).text("version").text("1.2.0").text("objects").map(1);
+    c.text("q").map(4).text("shape").shape({2, 8}).text("format").text("quantized_group");
+    c.text("attributes").map(3).text("bits").raw(bits).text("group_size").raw(group_size);
+    c.text("packing").text("8_per_i32").text("components").map(2);
+    c.text("packed_weight").map(3).text("dtype").text("i32").text("offset").uint(offs[0]).text("length").uint(8);
+    c.text("scales").map(3).text("dtype").text("f32").text("offset").uint(offs[1]).text("length").uint(8);
+    return zttest::build_v1_file(blobs, c.bytes);
+  };
+  const std::string half4("\xf9\x44\x00", 3), single8("\xfa\x41\x00\x00\x00", 5);
+  Opened f(file(half4, single8));
+  ASSERT_NE(f.f, nullptr);
+  const zt_object *q = f.object("q");
+  zt_quant_info qi{};
+  qi.struct_size = sizeof qi;
+  ASSERT_EQ(zt_object_quant_info(q, &qi), ZT_OK) << zt_last_error();
+  EXPECT_EQ(qi.bits, 4u);
+  EXPECT_EQ(qi.group_size, 8u);
+  std::vector<float> w(16);
+  ASSERT_EQ(zt_object_dequantize(q, w.data(), w.size()), ZT_OK) << zt_last_error();
+  EXPECT_EQ(w[15], (15.0f - 8.0f) * 0.5f);  // default zero point 2^(bits-1)
+  Opened g(file(Cbor().uint(4).bytes, Cbor().f64(8.0).bytes));
+  ASSERT_NE(g.f, nullptr);
+  EXPECT_EQ(zt_object_validate(g.object("q")), ZT_OK) << zt_last_error();
+  Opened h(file(Cbor().f64(4.5).bytes, Cbor().uint(8).bytes));
+  ASSERT_NE(h.f, nullptr);
+  EXPECT_EQ(zt_object_quant_info(h.object("q"), &qi), ZT_E_QUANT_PARAMS);
+}
+
 }  // namespace
