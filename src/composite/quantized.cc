@@ -28,6 +28,13 @@ bool is_float(zt_dtype d) {
   return d == ZT_F16 || d == ZT_BF16 || d == ZT_F32 || d == ZT_F64;
 }
 
+// u8 storage typed as one of the fp8 logical types (spec 1.2 §2): floats
+// too, decoded exactly by elements_to_f32.
+bool is_fp8(const Component &c) {
+  const LogicalType *lt = c.has_type ? logical_type_find(c.logical_type) : nullptr;
+  return lt && lt->ratio == 1 && lt->storage == ZT_U8 && c.dtype == ZT_U8;
+}
+
 uint64_t ceil_div(uint64_t a, uint64_t b) {
   return a / b + (a % b != 0);
 }
@@ -154,8 +161,9 @@ QuantLayout describe_quantized(const Object &obj, const Reader *reader) {
       check_count(obj, *q.packed, *have, *words,
                   "rows × ceil(cols / " + n(q.packing->per_word) + ") for packing '" + q.packing->name + "'");
   }
-  if (!is_float(q.scales->dtype))
-    fail(ZT_E_QUANT_PARAMS, where(obj.name, "scales") + ": dtype " + q.scales->dtype_name + " is not a float dtype");
+  if (!is_float(q.scales->dtype) && !is_fp8(*q.scales))
+    fail(ZT_E_QUANT_PARAMS, where(obj.name, "scales") + ": dtype " + q.scales->dtype_name +
+                                " is not a float dtype (nor u8 typed as an fp8 format)");
   const std::string gwhy = "rows × ceil(cols / group_size) = " + n(q.rows) + " × " + n(q.groups_per_row);
   if (auto have = count(*q.scales, element_bytes(*q.scales))) check_count(obj, *q.scales, *have, q.groups, gwhy);
   if (q.zeros) {

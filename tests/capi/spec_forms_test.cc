@@ -373,4 +373,34 @@ TEST(SpecForms, QuantizedParamsAsWholeFloats) {
   EXPECT_EQ(zt_object_quant_info(h.object("q"), &qi), ZT_E_QUANT_PARAMS);
 }
 
+// Spec 1.2 §3 asks only for "per-group scaling factors"; §2 makes u8 typed
+// f8_e4m3fn (and the other fp8 types) a float format, and spec 1.1 spells it
+// as the dtype "f8_e4m3". fp8 scales are floats like f16 ones.
+TEST(SpecForms, QuantizedFp8Scales) {
+  const std::string packed = le(std::vector<uint32_t>{0x76543210u, 0xfedcba98u});
+  const std::string scales("\x38\x40", 2);  // e4m3fn 1.0, 2.0
+  std::vector<std::string> blobs = {packed, scales};
+  auto offs = zttest::layout_offsets(blobs);
+  for (const char *version : {"1.2.0", "1.1.0"}) {
+    SCOPED_TRACE(version);
+    const bool v12 = std::string(version) == "1.2.0";
+    Cbor c;
+    c.map(2).text("version").text(version).text("objects").map(1);
+    c.text("q").map(4).text("shape").shape({2, 8}).text("format").text("quantized_group");
+    c.text("attributes").map(2).text("bits").uint(4).text("group_size").uint(8).text("components").map(2);
+    c.text("packed_weight").map(3).text("dtype").text("i32").text("offset").uint(offs[0]).text("length").uint(8);
+    c.text("scales").map(v12 ? 4 : 3).text("dtype").text(v12 ? "u8" : "f8_e4m3");
+    if (v12) c.text("type").text("f8_e4m3fn");
+    c.text("offset").uint(offs[1]).text("length").uint(2);
+    Opened f(zttest::build_v1_file(blobs, c.bytes));
+    ASSERT_NE(f.f, nullptr);
+    const zt_object *q = f.object("q");
+    EXPECT_EQ(zt_object_validate(q), ZT_OK) << zt_last_error();
+    std::vector<float> w(16);
+    ASSERT_EQ(zt_object_dequantize(q, w.data(), w.size()), ZT_OK) << zt_last_error();
+    EXPECT_EQ(w[0], (0.0f - 8.0f) * 1.0f);
+    EXPECT_EQ(w[15], (15.0f - 8.0f) * 2.0f);
+  }
+}
+
 }  // namespace
