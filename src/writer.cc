@@ -49,7 +49,7 @@ void Writer::set_root_extra(std::vector<RawField> extra) {
   manifest_.extra = std::move(extra);
 }
 
-void Writer::begin_object(const std::string &name, const std::string &format, const std::vector<uint64_t> &shape) {
+void Writer::begin_object(const std::string &name, const std::string &format, ShapeRef shape) {
   check_open();
   if (!valid_utf8(name.data(), name.size())) fail(ZT_E_NAME, where(name) + ": name is not valid UTF-8");
   if (!valid_utf8(format.data(), format.size())) fail(ZT_E_NAME, where(name) + ": format is not valid UTF-8");
@@ -59,7 +59,7 @@ void Writer::begin_object(const std::string &name, const std::string &format, co
   o.name = name;
   o.format = format.empty() ? "dense" : format;
   o.has_format = true;
-  o.shape = shape;
+  o.shape.assign(shape.begin(), shape.end());
   o.numel = *shape_numel(shape);
   index_.emplace(name, manifest_.objects.size());
   manifest_.objects.push_back(std::move(o));

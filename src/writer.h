@@ -14,6 +14,7 @@
 #include "container/sink.h"
 #include "digest/digest.h"
 #include "manifest/model.h"
+#include "types/dtype.h"
 
 namespace zt {
 
@@ -43,7 +44,7 @@ class Writer {
 
   void set_attributes(std::string cbor);  // one encoded CBOR map
   void set_root_extra(std::vector<RawField> extra);
-  void begin_object(const std::string &name, const std::string &format, const std::vector<uint64_t> &shape);
+  void begin_object(const std::string &name, const std::string &format, ShapeRef shape);
   void set_object_attributes(const std::string &name, std::string cbor);
   void set_object_extra(const std::string &name, std::vector<RawField> extra);
   bool has_object(const std::string &name) const { return index_.count(name) != 0; }

@@ -95,7 +95,7 @@ CsrArrays LoadedSparse::csr_arrays(const Object &obj) const {
 
 CooArrays LoadedSparse::coo_arrays(const Object &obj) const {
   CooArrays a;
-  a.shape = obj.shape;
+  a.shape = obj.shape.to_vector();
   a.coords = coords.data();
   a.coords_count = coords.size();
   a.values_count = values_count;

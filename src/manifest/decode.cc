@@ -76,7 +76,7 @@ bool read_uint(const Tree &t, uint32_t i, uint64_t &out) {
   return true;
 }
 
-bool read_shape(const Tree &t, uint32_t i, std::vector<uint64_t> &out) {
+bool read_shape(const Tree &t, uint32_t i, Shape &out) {
   const auto &n = t.node(i);
   if (n.kind != Kind::Array) return false;
   out.clear();

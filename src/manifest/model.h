@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "digest/digest.h"
+#include "util/small_vector.h"
 #include "ztensor.h"
 
 namespace zt {
@@ -45,9 +46,12 @@ struct Component {
   std::vector<RawField> extra;  // unknown keys
 };
 
+// Dims held inline up to 4 (nearly every tensor): no allocation per object.
+using Shape = SmallVector<uint64_t, 4>;
+
 struct Object {
   std::string name;
-  std::vector<uint64_t> shape;
+  Shape shape;
   bool has_format = false;
   std::string format;
   bool has_attributes = false;
