@@ -8,6 +8,7 @@
 #include "types/dtype.h"
 #include "types/half.h"
 #include "util/error.h"
+#include "util/small_vector.h"
 
 namespace {
 
@@ -82,6 +83,45 @@ TEST(Half, DecodesSpecialValues) {
   EXPECT_TRUE(std::isinf(zt::half_to_float(0x7c00)));
   EXPECT_TRUE(std::isnan(zt::half_to_float(0x7e00)));
   EXPECT_EQ(zt::bf16_to_float(0x3f80), 1.0f);
+}
+
+}  // namespace
+
+namespace {
+
+using Dims = zt::SmallVector<uint64_t, 4>;
+
+TEST(SmallVector, InlineThenHeapWithCopiesAndMoves) {
+  Dims a{1, 2, 3};
+  EXPECT_EQ(a.size(), 3u);
+  EXPECT_EQ(a, (std::vector<uint64_t>{1, 2, 3}));
+  for (uint64_t v = 4; v <= 9; ++v) a.push_back(v);  // spills to the heap at 5
+  EXPECT_EQ(a, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  a.push_back(a[0]);  // an element of itself, while growing
+  EXPECT_EQ(a.back(), 1u);
+  Dims copy = a;
+  EXPECT_EQ(copy, a);
+  copy[0] = 42;
+  EXPECT_EQ(a[0], 1u) << "a copy owns its storage";
+  Dims moved = std::move(copy);
+  EXPECT_EQ(moved[0], 42u);
+  EXPECT_TRUE(copy.empty());  // NOLINT(bugprone-use-after-move): moved-from is empty by contract
+  Dims small{7};
+  Dims small_moved = std::move(small);
+  EXPECT_EQ(small_moved, (std::vector<uint64_t>{7}));
+  small_moved = a;  // inline ← heap contents
+  EXPECT_EQ(small_moved, a);
+  a = Dims{5};  // heap → inline contents
+  EXPECT_EQ(a, (std::vector<uint64_t>{5}));
+  const Dims &alias = a;
+  a = alias;  // self-assignment keeps the values
+  EXPECT_EQ(a, (std::vector<uint64_t>{5}));
+  a.resize(6, 8);
+  EXPECT_EQ(a, (std::vector<uint64_t>{5, 8, 8, 8, 8, 8}));
+  a.clear();
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(Dims(std::vector<uint64_t>{}).to_vector(), std::vector<uint64_t>{});
+  EXPECT_EQ(*zt::shape_numel(Dims{2, 3, 4}), 24u);
 }
 
 }  // namespace
