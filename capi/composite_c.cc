@@ -207,7 +207,8 @@ ZT_API zt_status zt_object_validate(const zt_object *obj) {
 
 ZT_API zt_status zt_object_sparse_info(const zt_object *obj, zt_sparse_info *out) {
   return guard([&] {
-    const Object &m = object_of(obj, "zt_object_sparse_info");
+    const zt_object &o = object_ref(obj, "zt_object_sparse_info");
+    const Object &m = *o.obj;
     check_out_struct(out, "zt_object_sparse_info");
     const bool csr = m.format == "sparse_csr";
     if (!csr && m.format != "sparse_coo")
@@ -222,7 +223,7 @@ ZT_API zt_status zt_object_sparse_info(const zt_object *obj, zt_sparse_info *out
     const Component &v = m.components[out->values_index];
     auto numel = shape_numel(m.shape);
     if (!numel) fail(ZT_E_SHAPE, where(m.name) + ": the product of the shape overflows");
-    out->nnz = element_count(v);
+    out->nnz = element_count(*o.reader, m, v);
     out->numel = *numel;
     out->density = *numel ? static_cast<double>(out->nnz) / static_cast<double>(*numel) : 0.0;
     out->values_dtype = v.dtype;
@@ -241,13 +242,17 @@ ZT_API zt_status zt_object_read_index(const zt_object *obj, const char *role, ui
     const Component &c = require_component(*o.obj, role);
     if (!dtype_is_integer(c.dtype))
       fail(ZT_E_INDEX_DTYPE, where(o.obj->name, c.role) + ": dtype " + c.dtype_name + " is not an integer dtype");
-    const uint64_t count = c.decoded_length / dtype_size(c.dtype);
+    // decoded_size: a 1.1 zstd index declares no size and is decoded to count it.
+    const uint64_t count = o.reader->decoded_size(*o.obj, c) / dtype_size(c.dtype);
     if (out_count) *out_count = static_cast<size_t>(count);
     if (count > dst_count)
       fail(ZT_E_BUFFER_TOO_SMALL, where(o.obj->name, c.role) + ": " + std::to_string(count) +
                                       " entries do not fit in " + std::to_string(dst_count));
     const zt_status neg = std::string(role) == "indptr" ? ZT_E_SPARSE_INDPTR : ZT_E_SPARSE_INDEX;
     std::vector<uint64_t> v = read_index_component(*o.reader, *o.obj, c, neg);
+    if (v.size() > dst_count)  // never write past dst, whatever the count said
+      fail(ZT_E_BUFFER_TOO_SMALL, where(o.obj->name, c.role) + ": " + std::to_string(v.size()) +
+                                      " entries do not fit in " + std::to_string(dst_count));
     if (!v.empty()) std::memcpy(dst, v.data(), v.size() * 8);
     if (out_count) *out_count = v.size();
     return ZT_OK;

@@ -94,14 +94,14 @@ extern "C" {
  * components; its logical_type only to values. Arrays are borrowed for the
  * call only. values may be NULL when nnz is 0. */
 ZT_API zt_status zt_writer_add_csr(zt_writer *w, const char *name, size_t name_len, uint64_t rows, uint64_t cols,
-                                   zt_dtype values_dtype, const void *values, uint64_t nnz,
-                                   const uint64_t *indices, const uint64_t *indptr, const zt_blob_options *opts);
+                                   zt_dtype values_dtype, const void *values, uint64_t nnz, const uint64_t *indices,
+                                   const uint64_t *indptr, const zt_blob_options *opts);
 
 /* Writes a sparse_coo object: values[nnz] as for CSR, coords[ndim*nnz] in
  * Structure-of-Arrays order (written as u64). Checked first, as above. */
-ZT_API zt_status zt_writer_add_coo(zt_writer *w, const char *name, size_t name_len, const uint64_t *shape,
-                                   size_t ndim, zt_dtype values_dtype, const void *values, uint64_t nnz,
-                                   const uint64_t *coords, const zt_blob_options *opts);
+ZT_API zt_status zt_writer_add_coo(zt_writer *w, const char *name, size_t name_len, const uint64_t *shape, size_t ndim,
+                                   zt_dtype values_dtype, const void *values, uint64_t nnz, const uint64_t *coords,
+                                   const zt_blob_options *opts);
 
 /* Parameters of a quantized_group object. Lengths are in bytes. */
 typedef struct zt_quant_params {
@@ -115,8 +115,8 @@ typedef struct zt_quant_params {
   zt_dtype scales_dtype; /* f16, bf16, f32 or f64 */
   const void *scales;
   size_t scales_len;
-  zt_dtype zeros_dtype;  /* any numeric dtype */
-  const void *zeros;     /* NULL: no zeros component (zero point 2^(bits-1)) */
+  zt_dtype zeros_dtype; /* any numeric dtype */
+  const void *zeros;    /* NULL: no zeros component (zero point 2^(bits-1)) */
   size_t zeros_len;
 } zt_quant_params;
 
@@ -128,9 +128,8 @@ ZT_API void zt_quant_params_init(zt_quant_params *params);
  * components packed_weight, scales and (if given) zeros. Sizes are checked
  * first against the shape (ZT_E_QUANT_PARAMS / ZT_E_QUANT_SIZE / ZT_E_SHAPE);
  * on a violation nothing is written. The arrays are borrowed for the call. */
-ZT_API zt_status zt_writer_add_quantized_group(zt_writer *w, const char *name, size_t name_len,
-                                               const uint64_t *shape, size_t ndim, const zt_quant_params *params,
-                                               const zt_blob_options *opts);
+ZT_API zt_status zt_writer_add_quantized_group(zt_writer *w, const char *name, size_t name_len, const uint64_t *shape,
+                                               size_t ndim, const zt_quant_params *params, const zt_blob_options *opts);
 
 /* ------------------------------------------------------------------------ */
 /* Reading                                                                   */
@@ -143,23 +142,24 @@ ZT_API zt_status zt_writer_add_quantized_group(zt_writer *w, const char *name, s
 ZT_API zt_status zt_object_validate(const zt_object *obj);
 
 typedef struct zt_sparse_info {
-  uint32_t struct_size;        /* set by the caller: sizeof(zt_sparse_info) */
-  uint32_t is_csr;             /* 1: sparse_csr, 0: sparse_coo */
-  uint64_t nnz;                /* stored values (duplicates counted) */
-  uint64_t numel;              /* product of the shape */
-  double density;              /* nnz / numel; 0 when numel is 0 */
+  uint32_t struct_size; /* set by the caller: sizeof(zt_sparse_info) */
+  uint32_t is_csr;      /* 1: sparse_csr, 0: sparse_coo */
+  uint64_t nnz;         /* stored values (duplicates counted) */
+  uint64_t numel;       /* product of the shape */
+  double density;       /* nnz / numel; 0 when numel is 0 */
   zt_dtype values_dtype;
   const char *values_logical_type; /* borrowed; NULL if none */
-  size_t values_element_size;  /* bytes per value (dtype size x ratio) */
-  zt_dtype index_dtype;        /* of indices (CSR) or coords (COO) */
-  size_t values_index;         /* component indices, for zt_component_read */
-  size_t indices_index;        /* CSR: indices; COO: coords */
-  size_t indptr_index;         /* CSR only; SIZE_MAX for COO */
+  size_t values_element_size;      /* bytes per value (dtype size x ratio) */
+  zt_dtype index_dtype;            /* of indices (CSR) or coords (COO) */
+  size_t values_index;             /* component indices, for zt_component_read */
+  size_t indices_index;            /* CSR: indices; COO: coords */
+  size_t indptr_index;             /* CSR only; SIZE_MAX for COO */
 } zt_sparse_info;
 
-/* Describes a sparse object from its manifest (no data is read, nothing is
- * validated beyond the required components): ZT_E_WRONG_FORMAT for other
- * formats, ZT_E_COMPONENT_MISSING. */
+/* Describes a sparse object from its manifest (nothing is validated beyond
+ * the required components): ZT_E_WRONG_FORMAT for other formats,
+ * ZT_E_COMPONENT_MISSING. No data is read, except that spec 1.1 zstd values
+ * declare no decoded size, so they are decoded once to count nnz. */
 ZT_API zt_status zt_object_sparse_info(const zt_object *obj, zt_sparse_info *out);
 
 /* Reads an index component ("indices", "indptr" or "coords") as u64 from
@@ -181,17 +181,17 @@ ZT_API zt_status zt_object_read_index(const zt_object *obj, const char *role, ui
 ZT_API zt_status zt_object_densify(const zt_object *obj, void *dst, size_t dst_capacity, size_t *out_size);
 
 typedef struct zt_quant_info {
-  uint32_t struct_size;     /* set by the caller: sizeof(zt_quant_info) */
+  uint32_t struct_size; /* set by the caller: sizeof(zt_quant_info) */
   uint32_t bits;
   uint64_t group_size;
-  const char *packing;      /* static canonical name of a supported packing,
-                               NULL when the stored name is unknown */
+  const char *packing;       /* static canonical name of a supported packing,
+                                NULL when the stored name is unknown */
   uint32_t packing_inferred; /* 1: no packing attribute; inferred */
   uint32_t has_zeros;
-  const char *packed_role;  /* "packed_weight", or "data" (see above) */
-  uint64_t rows;            /* product of all dimensions but the last */
-  uint64_t cols;            /* the last dimension */
-  uint64_t groups;          /* rows x ceil(cols / group_size) */
+  const char *packed_role; /* "packed_weight", or "data" (see above) */
+  uint64_t rows;           /* product of all dimensions but the last */
+  uint64_t cols;           /* the last dimension */
+  uint64_t groups;         /* rows x ceil(cols / group_size) */
 } zt_quant_info;
 
 /* Parses and checks a quantized_group object's parameters and sizes (no data

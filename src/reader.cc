@@ -367,7 +367,8 @@ zt_verify_result Reader::verify_component(const Object &o, const Component &c, b
       result = ZT_VERIFY_OK;
     }
   }
-  const bool check_bool = strict && c.dtype == ZT_BOOL;
+  // Spec 0.1 §5.1: any non-zero byte is true there; 1.x allows only 0 and 1.
+  const bool check_bool = strict && c.dtype == ZT_BOOL && manifest_.spec != SpecVersion::V0_1;
   auto scan_bool = [&](const uint8_t *p, size_t n, uint64_t base) {
     for (size_t i = 0; i < n; ++i)
       if (p[i] > 1)

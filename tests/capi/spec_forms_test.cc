@@ -144,6 +144,19 @@ TEST(SpecForms, V0OptionalFieldsNull) {
   }
 }
 
+// Spec 0.1 §5.1: a bool byte is true when non-zero, so 0x02 is valid there
+// (strict verification refuses it only in 1.x files).
+TEST(SpecForms, V0BoolAnyNonZeroIsTrue) {
+  const std::string blob("\x00\x01\x02\xff", 4);
+  Cbor c;
+  c.array(1);
+  v0_entry(c, "b", 64, 4, "bool", {4}, 0);
+  Opened f(zttest::build_v0_file({blob}, c.bytes));
+  ASSERT_NE(f.f, nullptr);
+  EXPECT_EQ(zt_object_verify(f.object("b")), ZT_OK) << zt_last_error();
+  EXPECT_EQ(zt_file_verify(f.f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+}
+
 // ---- CBOR forms ----------------------------------------------------------
 
 // DESIGN §3 "any valid CBOR is accepted ... the self-describe tag 55799";
@@ -259,7 +272,21 @@ TEST(SpecForms, V11SparseWithZstdComponents) {
   EXPECT_EQ(got, 24u);
   EXPECT_EQ(dense, (std::vector<float>{1.5f, 0, -2.0f, 0, 4.0f, 0}));
 
+  // Described and read without a declared size: counted by decoding.
+  zt_sparse_info si{};
+  si.struct_size = sizeof si;
+  ASSERT_EQ(zt_object_sparse_info(csr, &si), ZT_OK) << zt_last_error();
+  EXPECT_EQ(si.nnz, 3u);
+  size_t count = 0;
+  EXPECT_EQ(zt_object_read_index(csr, "indices", nullptr, 0, &count), ZT_E_BUFFER_TOO_SMALL) << "size query";
+  EXPECT_EQ(count, 3u);
+  std::vector<uint64_t> idx(count);
+  ASSERT_EQ(zt_object_read_index(csr, "indices", idx.data(), idx.size(), &count), ZT_OK) << zt_last_error();
+  EXPECT_EQ(idx, (std::vector<uint64_t>{0, 2, 1}));
+
   const zt_object *coo = f.object("coo");
+  ASSERT_EQ(zt_object_sparse_info(coo, &si), ZT_OK) << zt_last_error();
+  EXPECT_EQ(si.nnz, 2u);
   EXPECT_EQ(zt_object_validate(coo), ZT_OK) << zt_last_error();
   std::vector<double> cdense(4, -1.0);
   ASSERT_EQ(zt_object_densify(coo, cdense.data(), cdense.size() * 8, &got), ZT_OK) << zt_last_error();
