@@ -48,7 +48,8 @@
  *    last group may be shorter). scales and zeros hold
  *    rows x ceil(cols / group_size) entries, row-major ([rows, groups]).
  *  - Dequantization: w = (q - zero) * scale with the scale and zero of q's
- *    group. scales are a float dtype (f16, bf16, f32, f64); zeros hold the
+ *    group. scales are a float dtype (f16, bf16, f32, f64, or u8 typed as
+ *    one of the fp8 logical types when read); zeros hold the
  *    zero point as a number of any numeric dtype (f16 like the spec's
  *    example, or integers). Without a zeros component the zero point is
  *    2^(bits-1), GPTQ's symmetric quantization.
