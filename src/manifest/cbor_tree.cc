@@ -277,6 +277,7 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, const Pars
 
 void Tree::parse(const uint8_t *data, size_t size, const std::string &what_in, const ParseOptions &opts) {
   data_ = data;
+  base_ = opts.base_offset;
   nodes_.clear();
   joined_.clear();
   const size_t base = opts.base_offset;

@@ -96,6 +96,9 @@ class Tree {
   std::string_view text(uint32_t i) const { return text(nodes_[i]); }
   double real(const Node &n) const;
 
+  // Where a node starts in the buffer named in messages (see base_offset).
+  size_t offset_of(uint32_t i) const { return base_ + nodes_[i].begin; }
+
   // The raw encoded bytes of a node.
   std::string_view raw(uint32_t i) const {
     return {reinterpret_cast<const char *>(data_) + nodes_[i].begin, nodes_[i].end - nodes_[i].begin};
@@ -108,6 +111,7 @@ class Tree {
 
  private:
   const uint8_t *data_ = nullptr;
+  size_t base_ = 0;
   std::vector<Node> nodes_;
   // Contents of indefinite-length strings, by node index (ascending).
   std::vector<std::pair<uint32_t, std::string>> joined_;

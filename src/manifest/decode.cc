@@ -424,7 +424,7 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
     uint32_t v = t.next(k);
     if (t.node(k).kind != Kind::Text)
       fail(ZT_E_MANIFEST, "'" + path + "': an object name is a " + cbor::kind_name(t.node(k).kind) +
-                              ", not text (byte " + std::to_string(t.node(k).begin) + " of the manifest)");
+                              ", not text (byte " + std::to_string(t.offset_of(k)) + " of the manifest)");
     if (p < done_early) {
       k = t.next(v);
       continue;
@@ -435,7 +435,7 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
     if (vn.collapsed) {
       cbor::ParseOptions opts;
       opts.max_depth = kMaxDepth - kCollapseObjects;
-      opts.base_offset = vn.begin;
+      opts.base_offset = t.offset_of(v);
       opts.already_checked = true;
       one.parse(t.data() + vn.begin, vn.end - vn.begin, what, opts);
       decode_object_v1(one, one.root(), o, man, limits);

@@ -121,4 +121,25 @@ TEST(ManifestDecode, RootFaultsWinOverObjectsDecodedEarly) {
   EXPECT_EQ(bad_version.json.rfind("error " + std::to_string(ZT_E_VERSION), 0), 0u) << bad_version.json;
 }
 
+// Offsets in messages count from the start of the manifest, self-describe
+// tag (3 bytes here) included.
+TEST(ManifestDecode, OffsetsCountTheSelfDescribeTag) {
+  Cbor named;
+  named.map(2).text("a").map(0).uint(7).map(0);
+  Cbor dup;
+  dup.map(1).text("a").map(2).text("k").uint(1).text("k").uint(2);
+  for (const std::string &objects : {named.bytes, dup.bytes}) {
+    for (bool version_first : {true, false}) {
+      const std::string plain = manifest("1.2.0", objects, version_first);
+      const std::string tagged = std::string("\xd9\xd9\xf7", 3) + plain;
+      const std::string a = decode(plain).json, b = decode(tagged).json;
+      std::smatch ma, mb;
+      const std::regex byte("byte ([0-9]+)");
+      ASSERT_TRUE(std::regex_search(a, ma, byte)) << a;
+      ASSERT_TRUE(std::regex_search(b, mb, byte)) << b;
+      EXPECT_EQ(std::stoul(mb[1]), std::stoul(ma[1]) + 3) << a << "\n" << b;
+    }
+  }
+}
+
 }  // namespace
