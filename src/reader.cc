@@ -87,6 +87,7 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts) : source_
   DecodeLimits limits;
   limits.max_decoded_size = opts_.max_decoded_size;
   limits.strict = opts_.strict;
+  limits.file_size = source_->size();
   if (loc.size == 0) fail(ZT_E_CBOR, "'" + source_->path() + "': the manifest is empty (0 bytes)");
   manifest_ = decode_manifest(bytes, loc.size, loc.container, loc.offset, limits, source_->path());
   // Views into a pread copy must not outlive it: the model owns its strings

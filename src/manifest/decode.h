@@ -14,6 +14,9 @@ namespace zt {
 struct DecodeLimits {
   uint64_t max_decoded_size = uint64_t{64} << 30;
   bool strict = false;
+  // The whole file's size, where an empty blob may point (0: unknown, so it
+  // must not point past the manifest's start either).
+  uint64_t file_size = 0;
 };
 
 // Root damage throws; object damage is recorded on the object (and thrown

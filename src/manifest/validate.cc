@@ -19,11 +19,18 @@ void validate_component(Component &c, const Object &obj, const Manifest &m, cons
   // Built only when a rule fails: this runs for every component at open.
   auto at = [&] { return "offset " + std::to_string(c.offset); };
   if (c.offset % 64 != 0) bad(ZT_E_ALIGNMENT, at() + " is not aligned to 64 bytes");
-  if (c.offset < 8) bad(ZT_E_BOUNDS, at() + " lies inside the 8-byte header");
+  // An empty blob holds no bytes: the spec asks only that it be aligned and
+  // end within the file, and writers that pad only before real bytes put
+  // one at offset 0 or just past the last blob, beyond the manifest's start.
+  const bool empty = c.length == 0;
+  if (c.offset < 8 && !empty) bad(ZT_E_BOUNDS, at() + " lies inside the 8-byte header");
   auto end = checked_add(c.offset, c.length);
   if (!end)
     bad(ZT_E_BOUNDS, at() + " + length " + std::to_string(c.length) + " overflows 64 bits");
-  else if (*end > m.data_end)
+  else if (empty && limits.file_size != 0 && *end > limits.file_size)
+    bad(ZT_E_BOUNDS,
+        "empty blob at " + at() + " lies past the end of the file (" + std::to_string(limits.file_size) + " bytes)");
+  else if (!(empty && limits.file_size != 0) && *end > m.data_end)
     bad(ZT_E_BOUNDS, "blob [" + std::to_string(c.offset) + ", " + std::to_string(*end) +
                          ") runs past the start of the manifest at " + std::to_string(m.data_end));
 

@@ -220,6 +220,39 @@ TEST(SpecForms, AnyKeyOrderIndefiniteLengthsWideIntegers) {
   EXPECT_EQ(std::string(info.name, info.name_len), "alpha");
 }
 
+// Spec 1.2 §Component and §Reading: an offset is a multiple of 64 and
+// offset + length stays within the file. An empty blob holds no bytes, so a
+// writer that pads only before real data may give it offset 0, or the
+// aligned position after the last blob, past where the manifest starts.
+TEST(SpecForms, EmptyBlobsAnywhereInTheFile) {
+  std::vector<std::string> blobs = {bytes_of(40, 9)};  // 8 + 40: the manifest starts at 48
+  Cbor c;
+  c.map(2).text("version").text("1.2.0").text("objects").map(4);
+  auto dense = [&c](const char *name, uint64_t dim, uint64_t offset, uint64_t length) {
+    c.text(name).map(3).text("shape").shape({dim}).text("format").text("dense").text("components").map(1);
+    c.text("data").map(3).text("dtype").text("u8").text("offset").uint(offset).text("length").uint(length);
+  };
+  dense("at_zero", 0, 0, 0);
+  dense("full", 40, 64, 40);
+  dense("past_manifest", 0, 128, 0);
+  dense("past_file", 0, 1 << 20, 0);
+  std::string file = zttest::build_v1_file(blobs, c.bytes);
+  Opened f(file);
+  ASSERT_NE(f.f, nullptr);
+  EXPECT_EQ(read(f.object("full")), blobs[0]);
+  for (const char *name : {"at_zero", "past_manifest"}) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(status_of(f.object(name)), ZT_OK) << error_of(f.object(name));
+    EXPECT_EQ(read(f.object(name)), "");
+    const void *p = nullptr;
+    size_t len = 1;
+    EXPECT_EQ(zt_component_view(f.object(name), 0, &p, &len), ZT_OK) << zt_last_error();
+    EXPECT_EQ(len, 0u);
+  }
+  EXPECT_EQ(status_of(f.object("past_file")), ZT_E_BOUNDS);
+  EXPECT_NE(error_of(f.object("past_file")).find("past the end of the file"), std::string::npos);
+}
+
 // ---- CBOR forms ----------------------------------------------------------
 
 // DESIGN §3 "any valid CBOR is accepted ... the self-describe tag 55799";
