@@ -307,7 +307,8 @@ void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, co
 // manifest-level faults are still found by decode_v1, in order.
 class EarlyObjects {
  public:
-  EarlyObjects(Manifest &man, const DecodeLimits &limits) : man_(man), limits_(limits) {}
+  EarlyObjects(Manifest &man, const DecodeLimits &limits, size_t manifest_bytes)
+      : man_(man), limits_(limits), manifest_bytes_(manifest_bytes) {}
 
   void offer(const Tree &t, uint32_t node, const cbor::detail::OpenItem *anc, size_t depth) {
     if (stopped_ || depth != 2) return;
@@ -318,7 +319,10 @@ class EarlyObjects {
       if (objects_ != 0 || !is_objects_map(t, root, parent.node)) return stop();
       objects_ = parent.node;
       if (!learn_version(t, root)) return stop();
-      objects.reserve(t.node(parent.node).value);
+      // The claimed count is only checked against the bytes left: a valid
+      // object takes ~30 bytes, so reserve no more than those could hold (a
+      // lying count must not reserve gigabytes before the parse fails).
+      objects.reserve(std::min<uint64_t>(t.node(parent.node).value, manifest_bytes_ / kMinObjectBytes));
     }
     if (parent.done % 2 != 1 || parent.done / 2 != objects.size()) return stop();
     const uint32_t key = node - 1;  // a depth-2 key is one node: a leaf or collapsed
@@ -358,8 +362,11 @@ class EarlyObjects {
     return true;
   }
 
+  // A name byte, then shape/format/components keys and values.
+  static constexpr uint64_t kMinObjectBytes = 29;
   Manifest &man_;
   const DecodeLimits &limits_;
+  size_t manifest_bytes_;
   uint32_t objects_ = 0;
   bool stopped_ = false;
 };
@@ -644,7 +651,7 @@ Manifest decode_manifest(const uint8_t *data, size_t size, Container container, 
   data += prefix;
   size -= prefix;
   opts.base_offset = prefix;
-  EarlyObjects early(man, limits);
+  EarlyObjects early(man, limits, size);
   if (container != Container::V0) {
     opts.collapse_depth = kCollapseObjects;
     opts.on_collapsed = [&early](const Tree &t, uint32_t node, const cbor::detail::OpenItem *anc, size_t depth) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cbor_writer.h"
 #include "corpus.h"
 #include "exercise.h"
 #include "test_util.h"
@@ -319,6 +320,37 @@ TEST(RejectCorpus, BoundedMemoryUnderRlimitAs) {
   ASSERT_EQ(waitpid(pid, &st, 0), pid);
   ASSERT_TRUE(WIFEXITED(st)) << "child died by signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
   EXPECT_EQ(WEXITSTATUS(st), 0) << "3: setrlimit failed, 4: inconsistent results";
+#endif
+}
+
+// An objects map that claims millions of entries, backed by enough bytes
+// to pass the count check but holding one object and then garbage: the
+// open fails on the garbage (ZT_E_CBOR), without first reserving model
+// memory for every claimed object (here ~1 GiB, over the 256 MiB limit).
+TEST(RejectCorpus, LyingObjectCountReservesNoModelMemory) {
+#ifdef ZT_UNDER_ASAN
+  GTEST_SKIP() << "ASan reserves terabytes of shadow address space; RLIMIT_AS cannot apply";
+#else
+  const uint64_t claimed = uint64_t{4} << 20;
+  zttest::Cbor c;
+  c.map(2).text("version").text("1.2.0").text("objects").map(claimed);
+  c.text("good").map(3).text("shape").shape({4}).text("format").text("dense").text("components").map(1);
+  c.text("data").map(3).text("dtype").text("f32").text("offset").uint(64).text("length").uint(16);
+  std::string manifest = c.bytes + std::string(2 * claimed, '\xff');  // stray breaks
+  std::string file = zttest::build_v1_file({zttest::good_object_bytes()}, manifest);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    struct rlimit lim = {size_t{256} << 20, size_t{256} << 20};
+    if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(3);
+    zt_file *f = nullptr;
+    zt_status st = zt_open_memory(file.data(), file.size(), nullptr, &f);
+    _exit(st == ZT_E_CBOR ? 0 : st == ZT_E_NOMEM ? 4 : 5);
+  }
+  int st = 0;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  ASSERT_TRUE(WIFEXITED(st)) << "child died by signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  EXPECT_EQ(WEXITSTATUS(st), 0) << "3: setrlimit failed, 4: ZT_E_NOMEM (reserved for the claim), 5: other status";
 #endif
 }
 
