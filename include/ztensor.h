@@ -188,6 +188,10 @@ ZT_API zt_dtype zt_dtype_from_name(const char *name);
 typedef struct zt_file zt_file;     /* an open file (reader handle) */
 typedef struct zt_object zt_object; /* borrowed from its zt_file */
 
+/* A mapped file that another process truncates while it is open faults
+ * (SIGBUS) when a view, or a small copy from the map, touches the vanished
+ * pages; zt_file_read_many and large copies read with pread and report
+ * ZT_E_IO instead. Use ZT_ACCESS_PREAD for files that may change underfoot. */
 typedef enum zt_access {
   ZT_ACCESS_MMAP = 0,  /* memory-map the file: zero-copy views (default) */
   ZT_ACCESS_PREAD = 1  /* read with pread(2); no views */
