@@ -71,6 +71,30 @@ void write_component(zt_writer *w, const std::string &name, const char *role, zt
   ok_or_throw(zt_write_blob(w, name.data(), name.size(), role, dtype, data ? data : &kEmpty, len, opts));
 }
 
+// Declares a composite object and, if the call fails before its first blob
+// (a logical type stored in the wrong dtype, a bad encoding or digest, a blob
+// still streaming), forgets it again: the header promises that nothing is
+// written, and an object without its components would violate the format.
+class NewObject {
+ public:
+  NewObject(zt_writer *w, const std::string &name, const char *format, const uint64_t *shape, size_t ndim)
+      : w_(w), name_(name) {
+    ok_or_throw(zt_writer_begin_object(w, name.data(), name.size(), format, shape, ndim));
+    armed_ = true;
+  }
+  ~NewObject() {
+    if (armed_) w_->writer->drop_object_if_empty(name_);
+  }
+  void keep() { armed_ = false; }
+  NewObject(const NewObject &) = delete;
+  NewObject &operator=(const NewObject &) = delete;
+
+ private:
+  zt_writer *w_;
+  std::string name_;
+  bool armed_ = false;
+};
+
 const Object &object_of(const zt_object *obj, const char *fn) {
   return *object_ref(obj, fn).obj;
 }
@@ -118,11 +142,12 @@ ZT_API zt_status zt_writer_add_csr(zt_writer *w, const char *name, size_t name_l
     check_csr(object, a);
     const size_t ibytes = u64_bytes(object, "indices", nnz), pbytes = u64_bytes(object, "indptr", *rows1);
     const uint64_t shape[2] = {rows, cols};
-    ok_or_throw(zt_writer_begin_object(w, object.data(), object.size(), "sparse_csr", shape, 2));
+    NewObject declared(w, object, "sparse_csr", shape, 2);
     zt_blob_options iopts = index_options(opts);
     write_component(w, object, "values", values_dtype, values, vbytes, opts);
     write_component(w, object, "indices", ZT_U64, indices, ibytes, &iopts);
     write_component(w, object, "indptr", ZT_U64, indptr, pbytes, &iopts);
+    declared.keep();
     return ZT_OK;
   });
 }
@@ -148,10 +173,11 @@ ZT_API zt_status zt_writer_add_coo(zt_writer *w, const char *name, size_t name_l
     a.values_count = nnz;
     check_coo(object, a);
     const size_t cbytes = u64_bytes(object, "coords", *ccount);
-    ok_or_throw(zt_writer_begin_object(w, object.data(), object.size(), "sparse_coo", shape, ndim));
+    NewObject declared(w, object, "sparse_coo", shape, ndim);
     zt_blob_options iopts = index_options(opts);
     write_component(w, object, "values", values_dtype, values, vbytes, opts);
     write_component(w, object, "coords", ZT_U64, coords, cbytes, &iopts);
+    declared.keep();
     return ZT_OK;
   });
 }
@@ -185,13 +211,14 @@ ZT_API zt_status zt_writer_add_quantized_group(zt_writer *w, const char *name, s
     check_quant_arrays(object, dims, p->bits, p->group_size, p->packing, p->packed_dtype, p->packed_len,
                        p->scales_dtype, p->scales_len, has_zeros, p->zeros_dtype, p->zeros_len);
     const std::string attrs = encode_quant_attributes(p->bits, p->group_size, p->packing);
-    ok_or_throw(zt_writer_begin_object(w, object.data(), object.size(), "quantized_group", shape, ndim));
+    NewObject declared(w, object, "quantized_group", shape, ndim);
     ok_or_throw(zt_writer_set_object_attributes_cbor(w, object.data(), object.size(),
                                                      reinterpret_cast<const uint8_t *>(attrs.data()), attrs.size()));
     zt_blob_options plain = index_options(opts);
     write_component(w, object, "packed_weight", p->packed_dtype, p->packed, p->packed_len, &plain);
     write_component(w, object, "scales", p->scales_dtype, p->scales, p->scales_len, &plain);
     if (has_zeros) write_component(w, object, "zeros", p->zeros_dtype, p->zeros, p->zeros_len, &plain);
+    declared.keep();
     return ZT_OK;
   });
 }

@@ -8,6 +8,7 @@
 
 #include "handles.h"
 #include "manifest/cbor_tree.h"
+#include "migrate.h"
 
 using namespace zt;
 using namespace zt::capi;
@@ -36,6 +37,11 @@ void copy_component(const Reader &in, const Object &o, const Component &c, Write
   // digested file.
   in.verify_component(o, c, false);
   const BlobOptions bo = blob_options_like(c);
+  std::vector<uint8_t> widened;  // a spec 1.1 sparse index: written as u64
+  if (sparse_index_as_u64(in, o, c, widened)) {
+    w.write_blob(name, c.role, ZT_U64, widened.data(), widened.size(), bo);
+    return;
+  }
   if (c.encoding != ZT_ENCODING_RAW) {
     std::vector<uint8_t> bytes = in.read_vector(o, c);
     w.write_blob(name, c.role, c.dtype, bytes.data(), bytes.size(), bo);

@@ -2,9 +2,21 @@
 
 #include <sys/stat.h>
 
+#include "composite/parts.h"
 #include "util/error.h"
 
 namespace zt {
+
+bool sparse_index_as_u64(const Reader &in, const Object &o, const Component &c, std::vector<uint8_t> &out) {
+  const bool index = (o.format == "sparse_csr" && (c.role == "indices" || c.role == "indptr")) ||
+                     (o.format == "sparse_coo" && c.role == "coords");
+  if (!index || c.dtype == ZT_U64 || !dtype_is_integer(c.dtype)) return false;
+  const std::vector<uint64_t> v = read_index_component(in, o, c, ZT_E_SPARSE_INDEX);
+  out.resize(v.size() * 8);
+  for (size_t i = 0; i < v.size(); ++i)
+    for (int b = 0; b < 8; ++b) out[i * 8 + b] = static_cast<uint8_t>(v[i] >> (8 * b));
+  return true;
+}
 
 void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
   for (const Object &o : in.manifest().objects) {
@@ -31,6 +43,11 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
       // Verify the source before copying, so damage is not laundered into a
       // freshly digested file.
       in.verify_component(o, c, false);
+      std::vector<uint8_t> widened;
+      if (sparse_index_as_u64(in, o, c, widened)) {
+        w.write_blob(o.name, c.role, ZT_U64, widened.data(), widened.size(), bo);
+        continue;
+      }
       size_t len = 0;
       const uint8_t *view = nullptr;
       if (c.encoding == ZT_ENCODING_RAW && in.source().data() &&

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "reader.h"
 #include "writer.h"
@@ -16,6 +17,12 @@ struct MigrateOptions {
   zt_digest_alg digest = ZT_DIGEST_UNKNOWN;  // UNKNOWN: keep each component's
   bool sync = true;
 };
+
+// Spec 1.1 allowed any integer dtype for the index components of sparse
+// objects (indices, indptr, coords); 1.2 requires u64. For such a component
+// of another integer dtype, sets `out` to its entries as little-endian u64
+// (a negative entry is ZT_E_SPARSE_INDEX) and returns true; else false.
+bool sparse_index_as_u64(const Reader &in, const Object &o, const Component &c, std::vector<uint8_t> &out);
 
 // Copies every object of `in` into `w` (which the caller finishes).
 void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts);

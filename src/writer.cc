@@ -18,6 +18,16 @@ void put_le64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
+// Spec 1.2 §3: "All index components (indices, indptr, coords) across sparse
+// formats MUST use dtype: "u64"" (1.1 allowed any integer).
+bool is_sparse_format(const std::string &format) {
+  return format == "sparse_csr" || format == "sparse_coo";
+}
+bool is_sparse_index(const std::string &format, const std::string &role) {
+  return (format == "sparse_csr" && (role == "indices" || role == "indptr")) ||
+         (format == "sparse_coo" && role == "coords");
+}
+
 }  // namespace
 
 Writer::Writer(const std::string &path, const WriterOptions &opts) : opts_(opts) {
@@ -65,6 +75,14 @@ void Writer::begin_object(const std::string &name, const std::string &format, Sh
   manifest_.objects.push_back(std::move(o));
 }
 
+void Writer::drop_object_if_empty(const std::string &name) {
+  auto it = index_.find(name);
+  if (it == index_.end() || it->second + 1 != manifest_.objects.size()) return;
+  if (!manifest_.objects.back().components.empty()) return;
+  manifest_.objects.pop_back();
+  index_.erase(it);
+}
+
 Object &Writer::object_for(const std::string &name) {
   auto it = index_.find(name);
   if (it == index_.end()) fail(ZT_E_NOT_FOUND, where(name) + ": no such object declared (begin it first)");
@@ -102,6 +120,9 @@ Component &Writer::new_component(Object &o, const std::string &role, zt_dtype dt
   if (!valid_utf8(role.data(), role.size())) fail(ZT_E_NAME, ctx() + ": role is not valid UTF-8");
   for (const auto &c : o.components)
     if (c.role == role) fail(ZT_E_EXISTS, ctx() + ": component already written");
+  if (dtype != ZT_U64 && is_sparse_index(o.format, role))
+    fail(ZT_E_INDEX_DTYPE,
+         ctx() + ": index components of " + o.format + " must be u64 (spec 1.2), not " + dtype_name(dtype));
   Component c;
   c.role = role;
   c.dtype = dtype;
@@ -260,6 +281,17 @@ void Writer::finish() {
           bool has_data = false;
           for (const auto &c : o.components) has_data |= c.role == "data";
           if (!has_data) fail(ZT_E_COMPONENT_MISSING, where(o.name) + ": dense object has no 'data' component");
+        } else if (is_sparse_format(o.format)) {
+          // The components spec 1.2 §3 lists for the format (their contents
+          // were checked by zt_writer_add_csr / zt_writer_add_coo, or by the
+          // reader of a copied object).
+          const bool csr = o.format == "sparse_csr";
+          for (const char *role : {"values", csr ? "indices" : "coords", csr ? "indptr" : "values"}) {
+            bool found = false;
+            for (const auto &c : o.components) found |= c.role == role;
+            if (!found)
+              fail(ZT_E_COMPONENT_MISSING, where(o.name) + ": " + o.format + " object has no '" + role + "' component");
+          }
         }
       }
     }

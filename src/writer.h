@@ -48,6 +48,10 @@ class Writer {
   void set_object_attributes(const std::string &name, std::string cbor);
   void set_object_extra(const std::string &name, std::vector<RawField> extra);
   bool has_object(const std::string &name) const { return index_.count(name) != 0; }
+  // Forgets `name` if it is the object declared last and has no component
+  // yet: a composite write that fails before its first blob leaves no empty
+  // object behind (no-op otherwise).
+  void drop_object_if_empty(const std::string &name);
 
   void write_blob(const std::string &name, const std::string &role, zt_dtype dtype, const void *data, size_t len,
                   const BlobOptions &opts);

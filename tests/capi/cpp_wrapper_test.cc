@@ -43,11 +43,11 @@ std::string write_sample(const TempDir &tmp) {
   w.add<bool>("flags", {2}, ztensor::Span<const bool>(flags, 2));
   w.begin_object("csr", "sparse_csr", {2, 2});
   const double vals[] = {5.0};
-  const int64_t indices[] = {1};
-  const int64_t indptr[] = {0, 1, 1};
+  const uint64_t indices[] = {1};
+  const uint64_t indptr[] = {0, 1, 1};
   w.write_blob("csr", "values", ZT_F64, vals, sizeof vals);
-  w.write_blob("csr", "indices", ZT_I64, indices, sizeof indices);
-  w.write_blob("csr", "indptr", ZT_I64, indptr, sizeof indptr);
+  w.write_blob("csr", "indices", ZT_U64, indices, sizeof indices);
+  w.write_blob("csr", "indptr", ZT_U64, indptr, sizeof indptr);
   w.finish();
   return path;
 }
@@ -91,7 +91,7 @@ TEST(CppWrapper, WriteThenReadEverything) {
   EXPECT_EQ(csr.component_count(), 3u);
   EXPECT_TRUE(csr.has_component("indptr"));
   EXPECT_FALSE(csr.has_component("coords"));
-  EXPECT_EQ(csr.read_as<int64_t>("indptr"), (std::vector<int64_t>{0, 1, 1}));
+  EXPECT_EQ(csr.read_as<uint64_t>("indptr"), (std::vector<uint64_t>{0, 1, 1}));
   f.verify(true);
 }
 

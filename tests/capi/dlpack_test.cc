@@ -69,11 +69,11 @@ void write_fixture(const std::string &path) {
   const uint64_t shape[] = {2, 3};
   ASSERT_EQ(zt_writer_begin_object(w, "csr", 3, "sparse_csr", shape, 2), ZT_OK) << zt_last_error();
   const float values[] = {7.f};
-  const int64_t indices[] = {2};
-  const int64_t indptr[] = {0, 1, 1};
+  const uint64_t indices[] = {2};
+  const uint64_t indptr[] = {0, 1, 1};
   ASSERT_EQ(zt_write_blob(w, "csr", 3, "values", ZT_F32, values, sizeof values, nullptr), ZT_OK);
-  ASSERT_EQ(zt_write_blob(w, "csr", 3, "indices", ZT_I64, indices, sizeof indices, nullptr), ZT_OK);
-  ASSERT_EQ(zt_write_blob(w, "csr", 3, "indptr", ZT_I64, indptr, sizeof indptr, nullptr), ZT_OK);
+  ASSERT_EQ(zt_write_blob(w, "csr", 3, "indices", ZT_U64, indices, sizeof indices, nullptr), ZT_OK);
+  ASSERT_EQ(zt_write_blob(w, "csr", 3, "indptr", ZT_U64, indptr, sizeof indptr, nullptr), ZT_OK);
   ASSERT_EQ(zt_writer_finish(w), ZT_OK) << zt_last_error();
 }
 
