@@ -242,8 +242,12 @@ const char *kind_name(Kind k) {
 
 std::string_view Tree::text(const Node &n) const {
   if (!n.joined) return {reinterpret_cast<const char *>(data_) + n.end - n.value, static_cast<size_t>(n.value)};
-  auto it = std::lower_bound(joined_.begin(), joined_.end(), static_cast<uint32_t>(&n - nodes_.data()),
-                             [](const auto &j, uint32_t i) { return j.first < i; });
+  // Joined strings are found by node index, so n must be one of ours.
+  const auto idx = static_cast<size_t>(&n - nodes_.data());
+  if (std::less<const Node *>()(&n, nodes_.data()) || idx >= nodes_.size())
+    fail(ZT_E_INTERNAL, "cbor::Tree::text: a node of another tree");
+  auto it = std::lower_bound(joined_.begin(), joined_.end(), idx, [](const auto &j, size_t i) { return j.first < i; });
+  if (it == joined_.end() || it->first != idx) fail(ZT_E_INTERNAL, "cbor::Tree::text: joined string not found");
   return it->second;
 }
 

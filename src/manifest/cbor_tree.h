@@ -91,7 +91,8 @@ class Tree {
   // Map lookup by text key; returns 0 (the root, never a value) if absent.
   uint32_t find(uint32_t map, std::string_view key) const;
 
-  // Contents of a Bytes/Text node.
+  // Contents of a Bytes/Text node; n must be a reference into this tree
+  // (node(i)), not a copy.
   std::string_view text(const Node &n) const;
   std::string_view text(uint32_t i) const { return text(nodes_[i]); }
   double real(const Node &n) const;
