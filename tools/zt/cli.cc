@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace ztcli {
@@ -126,6 +127,14 @@ bool parse_digest(const std::string &s, uint32_t &alg) {
     alg = ZT_DIGEST_SHA256;
   else
     return false;
+  return true;
+}
+
+bool parse_zstd_level(const std::string &s, int32_t &level) {
+  char *end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || !end || *end || v < -131072 || v > 22) return false;
+  level = static_cast<int32_t>(v);
   return true;
 }
 

@@ -56,5 +56,7 @@ uint64_t stored_bytes(const zt_object *o);
 
 // Parses "none|crc32c|sha256" (returns false on anything else).
 bool parse_digest(const std::string &s, uint32_t &alg);
+// A zstd level for --zstd (-131072..22); false if s is not one.
+bool parse_zstd_level(const std::string &s, int32_t &level);
 
 }  // namespace ztcli

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
@@ -42,14 +41,8 @@ int rewrite(const char *cmd, const std::vector<std::string> &argv, bool compress
   zt_migrate_options mo;
   zt_migrate_options_init(&mo);
   mo.recompress = compress ? 1 : -1;
-  if (a.has("--zstd")) {
-    char *end = nullptr;
-    const std::string v = a.get("--zstd");
-    long level = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || !end || *end || level < -131072 || level > 22)
-      return usage_error(cmd, "--zstd takes a level (-131072..22)");
-    mo.zstd_level = static_cast<int32_t>(level);
-  }
+  if (a.has("--zstd") && !parse_zstd_level(a.get("--zstd"), mo.zstd_level))
+    return usage_error(cmd, "--zstd takes a level (-131072..22)");
   if (a.has("--digest") && !parse_digest(a.get("--digest"), mo.digest))
     return usage_error(cmd, "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) mo.sync = 0;

@@ -50,14 +50,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-bool parse_level(const std::string &s, int32_t &level) {
-  char *end = nullptr;
-  long v = std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || !end || *end || v < -131072 || v > 22) return false;
-  level = static_cast<int32_t>(v);
-  return true;
-}
-
 uint64_t file_size(const std::string &path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
@@ -86,7 +78,7 @@ int cmd_convert(const std::vector<std::string> &argv) {
   zt_writer_options wo;
   zt_writer_options_init(&wo);
   if (a.has("--zstd")) {
-    if (!parse_level(a.get("--zstd"), wo.zstd_level))
+    if (!parse_zstd_level(a.get("--zstd"), wo.zstd_level))
       return usage_error("convert", "--zstd takes a level (-131072..22)");
     wo.encoding = ZT_ENCODING_ZSTD;
   }

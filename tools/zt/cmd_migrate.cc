@@ -1,6 +1,5 @@
 // zt migrate: any readable version → spec 1.2.0.
 #include <cstdio>
-#include <cstdlib>
 
 #include "cli.h"
 #include "commands.h"
@@ -25,12 +24,9 @@ int cmd_migrate(const std::vector<std::string> &argv) {
   zt_migrate_options mo;
   zt_migrate_options_init(&mo);
   if (a.has("--zstd")) {
-    char *end = nullptr;
-    long level = std::strtol(a.get("--zstd").c_str(), &end, 10);
-    if (!end || *end || level < -131072 || level > 22)
+    if (!parse_zstd_level(a.get("--zstd"), mo.zstd_level))
       return usage_error("migrate", "--zstd takes a level (-131072..22)");
     mo.recompress = 1;
-    mo.zstd_level = static_cast<int32_t>(level);
   }
   if (a.has("--raw")) mo.recompress = -1;
   if (a.has("--digest") && !parse_digest(a.get("--digest"), mo.digest))
