@@ -415,14 +415,18 @@ ZT_API zt_status zt_writer_set_object_attributes_json(zt_writer *w,
                                                       const char *json);
 
 /* Writes one component (`role`) of a declared object: the bytes are
- * little-endian elements of `dtype`, encoded and digested as opts say. */
+ * little-endian elements of `dtype`, encoded and digested as opts say.
+ * A len that cannot fit the shape (ZT_E_LENGTH), a bad dtype or option is
+ * refused before anything is written, and the writer stays usable. A
+ * failure while writing (I/O) fails the writer: only discard is left. */
 ZT_API zt_status zt_write_blob(zt_writer *w, const char *name, size_t name_len,
                                const char *role, zt_dtype dtype,
                                const void *data, size_t len,
                                const zt_blob_options *opts);
 
 /* Streaming: one component in pieces, memory bounded by one piece. Only one
- * blob may be open at a time. */
+ * blob may be open at a time. Its size is known only at the end: a total
+ * that does not fit the shape fails the writer at zt_write_blob_end. */
 ZT_API zt_status zt_write_blob_begin(zt_writer *w, const char *name,
                                      size_t name_len, const char *role,
                                      zt_dtype dtype,
@@ -431,7 +435,8 @@ ZT_API zt_status zt_write_blob_append(zt_writer *w, const void *data,
                                       size_t len);
 ZT_API zt_status zt_write_blob_end(zt_writer *w);
 
-/* One call for a dense tensor: begin_object + write_blob("data"). */
+/* One call for a dense tensor: begin_object + write_blob("data"). When it
+ * is refused, the object is not declared either. */
 ZT_API zt_status zt_writer_add_dense(zt_writer *w, const char *name,
                                      size_t name_len, zt_dtype dtype,
                                      const uint64_t *shape, size_t ndim,

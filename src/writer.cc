@@ -157,6 +157,7 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
   check_open();
   if (!data && len) fail(ZT_E_INVALID_ARG, where(name, role) + ": data is NULL but length is " + std::to_string(len));
   open_blob(name, role, dtype, opts, /*streaming=*/false);
+  refuse_before_writing(len);
   try {
     Stream &s = *stream_;
     Component &c = manifest_.objects[s.object].components[s.component];
@@ -178,6 +179,30 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
     state_ = State::Failed;
     throw;
   }
+}
+
+// A whole blob's size is known before any of it is written: checked against
+// the shape (the rules blob_end applies) first, a wrong one is refused with
+// the writer still usable and nothing of it in the file, where a failure
+// after writing would have to fail the whole writer.
+void Writer::refuse_before_writing(size_t len) {
+  Stream &s = *stream_;
+  Object &o = manifest_.objects[s.object];
+  Component probe = o.components[s.component];
+  const bool zstd = probe.encoding == ZT_ENCODING_ZSTD;
+  probe.length = zstd ? 0 : len;
+  probe.has_uncompressed_length = zstd;
+  probe.uncompressed_length = len;
+  DecodeLimits limits;
+  limits.max_decoded_size = UINT64_MAX;
+  const uint64_t data_end = manifest_.data_end;
+  manifest_.data_end = probe.offset + probe.length;
+  validate_component(probe, o, manifest_, limits);
+  manifest_.data_end = data_end;
+  if (probe.status == ZT_OK) return;
+  o.components.pop_back();  // only padding was written: the next blob aligns past it
+  stream_.reset();
+  fail(probe.status, probe.error);
 }
 
 void Writer::blob_begin(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts) {

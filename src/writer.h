@@ -72,6 +72,9 @@ class Writer {
   void open_blob(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts,
                  bool streaming);
   Component &new_component(Object &o, const std::string &role, zt_dtype dtype, const BlobOptions &opts);
+  // Withdraws the blob just opened, writer still usable, if len bytes could
+  // not be valid for it.
+  void refuse_before_writing(size_t len);
   void check_open() const;
   unsigned zstd_threads(size_t len) const;
 

@@ -328,6 +328,39 @@ TEST(RoundTrip, ReplacesAnExistingFileOnlyOnFinish) {
   EXPECT_EQ(entries, 1);
 }
 
+// A refused zt_writer_add_dense (wrong byte count, wrong dtype) leaves the
+// writer usable and declares nothing: what was added before and after is
+// written, and the refused name can be used again.
+TEST(RoundTrip, RefusedAddKeepsTheWriterAndDeclaresNothing) {
+  TempDir tmp;
+  const std::string path = tmp.file("kept.zt");
+  zt_writer *w = create(path);
+  uint64_t shape[1] = {4};
+  float v[4] = {1, 2, 3, 4};
+  ASSERT_EQ(zt_writer_add_dense(w, "before", 6, ZT_F32, shape, 1, v, 16, nullptr), ZT_OK);
+  EXPECT_EQ(zt_writer_add_dense(w, "x", 1, ZT_F32, shape, 1, v, 12, nullptr), ZT_E_LENGTH) << "12 bytes for 4 f32";
+  EXPECT_NE(std::string(zt_last_error()).find("'x'"), std::string::npos) << zt_last_error();
+  zt_blob_options zo;
+  zt_blob_options_init(&zo);
+  zo.encoding = ZT_ENCODING_ZSTD;
+  EXPECT_EQ(zt_writer_add_dense(w, "x", 1, ZT_F64, shape, 1, v, 16, &zo), ZT_E_LENGTH) << "16 bytes for 4 f64";
+  ASSERT_EQ(zt_writer_add_dense(w, "x", 1, ZT_F32, shape, 1, v, 16, &zo), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_writer_add_dense(w, "after", 5, ZT_F32, shape, 1, v, 16, nullptr), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_writer_finish(w), ZT_OK) << zt_last_error();
+  zt_file *f = nullptr;
+  ASSERT_EQ(zt_open(path.c_str(), nullptr, &f), ZT_OK) << zt_last_error();
+  size_t n = 0;
+  zt_file_object_count(f, &n);
+  EXPECT_EQ(n, 3u);
+  for (const char *name : {"before", "x", "after"}) {
+    std::vector<uint8_t> got = read_component(f, name);
+    EXPECT_EQ(got.size(), 16u) << name;
+    EXPECT_EQ(std::memcmp(got.data(), v, 16), 0) << name;
+  }
+  EXPECT_EQ(zt_file_verify(f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+  zt_close(f);
+}
+
 TEST(RoundTrip, WriterRefusesBadInput) {
   TempDir tmp;
   zt_writer *w = create(tmp.file("bad.zt"));
