@@ -19,12 +19,6 @@ using namespace zt::capi;
 
 namespace {
 
-// Turns a status of another exported call into an exception, keeping its
-// message.
-void ok_or_throw(zt_status st) {
-  if (st != ZT_OK) fail(st, zt_last_error());
-}
-
 std::string name_str(const char *name, size_t len, const char *fn) {
   if (!name && len) invalid((std::string(fn) + ": name is NULL").c_str());
   return std::string(name ? name : "", len);
@@ -70,30 +64,6 @@ void write_component(zt_writer *w, const std::string &name, const char *role, zt
   static const uint8_t kEmpty = 0;
   ok_or_throw(zt_write_blob(w, name.data(), name.size(), role, dtype, data ? data : &kEmpty, len, opts));
 }
-
-// Declares a composite object and, if the call fails before its first blob
-// (a logical type stored in the wrong dtype, a bad encoding or digest, a blob
-// still streaming), forgets it again: the header promises that nothing is
-// written, and an object without its components would violate the format.
-class NewObject {
- public:
-  NewObject(zt_writer *w, const std::string &name, const char *format, const uint64_t *shape, size_t ndim)
-      : w_(w), name_(name) {
-    ok_or_throw(zt_writer_begin_object(w, name.data(), name.size(), format, shape, ndim));
-    armed_ = true;
-  }
-  ~NewObject() {
-    if (armed_) w_->writer->drop_object_if_empty(name_);
-  }
-  void keep() { armed_ = false; }
-  NewObject(const NewObject &) = delete;
-  NewObject &operator=(const NewObject &) = delete;
-
- private:
-  zt_writer *w_;
-  std::string name_;
-  bool armed_ = false;
-};
 
 const Object &object_of(const zt_object *obj, const char *fn) {
   return *object_ref(obj, fn).obj;

@@ -91,4 +91,36 @@ const zt::Component &component_ref(const zt_object &o, size_t index, const char 
 char *dup_string(const std::string &s);
 uint8_t *dup_bytes(const std::string &s);
 
+// Turns a status of another exported call into an exception, keeping its
+// message.
+inline void ok_or_throw(zt_status st) {
+  if (st != ZT_OK) fail(st, zt_last_error());
+}
+
+// Declares an object for a one-call add (zt_writer_add_dense, _csr, _coo,
+// _quantized_group) and, if the call fails before its first blob (a wrong
+// size, a logical type over the wrong dtype, a bad encoding or digest, a
+// blob still streaming), forgets it again: such a call promises that
+// nothing is written, and an object without its components would break the
+// format.
+class NewObject {
+ public:
+  NewObject(zt_writer *w, const std::string &name, const char *format, const uint64_t *shape, size_t ndim)
+      : w_(w), name_(name) {
+    ok_or_throw(zt_writer_begin_object(w, name.data(), name.size(), format, shape, ndim));
+    armed_ = true;
+  }
+  ~NewObject() {
+    if (armed_) w_->writer->drop_object_if_empty(name_);
+  }
+  void keep() { armed_ = false; }
+  NewObject(const NewObject &) = delete;
+  NewObject &operator=(const NewObject &) = delete;
+
+ private:
+  zt_writer *w_;
+  std::string name_;
+  bool armed_ = false;
+};
+
 }  // namespace zt::capi

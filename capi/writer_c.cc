@@ -201,13 +201,9 @@ ZT_API zt_status zt_writer_add_dense(zt_writer *w, const char *name, size_t name
     zt_writer &h = writer_ref(w, "zt_writer_add_dense");
     std::string n = name_of(name, name_len, "zt_writer_add_dense");
     BlobOptions bo = to_blob_options(opts);
-    h.writer->begin_object(n, "dense", shape_of(shape, ndim, "zt_writer_add_dense"));
-    try {
-      h.writer->write_blob(n, "data", dtype, data, len, bo);
-    } catch (...) {
-      h.writer->drop_object_if_empty(n);  // a refused call declares nothing
-      throw;
-    }
+    NewObject object(w, n, "dense", shape, ndim);
+    h.writer->write_blob(n, "data", dtype, data, len, bo);
+    object.keep();
     return ZT_OK;
   });
 }

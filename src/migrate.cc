@@ -8,9 +8,7 @@
 namespace zt {
 
 bool sparse_index_as_u64(const Reader &in, const Object &o, const Component &c, std::vector<uint8_t> &out) {
-  const bool index = (o.format == "sparse_csr" && (c.role == "indices" || c.role == "indptr")) ||
-                     (o.format == "sparse_coo" && c.role == "coords");
-  if (!index || c.dtype == ZT_U64 || !dtype_is_integer(c.dtype)) return false;
+  if (!is_sparse_index(o.format, c.role) || c.dtype == ZT_U64 || !dtype_is_integer(c.dtype)) return false;
   const std::vector<uint64_t> v = read_index_component(in, o, c, ZT_E_SPARSE_INDEX);
   out.resize(v.size() * 8);
   for (size_t i = 0; i < v.size(); ++i)

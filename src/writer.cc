@@ -3,6 +3,7 @@
 #include <cstring>
 #include <thread>
 
+#include "composite/parts.h"
 #include "container/layout.h"
 #include "manifest/decode.h"
 #include "manifest/encode.h"
@@ -18,14 +19,8 @@ void put_le64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
-// Spec 1.2 §3: "All index components (indices, indptr, coords) across sparse
-// formats MUST use dtype: "u64"" (1.1 allowed any integer).
 bool is_sparse_format(const std::string &format) {
   return format == "sparse_csr" || format == "sparse_coo";
-}
-bool is_sparse_index(const std::string &format, const std::string &role) {
-  return (format == "sparse_csr" && (role == "indices" || role == "indptr")) ||
-         (format == "sparse_coo" && role == "coords");
 }
 
 }  // namespace

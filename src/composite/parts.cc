@@ -90,6 +90,11 @@ std::vector<uint64_t> index_bytes_to_u64(const uint8_t *data, size_t bytes, zt_d
   return out;
 }
 
+bool is_sparse_index(const std::string &format, const std::string &role) {
+  return (format == "sparse_csr" && (role == "indices" || role == "indptr")) ||
+         (format == "sparse_coo" && role == "coords");
+}
+
 std::vector<uint64_t> read_index_component(const Reader &reader, const Object &obj, const Component &c,
                                            zt_status negative_status) {
   const std::string ctx = where(obj.name, c.role);

@@ -27,6 +27,10 @@ uint64_t element_count(const Reader &reader, const Object &obj, const Component 
 // Bytes of one logical element (dtype size × ratio).
 uint64_t element_bytes(const Component &c);
 
+// Whether `role` is an index component of a sparse format (indices and
+// indptr of sparse_csr, coords of sparse_coo): u64 in spec 1.2 §3.
+bool is_sparse_index(const std::string &format, const std::string &role);
+
 // Reads an index component as u64. ZT_E_INDEX_DTYPE if its dtype is not an
 // integer; a negative entry (signed dtypes) fails with `negative_status`.
 std::vector<uint64_t> read_index_component(const Reader &reader, const Object &obj, const Component &c,

@@ -55,20 +55,6 @@ class FileDescriptor {
 // fresh mapping (which made mapped copy-reads ~20% slower than one pread).
 constexpr size_t kPreadThreshold = size_t{1} << 20;
 
-void pread_all(int fd, const std::string &path, uint64_t offset, size_t len, void *dst) {
-  auto *p = static_cast<uint8_t *>(dst);
-  while (len > 0) {
-    ssize_t n = ::pread(fd, p, len, static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail(ZT_E_IO, errno_text("read failed on", path) + " at offset " + std::to_string(offset));
-    }
-    if (n == 0) fail(ZT_E_IO, "'" + path + "' shrank while being read (offset " + std::to_string(offset) + ")");
-    p += n;
-    len -= static_cast<size_t>(n);
-    offset += static_cast<uint64_t>(n);
-  }
-}
 
 constexpr size_t kMaxIov = IOV_MAX;
 
@@ -115,6 +101,11 @@ void preadv_all(int fd, const std::string &path, uint64_t offset, const Source::
   }
 }
 
+void pread_all(int fd, const std::string &path, uint64_t offset, size_t len, void *dst) {
+  const Source::Piece piece{dst, len};
+  preadv_all(fd, path, offset, &piece, 1);
+}
+
 class MmapSource final : public Source {
  public:
   explicit MmapSource(const std::string &path) : fd_(path) {
@@ -157,20 +148,7 @@ class PreadSource final : public Source {
     path_ = path;
     size_ = fd_.size();
   }
-  void read(uint64_t offset, size_t len, void *dst) const override {
-    auto *p = static_cast<uint8_t *>(dst);
-    while (len > 0) {
-      ssize_t n = ::pread(fd_.get(), p, len, static_cast<off_t>(offset));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        fail(ZT_E_IO, errno_text("read failed on", path_) + " at offset " + std::to_string(offset));
-      }
-      if (n == 0) fail(ZT_E_IO, "'" + path_ + "' shrank while being read (offset " + std::to_string(offset) + ")");
-      p += n;
-      len -= static_cast<size_t>(n);
-      offset += static_cast<uint64_t>(n);
-    }
-  }
+  void read(uint64_t offset, size_t len, void *dst) const override { pread_all(fd_.get(), path_, offset, len, dst); }
   void read_pieces(uint64_t offset, const Piece *pieces, size_t n) const override {
     preadv_all(fd_.get(), path_, offset, pieces, n);
   }

@@ -15,14 +15,11 @@ using Open = detail::OpenItem;
 
 struct Builder {
   explicit Builder(std::vector<Open> &s) : stack(s) {}
-  Tree *tree;
   std::vector<Node> *nodes;
   std::vector<Open> &stack;
   size_t pos = 0;   // offset of the item being decoded
-  size_t size = 0;  // buffer size
   size_t max_depth = 256;
   size_t collapse_depth = 0;
-  const std::string *what;
   bool done = false;
   // Set by callbacks, acted on once the decoder says how much it read.
   enum class Event { None, Leaf, Open, Break, Chunk } event = Event::None;
@@ -279,7 +276,7 @@ Tree::Tree(const uint8_t *data, size_t size, const std::string &what, const Pars
   parse(data, size, what, opts);
 }
 
-void Tree::parse(const uint8_t *data, size_t size, const std::string &what_in, const ParseOptions &opts) {
+void Tree::parse(const uint8_t *data, size_t size, const std::string &what, const ParseOptions &opts) {
   data_ = data;
   base_ = opts.base_offset;
   nodes_.clear();
@@ -287,17 +284,13 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what_in, c
   const size_t base = opts.base_offset;
   // Offsets in messages are within the buffer `what` names.
   auto at = [base](size_t pos) { return std::to_string(base + pos); };
-  const std::string &what = what_in;
   if (size > UINT32_MAX)
-    fail(ZT_E_LIMIT, what_in + ": " + std::to_string(size) + " bytes of CBOR, more than this parser takes (4 GiB)");
+    fail(ZT_E_LIMIT, what + ": " + std::to_string(size) + " bytes of CBOR, more than this parser takes (4 GiB)");
   stack_.clear();
   Builder b(stack_);
-  b.tree = this;
   b.nodes = &nodes_;
-  b.size = size;
   b.max_depth = opts.max_depth;
   b.collapse_depth = opts.collapse_depth;
-  b.what = &what;
   // Most items are a few bytes: reserve a guess to limit regrowth (a
   // collapsed tree keeps far fewer nodes than items).
   if (opts.collapse_depth == 0) nodes_.reserve(std::min<size_t>(size / 4 + 1, size_t{1} << 24));
@@ -465,16 +458,12 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what_in, c
         Open top = b.stack.back();
         Node &n = nodes_[top.node];
         if (n.kind == Kind::Map) {
-          // Count children: a map needs an even number of items.
-          uint64_t items = 0;
-          for (uint32_t c = top.node + 1; c < nodes_.size(); c = nodes_[c].next) ++items;
-          if (items % 2)
+          // A map needs an even number of items.
+          if (top.done % 2)
             fail(ZT_E_CBOR, what + ": indefinite map at byte " + at(n.begin) + " ends after a key with no value");
-          n.value = items / 2;
+          n.value = top.done / 2;
         } else if (n.kind == Kind::Array) {
-          uint64_t items = 0;
-          for (uint32_t c = top.node + 1; c < nodes_.size(); c = nodes_[c].next) ++items;
-          n.value = items;
+          n.value = top.done;
         } else if (n.kind == Kind::Tag) {
           fail(ZT_E_CBOR, what + ": break inside a tag at byte " + at(b.pos));
         }

@@ -105,11 +105,6 @@ class Tree {
     return {reinterpret_cast<const char *>(data_) + nodes_[i].begin, nodes_[i].end - nodes_[i].begin};
   }
 
-  // Builder access.
-  std::vector<Node> &mutable_nodes() { return nodes_; }
-  std::vector<std::pair<uint32_t, std::string>> &joined() { return joined_; }
-  std::vector<detail::OpenItem> &stack() { return stack_; }
-
  private:
   const uint8_t *data_ = nullptr;
   size_t base_ = 0;

@@ -22,17 +22,16 @@ void validate_component(Component &c, const Object &obj, const Manifest &m, cons
   // An empty blob holds no bytes: the spec asks only that it be aligned and
   // end within the file, and writers that pad only before real bytes put
   // one at offset 0 or just past the last blob, beyond the manifest's start.
-  const bool empty = c.length == 0;
-  if (c.offset < 8 && !empty) bad(ZT_E_BOUNDS, at() + " lies inside the 8-byte header");
+  const bool empty_in_file = c.length == 0 && limits.file_size != 0;
+  if (c.offset < 8 && c.length != 0) bad(ZT_E_BOUNDS, at() + " lies inside the 8-byte header");
   auto end = checked_add(c.offset, c.length);
   if (!end)
     bad(ZT_E_BOUNDS, at() + " + length " + std::to_string(c.length) + " overflows 64 bits");
-  else if (empty && limits.file_size != 0 && *end > limits.file_size)
-    bad(ZT_E_BOUNDS,
-        "empty blob at " + at() + " lies past the end of the file (" + std::to_string(limits.file_size) + " bytes)");
-  else if (!(empty && limits.file_size != 0) && *end > m.data_end)
-    bad(ZT_E_BOUNDS, "blob [" + std::to_string(c.offset) + ", " + std::to_string(*end) +
-                         ") runs past the start of the manifest at " + std::to_string(m.data_end));
+  else if (empty_in_file ? *end > limits.file_size : *end > m.data_end)
+    bad(ZT_E_BOUNDS, empty_in_file ? "empty blob at " + at() + " lies past the end of the file (" +
+                                         std::to_string(limits.file_size) + " bytes)"
+                                   : "blob [" + std::to_string(c.offset) + ", " + std::to_string(*end) +
+                                         ") runs past the start of the manifest at " + std::to_string(m.data_end));
 
   if (c.has_type) {
     const LogicalType *lt = logical_type_find(c.logical_type);

@@ -4,12 +4,19 @@
 #pragma once
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ztensor.h"
 
 namespace ztcli {
+
+// An open file closed when it goes out of scope.
+struct FileCloser {
+  void operator()(zt_file *f) const { zt_close(f); }
+};
+using FilePtr = std::unique_ptr<zt_file, FileCloser>;
 
 // Exit codes (documented in `zt --help` and README.md).
 enum Exit { kOk = 0, kFailure = 1, kUsage = 2, kIo = 3 };

@@ -39,11 +39,6 @@ const char *const kMergeUsage =
 
 namespace {
 
-struct FileCloser {
-  void operator()(zt_file *f) const { zt_close(f); }
-};
-using FilePtr = std::unique_ptr<zt_file, FileCloser>;
-
 struct Options {
   bool quiet = false, json = false, sync = true;
 };

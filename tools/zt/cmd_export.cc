@@ -24,10 +24,6 @@ const char *const kExportUsage =
 
 namespace {
 
-struct FileCloser {
-  void operator()(zt_file *f) const { zt_close(f); }
-};
-
 const char *npy_descr(zt_dtype d) {
   switch (d) {
     case ZT_F64:
@@ -88,7 +84,7 @@ int cmd_export(const std::vector<std::string> &argv) {
   zt_file *raw = nullptr;
   zt_status st = zt_open(a.positional[0].c_str(), nullptr, &raw);
   if (st != ZT_OK) return report("export: cannot open '" + a.positional[0] + "'", st);
-  std::unique_ptr<zt_file, FileCloser> f(raw);
+  FilePtr f(raw);
   const std::string &name = a.positional[1];
   const zt_object *o = nullptr;
   st = zt_file_object_by_name(f.get(), name.data(), name.size(), &o);

@@ -28,11 +28,6 @@ const char *const kCatUsage =
 
 namespace {
 
-struct FileCloser {
-  void operator()(zt_file *f) const { zt_close(f); }
-};
-using FilePtr = std::unique_ptr<zt_file, FileCloser>;
-
 int open_file(const std::string &path, FilePtr &out) {
   zt_file *f = nullptr;
   zt_status st = zt_open(path.c_str(), nullptr, &f);
