@@ -470,8 +470,7 @@ TEST(Composite, WriterRefusesBadArraysBeforeWriting) {
 }
 
 std::string interop(const std::string &file) {
-  const char *d = std::getenv("ZT_INTEROP_DIR");
-  return std::string(d ? d : "../shared/interop") + "/v1/" + file;
+  return zttest::interop_dir() + "/v1/" + file;
 }
 
 TEST(CompositeInterop, SparseCsrDensifiesToValuesAtIndices) {

@@ -160,8 +160,7 @@ TEST(CppWrapper, WriterLeftUnfinishedLeavesNothing) {
 }
 
 TEST(CppWrapper, ReadsInteropFileFromMemory) {
-  const std::string dir = zttest::env_or("ZT_INTEROP_DIR", "");
-  if (dir.empty()) GTEST_SKIP() << "ZT_INTEROP_DIR not set";
+  const std::string dir = zttest::interop_dir();
   const std::string bytes = zttest::read_file(dir + "/v1/dense_f32.zt");
   ASSERT_FALSE(bytes.empty());
   ztensor::File f = ztensor::File::from_memory(bytes.data(), bytes.size());

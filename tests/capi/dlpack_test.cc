@@ -238,8 +238,7 @@ TEST_F(Dlpack, RefusesWhatItCannotExport) {
 }
 
 TEST(DlpackInterop, LegacyBigEndianIsSwappedAndBf16Mapped) {
-  const std::string dir = zttest::env_or("ZT_INTEROP_DIR", "");
-  if (dir.empty()) GTEST_SKIP() << "ZT_INTEROP_DIR not set";
+  const std::string dir = zttest::interop_dir();
   for (const char *rel : {"/v0/v01_raw_be.zt", "/v1/dense_bf16.zt"}) {
     SCOPED_TRACE(rel);
     zt_file *f = nullptr;

@@ -1,4 +1,4 @@
-// Every file the reference implementation wrote (../shared/interop) is read
+// Every file the reference implementation wrote (tests/data/interop) is read
 // through the public C API and compared with expected.json: versions,
 // attributes, objects, shapes, formats, components, the SHA-256 of every
 // decoded component, and digest verification. Negative vectors are refused
@@ -19,17 +19,10 @@ using zttest::sha256_hex;
 
 namespace {
 
-std::string interop_dir() {
-  return env_or("ZT_INTEROP_DIR", "../shared/interop");
-}
-
-bool have_dir(const std::string &d) {
-  struct stat st;
-  return stat(d.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
+std::string interop_dir() { return zttest::interop_dir(); }
 
 json load_expected(const std::string &dir) {
-  return json::parse(read_file(dir + "/expected.json"));
+  return json::parse(zttest::read_required_file(dir + "/expected.json"));
 }
 
 json attributes_json(char *s) {
@@ -123,7 +116,6 @@ void check_file(const std::string &path, const json &exp, const zt_open_options 
 }
 
 void check_dir(const std::string &dir) {
-  if (!have_dir(dir)) GTEST_SKIP() << "interop vectors not found at " << dir << " (set ZT_INTEROP_DIR)";
   json exp = load_expected(dir);
   ASSERT_GT(exp["files"].size(), 0u);
   zt_open_options pread_opts;
@@ -151,11 +143,10 @@ TEST(Interop, LegacyV0FilesMatchExpected) {
   check_dir(interop_dir() + "/v0");
 }
 
-// DESIGN §3 / interop/README.md: root damage refuses the open; damage to one
+// docs/reading-rules.md: root damage refuses the open; damage to one
 // object fails that object only (lenient), and the strict open refuses.
 TEST(Interop, NegativeVectorsAreRefusedAtTheRightLevel) {
   const std::string dir = interop_dir() + "/v1/negative";
-  if (!have_dir(dir)) GTEST_SKIP() << "interop vectors not found at " << dir;
   struct Case {
     const char *file;
     zt_status status;

@@ -77,7 +77,7 @@ std::vector<Named> sweep_files(const zttest::TempDir &dir) {
   std::vector<Named> files;
   for (auto &[name, bytes] : zttest::valid_files()) files.push_back({name, bytes});
   files.push_back({"written", written_file(dir)});
-  const std::string interop = zttest::env_or("ZT_INTEROP_DIR", "");
+  const std::string interop = zttest::interop_dir();
   for (const char *sub : {"/v1", "/v0"})
     for (const auto &p : zt_files_in(interop + sub)) files.push_back({p, zttest::read_file(p)});
   return files;

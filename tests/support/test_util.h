@@ -63,4 +63,35 @@ inline std::string env_or(const char *name, const std::string &def) {
   return v && *v ? v : def;
 }
 
+// The interop vectors (tests/data/interop, written by the original
+// implementation). They ship with the repo, so a missing folder is a broken
+// checkout or a wrong -Dinterop_dir: fail loudly with the path, never skip and
+// never hand an empty string to a JSON parser.
+inline std::string interop_dir() {
+  const char *v = std::getenv("ZT_INTEROP_DIR");
+  std::string dir = v && *v ? v : std::string();
+  if (dir.empty()) {
+    fprintf(stderr, "ZT_INTEROP_DIR is not set: run the tests through 'meson test' (it points at tests/data/interop)\n");
+    std::abort();
+  }
+  std::ifstream probe(dir + "/v1/expected.json", std::ios::binary);
+  if (!probe) {
+    fprintf(stderr, "interop vectors missing: cannot open '%s/v1/expected.json' (ZT_INTEROP_DIR)\n", dir.c_str());
+    std::abort();
+  }
+  return dir;
+}
+
+// Whole file, or abort naming it: for data the tests cannot do without.
+inline std::string read_required_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    fprintf(stderr, "cannot open required test data '%s'\n", path.c_str());
+    std::abort();
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 }  // namespace zttest
