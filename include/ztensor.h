@@ -2,7 +2,7 @@
  * ztensor.h — the C ABI of libztensor, a reader and writer for zTensor (.zt)
  * tensor files (spec 1.2.0 written; 1.2.0, 1.1.0 and legacy 0.1.0 read).
  *
- * Conventions (see DESIGN.md §2):
+ * Conventions (see docs/c-abi.md):
  *  - Every fallible call returns a zt_status: ZT_OK (0) or a negative error.
  *    The values are pinned forever; new ones are only ever appended.
  *  - Outputs are pointer parameters named `out`, placed first after the
@@ -202,7 +202,7 @@ typedef struct zt_open_options {
   uint32_t access;            /* zt_access */
   uint32_t strict;            /* 1: refuse the file at the first invalid
                                  object, check composite structure and bool
-                                 bytes; 0 (default): lenient, see DESIGN §3 */
+                                 bytes; 0 (default): lenient, see docs/reading-rules.md */
   uint32_t threads;           /* worker threads for whole-file verify/read;
                                  0 = number of cores */
   uint64_t max_manifest_size; /* default and upper bound 1 GiB */

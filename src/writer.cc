@@ -277,7 +277,7 @@ void Writer::blob_end() {
     c.decoded_length = s.raw_bytes;
     if (s.digest) c.digest = s.digest->finish_string();
     stream_.reset();
-    // The same rules a reader applies (DESIGN §3), so we never write a file
+    // The same rules a reader applies (docs/reading-rules.md), so we never write a file
     // we would refuse: size against the shape, element multiples, limits.
     DecodeLimits limits;
     limits.max_decoded_size = UINT64_MAX;

@@ -1,7 +1,7 @@
 // Writer: builds a spec-1.2.0 file. Blobs are appended at 64-byte offsets as
 // they are given (whole or streamed in pieces), encoded and digested on the
 // way; finish() appends the manifest, size and footer and renames the
-// temporary file into place (DESIGN §4).
+// temporary file into place (docs/writing-rules.md).
 #pragma once
 
 #include <cstdint>

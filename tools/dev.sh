@@ -1,27 +1,33 @@
 #!/usr/bin/env bash
 # One entry point for building, the demo and the test suite on Debian 12.
 #   tools/dev.sh deps   install the Debian packages the project needs (idempotent)
-#   tools/dev.sh demo   deps + build + run the end-to-end demo (README command 1)
+#   tools/dev.sh demo   the packages the library needs + build + run the
+#                       end-to-end demo (README command 1)
 #   tools/dev.sh test   deps + build + the whole test suite, then the
 #                       ASan/UBSan build and suite (README command 2; CI runs this)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(
+# What building the library, the zt tool and the demo needs.
+DEMO_PACKAGES=(
   build-essential meson ninja-build pkg-config python3
   libzstd-dev libcbor-dev libssl-dev libisal-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev libzip-dev libdlpack-dev
+  libzip-dev libdlpack-dev
+)
+# What the whole test suite needs on top: GoogleTest, the Python binding's
+# tests and its venv install, other languages' examples, the independent
+# conformance checker, the install test's CMake consumer, the clang builds.
+TEST_PACKAGES=(
+  libgtest-dev libgmock-dev cmake
   python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard
+  python3-venv python3-pip python3-mesonpy
   golang-go clang libclang-rt-14-dev zstd binutils
 )
 
-deps() {
+# install_missing PACKAGE...: apt-get install of those not yet installed.
+install_missing() {
   local missing=()
-  # The Rust example needs a rustc; the machines may already have one from rustup.
-  if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then
-    PACKAGES+=(rustc)
-  fi
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then
@@ -30,17 +36,40 @@ deps() {
   fi
   echo "dev.sh: installing ${missing[*]}"
   local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || {
+      echo "dev.sh: these Debian packages are missing and neither root nor sudo is available:" >&2
+      echo "  apt-get install ${missing[*]}" >&2
+      exit 1
+    }
+    sudo="sudo"
+  fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 }
 
+demo_deps() { install_missing "${DEMO_PACKAGES[@]}"; }
+
+deps() {
+  local extra=()
+  # The Rust example needs a rustc; the machines may already have one from rustup.
+  if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then
+    extra+=(rustc)
+  fi
+  install_missing "${DEMO_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${extra[@]}"
+}
+
+# build true|false: configure build/ (tests on or off) and compile.
 build() {
+  local tests=$1
   if [ ! -f build/build.ninja ]; then
     # CI builds without debug info: a third less compile time on two cores.
     local debug=true
     [ "${CI:-}" = true ] && debug=false
-    meson setup build --buildtype=debugoptimized -Ddebug=$debug
+    meson setup build --buildtype=debugoptimized -Ddebug=$debug -Dtests="$tests"
+  elif [ "$tests" = true ]; then
+    # A build/ set up by the demo has the tests off.
+    meson configure build -Dtests=true
   fi
   ninja -C build
 }
@@ -48,13 +77,13 @@ build() {
 case "${1:-}" in
   deps) deps ;;
   demo)
-    deps
-    build
+    demo_deps
+    build false
     ninja -C build run-demo
     ;;
   test)
     deps
-    build
+    build true
     meson test -C build --print-errorlogs --num-processes 2
     if [ -x .ci/sanitize.sh ] && [ "${ZT_SKIP_SANITIZERS:-0}" != 1 ]; then
       .ci/sanitize.sh

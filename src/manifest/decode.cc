@@ -620,7 +620,7 @@ const Object *Manifest::find(std::string_view name) const {
 namespace {
 
 // RFC 8949 §3.4.6: tag 55799 ("self-described CBOR") may prefix the manifest
-// and adds no meaning (DESIGN §3 accepts it). Returns the bytes it takes up:
+// and adds no meaning (docs/reading-rules.md accepts it). Returns the bytes it takes up:
 // it may repeat, and its head may use any integer width.
 size_t self_describe_prefix(const uint8_t *data, size_t size) {
   size_t pos = 0;

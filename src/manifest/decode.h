@@ -1,5 +1,5 @@
 // CBOR manifest → model, for spec 1.x maps and legacy 0.1 arrays, followed by
-// the per-component rules of DESIGN §3 (manifest/validate.cc).
+// the per-component rules of docs/reading-rules.md (manifest/validate.cc).
 #pragma once
 
 #include <cstddef>

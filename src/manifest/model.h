@@ -1,6 +1,6 @@
 // The in-memory manifest: file → objects → components, with attributes and
 // unknown fields kept as raw CBOR. One model for every spec version; the
-// decoders map 0.1 and 1.1 files onto it (DESIGN §3).
+// decoders map 0.1 and 1.1 files onto it (docs/reading-rules.md).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The per-component reading rules of DESIGN §3 that need no data bytes:
+// The per-component reading rules of docs/reading-rules.md that need no data bytes:
 // alignment, bounds, shape products, lengths against shapes, zstd sizes and
 // limits, and blob overlap.
 #include <algorithm>

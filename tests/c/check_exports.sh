@@ -1,5 +1,5 @@
 #!/bin/sh
-# Only zt_* symbols may be exported from libztensor.so (DESIGN §2).
+# Only zt_* symbols may be exported from libztensor.so (docs/c-abi.md).
 lib="$1"
 bad=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVWiu]$/ {print $3}' | grep -v '^zt_' || true)
 count=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -c '^zt_')

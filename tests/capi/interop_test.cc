@@ -2,7 +2,7 @@
 // through the public C API and compared with expected.json: versions,
 // attributes, objects, shapes, formats, components, the SHA-256 of every
 // decoded component, and digest verification. Negative vectors are refused
-// at the level DESIGN §3 assigns them.
+// at the level docs/reading-rules.md assigns them.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 

@@ -92,7 +92,7 @@ TEST(RoundTrip, EveryDtypeEncodingAndDigest) {
   EXPECT_STREQ(version, "1.2.0");
   for (const auto &[name, data] : written) EXPECT_EQ(read_component(f, name), data) << name;
   EXPECT_EQ(zt_file_verify(f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
-  // Digest strings follow DESIGN §4 exactly.
+  // Digest strings follow docs/writing-rules.md exactly.
   for (const char *n : {"f32/1/0", "f32/2/3"}) {
     const zt_object *o = nullptr;
     ASSERT_EQ(zt_file_object_by_name(f, n, std::strlen(n), &o), ZT_OK);

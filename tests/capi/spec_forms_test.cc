@@ -255,7 +255,7 @@ TEST(SpecForms, EmptyBlobsAnywhereInTheFile) {
 
 // ---- CBOR forms ----------------------------------------------------------
 
-// DESIGN §3 "any valid CBOR is accepted ... the self-describe tag 55799";
+// docs/reading-rules.md "any valid CBOR is accepted ... the self-describe tag 55799";
 // RFC 8949 §3.4.6: the tag may prefix the encoded item and adds no meaning.
 // Given in its usual 3-byte form, repeated, and with a 4-byte head.
 TEST(SpecForms, SelfDescribeTagOnTheManifest) {
@@ -301,7 +301,7 @@ TEST(SpecForms, SelfDescribeTagOnTheManifest) {
 
 // Spec 0.1 §4: "The specific algorithm and representation of the checksum
 // value should be agreed upon by producers and consumers". A checksum that
-// names no algorithm is unverifiable (like an unknown algorithm, DESIGN §3),
+// names no algorithm is unverifiable (like an unknown algorithm, docs/reading-rules.md),
 // not damage: the tensor stays readable and verify passes.
 TEST(SpecForms, V0ChecksumWithoutAlgorithmIsUnverifiable) {
   std::string blob = bytes_of(8, 3);

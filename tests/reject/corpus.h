@@ -1,4 +1,4 @@
-// The reject corpus: one small malformed .zt file per reading rule (DESIGN §3),
+// The reject corpus: one small malformed .zt file per reading rule (docs/reading-rules.md),
 // each with the exact status the library must give and where it must give it.
 // Built with the independent CBOR encoder of tests/support, so the fixtures do
 // not depend on the code under test. Used by tests/reject/reject_test.cc, by

@@ -1,5 +1,5 @@
 // The reject corpus through the C ABI: every malformed file gives its exact
-// status, at the level DESIGN §3 says (open for container/root damage, the
+// status, at the level docs/reading-rules.md says (open for container/root damage, the
 // object's read/verify otherwise, strict open for manifest damage), and the
 // valid object beside it stays readable.
 #include <gtest/gtest.h>
