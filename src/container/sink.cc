@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "container/replace_target.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -26,21 +27,17 @@ std::string dir_of(const std::string &path) {
 
 }  // namespace
 
-FileSink::FileSink(const std::string &path) : path_(path) {
+FileSink::FileSink(const std::string &path) {
   if (path.empty()) fail(ZT_E_INVALID_ARG, "output path is empty");
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    fail(ZT_E_IO, "cannot write '" + path + "': it is a directory");
-  std::string tmpl = path + ".zt-tmp-XXXXXX";
+  const ReplaceTarget target = resolve_replace_target(path);
+  path_ = target.path;
+  std::string tmpl = path_ + ".zt-tmp-XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   fd_ = ::mkostemp(buf.data(), O_CLOEXEC);
   if (fd_ < 0) fail(ZT_E_IO, "cannot create a temporary file beside '" + path + "': " + std::strerror(errno));
   temp_path_ = buf.data();
-  // mkostemp creates 0600; give the file the usual permissions.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd_, 0666 & ~mask);
+  apply_replace_metadata(fd_, target);
   buffer_.reserve(kBufferSize);
 }
 

@@ -104,11 +104,13 @@ class EditTest(ztcli.TmpCase):
     def test_append_clash_changes_nothing(self):
         a, b = self.make_inputs()
         before = sha(a)
-        p = run("append", a, "--from", a, check=False)
+        copy = self.path("a-copy.zt")  # the same names in another file (a itself is refused earlier)
+        shutil.copyfile(a, copy)
+        p = run("append", a, "--from", copy, check=False)
         self.assertEqual(p.returncode, 1)
         self.assertIn("names must be unique", p.stderr)
         self.assertEqual(sha(a), before)
-        self.assert_no_leftovers(["a.zt", "b.zt"])
+        self.assert_no_leftovers(["a.zt", "a-copy.zt", "b.zt"])
 
     def test_remove(self):
         a, _ = self.make_inputs()

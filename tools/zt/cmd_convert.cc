@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "import/import.h"
+#include "output_guard.h"
 #include "progress.h"
 
 namespace ztcli {
@@ -17,7 +18,8 @@ const char *const kConvertUsage =
     "usage: zt convert INPUT... -o OUT.zt [--zstd LEVEL] [--digest none|crc32c|sha256]\n"
     "                  [--max-member-size BYTES] [--quiet] [--json] [--no-sync]\n\n"
     "Converts one or more foreign tensor files into one zTensor file (written\n"
-    "atomically: on any error nothing is left at OUT). Inputs are recognised by\n"
+    "atomically: on any error nothing is left at OUT; OUT may not be one of the\n"
+    "inputs). Inputs are recognised by\n"
     "their extension, else by their magic bytes:\n"
     "  .safetensors  every tensor, named as in the file. F8_E4M3 / F8_E5M2 /\n"
     "                F8_E8M0 become u8 with logical type f8_e4m3fn / f8_e5m2 /\n"
@@ -75,6 +77,7 @@ int cmd_convert(const std::vector<std::string> &argv) {
     return usage_error("convert", err);
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.empty() || out.empty()) return usage_error("convert", "expected INPUT... and -o OUT.zt");
+  if (int rc = refuse_output_is_input("convert", out, a.positional)) return rc;
   zt_writer_options wo;
   zt_writer_options_init(&wo);
   if (a.has("--zstd")) {

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "output_guard.h"
 #include "progress.h"
 
 namespace ztcli {
@@ -23,19 +24,24 @@ const char *const kAppendUsage =
     "FILE's. An object name or attribute key present in both (with a different\n"
     "value) is an error and FILE is left unchanged. FILE is rewritten to a\n"
     "temporary file and renamed into place: if interrupted, FILE is the old\n"
-    "complete file.\n";
+    "complete file.\n"
+    "FILE keeps its permissions and owner; if FILE is a symlink, the file it\n"
+    "points at is rewritten and the link stays. A FILE with several hard links\n"
+    "is refused (a rewrite would update only this name).\n";
 
 const char *const kRemoveUsage =
     "usage: zt remove FILE NAME... [--quiet] [--json] [--no-sync]\n\n"
     "Removes the named objects from FILE (each must exist), rewriting FILE to a\n"
     "temporary file renamed into place: if interrupted, FILE is the old\n"
-    "complete file.\n";
+    "complete file. Permissions, owner, symlinks and hard links are handled as\n"
+    "for append.\n";
 
 const char *const kMergeUsage =
     "usage: zt merge A.zt B.zt [MORE.zt...] -o OUT.zt [--quiet] [--json] [--no-sync]\n\n"
     "Writes every object of the inputs into OUT.zt (atomically), with the union\n"
     "of their file attributes. A name present in two inputs, or an attribute\n"
-    "key with different values, is an error and no output is left behind.\n";
+    "key with different values, is an error and no output is left behind.\n"
+    "OUT.zt may not be one of the inputs.\n";
 
 namespace {
 
@@ -146,6 +152,8 @@ int cmd_append(const std::vector<std::string> &argv) {
   int rc = kOk;
   if (!parse_common("append", argv, {"--from"}, a, o, rc)) return rc;
   if (a.positional.size() != 1 || !a.has("--from")) return usage_error("append", "expected FILE --from OTHER.zt");
+  if (int rc = refuse_output_is_input("append", a.positional[0], {a.get("--from")})) return rc;
+  if (int rc = refuse_hard_linked("append", a.positional[0])) return rc;
   std::vector<FilePtr> files;
   if ((rc = open_all("append", {a.positional[0], a.get("--from")}, files))) return rc;
   std::vector<const zt_object *> objects = objects_of(files[0].get());
@@ -165,6 +173,7 @@ int cmd_remove(const std::vector<std::string> &argv) {
   int rc = kOk;
   if (!parse_common("remove", argv, {}, a, o, rc)) return rc;
   if (a.positional.size() < 2) return usage_error("remove", "expected FILE NAME...");
+  if (int rc = refuse_hard_linked("remove", a.positional[0])) return rc;
   std::vector<FilePtr> files;
   if ((rc = open_all("remove", {a.positional[0]}, files))) return rc;
   std::set<std::string> drop(a.positional.begin() + 1, a.positional.end());
@@ -188,6 +197,7 @@ int cmd_merge(const std::vector<std::string> &argv) {
   if (!parse_common("merge", argv, {"-o", "--output"}, a, o, rc)) return rc;
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() < 2 || out.empty()) return usage_error("merge", "expected A.zt B.zt... -o OUT.zt");
+  if (int rc = refuse_output_is_input("merge", out, a.positional)) return rc;
   std::vector<FilePtr> files;
   if ((rc = open_all("merge", a.positional, files))) return rc;
   std::vector<const zt_object *> objects;

@@ -1,26 +1,33 @@
 // zt export: one dense object as a NumPy .npy file.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
 #include "cli.h"
 #include "commands.h"
+#include "output_guard.h"
 #include "progress.h"
 
 namespace ztcli {
 
 const char *const kExportUsage =
     "usage: zt export FILE OBJECT -o OUT.npy [--quiet]\n\n"
-    "Writes a dense object, decoded, as a NumPy .npy file (format 1.0, C order,\n"
+    "Writes a dense object, decoded, as a NumPy .npy file (format 1.0, or 2.0\n"
+    "when the shape is too long for 1.0's header; C order,\n"
     "little-endian). Dtypes map to '<f8' '<f4' '<f2' '<i8' ... '|u1' '|b1';\n"
     "logical types complex64/complex128 to '<c8'/'<c16'; fp8 types\n"
     "(f8_e4m3fn, f8_e5m2, ...) are written as their u8 bytes ('|u1'), and bf16,\n"
     "which NumPy has no dtype for, as its raw 16-bit patterns ('<u2'); both\n"
     "with a warning on stderr. Other formats (sparse, quantized) are refused.\n"
-    "OUT is written to a temporary file and renamed, so a failure leaves nothing.\n";
+    "OUT is written to a temporary file and renamed, so a failure leaves nothing;\n"
+    "a symlink at OUT is followed (its target gets the data, the link stays) and\n"
+    "an existing OUT keeps its permissions. OUT may not be FILE itself.\n";
 
 namespace {
 
@@ -57,20 +64,65 @@ const char *npy_descr(zt_dtype d) {
   }
 }
 
+// Format 1.0 stores the header length in 2 bytes; a longer header (about
+// 2900 dims or more) needs format 2.0 and its 4-byte length, which NumPy
+// reads since 1.9. The caller refuses a header that even 4 bytes cannot give.
 std::string npy_header(const std::string &descr, const uint64_t *shape, size_t ndim) {
   std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < ndim; ++i) dict += std::to_string(shape[i]) + (ndim == 1 ? "," : i + 1 < ndim ? ", " : "");
   dict += "), }";
+  const bool v2 = 10 + dict.size() + 1 + 63 > 0xffff;
+  const size_t prefix = v2 ? 12 : 10;
   // Pad with spaces and a final newline so that the data starts 64-aligned.
-  size_t total = 10 + dict.size() + 1;
+  size_t total = prefix + dict.size() + 1;
   dict.append((64 - total % 64) % 64, ' ');
   dict += '\n';
   std::string h = "\x93NUMPY";
-  h.push_back(1);
+  h.push_back(v2 ? 2 : 1);
   h.push_back(0);
-  h.push_back(static_cast<char>(dict.size() & 0xff));
-  h.push_back(static_cast<char>(dict.size() >> 8));
+  const uint64_t len = dict.size();
+  for (size_t i = 0; i < prefix - 8; ++i) h.push_back(static_cast<char>((len >> (8 * i)) & 0xff));
   return h + dict;
+}
+
+// The file the .npy replaces: `out` with symlinks followed, so a link keeps
+// pointing at the new data. Empty (after a message) if it cannot be written.
+std::string export_target(const std::string &out) {
+  struct stat st;
+  if (::lstat(out.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return out;
+  char *real = ::realpath(out.c_str(), nullptr);
+  if (!real) {
+    std::fprintf(stderr, "zt export: '%s' is a symlink whose target cannot be resolved: %s\n", out.c_str(),
+                 std::strerror(errno));
+    return std::string();
+  }
+  std::string r = real;
+  std::free(real);
+  return r;
+}
+
+// A new temporary file beside `target`, created exclusively (O_EXCL: never
+// through an attacker's symlink), with the mode `target` has now, or the
+// usual 0666 & ~umask for a new file.
+FILE *create_temp_beside(const std::string &target, std::string &tmp) {
+  std::string tmpl = target + ".zt-export-XXXXXX";
+  int fd = ::mkostemp(&tmpl[0], O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  tmp = tmpl;
+  struct stat st;
+  if (::stat(target.c_str(), &st) == 0) {
+    ::fchmod(fd, st.st_mode & 07777);
+  } else {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, 0666 & ~mask);
+  }
+  FILE *fp = ::fdopen(fd, "wb");
+  if (!fp) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+  }
+  return fp;
 }
 
 }  // namespace
@@ -81,6 +133,7 @@ int cmd_export(const std::vector<std::string> &argv) {
   if (!parse_args(argv, {"--quiet"}, {"-o", "--output"}, a, err)) return usage_error("export", err);
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 2 || out.empty()) return usage_error("export", "expected FILE OBJECT -o OUT.npy");
+  if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
   zt_file *raw = nullptr;
   zt_status st = zt_open(a.positional[0].c_str(), nullptr, &raw);
   if (st != ZT_OK) return report("export: cannot open '" + a.positional[0] + "'", st);
@@ -123,10 +176,13 @@ int cmd_export(const std::vector<std::string> &argv) {
         name.c_str());
   }
 
-  const std::string tmp = out + ".zt-export-" + std::to_string(::getpid());
-  FILE *fp = std::fopen(tmp.c_str(), "wb");
+  const std::string target = export_target(out);
+  if (target.empty()) return kIo;
+  std::string tmp;
+  FILE *fp = create_temp_beside(target, tmp);
   if (!fp) {
-    std::fprintf(stderr, "zt export: cannot create '%s': %s\n", tmp.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "zt export: cannot create a temporary file beside '%s': %s\n", target.c_str(),
+                 std::strerror(errno));
     return kIo;
   }
   auto fail_io = [&](const char *what) {
@@ -136,6 +192,13 @@ int cmd_export(const std::vector<std::string> &argv) {
     return kIo;
   };
   const std::string header = npy_header(d, info.shape, info.ndim);
+  if (header.size() - 12 > 0xffffffffu) {
+    std::fclose(fp);
+    std::remove(tmp.c_str());
+    std::fprintf(stderr, "zt export: object '%s' has %zu dims: too many for any .npy header\n", name.c_str(),
+                 info.ndim);
+    return kFailure;
+  }
   if (std::fwrite(header.data(), 1, header.size(), fp) != header.size()) return fail_io("cannot write");
   Progress progress("exporting", c.decoded_length, a.has("--quiet"));
   const size_t esize = zt_dtype_size(c.dtype);
@@ -176,7 +239,7 @@ int cmd_export(const std::vector<std::string> &argv) {
     std::fprintf(stderr, "zt export: cannot write '%s': %s\n", out.c_str(), std::strerror(errno));
     return kIo;
   }
-  if (std::rename(tmp.c_str(), out.c_str()) != 0) {
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
     std::fprintf(stderr, "zt export: cannot rename onto '%s': %s\n", out.c_str(), std::strerror(errno));
     std::remove(tmp.c_str());
     return kIo;

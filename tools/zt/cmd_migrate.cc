@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "output_guard.h"
 
 namespace ztcli {
 
@@ -21,6 +22,7 @@ int cmd_migrate(const std::vector<std::string> &argv) {
     return usage_error("migrate", err);
   std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 1 || out.empty()) return usage_error("migrate", "expected IN and -o OUT");
+  if (int rc = refuse_output_is_input("migrate", out, a.positional)) return rc;
   zt_migrate_options mo;
   zt_migrate_options_init(&mo);
   if (a.has("--zstd")) {

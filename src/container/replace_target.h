@@ -1,0 +1,31 @@
+// Where a new file really lands, and what it inherits, when it replaces an
+// existing path. Writing a temporary and renaming it over `path` would
+// replace a symlink by a regular file (leaving its target stale) and reset
+// the file's permissions and owner; instead the rename goes over the file
+// the link points at, and the new file takes the old one's mode and owner.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace zt {
+
+struct ReplaceTarget {
+  std::string path;     // the file to rename over: `path` with symlinks followed
+  bool exists = false;  // a regular file is there now
+  mode_t mode = 0;      // its permission bits (07777), when it exists
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+// Follows symlinks (also dangling ones, up to 40 hops: a loop is refused
+// with ZT_E_IO). Refuses a directory. Throws zt::Error.
+ReplaceTarget resolve_replace_target(const std::string &path);
+
+// Gives the open temporary `fd` the permissions a new file at the target
+// should have: the replaced file's mode and owner (best effort for the owner:
+// only root may give a file away), or 0666 & ~umask for a new file.
+void apply_replace_metadata(int fd, const ReplaceTarget &target);
+
+}  // namespace zt
