@@ -20,4 +20,4 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # Go, the installed pkg-config consumer) cannot load an ASan-instrumented
 # libztensor.so; they run in the plain build of tools/dev.sh test.
 meson test -C "$build" --num-processes "$jobs" --print-errorlogs --timeout-multiplier 3 \
-  --no-suite bindings --no-suite languages --no-suite install "$@"
+  --no-suite bindings --no-suite languages --no-suite install --no-suite complexity "$@"

@@ -1,0 +1,138 @@
+// Worst-case cost of the manifest parser on hostile input. Each family of
+// hostile inputs is parsed at n and 8n, and so is a benign input of the same
+// sizes that takes the parser's linear fast path (sorted keys). The growth
+// of the hostile time must stay within a small factor of the benign growth:
+// the benign growth absorbs what the memory hierarchy adds on this machine
+// (well above 8x here), an O(n log n) path adds ~1.2x on top, a quadratic
+// one 8x. Ratios within one run, never absolute times.
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cbor_writer.h"
+#include "manifest/cbor_tree.h"
+#include "util/error.h"
+
+using zt::cbor::Kind;
+using zt::cbor::Tree;
+using zttest::Cbor;
+
+namespace {
+
+constexpr double kMaxExcess = 3.0;  // hostile growth / benign growth, for 8x the input
+
+// Seconds for the best of `reps` runs of f (the minimum filters out noise
+// from other processes). Freed memory stays in the heap between runs: on
+// some VMs a first touch of a fresh page costs microseconds, which would
+// make the larger input look super-linear for a reason that is not the
+// parser's.
+double best_seconds(const std::function<void()> &f, int reps = 3) {
+  static const bool heap_kept = mallopt(M_MMAP_THRESHOLD, 1 << 30) && mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  (void)heap_kept;
+  double best = 1e30;
+  for (int i = 0; i < reps; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+void parse(const std::string &bytes) {
+  Tree t(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), "complexity");
+  ASSERT_EQ(t.node(0).kind, Kind::Map);
+}
+
+// n text keys whose std::hash values all land in the first 1024 slots of a
+// table of `slots` (a power of two): under linear probing they form one
+// cluster, and each insertion walks all of it. Found by trying candidates,
+// ~slots/1024 tries per key.
+std::vector<std::string> clustered_keys(size_t n, size_t slots) {
+  std::vector<std::string> keys;
+  for (uint64_t i = 0; keys.size() < n; ++i) {
+    std::string k = "key" + std::to_string(i);
+    size_t h = std::hash<std::string_view>()(k) * 31 + static_cast<size_t>(Kind::Text);
+    if ((h & (slots - 1)) < 1024) keys.push_back(std::move(k));
+  }
+  // Descending: not the sorted order that has a fast path.
+  std::sort(keys.rbegin(), keys.rend());
+  return keys;
+}
+
+std::string map_of(const std::vector<std::string> &keys) {
+  Cbor c;
+  c.map(keys.size());
+  for (const auto &k : keys) c.text(k).uint(0);
+  return c.bytes;
+}
+
+// n distinct text keys in sorted order: the parser's cheapest large map.
+std::string sorted_map(size_t n) {
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < n; ++i) keys.push_back("key" + std::to_string(i));
+  std::sort(keys.begin(), keys.end());
+  return map_of(keys);
+}
+
+void expect_near_linear(const char *family, const std::function<std::string(size_t)> &hostile, size_t n) {
+  auto growth = [&](const std::function<std::string(size_t)> &make, double &t_small, double &t_large) {
+    const std::string small = make(n), large = make(8 * n);
+    t_small = best_seconds([&] { parse(small); });
+    t_large = best_seconds([&] { parse(large); });
+    return t_large / std::max(t_small, 1e-7);
+  };
+  double hs, hl, bs, bl;
+  const double g_hostile = growth(hostile, hs, hl), g_benign = growth(sorted_map, bs, bl);
+  std::printf("%s: n=%zu %.4fs, 8n %.4fs (x%.1f); sorted keys %.4fs, %.4fs (x%.1f); excess %.2f\n", family, n, hs, hl,
+              g_hostile, bs, bl, g_benign, g_hostile / g_benign);
+  EXPECT_LT(g_hostile / g_benign, kMaxExcess) << family << ": time grows faster than n log n";
+}
+
+TEST(Complexity, MapKeysChosenToCollideInAHashTable) {
+  // The largest map has 131 072 keys; a table for it would have 262 144
+  // slots, and keys clustered there cluster in every smaller power of two.
+  const std::vector<std::string> keys = clustered_keys(131072, 262144);
+  expect_near_linear(
+      "colliding keys", [&](size_t n) { return map_of(std::vector<std::string>(keys.begin(), keys.begin() + n)); },
+      16384);
+}
+
+// The sorted fallback still finds a duplicate, wherever it sits.
+TEST(Complexity, DuplicateAmongCollidingKeysIsStillFound) {
+  std::vector<std::string> keys = clustered_keys(4096, 8192);
+  for (size_t at : {size_t{0}, size_t{1}, keys.size() / 2, keys.size() - 1}) {
+    std::vector<std::string> with_dup = keys;
+    with_dup.push_back(keys[at]);
+    const std::string bytes = map_of(with_dup);
+    try {
+      Tree t(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), "complexity");
+      ADD_FAILURE() << "duplicate of key " << at << " not found";
+    } catch (const zt::Error &e) {
+      EXPECT_EQ(e.status(), ZT_E_DUPLICATE_KEY) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'" + keys[at] + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Complexity, DeepNestingIsRefusedOrLinear) {
+  auto make = [](size_t n) {
+    // n one-pair maps side by side under one root map, each nested 8 deep.
+    Cbor c;
+    c.map(n);
+    for (size_t i = 0; i < n; ++i) {
+      c.text("k" + std::to_string(i));
+      for (int d = 0; d < 8; ++d) c.map(1).text("x");
+      c.uint(1);
+    }
+    return c.bytes;
+  };
+  expect_near_linear("nested maps", make, 16384);
+}
+
+}  // namespace
