@@ -1,8 +1,9 @@
 """ztensor: read and write zTensor (.zt) tensor files from Python.
 
 Pure Python over libztensor's C ABI (ctypes) with numpy arrays. The library
-is found through $ZTENSOR_LIBRARY, the package directory, or the system
-loader.
+is $ZTENSOR_LIBRARY if set, else the one `pip install` put in this package,
+else a system-wide install; `ztensor.library_path` and
+`ztensor.library_source` say which was loaded.
 
     import ztensor
     ztensor.save_file({"w": np.eye(3, dtype=np.float32)}, "m.zt")
@@ -14,13 +15,15 @@ loader.
 
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
-from ._lib import ZTensorError, library_path, lib as _lib
+from ._lib import ZTensorError, library_path, library_source, lib as _lib
+from ._locate import LibraryNotFoundError
+from ._version import __version__
 from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, SparseCOO, SparseCSR, Tensor
 from .writer import Writer
 
 __all__ = ["Reader", "Writer", "Tensor", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
            "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "bf16_to_float32", "float32_to_bf16",
-           "library_version", "library_path"]
+           "library_version", "library_path", "library_source", "LibraryNotFoundError", "__version__"]
 
 
 def library_version():
