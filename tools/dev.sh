@@ -11,7 +11,8 @@ PACKAGES=(
   build-essential meson ninja-build pkg-config python3
   libzstd-dev libcbor-dev libssl-dev libisal-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libzip-dev libdlpack-dev
-  python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard
+  python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard python3-mypy
+  python3-venv python3-mesonpy
   golang-go clang libclang-rt-14-dev zstd binutils
 )
 

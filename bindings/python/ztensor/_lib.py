@@ -4,11 +4,13 @@ import ctypes
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint8,
                     c_uint16, c_uint32, c_uint64, c_void_p)
 
+from typing import Any, Iterable, Optional, Tuple
+
 from . import _locate
 from ._version import __version__
 
 try:
-    from ._build_info import library as _bundled_library  # type: ignore[import]  # absent in the source tree
+    from ._build_info import library as _bundled_library  # absent in the source tree
 except ImportError:
     _bundled_library = None
 
@@ -149,7 +151,7 @@ def _check_version() -> str:
     """The library's version; ImportError when this binding cannot use it."""
     lib.zt_version_string.restype = c_char_p
     lib.zt_version_string.argtypes = []
-    found = lib.zt_version_string().decode()
+    found = str(lib.zt_version_string().decode())
     if _major is not None and found.split(".")[0] != _major:
         raise ImportError(f"{library_path} (found via {library_source}) is libztensor {found}, but this ztensor "
                           f"package ({__version__}) needs libztensor {_major}.x\n  fix: " + _locate.FIX_HINT)
@@ -175,22 +177,28 @@ ZT_E_NOT_ZERO_COPY = -11
 
 
 class ZTensorError(Exception):
-    """A failed library call: `status` (the zt_status value), `status_name` and the detail message."""
+    """A failed library call: `status` (the zt_status value), `status_name` and the detail message.
 
-    def __init__(self, status, message):
+        try:
+            ztensor.Reader("damaged.zt").verify()
+        except ztensor.ZTensorError as e:
+            print(e.status_name, e.message)
+    """
+
+    def __init__(self, status: int, message: str) -> None:
         self.status = status
         self.status_name = lib.zt_status_str(status).decode()
         self.message = message
         super().__init__(f"{self.status_name}: {message}")
 
 
-def check(status):
+def check(status: int) -> None:
     """Raises ZTensorError for a failed status; the message is fetched right away, on the calling thread."""
     if status != ZT_OK:
         raise ZTensorError(status, lib.zt_last_error().decode("utf-8", "replace"))
 
 
-def take_string(ptr):
+def take_string(ptr: Optional[int]) -> str:
     """Copies a library-allocated NUL-terminated string and frees it."""
     try:
         return ctypes.string_at(ptr).decode("utf-8") if ptr else ""
@@ -198,7 +206,7 @@ def take_string(ptr):
         lib.zt_free(ptr)
 
 
-def shape_array(shape):
+def shape_array(shape: Iterable[Any]) -> Tuple["ctypes.Array[c_uint64]", int]:
     shape = [int(d) for d in shape]
     if any(d < 0 for d in shape):
         raise ValueError(f"negative dimension in shape {shape}")
