@@ -12,7 +12,7 @@ PACKAGES=(
   libzstd-dev libcbor-dev libssl-dev libisal-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libzip-dev libdlpack-dev
   python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard python3-mypy
-  python3-venv python3-mesonpy
+  python3-venv python3-mesonpy python3-setuptools python3-wheel
   golang-go clang libclang-rt-14-dev zstd binutils
 )
 

@@ -30,8 +30,32 @@ class LibraryNotFoundError(ImportError):
 
 class Loaded(NamedTuple):
     lib: ctypes.CDLL
-    path: str  # what was passed to dlopen (a soname when the system loader found it)
+    path: str  # the file loaded (as the dynamic linker names it)
     source: str  # "ZTENSOR_LIBRARY", "package", "system loader", "pkg-config" or "find_library"
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p), ("dli_sname", ctypes.c_char_p),
+                ("dli_saddr", ctypes.c_void_p)]
+
+
+def _loaded_file(lib: ctypes.CDLL, fallback: str) -> str:
+    """The file the loader mapped for `lib` (a soname like libztensor.so.1
+    says nothing about where it lives), by dladdr on one of its functions."""
+    try:
+        dladdr = ctypes.CDLL(None).dladdr  # glibc >= 2.34 and macOS have it in the C library
+    except (OSError, AttributeError):
+        try:
+            dladdr = ctypes.CDLL(ctypes.util.find_library("dl") or "libdl.so.2").dladdr
+        except (OSError, AttributeError):
+            return fallback
+    dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+    dladdr.restype = ctypes.c_int
+    info = _DlInfo()
+    fn = ctypes.cast(lib.zt_version_string, ctypes.c_void_p)
+    if not dladdr(fn, ctypes.byref(info)) or not info.dli_fname:
+        return fallback
+    return os.fsdecode(info.dli_fname)
 
 
 def _soname(major: Optional[str]) -> Optional[str]:
@@ -98,20 +122,28 @@ def load(environ: Mapping[str, str] = os.environ, package_dir: str = PACKAGE_DIR
     override = environ.get("ZTENSOR_LIBRARY")
     if override:
         try:
-            return Loaded(ctypes.CDLL(override), override, "ZTENSOR_LIBRARY")
+            lib = ctypes.CDLL(override)
         except OSError as e:
             raise LibraryNotFoundError(
                 f"ZTENSOR_LIBRARY={override!r} cannot be loaded: {e}\n"
                 "  fix: point ZTENSOR_LIBRARY at a libztensor.so, or unset it to use the library "
                 "installed with this package or system-wide") from None
+        if not hasattr(lib, "zt_version_string"):
+            raise LibraryNotFoundError(f"ZTENSOR_LIBRARY={override!r} is not libztensor (no zt_version_string)")
+        return Loaded(lib, override, "ZTENSOR_LIBRARY")
     tried = ["ZTENSOR_LIBRARY: not set"]
     for source, path, what in _candidates(package_dir, bundled_name, major, pkg_config_libdir, find_library):
         if path is None:
             tried.append(f"{source}: {what}")
             continue
         try:
-            return Loaded(ctypes.CDLL(path), path, source)
+            lib = ctypes.CDLL(path)
         except OSError as e:
             tried.append(f"{source}: {e}")
+            continue
+        if not hasattr(lib, "zt_version_string"):  # some other library of that name
+            tried.append(f"{source}: {path} is not libztensor (no zt_version_string)")
+            continue
+        return Loaded(lib, _loaded_file(lib, path), source)
     raise LibraryNotFoundError("libztensor not found; tried, in order:\n  " + "\n  ".join(tried) +
                                "\n  fix: " + FIX_HINT)
