@@ -48,3 +48,10 @@ def test_the_loaded_library_is_reported_and_compatible():
     if ztensor.library_source in ("ZTENSOR_LIBRARY", "package"):
         assert os.path.isfile(ztensor.library_path)
     assert ztensor.library_version().split(".")[0] == ztensor.__version__.split(".")[0]
+
+
+def test_another_major_version_is_refused():
+    with pytest.raises(ImportError, match=r"/x/libztensor.so.2 \(found via system loader\) is libztensor 2.0.0, "
+                                          r"but this ztensor package \(1.4.0\) needs libztensor 1.x"):
+        _locate.require_compatible("2.0.0", "1.4.0", "/x/libztensor.so.2", "system loader")
+    _locate.require_compatible("1.0.3", "1.4.0", "/x/libztensor.so.1", "package")  # missing symbols are checked apart

@@ -145,20 +145,10 @@ _SIGNATURES = {
     "zt_object_dequantize": (zt_status, [_P, POINTER(ctypes.c_float), c_size_t]),
 }
 
-
-
-def _check_version() -> str:
-    """The library's version; ImportError when this binding cannot use it."""
-    lib.zt_version_string.restype = c_char_p
-    lib.zt_version_string.argtypes = []
-    found = str(lib.zt_version_string().decode())
-    if _major is not None and found.split(".")[0] != _major:
-        raise ImportError(f"{library_path} (found via {library_source}) is libztensor {found}, but this ztensor "
-                          f"package ({__version__}) needs libztensor {_major}.x\n  fix: " + _locate.FIX_HINT)
-    return found
-
-
-library_version = _check_version()
+lib.zt_version_string.restype = c_char_p
+lib.zt_version_string.argtypes = []
+library_version = str(lib.zt_version_string().decode())
+_locate.require_compatible(library_version, __version__, library_path, library_source)
 
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
     try:

@@ -147,3 +147,14 @@ def load(environ: Mapping[str, str] = os.environ, package_dir: str = PACKAGE_DIR
         return Loaded(lib, _loaded_file(lib, path), source)
     raise LibraryNotFoundError("libztensor not found; tried, in order:\n  " + "\n  ".join(tried) +
                                "\n  fix: " + FIX_HINT)
+
+
+def require_compatible(found: str, binding: str, path: str, source: str) -> None:
+    """Raises ImportError unless libztensor `found` has the major version of
+    the binding (`binding`, its __version__; "0+unknown" skips the check)."""
+    if binding.startswith("0+"):
+        return
+    major = binding.split(".")[0]
+    if found.split(".")[0] != major:
+        raise ImportError(f"{path} (found via {source}) is libztensor {found}, but this ztensor package "
+                          f"({binding}) needs libztensor {major}.x\n  fix: " + FIX_HINT)
