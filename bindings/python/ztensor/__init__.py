@@ -20,8 +20,8 @@ from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
 from ._locate import LibraryNotFoundError
 from ._version import __version__
-from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, SparseCOO, SparseCSR, Tensor
 from ._types import ArrayLike, ObjectValue, PathLike
+from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, SparseCOO, SparseCSR, Tensor
 from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",

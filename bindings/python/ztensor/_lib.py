@@ -3,7 +3,6 @@
 import ctypes
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint8,
                     c_uint16, c_uint32, c_uint64, c_void_p)
-
 from typing import Any, Iterable, Optional, Tuple
 
 from . import _locate
