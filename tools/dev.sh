@@ -19,8 +19,8 @@ DEMO_PACKAGES=(
 # conformance checker, the install test's CMake consumer, the clang builds.
 TEST_PACKAGES=(
   libgtest-dev libgmock-dev cmake
-  python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard
-  python3-venv python3-pip python3-mesonpy
+  python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard python3-mypy
+  python3-venv python3-pip python3-mesonpy python3-setuptools python3-wheel
   golang-go clang libclang-rt-14-dev zstd binutils
 )
 

@@ -1,8 +1,9 @@
 """ztensor: read and write zTensor (.zt) tensor files from Python.
 
 Pure Python over libztensor's C ABI (ctypes) with numpy arrays. The library
-is found through $ZTENSOR_LIBRARY, the package directory, or the system
-loader.
+is $ZTENSOR_LIBRARY if set, else the one `pip install` put in this package,
+else a system-wide install; `ztensor.library_path` and
+`ztensor.library_source` say which was loaded.
 
     import ztensor
     ztensor.save_file({"w": np.eye(3, dtype=np.float32)}, "m.zt")
@@ -12,25 +13,34 @@ loader.
         t = numpy.from_dlpack(r.tensor("w"))      # DLPack
 """
 
+from typing import Any, Dict, Mapping
+
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
-from ._lib import ZTensorError, library_path, lib as _lib
+from ._lib import ZTensorError, library_path, library_source, lib as _lib
+from ._locate import LibraryNotFoundError
+from ._version import __version__
+from ._types import ArrayLike, ObjectValue, PathLike
 from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, SparseCOO, SparseCSR, Tensor
-from .writer import Writer
+from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
            "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "bf16_to_float32", "float32_to_bf16",
-           "library_version", "library_path"]
+           "library_version", "library_path", "library_source", "LibraryNotFoundError", "__version__"]
 
 
-def library_version():
+def library_version() -> str:
     """The version of the loaded libztensor ("1.0.0")."""
-    return _lib.zt_version_string().decode()
+    return str(_lib.zt_version_string().decode())
 
 
-def save_file(tensors, path, metadata=None, *, zstd=None, digest=None):
+def save_file(tensors: Mapping[str, ArrayLike], path: PathLike, metadata: Any = None, *, zstd: Zstd = None,
+              digest: Digest = None) -> None:
     """Writes a dict of numpy arrays (dense tensors) as a .zt file, atomically;
-    metadata (a dict) becomes the file attributes."""
+    metadata (a dict) becomes the file attributes.
+
+        ztensor.save_file({"w": np.eye(3, dtype=np.float32)}, "m.zt", metadata={"step": 3}, zstd=3)
+    """
     with Writer(path, zstd=zstd, digest=digest) as w:
         for name, array in tensors.items():
             w.add(name, array)
@@ -38,8 +48,12 @@ def save_file(tensors, path, metadata=None, *, zstd=None, digest=None):
             w.attributes = metadata
 
 
-def load_file(path):
-    """Reads every dense object of a .zt file into a dict of numpy arrays
-    (zero-copy, read-only where the data allows; they keep the file mapped)."""
+def load_file(path: PathLike) -> Dict[str, ObjectValue]:
+    """Reads every object of a .zt file into a dict: numpy arrays for dense
+    objects (zero-copy, read-only where the data allows; they keep the file
+    mapped), as Reader[name] gives for the others.
+
+        tensors = ztensor.load_file("m.zt")
+    """
     with Reader(path) as r:
         return {name: r[name] for name in r}

@@ -9,18 +9,21 @@ bytes, float, Tagged, dict, int and UNDEFINED, in both directions.
 
 import json
 import math
-from collections import namedtuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-Tagged = namedtuple("Tagged", ["tag", "value"])
-Tagged.__doc__ = "A CBOR tag: tag number and the tagged value."
+
+class Tagged(NamedTuple):
+    """A CBOR tag: tag number and the tagged value (Tagged(1, 1700000000) is an epoch time)."""
+    tag: int
+    value: Any
 
 
 class _Undefined:
     __slots__ = ()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "ztensor.UNDEFINED"
 
 
@@ -29,11 +32,11 @@ UNDEFINED = _Undefined()
 _INT64_MIN, _UINT64_MAX = -(1 << 63), (1 << 64) - 1
 
 
-def from_json_text(text):
+def from_json_text(text: str) -> Any:
     return decode(json.loads(text))
 
 
-def decode(v):
+def decode(v: Any) -> Any:
     if isinstance(v, list):
         return [decode(x) for x in v]
     if not isinstance(v, dict):
@@ -55,7 +58,7 @@ def decode(v):
     return {k: decode(x) for k, x in v.items()}
 
 
-def _hashable(k):
+def _hashable(k: Any) -> Any:  # Hashable
     if isinstance(k, list):
         return tuple(_hashable(x) for x in k)
     if isinstance(k, dict):
@@ -63,11 +66,11 @@ def _hashable(k):
     return k
 
 
-def to_json_text(value):
+def to_json_text(value: Any) -> str:
     return json.dumps(encode(value), allow_nan=False, separators=(",", ":"))
 
 
-def encode(v):
+def encode(v: Any) -> Any:
     if isinstance(v, np.generic):
         v = v.item()
     elif isinstance(v, np.ndarray):

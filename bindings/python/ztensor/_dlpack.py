@@ -8,6 +8,7 @@ deleter itself when it is destroyed.
 
 import ctypes
 from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_void_p
+from typing import Optional
 
 from ._lib import DLManagedTensor, check, lib
 
@@ -27,14 +28,16 @@ _capsule_get_pointer.restype = c_void_p
 _capsule_get_pointer.argtypes = [c_void_p, c_char_p]
 
 
-@_Destructor
-def _release_unconsumed(capsule):
+def _release(capsule: int) -> None:
     if _capsule_is_valid(capsule, _NAME):
         managed = ctypes.cast(_capsule_get_pointer(capsule, _NAME), POINTER(DLManagedTensor))
         managed.contents.deleter(managed)
 
 
-def capsule_of(obj_ptr):
+_release_unconsumed = _Destructor(_release)  # module-lifetime: capsules keep a pointer to it
+
+
+def capsule_of(obj_ptr: Optional[int]) -> object:
     """A new "dltensor" capsule for the dense object at obj_ptr (a zt_object *)."""
     managed = POINTER(DLManagedTensor)()
     check(lib.zt_object_to_dlpack(obj_ptr, ctypes.byref(managed)))

@@ -6,10 +6,14 @@ f8_e4m3fn, f8_e5m2, ...) as uint8 bytes. complex64 / complex128 logical
 types become numpy complex arrays of the object's shape.
 """
 
+from typing import Any, Dict, List, Optional, Tuple
+
 import numpy as np
 
+from ._types import Array, ArrayLike, Float32Array, Uint16Array
+
 # zt_dtype value, short name, numpy dtype (little-endian)
-_TABLE = [
+_TABLE: List[Tuple[int, str, "np.dtype[Any]"]] = [
     (1, "f64", np.dtype("<f8")),
     (2, "f32", np.dtype("<f4")),
     (3, "f16", np.dtype("<f2")),
@@ -24,17 +28,17 @@ _TABLE = [
     (12, "u8", np.dtype("u1")),
     (13, "bool", np.dtype("?")),
 ]
-BY_CODE = {code: (name, dt) for code, name, dt in _TABLE}
+BY_CODE: Dict[int, Tuple[str, "np.dtype[Any]"]] = {code: (name, dt) for code, name, dt in _TABLE}
 CODE_BY_NAME = {name: code for code, name, _ in _TABLE}
 FP8_TYPES = ("f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz")
-COMPLEX_TYPES = {"complex64": (2, np.dtype("<c8")), "complex128": (1, np.dtype("<c16"))}  # storage code, numpy
+COMPLEX_TYPES: Dict[str, Tuple[int, "np.dtype[Any]"]] = {"complex64": (2, np.dtype("<c8")), "complex128": (1, np.dtype("<c16"))}  # storage code, numpy
 
 # numpy kind+itemsize -> zt code (bf16 never inferred: uint16 is u16)
 _FROM_NUMPY = {("f", 8): 1, ("f", 4): 2, ("f", 2): 3, ("i", 8): 5, ("i", 4): 6, ("i", 2): 7, ("i", 1): 8,
                ("u", 8): 9, ("u", 4): 10, ("u", 2): 11, ("u", 1): 12, ("b", 1): 13}
 
 
-def numpy_dtype(code, logical_type=None):
+def numpy_dtype(code: int, logical_type: Optional[str] = None) -> "np.dtype[Any]":
     """numpy dtype for one logical element of a component."""
     if logical_type in COMPLEX_TYPES and COMPLEX_TYPES[logical_type][0] == code:
         return COMPLEX_TYPES[logical_type][1]
@@ -43,7 +47,7 @@ def numpy_dtype(code, logical_type=None):
     return BY_CODE[code][1]
 
 
-def storage_for(array, dtype=None):
+def storage_for(array: ArrayLike, dtype: Optional[str] = None) -> Tuple[int, Optional[str], Array]:
     """(zt dtype code, logical type or None, little-endian contiguous array) for writing `array`.
 
     dtype may name a storage dtype ("f32", "bf16", ...) or a logical type
@@ -78,20 +82,26 @@ def storage_for(array, dtype=None):
     return code, None, _little(arr.astype(BY_CODE[code][1], copy=False))
 
 
-def _little(arr):
+def _little(arr: Array) -> Array:
     if arr.dtype.byteorder == ">":
         arr = arr.astype(arr.dtype.newbyteorder("<"))
     return np.ascontiguousarray(arr)
 
 
-def bf16_to_float32(bits):
-    """Widens raw bfloat16 bit patterns (uint16) to float32 (exact)."""
-    bits = np.asarray(bits, dtype=np.uint16)
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+def bf16_to_float32(bits: ArrayLike) -> Float32Array:
+    """Widens raw bfloat16 bit patterns (uint16) to float32 (exact).
+
+        ztensor.bf16_to_float32(np.array([0x3F80], np.uint16))  # array([1.], dtype=float32)
+    """
+    b = np.asarray(bits, dtype=np.uint16)
+    return (b.astype(np.uint32) << 16).view(np.float32)
 
 
-def float32_to_bf16(values):
-    """Rounds float32 values to bfloat16 (nearest, ties to even) and returns the bit patterns as uint16."""
+def float32_to_bf16(values: ArrayLike) -> Uint16Array:
+    """Rounds float32 values to bfloat16 (nearest, ties to even) and returns the bit patterns as uint16.
+
+        ztensor.float32_to_bf16([1.0, 3.0])  # array([16256, 16448], dtype=uint16)
+    """
     f = np.ascontiguousarray(np.asarray(values, dtype=np.float32))
     u = f.view(np.uint32).astype(np.uint64)
     rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)

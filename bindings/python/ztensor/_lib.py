@@ -1,45 +1,20 @@
-"""Loading libztensor and declaring the C ABI for ctypes.
-
-The library is looked up in this order: the path in the ZTENSOR_LIBRARY
-environment variable, a libztensor.so* beside this package, then the system
-loader (ctypes.util.find_library("ztensor")).
-"""
+"""Declaring libztensor's C ABI for ctypes, on the library _locate finds."""
 
 import ctypes
-import ctypes.util
-import glob
-import os
-
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint8,
                     c_uint16, c_uint32, c_uint64, c_void_p)
+from typing import Any, Iterable, Optional, Tuple
 
+from . import _locate
+from ._version import __version__
 
-def _candidates():
-    env = os.environ.get("ZTENSOR_LIBRARY")
-    if env:
-        yield env
-        return  # an explicit choice is never silently replaced
-    here = os.path.dirname(os.path.abspath(__file__))
-    for pattern in ("libztensor.so", "libztensor.so.*", "libztensor.dylib", "ztensor.dll"):
-        yield from sorted(glob.glob(os.path.join(here, pattern)))
-    found = ctypes.util.find_library("ztensor")
-    if found:
-        yield found
+try:
+    from ._build_info import library as _bundled_library  # absent in the source tree
+except ImportError:
+    _bundled_library = None
 
-
-def _load():
-    tried = []
-    for path in _candidates():
-        try:
-            return ctypes.CDLL(path), path
-        except OSError as e:
-            tried.append(f"{path}: {e}")
-    raise ImportError("libztensor not found; set ZTENSOR_LIBRARY to the path of libztensor.so, put it in the "
-                      "ztensor package directory, or install it where the system loader finds it" +
-                      ("\n  tried: " + "\n  tried: ".join(tried) if tried else ""))
-
-
-lib, library_path = _load()
+_major = None if __version__.startswith("0+") else __version__.split(".")[0]
+lib, library_path, library_source = _locate.load(bundled_name=_bundled_library, major=_major)
 
 zt_status = c_int  # enums are int-sized in the C ABI
 
@@ -169,8 +144,18 @@ _SIGNATURES = {
     "zt_object_dequantize": (zt_status, [_P, POINTER(ctypes.c_float), c_size_t]),
 }
 
+lib.zt_version_string.restype = c_char_p
+lib.zt_version_string.argtypes = []
+library_version = str(lib.zt_version_string().decode())
+_locate.require_compatible(library_version, __version__, library_path, library_source)
+
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
-    _fn = getattr(lib, _name)  # AttributeError here means a library older than this package
+    try:
+        _fn = getattr(lib, _name)
+    except AttributeError:
+        raise ImportError(f"{library_path} (found via {library_source}) is libztensor {library_version}, which "
+                          f"lacks {_name}: this ztensor package ({__version__}) needs libztensor {__version__} "
+                          "or newer\n  fix: " + _locate.FIX_HINT) from None
     _fn.restype = _restype
     _fn.argtypes = _argtypes
 
@@ -181,22 +166,28 @@ ZT_E_NOT_ZERO_COPY = -11
 
 
 class ZTensorError(Exception):
-    """A failed library call: `status` (the zt_status value), `status_name` and the detail message."""
+    """A failed library call: `status` (the zt_status value), `status_name` and the detail message.
 
-    def __init__(self, status, message):
+        try:
+            ztensor.Reader("damaged.zt").verify()
+        except ztensor.ZTensorError as e:
+            print(e.status_name, e.message)
+    """
+
+    def __init__(self, status: int, message: str) -> None:
         self.status = status
         self.status_name = lib.zt_status_str(status).decode()
         self.message = message
         super().__init__(f"{self.status_name}: {message}")
 
 
-def check(status):
+def check(status: int) -> None:
     """Raises ZTensorError for a failed status; the message is fetched right away, on the calling thread."""
     if status != ZT_OK:
         raise ZTensorError(status, lib.zt_last_error().decode("utf-8", "replace"))
 
 
-def take_string(ptr):
+def take_string(ptr: Optional[int]) -> str:
     """Copies a library-allocated NUL-terminated string and frees it."""
     try:
         return ctypes.string_at(ptr).decode("utf-8") if ptr else ""
@@ -204,7 +195,7 @@ def take_string(ptr):
         lib.zt_free(ptr)
 
 
-def shape_array(shape):
+def shape_array(shape: Iterable[Any]) -> Tuple["ctypes.Array[c_uint64]", int]:
     shape = [int(d) for d in shape]
     if any(d < 0 for d in shape):
         raise ValueError(f"negative dimension in shape {shape}")

@@ -2,11 +2,10 @@
 
 import ctypes
 import os
-from collections import namedtuple
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import Any, List, Literal, NamedTuple, Optional, Tuple, overload
 
 import numpy as np
 
@@ -15,14 +14,40 @@ from ._dtypes import BY_CODE, numpy_dtype
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo,
                    ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, VerifyCallback, ZTensorError,
                    check, lib, take_string)
+from ._types import Array, DTypeLike, Float32Array, ObjectValue, PathLike
 
-SparseCSR = namedtuple("SparseCSR", ["values", "indices", "indptr", "shape"])
-SparseCOO = namedtuple("SparseCOO", ["values", "coords", "shape"])  # coords: (ndim, nnz)
-Quantized = namedtuple("Quantized", ["packed_weight", "scales", "zeros", "shape", "bits", "group_size", "packing"])
+Shape = Tuple[int, ...]
+
+
+class SparseCSR(NamedTuple):
+    """A sparse_csr object: values[nnz], indices[nnz] and indptr[rows + 1] (int64), shape (rows, cols)."""
+    values: Array
+    indices: Array
+    indptr: Array
+    shape: Shape
+
+
+class SparseCOO(NamedTuple):
+    """A sparse_coo object: values[nnz], coords[ndim, nnz] (int64), shape."""
+    values: Array
+    coords: Array
+    shape: Shape
+
+
+class Quantized(NamedTuple):
+    """A quantized_group object's parts; Reader.dequantize gives the float32 values."""
+    packed_weight: Array
+    scales: Array
+    zeros: Optional[Array]  # None: no zeros component, zero point 2^(bits-1)
+    shape: Shape
+    bits: int
+    group_size: int
+    packing: Optional[str]
 
 
 @dataclass
 class ComponentInfo:
+    """One stored component (blob) of an object."""
     role: str
     dtype: str  # storage dtype short name ("f32", "bf16", ...), or as found if unknown
     logical_type: Optional[str]
@@ -37,6 +62,7 @@ class ComponentInfo:
 
 @dataclass
 class ObjectInfo:
+    """What Reader.info(name) says about one object."""
     name: str
     format: str
     shape: Tuple[int, ...]
@@ -53,10 +79,10 @@ class _FileHandle:
 
     __slots__ = ("ptr", "__weakref__")
 
-    def __init__(self, ptr):
+    def __init__(self, ptr: Optional[int]) -> None:
         self.ptr = ptr
 
-    def __del__(self):
+    def __del__(self) -> None:
         ptr, self.ptr = self.ptr, None
         if ptr and lib is not None:
             lib.zt_close(ptr)
@@ -65,7 +91,7 @@ class _FileHandle:
 class _MappedBuffer:
     """Exposes bytes of the mapping to numpy, keeping the file handle alive (it becomes the array's base)."""
 
-    def __init__(self, ptr, nbytes, dtype, handle):
+    def __init__(self, ptr: Optional[int], nbytes: int, dtype: "np.dtype[Any]", handle: _FileHandle) -> None:
         self._handle = handle
         self.__array_interface__ = {
             "data": (ptr, True),  # read-only: the mapping is PROT_READ
@@ -76,14 +102,18 @@ class _MappedBuffer:
         }
 
 
-def _component_info(obj, index):
+def _component_info(obj: Optional[int], index: int) -> _CComponentInfo:
     ci = _CComponentInfo()
     ci.struct_size = ctypes.sizeof(ci)
     check(lib.zt_object_component(obj, index, byref(ci)))
     return ci
 
 
-def _text(b):
+@overload
+def _text(b: bytes) -> str: ...
+@overload
+def _text(b: Optional[bytes]) -> Optional[str]: ...
+def _text(b: Optional[bytes]) -> Optional[str]:
     return b.decode("utf-8", "surrogateescape") if b is not None else None
 
 
@@ -96,39 +126,43 @@ class Tensor:
     torch) give writable-looking arrays; writing through them crashes.
     """
 
-    def __init__(self, reader, name):
+    def __init__(self, reader: "Reader", name: str) -> None:
         self._reader = reader
         self.name = name
         self._handle = reader._require_open()
         self._obj = reader._object(name)
 
-    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, stream: Optional[int] = None, max_version: Optional[Tuple[int, int]] = None,
+                   dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> object:
         if stream is not None and stream != -1:
             raise BufferError("ztensor tensors live on the CPU; no stream applies")
         if copy:
             raise BufferError("ztensor hands out DLPack data as it is; copy=True is not supported")
         return _dlpack.capsule_of(self._obj)
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> Tuple[int, int]:
         return (1, 0)  # kDLCPU, device 0
 
-    def __array__(self, dtype=None, copy=None):
-        arr = self._reader[self.name]
+    def __array__(self, dtype: DTypeLike = None, copy: Optional[bool] = None) -> Array:
+        arr: Array = self._reader[self.name]
         return arr if dtype is None else arr.astype(dtype)
 
-    def numpy(self):
-        return self._reader[self.name]
+    def numpy(self) -> Array:
+        """The object as a numpy array (as reader[name])."""
+        arr: Array = self._reader[self.name]
+        return arr
 
     @property
-    def shape(self):
+    def shape(self) -> Shape:
         return self._reader.info(self.name).shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> Optional[str]:
+        """The storage dtype's short name ("f32", "bf16", ...)."""
         return self._reader.info(self.name).dtype
 
 
-class Reader(Mapping):
+class Reader(Mapping[str, ObjectValue]):
     """An open .zt file (any supported version) as a read-only mapping.
 
     reader[name] gives, by the object's format:
@@ -145,9 +179,19 @@ class Reader(Mapping):
       anything else    {role: array} of its components
     bf16 arrives as uint16 bit patterns (ztensor.bf16_to_float32), fp8 as
     uint8 bytes, complex64/complex128 as numpy complex arrays.
+
+        with ztensor.Reader("model.zt") as r:
+            print(list(r), r.attributes, r.info("w").shape)
+            w = r["w"]                            # numpy, zero-copy
+            t = numpy.from_dlpack(r.tensor("w"))  # DLPack
+            r.verify()                            # raises ZTensorError if damaged
+
+    mmap=False reads through pread instead of mapping the file; strict=True
+    refuses files that break the format rules the default tolerates.
     """
 
-    def __init__(self, path, *, mmap=True, strict=False, sparse="tuple"):
+    def __init__(self, path: PathLike, *, mmap: bool = True, strict: bool = False,
+                 sparse: Literal["tuple", "scipy"] = "tuple") -> None:
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
@@ -157,46 +201,46 @@ class Reader(Mapping):
         opts.strict = 1 if strict else 0
         out = c_void_p()
         check(lib.zt_open(os.fsencode(path), byref(opts), byref(out)))
-        self._h = _FileHandle(out.value)
+        self._h: Optional[_FileHandle] = _FileHandle(out.value)
         self.path = os.fspath(path)
         count = c_size_t()
         check(lib.zt_file_object_count(self._h.ptr, byref(count)))
-        self._names = []
+        self._names: List[str] = []
         for i in range(count.value):
             info = self._c_info(self._object_at(i))
             self._names.append(ctypes.string_at(info.name, info.name_len).decode("utf-8", "surrogateescape"))
         self._index = {n: i for i, n in enumerate(self._names)}
-        self._attributes = None
+        self._attributes: Any = None
         self._attributes_read = False
 
     # -- lifetime --------------------------------------------------------
-    def close(self):
+    def close(self) -> None:
         """Releases the reader. Zero-copy arrays and DLPack tensors already
         handed out stay valid: the mapping goes when the last one does."""
         self._h = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Reader":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _require_open(self):
+    def _require_open(self) -> _FileHandle:
         if self._h is None:
             raise ValueError("the Reader is closed")
         return self._h
 
     # -- mapping ---------------------------------------------------------
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._names)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(list(self._names))
 
-    def __contains__(self, name):
+    def __contains__(self, name: object) -> bool:
         return name in self._index
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> ObjectValue:
         obj = self._object(name)
         info = self._c_info(obj)
         fmt = info.format.decode("utf-8", "replace") if info.format else ""
@@ -211,13 +255,14 @@ class Reader(Mapping):
 
     # -- file-level ------------------------------------------------------
     @property
-    def version(self):
+    def version(self) -> str:
+        """The file's format version ("1.2.0", "0.1.0", ...)."""
         v = c_char_p()
         check(lib.zt_file_version(self._require_open().ptr, byref(v)))
-        return v.value.decode()
+        return (v.value or b"").decode()
 
     @property
-    def attributes(self):
+    def attributes(self) -> Any:
         """File attributes as Python values (bytes, float('nan'), Tagged, ...); None when absent."""
         if not self._attributes_read:
             p = c_void_p()
@@ -226,7 +271,7 @@ class Reader(Mapping):
             self._attributes_read = True
         return self._attributes
 
-    def info(self, name):
+    def info(self, name: str) -> ObjectInfo:
         """Metadata of one object: ObjectInfo(name, format, shape, components, attributes, status, error, dtype)."""
         obj = self._object(name)
         info = self._c_info(obj)
@@ -244,37 +289,38 @@ class Reader(Mapping):
                           components=comps, attributes=attrs, status=info.status, error=_text(err.value) or "",
                           dtype=data[0].dtype if fmt == "dense" and data else None)
 
-    def verify(self, strict=False):
+    def verify(self, strict: bool = False) -> None:
         """Checks every object (structure, digests; strict: also format rules
         and bool bytes). Raises ZTensorError (with .failures, a list of
         (object, role, status, message)) if anything is wrong."""
-        failures = []
+        failures: List[Tuple[Optional[str], Optional[str], int, Optional[str]]] = []
 
-        def collect(_user, obj, role, status, message):
+        def collect(_user: Optional[int], obj: Optional[bytes], role: Optional[bytes], status: int,
+                    message: Optional[bytes]) -> None:
             failures.append((_text(obj), _text(role), status, _text(message)))
 
         cb = VerifyCallback(collect)
         status = lib.zt_file_verify(self._require_open().ptr, 1 if strict else 0, cb, None)
         if status != ZT_OK:
             err = ZTensorError(status, "; ".join(f"{m}" for _, _, _, m in failures) or "verification failed")
-            err.failures = failures
+            err.failures = failures  # type: ignore[attr-defined]
             raise err
 
     # -- objects ---------------------------------------------------------
-    def read(self, name, role="data"):
+    def read(self, name: str, role: str = "data") -> Array:
         """One component as a flat numpy array of its elements (zero-copy where possible)."""
         obj = self._object(name)
         return self._array(obj, self._role_index(obj, role), None)
 
-    def tensor(self, name):
+    def tensor(self, name: str) -> Tensor:
         """A DLPack-capable view of a dense object (numpy.from_dlpack(reader.tensor(name)))."""
         return Tensor(self, name)
 
-    def dlpack(self, name):
+    def dlpack(self, name: str) -> object:
         """A "dltensor" PyCapsule of a dense object (zt_object_to_dlpack)."""
         return _dlpack.capsule_of(self._object(name))
 
-    def dequantize(self, name):
+    def dequantize(self, name: str) -> Float32Array:
         """A quantized_group object as float32 values of its shape: (q - zero) * scale."""
         obj = self._object(name)
         info = self._c_info(obj)
@@ -284,27 +330,27 @@ class Reader(Mapping):
         return out.reshape(shape)
 
     # -- internals -------------------------------------------------------
-    def _object_at(self, i):
+    def _object_at(self, i: int) -> Optional[int]:
         out = c_void_p()
         check(lib.zt_file_object_at(self._require_open().ptr, i, byref(out)))
         return out.value
 
-    def _object(self, name):
+    def _object(self, name: str) -> Optional[int]:
         if name not in self._index:
             raise KeyError(name)
         return self._object_at(self._index[name])
 
     @staticmethod
-    def _c_info(obj):
+    def _c_info(obj: Optional[int]) -> _CObjectInfo:
         info = _CObjectInfo()
         info.struct_size = ctypes.sizeof(info)
         check(lib.zt_object_get_info(obj, byref(info)))
         return info
 
     @staticmethod
-    def _components(obj):
+    def _components(obj: Optional[int]) -> List[ComponentInfo]:
         info = Reader._c_info(obj)
-        out = []
+        out: List[ComponentInfo] = []
         for i in range(info.component_count):
             ci = _component_info(obj, i)
             out.append(ComponentInfo(role=_text(ci.role), dtype=_text(ci.dtype_name),
@@ -314,12 +360,12 @@ class Reader(Mapping):
         return out
 
     @staticmethod
-    def _role_index(obj, role):
+    def _role_index(obj: Optional[int], role: str) -> int:
         idx = c_size_t()
         check(lib.zt_object_component_index(obj, role.encode(), byref(idx)))
         return idx.value
 
-    def _array(self, obj, index, shape):
+    def _array(self, obj: Optional[int], index: int, shape: Optional[Shape]) -> Array:
         ci = _component_info(obj, index)
         logical = _text(ci.logical_type)
         dt = numpy_dtype(ci.dtype, logical) if ci.dtype in BY_CODE else np.dtype("u1")
@@ -334,7 +380,7 @@ class Reader(Mapping):
         return arr if shape is None else arr.reshape(shape)
 
     @staticmethod
-    def _decoded(obj, index):
+    def _decoded(obj: Optional[int], index: int) -> Array:
         need = c_size_t()
         status = lib.zt_component_read(obj, index, None, 0, byref(need))
         if status not in (ZT_OK, ZT_E_BUFFER_TOO_SMALL):
@@ -344,7 +390,7 @@ class Reader(Mapping):
         return buf[:need.value]
 
     @staticmethod
-    def _index_array(obj, role):
+    def _index_array(obj: Optional[int], role: str) -> Array:
         n = c_size_t()
         status = lib.zt_object_read_index(obj, role.encode(), None, 0, byref(n))
         if status not in (ZT_OK, ZT_E_BUFFER_TOO_SMALL):
@@ -356,7 +402,7 @@ class Reader(Mapping):
             raise ZTensorError(-62, f"{role}: an index does not fit in int64")
         return out.astype(np.int64)
 
-    def _sparse_object(self, obj, shape):
+    def _sparse_object(self, obj: Optional[int], shape: Shape) -> ObjectValue:
         si = SparseInfo()
         si.struct_size = ctypes.sizeof(si)
         check(lib.zt_object_sparse_info(obj, byref(si)))
@@ -375,7 +421,7 @@ class Reader(Mapping):
             return scipy.sparse.coo_matrix((values, (coords[0], coords[1])), shape=shape)
         return SparseCOO(values, coords, shape)
 
-    def _quantized(self, obj, shape):
+    def _quantized(self, obj: Optional[int], shape: Shape) -> Quantized:
         qi = QuantInfo()
         qi.struct_size = ctypes.sizeof(qi)
         check(lib.zt_object_quant_info(obj, byref(qi)))

@@ -4,30 +4,47 @@ writer finishes; an exception inside `with Writer(...)` discards the file."""
 import ctypes
 import os
 from ctypes import byref, c_uint64, c_void_p
+from types import TracebackType
+from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
 from . import _attributes
 from ._dtypes import storage_for
 from ._lib import BlobOptions, QuantParams, WriterOptions, check, lib, shape_array
+from ._types import Array, ArrayLike, PathLike
 
-_DIGESTS = {None: 0, "none": 0, "crc32c": 1, "sha256": 2}
-_USE_DEFAULT = object()
+_DIGESTS: Dict[Optional[str], int] = {None: 0, "none": 0, "crc32c": 1, "sha256": 2}
 
 
-def _digest_code(digest):
+class _UseDefault:
+    """The writer's default (zstd/digest given to Writer()), as opposed to None."""
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<the Writer's default>"
+
+
+_USE_DEFAULT = _UseDefault()
+
+Digest = Optional[Literal["none", "crc32c", "sha256"]]
+Zstd = Union[None, bool, int]  # None/False: raw, True: zstd at the default level, int: that level
+Shape = Sequence[int]
+
+
+def _digest_code(digest: Optional[str]) -> int:
     if digest not in _DIGESTS:
         raise ValueError(f'digest must be None, "crc32c" or "sha256", not {digest!r}')
     return _DIGESTS[digest]
 
 
-def _name_bytes(name):
+def _name_bytes(name: str) -> bytes:
     if not isinstance(name, str):
         raise TypeError(f"object names are str, not {type(name).__name__}")
     return name.encode("utf-8")
 
 
-def _u64(values, what):
+def _u64(values: ArrayLike, what: str) -> Array:
     arr = np.asarray(values)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{what} must be integers, got {arr.dtype}")
@@ -48,7 +65,7 @@ class Writer:
     helpers may override per object.
     """
 
-    def __init__(self, path, zstd=None, digest=None, *, sync=True):
+    def __init__(self, path: PathLike, zstd: Zstd = None, digest: Digest = None, *, sync: bool = True) -> None:
         opts = WriterOptions()
         lib.zt_writer_options_init(byref(opts))
         opts.digest = _digest_code(digest)
@@ -58,11 +75,11 @@ class Writer:
         opts.sync = 1 if sync else 0
         out = c_void_p()
         check(lib.zt_writer_create(os.fsencode(path), byref(opts), byref(out)))
-        self._w = out.value
+        self._w: Optional[int] = out.value
         self.path = os.fspath(path)
 
     @staticmethod
-    def _encoding(zstd):
+    def _encoding(zstd: Zstd) -> Tuple[int, Optional[int]]:
         if zstd is None or zstd is False:
             return 1, None  # raw
         if zstd is True:
@@ -71,29 +88,36 @@ class Writer:
             return 2, zstd
         raise TypeError("zstd must be None, a bool or a compression level")
 
-    def _blob_options(self, zstd, digest, logical_type=None):
+    def _blob_options(self, zstd: Union[Zstd, _UseDefault], digest: Union[Digest, _UseDefault],
+                      logical_type: Optional[str] = None) -> BlobOptions:
         opts = BlobOptions()
         lib.zt_blob_options_init(byref(opts))
-        if zstd is not _USE_DEFAULT:
+        if not isinstance(zstd, _UseDefault):
             opts.encoding, level = self._encoding(zstd)
             if level is not None:
                 opts.zstd_level = level
-        if digest is not _USE_DEFAULT:
+        if not isinstance(digest, _UseDefault):
             opts.digest = _digest_code(digest)
         if logical_type:
             opts.logical_type = logical_type.encode()
         return opts
 
-    def _handle(self):
+    def _handle(self) -> int:
         if self._w is None:
             raise ValueError("the Writer is finished or discarded")
         return self._w
 
     # -- content ---------------------------------------------------------
-    def add(self, name, array, *, dtype=None, zstd=_USE_DEFAULT, digest=_USE_DEFAULT, attributes=None):
+    def add(self, name: str, array: ArrayLike, *, dtype: Optional[str] = None,
+            zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT, digest: Union[Digest, _UseDefault] = _USE_DEFAULT,
+            attributes: Any = None) -> None:
         """Adds a dense tensor. dtype overrides the stored type: a storage name
         ("bf16" for uint16 bit patterns or floats to round, "f16", ...) or a
-        logical type ("f8_e4m3fn" over uint8 bytes, "complex64", ...)."""
+        logical type ("f8_e4m3fn" over uint8 bytes, "complex64", ...).
+
+            w.add("x", np.arange(10), zstd=False, attributes={"unit": "m"})
+            w.add("h", np.ones(4, np.float32), dtype="bf16")
+        """
         code, logical, arr = storage_for(array, dtype)
         shape, ndim = shape_array(np.shape(array))
         nb = _name_bytes(name)
@@ -103,15 +127,23 @@ class Writer:
         if attributes is not None:
             self.set_object_attributes(name, attributes)
 
-    def add_sparse_csr(self, name, values=None, indices=None, indptr=None, shape=None, *, matrix=None,
-                       dtype=None, zstd=_USE_DEFAULT, digest=_USE_DEFAULT, attributes=None):
+    def add_sparse_csr(self, name: str, values: Optional[ArrayLike] = None, indices: Optional[ArrayLike] = None,
+                       indptr: Optional[ArrayLike] = None, shape: Optional[Shape] = None, *, matrix: Any = None,
+                       dtype: Optional[str] = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
+                       digest: Union[Digest, _UseDefault] = _USE_DEFAULT, attributes: Any = None) -> None:
         """Adds a sparse_csr object from (values, indices, indptr, shape) or from
-        a scipy.sparse matrix (matrix=...). Indices are stored as u64."""
+        a scipy.sparse matrix (matrix=...). Indices are stored as u64.
+
+            w.add_sparse_csr("s", [1.0, 2.0], [0, 2], [0, 1, 2], (2, 3))
+            w.add_sparse_csr("m", matrix=scipy.sparse.random(100, 100, 0.01, format="csr"))
+        """
         if matrix is not None:
             m = matrix.tocsr()
             values, indices, indptr, shape = m.data, m.indices, m.indptr, m.shape
         if shape is None or len(shape) != 2:
             raise ValueError("sparse_csr needs a 2-D shape (rows, cols)")
+        if values is None or indices is None or indptr is None:
+            raise ValueError("sparse_csr needs values, indices and indptr (or matrix=)")
         code, logical, vals = storage_for(values, dtype)
         idx, ptr = _u64(indices, "indices"), _u64(indptr, "indptr")
         nb = _name_bytes(name)
@@ -123,9 +155,13 @@ class Writer:
         if attributes is not None:
             self.set_object_attributes(name, attributes)
 
-    def add_sparse_coo(self, name, values, coords, shape, *, dtype=None, zstd=_USE_DEFAULT, digest=_USE_DEFAULT,
-                       attributes=None):
-        """Adds a sparse_coo object: coords is (ndim, nnz) (or flat, dims first)."""
+    def add_sparse_coo(self, name: str, values: ArrayLike, coords: ArrayLike, shape: Shape, *,
+                       dtype: Optional[str] = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
+                       digest: Union[Digest, _UseDefault] = _USE_DEFAULT, attributes: Any = None) -> None:
+        """Adds a sparse_coo object: coords is (ndim, nnz) (or flat, dims first).
+
+            w.add_sparse_coo("c", [5, 7], [[0, 1], [2, 0]], (2, 3))  # (0,2)=5, (1,0)=7
+        """
         code, logical, vals = storage_for(values, dtype)
         c = _u64(coords, "coords").reshape(-1)
         dims, ndim = shape_array(shape)
@@ -136,12 +172,18 @@ class Writer:
         if attributes is not None:
             self.set_object_attributes(name, attributes)
 
-    def add_quantized(self, name, packed_weight, scales, zeros, shape, *, bits, group_size, packing,
-                      scales_dtype=None, zeros_dtype=None, zstd=_USE_DEFAULT, digest=_USE_DEFAULT):
+    def add_quantized(self, name: str, packed_weight: ArrayLike, scales: ArrayLike, zeros: Optional[ArrayLike],
+                      shape: Shape, *, bits: int, group_size: int, packing: str, scales_dtype: Optional[str] = None,
+                      zeros_dtype: Optional[str] = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
+                      digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> None:
         """Adds a quantized_group object (see ztensor_composite.h for packings):
         packed_weight int32/uint32 words or uint8 bytes, per-group scales
         (float; scales_dtype="bf16" for bit patterns) and zeros (None: no
-        zeros component, zero point 2^(bits-1))."""
+        zeros component, zero point 2^(bits-1)).
+
+            w.add_quantized("q", packed, scales, None, (rows, cols), bits=4, group_size=128,
+                            packing="8_per_i32")
+        """
         pcode, _, packed = storage_for(packed_weight)
         scode, _, sc = storage_for(scales, scales_dtype)
         p = QuantParams()
@@ -157,10 +199,15 @@ class Writer:
         opts = self._blob_options(zstd, digest)
         check(lib.zt_writer_add_quantized_group(self._handle(), nb, len(nb), dims, ndim, byref(p), byref(opts)))
 
-    def add_object(self, name, format, shape, components, *, attributes=None, zstd=_USE_DEFAULT,
-                   digest=_USE_DEFAULT):
+    def add_object(self, name: str, format: str, shape: Shape,
+                   components: Mapping[str, Union[ArrayLike, Tuple[ArrayLike, Optional[str]]]], *,
+                   attributes: Any = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
+                   digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> None:
         """Adds an object of any format: components is {role: array} (or
-        {role: (array, dtype)}), written in the given order."""
+        {role: (array, dtype)}), written in the given order.
+
+            w.add_object("t", "my_format", (4,), {"data": np.zeros(4, np.float32)})
+        """
         nb = _name_bytes(name)
         dims, ndim = shape_array(shape)
         check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), format.encode(), dims, ndim))
@@ -174,42 +221,44 @@ class Writer:
             self.set_object_attributes(name, attributes)
 
     @property
-    def attributes(self):
+    def attributes(self) -> Any:
         raise AttributeError("file attributes are write-only on a Writer")
 
     @attributes.setter
-    def attributes(self, value):
+    def attributes(self, value: Any) -> None:
         """File attributes: a dict of JSON-able values plus bytes, float nan/inf, Tagged, big ints."""
         check(lib.zt_writer_set_attributes_json(self._handle(), _attributes.to_json_text(value).encode()))
 
-    def set_object_attributes(self, name, value):
+    def set_object_attributes(self, name: str, value: Any) -> None:
+        """Attributes of one object already added (add(..., attributes=) does the same)."""
         nb = _name_bytes(name)
         check(lib.zt_writer_set_object_attributes_json(self._handle(), nb, len(nb),
                                                        _attributes.to_json_text(value).encode()))
 
     # -- end ---------------------------------------------------------------
-    def finish(self):
+    def finish(self) -> None:
         """Writes the manifest and footer and renames the file into place."""
         w, self._w = self._handle(), None
         check(lib.zt_writer_finish(w))
 
-    def discard(self):
+    def discard(self) -> None:
         """Abandons the file: nothing is left on disk."""
         w, self._w = self._w, None
         if w is not None:
             check(lib.zt_writer_discard(w))
 
-    def __enter__(self):
+    def __enter__(self) -> "Writer":
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> Literal[False]:
         if exc_type is not None:
             self.discard()
         elif self._w is not None:
             self.finish()
         return False
 
-    def __del__(self):
+    def __del__(self) -> None:
         w, self._w = getattr(self, "_w", None), None
         if w is not None and lib is not None:
             lib.zt_writer_discard(w)
