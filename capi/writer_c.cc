@@ -51,6 +51,9 @@ std::string attributes_from_json(const char *json, const char *fn) {
   std::string c = json_to_cbor(json);
   if ((static_cast<uint8_t>(c[0]) >> 5) != 5)
     fail(ZT_E_INVALID_ARG, std::string(fn) + ": attributes must be a JSON object");
+  // The $map convention can spell one CBOR key twice ({"$map": [[1, 2], [1,
+  // 3]]}); the reader refuses such a map, so the writer must never store it.
+  check_cbor_item(reinterpret_cast<const uint8_t *>(c.data()), c.size(), fn);
   return c;
 }
 

@@ -149,3 +149,28 @@ TEST(EditCapi, AttributeClashAndMisuse) {
 }
 
 }  // namespace
+
+// JSON attributes that would encode a CBOR map with one key twice are
+// refused, and the writer stays usable: a file it finishes always opens.
+TEST(Attributes, JsonThatSpellsADuplicateCborKeyIsRefused) {
+  TempDir tmp;
+  const std::string path = tmp.file("dup.zt");
+  zt_writer *w = nullptr;
+  ASSERT_EQ(zt_writer_create(path.c_str(), nullptr, &w), ZT_OK);
+  for (const char *json : {R"({"$map": [[1, 2], [1, 3]]})", R"({"a": {"$map": [["x", 1], ["x", 2]]}})",
+                           R"({"$map": [[{"$bytes": "01"}, 1], [{"$bytes": "01"}, 2]]})"}) {
+    SCOPED_TRACE(json);
+    EXPECT_EQ(zt_writer_set_attributes_json(w, json), ZT_E_INVALID_ARG);
+    EXPECT_NE(std::string(zt_last_error()).find("duplicate"), std::string::npos) << zt_last_error();
+  }
+  const uint64_t shape[1] = {1};
+  const float v = 1;
+  ASSERT_EQ(zt_writer_add_dense(w, "v", 1, ZT_F32, shape, 1, &v, sizeof v, nullptr), ZT_OK);
+  EXPECT_EQ(zt_writer_set_object_attributes_json(w, "v", 1, R"({"$map": [[-1, 0], [-1, 0]]})"), ZT_E_INVALID_ARG);
+  ASSERT_EQ(zt_writer_set_attributes_json(w, R"({"$map": [[1, 2], [2, 3]]})"), ZT_OK);
+  ASSERT_EQ(zt_writer_finish(w), ZT_OK);
+  zt_file *f = nullptr;
+  ASSERT_EQ(zt_open(path.c_str(), nullptr, &f), ZT_OK) << zt_last_error();
+  EXPECT_EQ(zt_file_verify(f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+  zt_close(f);
+}
