@@ -68,8 +68,10 @@ void copy_component(const Reader &in, const Object &o, const Component &c, Write
   w.blob_end();
 }
 
-// The pairs of a CBOR map, keyed by a canonical form of the key so that the
-// same text key written two ways (definite/indefinite) is one key.
+// The pairs of a CBOR map, keyed by a canonical form of the key: two keys
+// get the same form exactly when the reader's duplicate check calls them
+// equal (a text or byte string definite or indefinite, an integer in any
+// width), so a merge never writes a map the reader refuses.
 struct MapPairs {
   std::vector<std::string> order;
   std::map<std::string, RawField> pairs;
@@ -77,8 +79,18 @@ struct MapPairs {
 
 std::string canonical_key(const cbor::Tree &t, uint32_t k) {
   const cbor::Node &n = t.node(k);
-  if (n.kind == cbor::Kind::Text) return "t" + std::string(t.text(n));
-  return "r" + std::string(t.raw(k));
+  switch (n.kind) {
+    case cbor::Kind::Text:
+      return "t" + std::string(t.text(n));
+    case cbor::Kind::Bytes:
+      return "b" + std::string(t.text(n));
+    case cbor::Kind::Uint:
+    case cbor::Kind::Negint:
+    case cbor::Kind::Bool:
+      return "i" + std::to_string(static_cast<int>(n.kind)) + ":" + std::to_string(n.value);
+    default:
+      return "r" + std::string(t.raw(k));
+  }
 }
 
 std::string key_label(const RawField &f) {
@@ -173,7 +185,12 @@ ZT_API zt_status zt_writer_copy_file_fields(zt_writer *w, const zt_file *const *
     }
     Writer &out = *wr.writer;
     // One source of attributes (or identical ones): keep its bytes exactly.
-    if (first_attrs) out.set_attributes(identical ? *first_attrs : encode_map(attrs));
+    if (first_attrs) {
+      std::string merged = identical ? *first_attrs : encode_map(attrs);
+      // What the reader will check, checked before anything is written.
+      cbor::Tree check(reinterpret_cast<const uint8_t *>(merged.data()), merged.size(), "merged file attributes");
+      out.set_attributes(std::move(merged));
+    }
     if (!extra.order.empty()) {
       std::vector<RawField> fields;
       for (const auto &k : extra.order) fields.push_back(extra.pairs.at(k));

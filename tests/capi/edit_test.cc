@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cbor_writer.h"
 #include "test_util.h"
 #include "ztensor.h"
 
@@ -173,4 +174,61 @@ TEST(Attributes, JsonThatSpellsADuplicateCborKeyIsRefused) {
   ASSERT_EQ(zt_open(path.c_str(), nullptr, &f), ZT_OK) << zt_last_error();
   EXPECT_EQ(zt_file_verify(f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
   zt_close(f);
+}
+
+// Keys the reader calls equal are one key when attributes of several files
+// are merged: an integer in two widths, a byte string definite and
+// indefinite, a text key definite and indefinite. Equal values merge into one
+// key, different values are refused; either way the result opens.
+TEST(Attributes, MergeTreatsKeysTheReaderCallsEqualAsOne) {
+  TempDir tmp;
+  auto file_with = [&](const std::string &name, const std::string &attrs) {
+    const std::string path = tmp.file(name);
+    zt_writer *w = nullptr;
+    EXPECT_EQ(zt_writer_create(path.c_str(), nullptr, &w), ZT_OK);
+    EXPECT_EQ(zt_writer_set_attributes_cbor(w, reinterpret_cast<const uint8_t *>(attrs.data()), attrs.size()), ZT_OK)
+        << zt_last_error();
+    EXPECT_EQ(zt_writer_finish(w), ZT_OK);
+    zt_file *f = nullptr;
+    EXPECT_EQ(zt_open(path.c_str(), nullptr, &f), ZT_OK) << zt_last_error();
+    return f;
+  };
+  struct Case {
+    const char *what;
+    std::string a, b;  // two spellings of one key
+  };
+  // 1 as 0x01 and as 0x18 0x01; h'01' definite and indefinite; "k" likewise.
+  const std::vector<Case> cases = {
+      {"integer", "\x01", std::string("\x18\x01", 2)},
+      {"negative integer", "\x20", std::string("\x38\x00", 2)},
+      {"byte string", std::string("\x41\x01", 2), std::string("\x5f\x41\x01\xff", 4)},
+      {"text", "\x61k", "\x7f\x61k\xff"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.what);
+    for (bool same_value : {true, false}) {
+      zt_file *fa = file_with("a.zt", "\xa1" + c.a + "\x02");
+      zt_file *fb = file_with("b.zt", "\xa1" + c.b + (same_value ? "\x02" : "\x03"));
+      // An unrelated key makes the attribute maps differ as bytes.
+      zt_file *fc = file_with("c.zt", "\xa1\x61z\x04");
+      const zt_file *files[3] = {fa, fb, fc};
+      const std::string out = tmp.file("merged.zt");
+      zt_writer *w = nullptr;
+      ASSERT_EQ(zt_writer_create(out.c_str(), nullptr, &w), ZT_OK);
+      zt_status st = zt_writer_copy_file_fields(w, files, 3);
+      if (same_value) {
+        EXPECT_EQ(st, ZT_OK) << zt_last_error();
+        ASSERT_EQ(zt_writer_finish(w), ZT_OK);
+        zt_file *m = nullptr;
+        ASSERT_EQ(zt_open(out.c_str(), nullptr, &m), ZT_OK) << zt_last_error();
+        zt_close(m);
+      } else {
+        EXPECT_EQ(st, ZT_E_EXISTS) << zt_last_error();
+        zt_writer_discard(w);
+      }
+      zt_close(fa);
+      zt_close(fb);
+      zt_close(fc);
+    }
+  }
 }
