@@ -7,6 +7,7 @@
 // one 8x. Ratios within one run, never absolute times.
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "cbor_writer.h"
+#include "codec/codec.h"
 #include "manifest/cbor_tree.h"
 #include "util/error.h"
 
@@ -133,6 +135,48 @@ TEST(Complexity, DeepNestingIsRefusedOrLinear) {
     return c.bytes;
   };
   expect_near_linear("nested maps", make, 16384);
+}
+
+// A zstd frame of `bytes` zero bytes, compressed piece by piece (a few KB
+// per GB: the shape of a decompression bomb).
+std::string zero_frame(size_t bytes) {
+  ZSTD_CCtx *c = ZSTD_createCCtx();
+  ZSTD_CCtx_setPledgedSrcSize(c, bytes);
+  std::vector<char> zeros(size_t{1} << 20, 0), out(ZSTD_CStreamOutSize());
+  std::string frame;
+  for (size_t done = 0; done < bytes;) {
+    const size_t n = std::min(zeros.size(), bytes - done);
+    done += n;
+    ZSTD_inBuffer in{zeros.data(), n, 0};
+    const ZSTD_EndDirective mode = done == bytes ? ZSTD_e_end : ZSTD_e_continue;
+    for (size_t left = 1; left != 0 || in.pos < in.size;) {
+      ZSTD_outBuffer o{out.data(), out.size(), 0};
+      left = ZSTD_compressStream2(c, &o, &in, mode);
+      frame.append(out.data(), o.pos);
+      if (mode == ZSTD_e_continue && in.pos == in.size) break;
+    }
+  }
+  ZSTD_freeCCtx(c);
+  return frame;
+}
+
+// A frame that decodes to more than its declared size is refused as soon as
+// it overflows the declared size: the cost must not follow what the frame
+// would decode to (the old code decoded to the end to count the excess).
+TEST(Complexity, ZstdLargerThanDeclaredStopsAtTheDeclaredSize) {
+  const std::string small = zero_frame(size_t{64} << 20), large = zero_frame(size_t{512} << 20);
+  auto decode = [](const std::string &frame) {
+    uint8_t dst[16];
+    try {
+      zt::zstd_decode_exact(frame.data(), frame.size(), dst, sizeof dst, "bomb");
+      ADD_FAILURE() << "a frame larger than declared was accepted";
+    } catch (const zt::Error &e) {
+      EXPECT_EQ(e.status(), ZT_E_DECODED_SIZE) << e.what();
+    }
+  };
+  const double ts = best_seconds([&] { decode(small); }), tl = best_seconds([&] { decode(large); });
+  std::printf("zstd bomb, declared 16 bytes: 64 MiB frame %.5fs, 512 MiB frame %.5fs (x%.1f)\n", ts, tl, tl / ts);
+  EXPECT_LT(tl, 3 * ts + 0.001) << "refusing an oversized frame costs what it would decode to";
 }
 
 }  // namespace
