@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "codec/codec.h"
 #include "composite/validate.h"
@@ -409,21 +410,105 @@ void Reader::verify_object(const Object &o, bool strict) const {
   if (strict) validate_object_structure(*this, o);
 }
 
+namespace {
+
+// What verifying a component reads and checks. Components with equal keys
+// (objects sharing one blob, as the spec allows) give the same result, so
+// each distinct key is verified once: otherwise a few KB of file naming one
+// zstd frame from thousands of objects would be decoded thousands of times.
+struct BlobKey {
+  uint64_t offset, length, decoded_length;
+  int encoding;
+  bool decoded_known, check_bool;
+  const std::string *digest;  // empty when none
+  bool operator<(const BlobKey &b) const {
+    return std::tie(offset, length, decoded_length, encoding, decoded_known, check_bool, *digest) <
+           std::tie(b.offset, b.length, b.decoded_length, b.encoding, b.decoded_known, b.check_bool, *b.digest);
+  }
+};
+
+}  // namespace
+
 std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
   const auto &objs = manifest_.objects;
+  static const std::string kNoDigest;
+  // Every component to verify, and for each the first one with its key.
+  struct Work {
+    size_t object, component;
+    BlobKey key;
+  };
+  std::vector<Work> work;
+  for (size_t i = 0; i < objs.size(); ++i) {
+    const Object &o = objs[i];
+    if (o.status != ZT_OK) continue;  // object-level damage is reported once below
+    for (size_t j = 0; j < o.components.size(); ++j) {
+      const Component &c = o.components[j];
+      if (c.status != ZT_OK) continue;
+      const bool check_bool = strict && c.dtype == ZT_BOOL && manifest_.spec != SpecVersion::V0_1;
+      work.push_back({i, j,
+                      BlobKey{c.offset, c.length, c.decoded_length, static_cast<int>(c.encoding), c.decoded_known,
+                              check_bool, c.has_digest ? &c.digest : &kNoDigest}});
+    }
+  }
+  std::vector<size_t> order(work.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return work[a].key < work[b].key; });
+  std::vector<size_t> first(work.size());  // work index -> its group's first
+  std::vector<size_t> unique;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const bool same = k > 0 && !(work[order[k - 1]].key < work[order[k]].key);
+    if (!same) unique.push_back(order[k]);
+    first[order[k]] = same ? first[order[k - 1]] : order[k];
+  }
+  struct Outcome {
+    zt_status status = ZT_OK;
+    std::string message;
+  };
+  std::vector<Outcome> outcome(work.size());
+  parallel_for(unique.size(), threads(), [&](size_t u) {
+    const Work &w = work[unique[u]];
+    const Object &o = objs[w.object];
+    try {
+      verify_component(o, o.components[w.component], strict);
+    } catch (const Error &e) {
+      outcome[unique[u]] = {e.status(), e.what()};
+    }
+  });
+
+  // Failures of each object in component order; one that shares a failed
+  // blob says so and repeats the first one's reason.
+  auto failure_of = [&](size_t k) {
+    const Outcome &r = outcome[first[k]];
+    const Work &w = work[k];
+    const Object &o = objs[w.object];
+    std::string message = r.message;
+    if (first[k] != k) {
+      const Work &f = work[first[k]];
+      message = where(o.name, o.components[w.component].role) + ": stored bytes shared with " +
+                where(objs[f.object].name, objs[f.object].components[f.component].role) +
+                ", which failed: " + r.message;
+    }
+    return VerifyFailure{w.object, o.components[w.component].role, r.status, std::move(message)};
+  };
+  std::vector<size_t> work_begin(objs.size() + 1, work.size());
+  for (size_t k = work.size(); k-- > 0;) work_begin[work[k].object] = k;
+  for (size_t i = objs.size(); i-- > 0;) work_begin[i] = std::min(work_begin[i], work_begin[i + 1]);
   std::vector<std::vector<VerifyFailure>> per(objs.size());
   parallel_for(objs.size(), threads(), [&](size_t i) {
     const Object &o = objs[i];
-    auto record = [&](const std::string &role, const Error &e) { per[i].push_back({i, role, e.status(), e.what()}); };
+    size_t k = work_begin[i];
     bool component_failed = false;
-    for (const auto &c : o.components) {
-      try {
-        if (c.status != ZT_OK) fail(c.status, c.error);
-        // Object-level damage is reported once below, not per component.
-        if (o.status == ZT_OK) verify_component(o, c, strict);
-      } catch (const Error &e) {
+    for (size_t j = 0; j < o.components.size(); ++j) {
+      const Component &c = o.components[j];
+      if (c.status != ZT_OK) {
         component_failed = true;
-        record(c.role, e);
+        per[i].push_back({i, c.role, c.status, c.error});
+      } else if (k < work.size() && work[k].object == i && work[k].component == j) {
+        if (outcome[first[k]].status != ZT_OK) {
+          component_failed = true;
+          per[i].push_back(failure_of(k));
+        }
+        ++k;
       }
     }
     if (o.status != ZT_OK && !component_failed) {
@@ -432,7 +517,7 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
       try {
         validate_object_structure(*this, o);
       } catch (const Error &e) {
-        record("", e);
+        per[i].push_back({i, "", e.status(), e.what()});
       }
     }
   });

@@ -20,6 +20,7 @@
 #include "codec/codec.h"
 #include "manifest/cbor_tree.h"
 #include "util/error.h"
+#include "ztensor.h"
 
 using zt::cbor::Kind;
 using zt::cbor::Tree;
@@ -177,6 +178,70 @@ TEST(Complexity, ZstdLargerThanDeclaredStopsAtTheDeclaredSize) {
   const double ts = best_seconds([&] { decode(small); }), tl = best_seconds([&] { decode(large); });
   std::printf("zstd bomb, declared 16 bytes: 64 MiB frame %.5fs, 512 MiB frame %.5fs (x%.1f)\n", ts, tl, tl / ts);
   EXPECT_LT(tl, 3 * ts + 0.001) << "refusing an oversized frame costs what it would decode to";
+}
+
+// n objects that all name one zstd blob (the spec lets objects share a
+// blob): a 1.2 file, objects in sorted order. `digest` may be "".
+std::string shared_blob_file(size_t n, const std::string &frame, uint64_t decoded, const std::string &digest) {
+  std::string file = "ZTEN1000";
+  file.resize(64, '\0');
+  file += frame;
+  Cbor c;
+  c.map(2).text("version").text("1.2.0").text("objects").map(n);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n; ++i) names.push_back("o" + std::to_string(1000000 + i));
+  for (const auto &name : names) {
+    c.text(name).map(3).text("shape").shape({decoded}).text("format").text("dense").text("components").map(1);
+    c.text("data").map(digest.empty() ? 6 : 7).text("dtype").text("u8").text("offset").uint(64);
+    c.text("length").uint(frame.size()).text("uncompressed_length").uint(decoded);
+    c.text("encoding").text("zstd");
+    if (!digest.empty()) c.text("digest").text(digest);
+    c.text("type").null();
+  }
+  file += c.bytes;
+  zttest::put_le64(file, c.bytes.size());
+  return file + "ZTEN1000";
+}
+
+zt_status verify_memory(const std::string &file, std::vector<std::string> *messages = nullptr) {
+  zt_file *f = nullptr;
+  zt_status st = zt_open_memory(file.data(), file.size(), nullptr, &f);
+  if (st != ZT_OK) return st;
+  st = zt_file_verify(
+      f, 0,
+      [](void *user, const char *, const char *, zt_status, const char *message) {
+        if (user) static_cast<std::vector<std::string> *>(user)->push_back(message);
+      },
+      messages);
+  zt_close(f);
+  return st;
+}
+
+// Verify decodes a blob shared by many objects once, not once per object.
+TEST(Complexity, VerifyDecodesASharedBlobOnce) {
+  const uint64_t decoded = uint64_t{64} << 20;
+  const std::string frame = zero_frame(decoded);
+  const std::string small = shared_blob_file(4, frame, decoded, ""), large = shared_blob_file(32, frame, decoded, "");
+  double ts = best_seconds([&] { EXPECT_EQ(verify_memory(small), ZT_OK) << zt_last_error(); });
+  double tl = best_seconds([&] { EXPECT_EQ(verify_memory(large), ZT_OK) << zt_last_error(); });
+  std::printf("one 64 MiB zstd blob: 4 objects %.4fs, 32 objects %.4fs (x%.1f)\n", ts, tl, tl / ts);
+  EXPECT_LT(tl, 2.5 * ts) << "verify decodes a shared blob once per object";
+}
+
+// Every object over a damaged shared blob fails, each naming the blob's
+// first user and the reason.
+TEST(Complexity, EveryObjectOverADamagedSharedBlobFails) {
+  const std::string frame = zero_frame(4096);
+  const std::string file = shared_blob_file(3, frame, 4096, "crc32c:0x00000000");
+  std::vector<std::string> messages;
+  EXPECT_EQ(verify_memory(file, &messages), ZT_E_DIGEST_MISMATCH);
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_NE(messages[0].find("digest mismatch"), std::string::npos) << messages[0];
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_NE(messages[i].find("shared with"), std::string::npos) << messages[i];
+    EXPECT_NE(messages[i].find("o1000000"), std::string::npos) << messages[i];
+    EXPECT_NE(messages[i].find("digest mismatch"), std::string::npos) << messages[i];
+  }
 }
 
 }  // namespace
