@@ -2,6 +2,7 @@
 
 #include <cbor.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -145,7 +146,129 @@ void emit(const cbor::Tree &t, uint32_t i, std::string &out) {
 
 // ---- JSON → CBOR ----
 
-using Json = nlohmann::ordered_json;
+// A parsed JSON value with object members in document order. (nlohmann's
+// ordered_json keeps order too, but looks every key up by a linear scan:
+// quadratic in the keys of an object, and the JSON comes from users' files.)
+struct JValue {
+  enum class Type { Null, Bool, Int, Uint, Float, String, Array, Object } type = Type::Null;
+  bool b = false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double d = 0;
+  std::string s;
+  std::vector<JValue> items;                            // Array
+  std::vector<std::pair<std::string, JValue>> members;  // Object, in order
+  // The single member named `key` of a one-member object, or nullptr.
+  const JValue *only(const char *key) const {
+    return type == Type::Object && members.size() == 1 && members[0].first == key ? &members[0].second : nullptr;
+  }
+};
+
+constexpr int kMaxJsonDepth = 200;
+
+// Builds a JValue from nlohmann's SAX events. Duplicate keys in an object
+// are refused (sorting its keys once the object is complete: O(k log k)):
+// a silently dropped value is lost data.
+class JsonBuilder : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  JValue root;
+
+  bool null() override { return put(JValue{}); }
+  bool boolean(bool v) override {
+    JValue j;
+    j.type = JValue::Type::Bool;
+    j.b = v;
+    return put(std::move(j));
+  }
+  bool number_integer(number_integer_t v) override {
+    JValue j;
+    j.type = JValue::Type::Int;
+    j.i = v;
+    return put(std::move(j));
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    JValue j;
+    j.type = JValue::Type::Uint;
+    j.u = v;
+    return put(std::move(j));
+  }
+  bool number_float(number_float_t v, const string_t &) override {
+    JValue j;
+    j.type = JValue::Type::Float;
+    j.d = v;
+    return put(std::move(j));
+  }
+  bool string(string_t &v) override {
+    JValue j;
+    j.type = JValue::Type::String;
+    j.s = std::move(v);
+    return put(std::move(j));
+  }
+  bool binary(binary_t &) override { fail(ZT_E_INVALID_ARG, "invalid JSON: binary values are not JSON"); }
+  bool start_object(std::size_t) override {
+    JValue j;
+    j.type = JValue::Type::Object;
+    return open(std::move(j));
+  }
+  bool key(string_t &k) override {
+    stack_.back()->members.emplace_back(std::move(k), JValue{});
+    return true;
+  }
+  bool end_object() override {
+    const JValue &o = *stack_.back();
+    std::vector<const std::string *> keys;
+    keys.reserve(o.members.size());
+    for (const auto &m : o.members) keys.push_back(&m.first);
+    std::sort(keys.begin(), keys.end(), [](const std::string *a, const std::string *b) { return *a < *b; });
+    for (size_t k = 1; k < keys.size(); ++k)
+      if (*keys[k - 1] == *keys[k])
+        fail(ZT_E_INVALID_ARG, "invalid JSON: the key \"" + printable(*keys[k]) + "\" appears twice in one object");
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    JValue j;
+    j.type = JValue::Type::Array;
+    return open(std::move(j));
+  }
+  bool end_array() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) override {
+    fail(ZT_E_INVALID_ARG, std::string("invalid JSON: ") + e.what());
+  }
+
+ private:
+  std::vector<JValue *> stack_;
+  bool have_root_ = false;
+
+  // Where the next value goes: the root, the end of an array, or the member
+  // whose key was just read.
+  JValue *slot() {
+    if (stack_.empty()) {
+      have_root_ = true;
+      return &root;
+    }
+    JValue &top = *stack_.back();
+    if (top.type == JValue::Type::Array) {
+      top.items.emplace_back();
+      return &top.items.back();
+    }
+    return &top.members.back().second;
+  }
+  bool put(JValue v) {
+    *slot() = std::move(v);
+    return true;
+  }
+  bool open(JValue v) {
+    if (stack_.size() >= kMaxJsonDepth) fail(ZT_E_LIMIT, "JSON nesting deeper than 200 levels");
+    JValue *at = slot();
+    *at = std::move(v);
+    stack_.push_back(at);
+    return true;
+  }
+};
 
 void put(std::string &out, size_t (*enc)(uint64_t, unsigned char *, size_t), uint64_t v) {
   unsigned char buf[9];
@@ -227,69 +350,69 @@ void put_bigint(std::string &out, const std::string &s) {
   put_bytes(out, b);
 }
 
-void encode(const Json &j, std::string &out, int depth) {
-  if (depth > 200) fail(ZT_E_LIMIT, "JSON nesting deeper than 200 levels");
-  switch (j.type()) {
-    case Json::value_t::null:
+void encode(const JValue &j, std::string &out) {
+  switch (j.type) {
+    case JValue::Type::Null:
       out += static_cast<char>(0xf6);
       return;
-    case Json::value_t::boolean:
-      out += static_cast<char>(j.get<bool>() ? 0xf5 : 0xf4);
+    case JValue::Type::Bool:
+      out += static_cast<char>(j.b ? 0xf5 : 0xf4);
       return;
-    case Json::value_t::number_unsigned:
-      return put(out, cbor_encode_uint, j.get<uint64_t>());
-    case Json::value_t::number_integer: {
-      int64_t v = j.get<int64_t>();
-      if (v >= 0) return put(out, cbor_encode_uint, static_cast<uint64_t>(v));
-      return put(out, cbor_encode_negint, static_cast<uint64_t>(-1 - v));
-    }
-    case Json::value_t::number_float:
-      return put_float(out, j.get<double>());
-    case Json::value_t::string:
-      return put_text(out, j.get_ref<const std::string &>());
-    case Json::value_t::array:
-      put(out, cbor_encode_array_start, j.size());
-      for (const auto &e : j) encode(e, out, depth + 1);
+    case JValue::Type::Uint:
+      return put(out, cbor_encode_uint, j.u);
+    case JValue::Type::Int:
+      if (j.i >= 0) return put(out, cbor_encode_uint, static_cast<uint64_t>(j.i));
+      return put(out, cbor_encode_negint, static_cast<uint64_t>(-1 - j.i));
+    case JValue::Type::Float:
+      return put_float(out, j.d);
+    case JValue::Type::String:
+      return put_text(out, j.s);
+    case JValue::Type::Array:
+      put(out, cbor_encode_array_start, j.items.size());
+      for (const auto &e : j.items) encode(e, out);
       return;
-    case Json::value_t::object: {
-      if (j.size() == 1 && j.contains("$bytes") && j["$bytes"].is_string())
-        return put_bytes(out, unhex(j["$bytes"].get<std::string>()));
-      if (j.size() == 1 && j.contains("$float") && j["$float"].is_string()) {
-        std::string f = j["$float"].get<std::string>();
-        if (f == "nan") return put_float(out, NAN);
-        if (f == "inf") return put_float(out, INFINITY);
-        if (f == "-inf") return put_float(out, -INFINITY);
+    case JValue::Type::Object: {
+      // The conventions of cbor_to_json, read back (see json.h).
+      if (const JValue *v = j.only("$bytes"); v && v->type == JValue::Type::String) return put_bytes(out, unhex(v->s));
+      if (const JValue *v = j.only("$float"); v && v->type == JValue::Type::String) {
+        if (v->s == "nan") return put_float(out, NAN);
+        if (v->s == "inf") return put_float(out, INFINITY);
+        if (v->s == "-inf") return put_float(out, -INFINITY);
         fail(ZT_E_INVALID_ARG, "JSON $float must be \"nan\", \"inf\" or \"-inf\"");
       }
-      if (j.size() == 1 && j.contains("$bigint") && j["$bigint"].is_string())
-        return put_bigint(out, j["$bigint"].get<std::string>());
-      if (j.size() == 1 && j.contains("$undefined")) {
+      if (const JValue *v = j.only("$bigint"); v && v->type == JValue::Type::String) return put_bigint(out, v->s);
+      if (j.only("$undefined")) {
         out += static_cast<char>(0xf7);
         return;
       }
-      if (j.size() == 2 && j.contains("$tag") && j.contains("$value") && j["$tag"].is_number_unsigned()) {
-        put(out, cbor_encode_tag, j["$tag"].get<uint64_t>());
-        return encode(j["$value"], out, depth + 1);
+      if (j.members.size() == 2) {
+        const JValue *tag = nullptr, *value = nullptr;
+        for (const auto &m : j.members) {
+          if (m.first == "$tag") tag = &m.second;
+          if (m.first == "$value") value = &m.second;
+        }
+        if (tag && value && (tag->type == JValue::Type::Uint || (tag->type == JValue::Type::Int && tag->i >= 0))) {
+          put(out, cbor_encode_tag, tag->type == JValue::Type::Uint ? tag->u : static_cast<uint64_t>(tag->i));
+          return encode(*value, out);
+        }
       }
-      if (j.size() == 1 && j.contains("$map") && j["$map"].is_array()) {
-        const auto &pairs = j["$map"];
-        put(out, cbor_encode_map_start, pairs.size());
-        for (const auto &p : pairs) {
-          if (!p.is_array() || p.size() != 2) fail(ZT_E_INVALID_ARG, "JSON $map entries must be [key, value]");
-          encode(p[0], out, depth + 1);
-          encode(p[1], out, depth + 1);
+      if (const JValue *v = j.only("$map"); v && v->type == JValue::Type::Array) {
+        put(out, cbor_encode_map_start, v->items.size());
+        for (const auto &p : v->items) {
+          if (p.type != JValue::Type::Array || p.items.size() != 2)
+            fail(ZT_E_INVALID_ARG, "JSON $map entries must be [key, value]");
+          encode(p.items[0], out);
+          encode(p.items[1], out);
         }
         return;
       }
-      put(out, cbor_encode_map_start, j.size());
-      for (auto it = j.begin(); it != j.end(); ++it) {
-        put_text(out, it.key());
-        encode(it.value(), out, depth + 1);
+      put(out, cbor_encode_map_start, j.members.size());
+      for (const auto &m : j.members) {
+        put_text(out, m.first);
+        encode(m.second, out);
       }
       return;
     }
-    default:
-      fail(ZT_E_INVALID_ARG, "JSON value of an unsupported type");
   }
 }
 
@@ -338,14 +461,16 @@ std::string cbor_to_json(const uint8_t *data, size_t size) {
 }
 
 std::string json_to_cbor(std::string_view json) {
-  Json j;
+  JsonBuilder b;
   try {
-    j = Json::parse(json.begin(), json.end());
+    nlohmann::json::sax_parse(json.begin(), json.end(), &b);
+  } catch (const Error &) {
+    throw;
   } catch (const std::exception &e) {
     fail(ZT_E_INVALID_ARG, std::string("invalid JSON: ") + e.what());
   }
   std::string out;
-  encode(j, out, 0);
+  encode(b.root, out);
   return out;
 }
 

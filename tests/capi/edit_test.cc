@@ -164,6 +164,9 @@ TEST(Attributes, JsonThatSpellsADuplicateCborKeyIsRefused) {
     EXPECT_EQ(zt_writer_set_attributes_json(w, json), ZT_E_INVALID_ARG);
     EXPECT_NE(std::string(zt_last_error()).find("duplicate"), std::string::npos) << zt_last_error();
   }
+  // A JSON key twice: one value would be silently lost.
+  EXPECT_EQ(zt_writer_set_attributes_json(w, R"({"a": 1, "b": 2, "a": 3})"), ZT_E_INVALID_ARG);
+  EXPECT_NE(std::string(zt_last_error()).find("\"a\" appears twice"), std::string::npos) << zt_last_error();
   const uint64_t shape[1] = {1};
   const float v = 1;
   ASSERT_EQ(zt_writer_add_dense(w, "v", 1, ZT_F32, shape, 1, &v, sizeof v, nullptr), ZT_OK);

@@ -19,6 +19,7 @@
 #include "cbor_writer.h"
 #include "codec/codec.h"
 #include "manifest/cbor_tree.h"
+#include "manifest/json.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -136,6 +137,30 @@ TEST(Complexity, DeepNestingIsRefusedOrLinear) {
     return c.bytes;
   };
   expect_near_linear("nested maps", make, 16384);
+}
+
+// JSON attributes (zt_writer_set_attributes_json, the converters' metadata)
+// with many keys in one object, against an array of the same strings.
+TEST(Complexity, JsonObjectWithManyKeys) {
+  auto json = [](size_t n, bool object) {
+    std::string j = object ? "{" : "[";
+    for (size_t i = 0; i < n; ++i) {
+      j += (i ? ",\"k" : "\"k") + std::to_string(i * 7919 % 1000003) + "\"";
+      if (object) j += ":1";
+    }
+    return j + (object ? "}" : "]");
+  };
+  auto growth = [&](bool object, double &t_small, double &t_large) {
+    const std::string small = json(8192, object), large = json(65536, object);
+    t_small = best_seconds([&] { zt::json_to_cbor(small); });
+    t_large = best_seconds([&] { zt::json_to_cbor(large); });
+    return t_large / t_small;
+  };
+  double os, ol, as, al;
+  const double g_object = growth(true, os, ol), g_array = growth(false, as, al);
+  std::printf("JSON keys: 8k %.4fs, 64k %.4fs (x%.1f); array of the strings %.4fs, %.4fs (x%.1f)\n", os, ol, g_object,
+              as, al, g_array);
+  EXPECT_LT(g_object / g_array, kMaxExcess) << "JSON objects grow faster than n log n in their keys";
 }
 
 // A zstd frame of `bytes` zero bytes, compressed piece by piece (a few KB
