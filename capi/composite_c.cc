@@ -270,6 +270,8 @@ ZT_API zt_status zt_object_densify(const zt_object *obj, void *dst, size_t dst_c
     if (*total > dst_capacity)
       fail(ZT_E_BUFFER_TOO_SMALL, where(m.name) + ": the dense tensor needs " + std::to_string(*total) +
                                       " bytes, the buffer holds " + std::to_string(dst_capacity));
+    if (*total == 0) return ZT_OK;  // dst may be NULL: nothing to write, not even a memset
+    if (!dst) fail(ZT_E_INVALID_ARG, "zt_object_densify: dst is NULL with a non-zero capacity");
     std::vector<uint8_t> values = o.reader->read_vector(m, *s.values);
     auto *d = static_cast<uint8_t *>(dst);
     if (s.csr)

@@ -21,8 +21,10 @@
  *    can be appended without breaking compiled callers.
  *  - A reader handle (zt_file) is immutable after zt_open and may be shared
  *    between threads; a zt_writer is used by one thread at a time.
- *  - Enums are 32 bits wide (the *_FORCE32_ entries are not values), so a C
- *    caller may pass any int32 and an unknown one is refused with a status.
+ *  - Enums are 32 bits wide and signed (the *_FORCE32_ entries are not
+ *    values, they give every enum the whole int32 range), so a caller may
+ *    pass any int32, negative ones included, and an unknown one is refused
+ *    with a status.
  *
  * WARNING about untrusted files: every size read from a file is checked
  * against the file and the limits in zt_open_options before anything is
@@ -156,14 +158,16 @@ typedef enum zt_dtype {
   ZT_U16 = 11,
   ZT_U8 = 12,
   ZT_BOOL = 13,
-  ZT_DTYPE_FORCE32_ = 0x7fffffff /* not a dtype: keeps the enum 32 bits wide */
+  ZT_DTYPE_FORCE32_ = 0x7fffffff, /* not a dtype: keeps the enum 32 bits wide */
+  ZT_DTYPE_MIN_FORCE32_ = -0x7fffffff - 1 /* not a value: makes every int32 one of the enum's */
 } zt_dtype;
 
 typedef enum zt_encoding {
   ZT_ENCODING_UNKNOWN = 0,
   ZT_ENCODING_RAW = 1,
   ZT_ENCODING_ZSTD = 2,
-  ZT_ENCODING_FORCE32_ = 0x7fffffff /* not an encoding */
+  ZT_ENCODING_FORCE32_ = 0x7fffffff, /* not an encoding */
+  ZT_ENCODING_MIN_FORCE32_ = -0x7fffffff - 1 /* not a value: makes every int32 one of the enum's */
 } zt_encoding;
 
 typedef enum zt_digest_alg {
@@ -171,7 +175,8 @@ typedef enum zt_digest_alg {
   ZT_DIGEST_CRC32C = 1, /* "crc32c:0x%08X" */
   ZT_DIGEST_SHA256 = 2, /* "sha256:<64 lowercase hex>" */
   ZT_DIGEST_UNKNOWN = 3, /* an algorithm this library cannot check */
-  ZT_DIGEST_FORCE32_ = 0x7fffffff /* not an algorithm */
+  ZT_DIGEST_FORCE32_ = 0x7fffffff, /* not an algorithm */
+  ZT_DIGEST_MIN_FORCE32_ = -0x7fffffff - 1 /* not a value: makes every int32 one of the enum's */
 } zt_digest_alg;
 
 /* "f32", "bf16", ...; NULL for ZT_DTYPE_UNKNOWN or an out-of-range value. */

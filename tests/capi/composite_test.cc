@@ -175,6 +175,30 @@ TEST(Composite, CsrRoundTripEveryEncodingAndLogicalValues) {
   }
 }
 
+// Empty sparse tensors densify to nothing: dst may be NULL (the size query
+// itself writes nothing, not even a zero-length memset on NULL).
+TEST(Composite, EmptySparseDensifiesWithANullBuffer) {
+  TempDir tmp;
+  const std::string path = tmp.file("empty.zt");
+  zt_writer *w = create(path);
+  const std::vector<uint64_t> ptr0 = {0}, ptr5 = {0, 0, 0, 0, 0, 0};
+  ASSERT_EQ(zt_writer_add_csr(w, "rows0", 5, 0, 7, ZT_F32, nullptr, 0, nullptr, ptr0.data(), nullptr), ZT_OK)
+      << zt_last_error();
+  ASSERT_EQ(zt_writer_add_csr(w, "cols0", 5, 5, 0, ZT_F32, nullptr, 0, nullptr, ptr5.data(), nullptr), ZT_OK)
+      << zt_last_error();
+  const uint64_t shape[] = {3, 0, 2};
+  ASSERT_EQ(zt_writer_add_coo(w, "coo0", 4, shape, 3, ZT_I64, nullptr, 0, nullptr, nullptr), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_writer_finish(w), ZT_OK);
+  File f(path, 1);
+  for (const char *name : {"rows0", "cols0", "coo0"}) {
+    SCOPED_TRACE(name);
+    size_t n = 99;
+    EXPECT_EQ(zt_object_densify(f.obj(name), nullptr, 0, &n), ZT_OK) << zt_last_error();
+    EXPECT_EQ(n, 0u);
+    EXPECT_EQ(zt_object_densify(f.obj(name), nullptr, 0, nullptr), ZT_OK) << zt_last_error();
+  }
+}
+
 TEST(Composite, CooRoundTripThreeDimensionsWithDuplicates) {
   TempDir tmp;
   const std::string path = tmp.file("coo.zt");

@@ -36,6 +36,41 @@ class HelpTest(ztcli.TmpCase):
         self.assertEqual(run("convert", self.path("missing.npy"), "-o", self.path("o.zt"), check=False).returncode, 1)
 
 
+class GlobalReadOptionsTest(ztcli.TmpCase):
+    """zt [--pread] [--max-decoded-size BYTES] COMMAND: how every input is read."""
+
+    def make(self):
+        npy = self.path("t.npy")
+        np.save(npy, np.arange(4096, dtype="<f4"))
+        out = self.path("t.zt")
+        run("convert", npy, "-o", out, "--zstd", "3")
+        return out
+
+    def test_pread_reads_the_same(self):
+        zt = self.make()
+        for cmd in (["verify", zt], ["info", "--json", zt], ["ls", zt]):
+            self.assertEqual(run("--pread", *cmd).stdout, run(*cmd).stdout)
+        self.assertEqual(subprocess.run([ZT, "--pread", "cat", zt, "t"], capture_output=True, check=True).stdout,
+                         np.arange(4096, dtype="<f4").tobytes())
+
+    def test_max_decoded_size_limits_every_read(self):
+        zt = self.make()
+        p = run("--max-decoded-size", "1K", "verify", zt, check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("limit", p.stdout + p.stderr)
+        p = run("--max-decoded-size=8K", "cat", zt, "t", check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("limit", p.stderr)
+        run("--max-decoded-size", "16K", "verify", zt)  # exactly 16 KiB decoded: allowed
+
+    def test_bad_global_options_are_usage_errors(self):
+        for args in (["--max-decoded-size", "abc", "ls", "x"], ["--max-decoded-size", "0", "ls", "x"],
+                     ["--max-decoded-size"], ["--max-decoded-size", "99999999999T", "ls", "x"]):
+            p = run(*args, check=False)
+            self.assertEqual(p.returncode, 2, args)
+        self.assertIn("--pread", run("--help").stdout)
+
+
 class ExportTest(ztcli.TmpCase):
     def test_bf16_fp8_complex_and_refusals(self):
         with open(self.path("m.safetensors"), "wb") as f:

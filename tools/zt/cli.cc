@@ -13,6 +13,23 @@ int report(const std::string &what, zt_status st) {
   return st == ZT_E_IO ? kIo : kFailure;
 }
 
+ReadOptions &read_options() {
+  static ReadOptions o;
+  return o;
+}
+
+int open_input(const std::string &path, FilePtr &out, const std::string &what) {
+  zt_open_options opts;
+  zt_open_options_init(&opts);
+  if (read_options().pread) opts.access = ZT_ACCESS_PREAD;
+  if (read_options().max_decoded_size) opts.max_decoded_size = read_options().max_decoded_size;
+  zt_file *f = nullptr;
+  zt_status st = zt_open(path.c_str(), &opts, &f);
+  if (st != ZT_OK) return report(what.empty() ? "cannot open '" + path + "'" : what, st);
+  out.reset(f);
+  return kOk;
+}
+
 int usage_error(const std::string &cmd, const std::string &msg) {
   std::fprintf(stderr, "zt %s: %s\n(see 'zt %s --help')\n", cmd.c_str(), msg.c_str(), cmd.c_str());
   return kUsage;

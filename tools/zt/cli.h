@@ -61,6 +61,17 @@ zt_component_info component_info(const zt_object *o, size_t index);
 // Stored (on-disk) bytes of all of an object's components.
 uint64_t stored_bytes(const zt_object *o);
 
+// Options given before the command (zt [--pread] [--max-decoded-size N] CMD)
+// that apply to every .zt file a command reads.
+struct ReadOptions {
+  bool pread = false;             // read with pread(2): a file truncated underfoot is an error, not SIGBUS
+  uint64_t max_decoded_size = 0;  // per component; 0 = the library's default
+};
+ReadOptions &read_options();
+// Opens a .zt input with read_options(); on failure prints "what: ..." and
+// returns its exit code (kOk on success).
+int open_input(const std::string &path, FilePtr &out, const std::string &what = "");
+
 // Parses "none|crc32c|sha256" (returns false on anything else).
 bool parse_digest(const std::string &s, uint32_t &alg);
 // A zstd level for --zstd (-131072..22); false if s is not one.

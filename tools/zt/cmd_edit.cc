@@ -56,10 +56,9 @@ std::string object_name(const zt_object *o) {
 
 int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector<FilePtr> &out) {
   for (const auto &p : paths) {
-    zt_file *f = nullptr;
-    zt_status st = zt_open(p.c_str(), nullptr, &f);
-    if (st != ZT_OK) return report(std::string(cmd) + ": cannot open '" + p + "'", st);
-    out.emplace_back(f);
+    FilePtr f;
+    if (int rc = open_input(p, f, std::string(cmd) + ": cannot open '" + p + "'")) return rc;
+    out.push_back(std::move(f));
   }
   return kOk;
 }

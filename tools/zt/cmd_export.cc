@@ -134,10 +134,9 @@ int cmd_export(const std::vector<std::string> &argv) {
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 2 || out.empty()) return usage_error("export", "expected FILE OBJECT -o OUT.npy");
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
-  zt_file *raw = nullptr;
-  zt_status st = zt_open(a.positional[0].c_str(), nullptr, &raw);
-  if (st != ZT_OK) return report("export: cannot open '" + a.positional[0] + "'", st);
-  FilePtr f(raw);
+  FilePtr f;
+  if (int rc = open_input(a.positional[0], f, "export: cannot open '" + a.positional[0] + "'")) return rc;
+  zt_status st = ZT_OK;
   const std::string &name = a.positional[1];
   const zt_object *o = nullptr;
   st = zt_file_object_by_name(f.get(), name.data(), name.size(), &o);

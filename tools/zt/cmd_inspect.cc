@@ -29,11 +29,7 @@ const char *const kCatUsage =
 namespace {
 
 int open_file(const std::string &path, FilePtr &out) {
-  zt_file *f = nullptr;
-  zt_status st = zt_open(path.c_str(), nullptr, &f);
-  if (st != ZT_OK) return report("cannot open '" + path + "'", st);
-  out.reset(f);
-  return kOk;
+  return open_input(path, out);
 }
 
 std::string json_or_null(char *s) {

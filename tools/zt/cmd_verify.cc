@@ -34,17 +34,14 @@ int cmd_verify(const std::vector<std::string> &argv) {
   std::string err;
   if (!parse_args(argv, {"--strict", "--quiet"}, {}, a, err)) return usage_error("verify", err);
   if (a.positional.size() != 1) return usage_error("verify", "expected one FILE");
-  zt_open_options opts;
-  zt_open_options_init(&opts);
-  zt_file *f = nullptr;
-  zt_status st = zt_open(a.positional[0].c_str(), &opts, &f);
-  if (st != ZT_OK) return report("'" + a.positional[0] + "' is not readable", st);
+  FilePtr f;
+  if (int rc = open_input(a.positional[0], f, "'" + a.positional[0] + "' is not readable")) return rc;
   Tally t;
   t.quiet = a.has("--quiet");
-  st = zt_file_verify(f, a.has("--strict") ? 1 : 0, on_failure, &t);
+  zt_status st = zt_file_verify(f.get(), a.has("--strict") ? 1 : 0, on_failure, &t);
   size_t count = 0;
-  zt_file_object_count(f, &count);
-  zt_close(f);
+  zt_file_object_count(f.get(), &count);
+  f.reset();
   if (st != ZT_OK) {
     if (!t.quiet) std::printf("%s: %zu failure(s) in %zu object(s)\n", a.positional[0].c_str(), t.failures, count);
     return kFailure;

@@ -1,5 +1,8 @@
 // zt — inspect, check, convert and maintain zTensor files.
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -10,10 +13,16 @@ using namespace ztcli;
 
 static void print_help() {
   std::printf("zt %s — inspect, check, convert and maintain zTensor (.zt) files\n\n", zt_version_string());
-  std::printf("usage: zt COMMAND [ARGS...]\n\ncommands:\n");
+  std::printf("usage: zt [--pread] [--max-decoded-size BYTES] COMMAND [ARGS...]\n\ncommands:\n");
   for (const auto &c : commands()) std::printf("  %-11s %s\n", c.name, c.summary);
   std::printf(
       "\n'zt COMMAND --help' describes a command.\n\n"
+      "options for every .zt file a command reads (info, ls, verify, cat, export,\n"
+      "append, remove, merge), given before the command:\n"
+      "  --pread                    read with pread(2) instead of a memory map: a file\n"
+      "                             truncated while it is read is an I/O error, not SIGBUS\n"
+      "  --max-decoded-size BYTES   refuse a component that decodes to more than BYTES\n"
+      "                             (default 64 GiB; suffixes K, M, G, T in powers of 1024)\n\n"
       "exit codes:\n"
       "  0  success\n"
       "  1  the file is invalid, or the operation failed (message on stderr)\n"
@@ -21,7 +30,48 @@ static void print_help() {
       "  3  I/O error (cannot open, read, write or rename a file)\n");
 }
 
+// "4096", "64M", "2G": bytes, with binary suffixes.
+static bool parse_size(const std::string &s, uint64_t &out) {
+  if (s.empty() || s[0] < '0' || s[0] > '9') return false;
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno) return false;
+  int shift = 0;
+  const std::string suffix = end;
+  if (suffix == "K" || suffix == "k")
+    shift = 10;
+  else if (suffix == "M")
+    shift = 20;
+  else if (suffix == "G")
+    shift = 30;
+  else if (suffix == "T")
+    shift = 40;
+  else if (!suffix.empty())
+    return false;
+  if (v > (UINT64_MAX >> shift)) return false;
+  out = static_cast<uint64_t>(v) << shift;
+  return out > 0;
+}
+
 int main(int argc, char **argv) {
+  int first = 1;
+  for (; first < argc && std::strncmp(argv[first], "--", 2) == 0; ++first) {
+    const std::string opt = argv[first];
+    if (opt == "--pread") {
+      read_options().pread = true;
+    } else if (opt == "--max-decoded-size" || opt.rfind("--max-decoded-size=", 0) == 0) {
+      std::string v = opt.size() > 18 ? opt.substr(19) : (first + 1 < argc ? argv[++first] : "");
+      if (!parse_size(v, read_options().max_decoded_size)) {
+        std::fprintf(stderr, "zt: --max-decoded-size takes a positive size in bytes (e.g. 4096, 512M, 2G)\n");
+        return kUsage;
+      }
+    } else {
+      break;  // --help, --version, or an unknown option: handled below
+    }
+  }
+  argv += first - 1;
+  argc -= first - 1;
   if (argc < 2) {
     print_help();
     return kUsage;
