@@ -26,29 +26,28 @@ apt_install() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
 }
-missing_of() {
-  local p out=()
+missing_of() {  # prints the packages of "$@" that are not installed, one a line
+  local p
   for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || out+=("$p")
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
   done
-  echo "${out[@]}"
 }
 
 # Packages of our own must not be installed already: the test would use them,
 # and the purge at the end would remove somebody else's copy.
 ours=(libztensor1 libztensor-dev ztensor-tools python3-ztensor)
-present=$(dpkg-query -W -f='${binary:Package} ${Status}\n' 'libztensor*' 'ztensor*' 'python3-ztensor*' 2>/dev/null |
-  awk '$NF == "installed" {print $1}' || true)
-if [ -n "$present" ]; then
-  echo "debian-check: already installed, refusing to touch them: $(echo $present)" >&2
-  echo "  (remove them first: apt-get purge $(echo $present))" >&2
+mapfile -t present < <(dpkg-query -W -f='${binary:Package} ${Status}\n' 'libztensor*' 'ztensor*' 'python3-ztensor*' \
+  2>/dev/null | awk '$NF == "installed" {print $1}')
+if [ ${#present[@]} -gt 0 ]; then
+  echo "debian-check: already installed, refusing to touch them: ${present[*]}" >&2
+  echo "  (remove them first: apt-get purge ${present[*]})" >&2
   exit 1
 fi
 
 # Tools for building, linting and the consumer build, then the Build-Depends.
 tools=(dpkg-dev debhelper lintian build-essential pkg-config libdlpack-dev git)
-miss=$(missing_of "${tools[@]}")
-[ -z "$miss" ] || apt_install $miss
+mapfile -t miss < <(missing_of "${tools[@]}")
+[ ${#miss[@]} -eq 0 ] || apt_install "${miss[@]}"
 if ! unmet=$(dpkg-checkbuilddeps debian/control 2>&1); then
   echo "debian-check: $unmet"
   echo "debian-check: installing the Build-Depends of debian/control (apt-get build-dep)"
@@ -73,10 +72,10 @@ cleanup() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get purge -y -qq "${ours[@]}" >/dev/null || true
     # Dependencies that came in with the .debs go too, so the machine is left as it was.
     local extra
-    extra=$(comm -13 "$tmp/before.txt" <(dpkg-query -W -f='${binary:Package}\n' | sort) || true)
-    if [ -n "$extra" ]; then
-      echo "debian-check: purging packages pulled in by the .debs: $(echo $extra)"
-      DEBIAN_FRONTEND=noninteractive $sudo apt-get purge -y -qq $extra >/dev/null || true
+    mapfile -t extra < <(comm -13 "$tmp/before.txt" <(dpkg-query -W -f='${binary:Package}\n' | sort))
+    if [ ${#extra[@]} -gt 0 ]; then
+      echo "debian-check: purging packages pulled in by the .debs: ${extra[*]}"
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get purge -y -qq "${extra[@]}" >/dev/null || true
     fi
   fi
   rm -rf "$tmp"
@@ -113,10 +112,13 @@ fi
 
 dpkg-query -W -f='${binary:Package}\n' | sort >"$tmp/before.txt"
 installed=1
-debs=$(cd "$tmp" && ls ./*.deb | grep -v -- -dbgsym_)
-echo "debian-check: apt-get install "$debs
-# shellcheck disable=SC2086 # debs is a word list
-(cd "$tmp" && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $debs) >"$tmp/install.log" 2>&1 || {
+debs=()
+for d in "$tmp"/*.deb; do
+  case "$d" in *-dbgsym_*) ;; *) debs+=("./${d##*/}") ;; esac
+done
+echo "debian-check: apt-get install ${debs[*]}"
+(cd "$tmp" && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${debs[@]}") \
+  >"$tmp/install.log" 2>&1 || {
   cat "$tmp/install.log"; echo "debian-check: FAIL: apt-get install"; exit 1; }
 
 # An outside program, compiled with only what pkg-config says.
