@@ -45,7 +45,7 @@ if [ ${#present[@]} -gt 0 ]; then
 fi
 
 # Tools for building, linting and the consumer build, then the Build-Depends.
-tools=(dpkg-dev debhelper lintian build-essential pkg-config libdlpack-dev git)
+tools=(dpkg-dev debhelper lintian build-essential pkg-config libdlpack-dev git cmake)
 mapfile -t miss < <(missing_of "${tools[@]}")
 [ ${#miss[@]} -eq 0 ] || apt_install "${miss[@]}"
 if ! unmet=$(dpkg-checkbuilddeps debian/control 2>&1); then
@@ -155,7 +155,20 @@ import ztensor
 with ztensor.Reader(sys.argv[1]) as r:
     v = r["v"]
     assert list(v) == [7, -1, 1 << 20, 0], v
-print("python3: ztensor from", ztensor.__file__, "read", list(v))
+assert ztensor.library_source == "system loader", ztensor.library_source
+assert ztensor.__version__ != "0+unknown", ztensor.__version__
+print("python3: ztensor", ztensor.__version__, "from", ztensor.__file__, "with", ztensor.library_path,
+      "read", list(v))
 PY
+
+# The CMake package and the man page of the -dev and tools packages.
+cmake_dir="$work/cmake-consumer"
+cmake -S "$src_root/tests/install/cmake_consumer" -B "$cmake_dir" \
+  -DCONSUMER_SOURCE="$src_root/tests/pkgconfig/consumer_cpp.cc" >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; exit 1; }
+cmake --build "$cmake_dir" >>"$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; exit 1; }
+env -i "$cmake_dir/consumer_cpp" "$work/cmake.zt"
+# (Read from the .deb: minimal images exclude /usr/share/man when installing.)
+dpkg-deb -c "$tmp"/ztensor-tools_*.deb | grep -q 'usr/share/man/man1/zt\.1' ||
+  { echo "debian-check: FAIL: ztensor-tools has no man page for zt"; exit 1; }
 
 echo "debian-check: OK ($(cd "$tmp" && echo *.deb)) in $(( $(date +%s) - start ))s"

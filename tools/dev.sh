@@ -5,6 +5,8 @@
 #                       end-to-end demo (README command 1)
 #   tools/dev.sh test   deps + build + the whole test suite, then the
 #                       ASan/UBSan build and suite (README command 2; CI runs this)
+#                       ZT_DEBIAN_CHECK=1 also builds, installs and tries the
+#                       Debian packages (tools/debian-check.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +20,7 @@ DEMO_PACKAGES=(
 # tests and its venv install, other languages' examples, the independent
 # conformance checker, the install test's CMake consumer, the clang builds.
 TEST_PACKAGES=(
-  libgtest-dev libgmock-dev cmake
+  libgtest-dev libgmock-dev cmake abigail-tools
   python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard python3-mypy
   python3-venv python3-pip python3-mesonpy python3-setuptools python3-wheel
   golang-go clang libclang-rt-14-dev zstd binutils
@@ -88,6 +90,11 @@ case "${1:-}" in
     if [ -x .ci/sanitize.sh ] && [ "${ZT_SKIP_SANITIZERS:-0}" != 1 ]; then
       .ci/sanitize.sh
       .ci/tsan.sh
+    fi
+    # The Debian packages: build, lint, install, use, purge (about three
+    # minutes; it installs packages system-wide, so it is opt-in, and CI opts in).
+    if [ "${ZT_DEBIAN_CHECK:-0}" = 1 ]; then
+      tools/debian-check.sh
     fi
     ;;
   *)
