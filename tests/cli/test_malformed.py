@@ -64,6 +64,14 @@ CASES = {
     "overflow.safetensors": (safetensors_bytes([], raw_header=b'{"w":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,0]}}'), "overflows"),
     "dup.safetensors": (safetensors_bytes([], raw_header=b'{"w":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},"w":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}}'), "twice"),
     "meta.safetensors": (safetensors_bytes([], raw_header=b'{"__metadata__":[1]}'), "__metadata__"),
+    # Tensors naming the same bytes: a few bytes of input must not become
+    # many copies in the output.
+    "overlap.safetensors": (safetensors_bytes([], raw_header=b'{"a":{"dtype":"U8","shape":[16],"data_offsets":[0,16]},'
+                                                           b'"b":{"dtype":"U8","shape":[16],"data_offsets":[8,24]}}')
+                            + b"\0" * 24, "overlap"),
+    "sameblob.safetensors": (safetensors_bytes([], raw_header=("{" + ",".join(
+        '"t%d":{"dtype":"U8","shape":[16],"data_offsets":[0,16]}' % i for i in range(50)) + "}").encode())
+                             + b"\0" * 16, "overlap"),
     # npy
     "magic.npy": (b"\x93NUMPZ\x01\x00" + b"\0" * 20, "not a .npy"),
     "trunc.npy": (npy_bytes(np.arange(100, dtype="<f8"))[:-8], "truncated"),
@@ -96,6 +104,8 @@ CASES = {
     "dims.gguf": (gguf_header(1, 0) + gguf_str("t") + struct.pack("<I", 9) + b"\0" * 200, "dimensions"),
     "align.gguf": (gguf_bytes([("general.alignment", GGUF_U32, 3)], []), "alignment"),
     "dupkey.gguf": (gguf_bytes([("a", GGUF_U32, 1), ("a", GGUF_U32, 2)], []), "twice"),
+    "overlap.gguf": (gguf_header(2, 0) + b"".join(gguf_str(n) + struct.pack("<IQIQ", 1, 16, 0, 0) for n in ("a", "b"))
+                     + b"\0" * 64 + b"\0" * 64, "overlap"),
     "unknown.bin": (b"hello world", "unknown input format"),
 }
 

@@ -307,6 +307,7 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
     infos.push_back(std::move(info));
   }
   const uint64_t data_start = (c.pos() + alignment - 1) / alignment * alignment;
+  std::vector<DataRange> ranges;
   for (auto &info : infos) {
     const std::string ctx = what + ": tensor '" + info.t.name + "'";
     uint64_t begin = checked_add(data_start, info.offset, ctx);
@@ -317,8 +318,10 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
     const uint8_t *p = data + begin;
     const uint64_t len = info.t.nbytes;
     info.t.emit = [p, len](const PieceFn &fn) { emit_bytes(p, len, 1, fn); };
+    ranges.push_back({begin, end, info.t.name});
     r.tensors.push_back(std::move(info.t));
   }
+  refuse_overlapping(std::move(ranges), what);
   return r;
 }
 

@@ -25,6 +25,23 @@ uint64_t checked_add(uint64_t a, uint64_t b, const std::string &ctx) {
   return r;
 }
 
+void refuse_overlapping(std::vector<DataRange> ranges, const std::string &what) {
+  ranges.erase(std::remove_if(ranges.begin(), ranges.end(), [](const DataRange &r) { return r.begin == r.end; }),
+               ranges.end());
+  std::sort(ranges.begin(), ranges.end(), [](const DataRange &a, const DataRange &b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  size_t furthest = 0;  // of the ranges so far, the one reaching furthest
+  for (size_t i = 1; i < ranges.size(); ++i) {
+    const DataRange &a = ranges[furthest], &b = ranges[i];
+    if (b.begin < a.end)
+      throw InputError(what + ": the data of tensors '" + a.name + "' [" + std::to_string(a.begin) + ", " +
+                       std::to_string(a.end) + ") and '" + b.name + "' [" + std::to_string(b.begin) + ", " +
+                       std::to_string(b.end) + ") overlap; refusing a file whose tensors share bytes");
+    if (b.end > a.end) furthest = i;
+  }
+}
+
 std::string hex(const uint8_t *p, size_t n) {
   static const char digits[] = "0123456789abcdef";
   std::string s;

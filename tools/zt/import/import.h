@@ -66,6 +66,15 @@ Imported import_file(const std::string &path, const Limits &limits);
 // Helpers shared by the readers.
 uint64_t checked_mul(uint64_t a, uint64_t b, const std::string &ctx);
 uint64_t checked_add(uint64_t a, uint64_t b, const std::string &ctx);
+// The bytes [begin, end) of the input that one tensor's data occupies.
+struct DataRange {
+  uint64_t begin, end;
+  std::string name;
+};
+// Throws InputError naming two tensors whose data overlap. Each tensor of
+// the output gets bytes of its own, so a few KB of input whose tensors all
+// name the same bytes would otherwise become gigabytes of output.
+void refuse_overlapping(std::vector<DataRange> ranges, const std::string &what);
 // Bytes as lowercase hex, for the {"$bytes": hex} attribute convention.
 std::string hex(const uint8_t *p, size_t n);
 // Swaps each element of `esize` bytes in place.

@@ -88,6 +88,7 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
   const uint8_t *base = data + 8 + n;
   const uint64_t data_size = size - 8 - n;
   Imported r;
+  std::vector<DataRange> ranges;
   for (auto it = header.begin(); it != header.end(); ++it) {
     const std::string &name = it.key();
     const json &e = it.value();
@@ -130,8 +131,10 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
     const uint8_t *p = base + begin;
     const uint64_t len = t.nbytes;
     t.emit = [p, len](const PieceFn &fn) { emit_bytes(p, len, 1, fn); };
+    ranges.push_back({begin, end, name});
     r.tensors.push_back(std::move(t));
   }
+  refuse_overlapping(std::move(ranges), what);
   return r;
 }
 
