@@ -229,7 +229,12 @@ ZT_API zt_status zt_open_memory(const void *data, size_t size,
 
 /* Releases the handle (the mapping lives on while DLPack tensors made from it
  * are alive). NULL is accepted and returns ZT_OK; a handle already closed
- * returns ZT_E_MISUSE. */
+ * returns ZT_E_MISUSE as long as a later zt_open has not been given the same
+ * address (the allocator may reuse it; a stale pointer then names the new
+ * file), so drop every copy of a handle when you close it.
+ * A zt_file may be shared by threads for reading, but zt_close must come
+ * after every other call on it (and on its objects) has returned, as with
+ * fclose: closing while another thread reads is undefined behaviour. */
 ZT_API zt_status zt_close(zt_file *file);
 
 /* The spec version the file declares: "1.2.0", "1.1.0", "0.1.0", ...
