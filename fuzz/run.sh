@@ -32,6 +32,7 @@ seeds="$root/fuzz/corpus/$target"
 case $target in
   fuzz_open) seeds="$seeds $build/fuzz/seeds/open" ;;
   fuzz_manifest) seeds="$seeds $build/fuzz/seeds/manifest" ;;
+  fuzz_composite) seeds="$seeds $build/fuzz/seeds/open" ;;
 esac
 # Strip the "fuzz_" prefix for the checked-in folder names.
 seeds=$(echo "$seeds" | sed "s|fuzz/corpus/fuzz_|fuzz/corpus/|")
