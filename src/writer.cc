@@ -58,16 +58,17 @@ void Writer::begin_object(const std::string &name, const std::string &format, Sh
   check_open();
   if (!valid_utf8(name.data(), name.size())) fail(ZT_E_NAME, where(name) + ": name is not valid UTF-8");
   if (!valid_utf8(format.data(), format.size())) fail(ZT_E_NAME, where(name) + ": format is not valid UTF-8");
-  if (index_.count(name)) fail(ZT_E_EXISTS, where(name) + ": an object of this name was already declared");
   if (!shape_numel(shape)) fail(ZT_E_SHAPE, where(name) + ": the product of the shape overflows 64 bits");
-  Object o;
+  // One hash of the name per object: writes of 100 000 tiny tensors are
+  // bound by this map.
+  if (!index_.try_emplace(name, manifest_.objects.size()).second)
+    fail(ZT_E_EXISTS, where(name) + ": an object of this name was already declared");
+  Object &o = manifest_.objects.emplace_back();
   o.name = name;
   o.format = format.empty() ? "dense" : format;
   o.has_format = true;
   o.shape.assign(shape.begin(), shape.end());
   o.numel = *shape_numel(shape);
-  index_.emplace(name, manifest_.objects.size());
-  manifest_.objects.push_back(std::move(o));
 }
 
 void Writer::drop_object_if_empty(const std::string &name) {
@@ -78,10 +79,16 @@ void Writer::drop_object_if_empty(const std::string &name) {
   index_.erase(it);
 }
 
-Object &Writer::object_for(const std::string &name) {
+size_t Writer::object_index(const std::string &name) const {
+  // Objects are nearly always written right after they are declared.
+  if (!manifest_.objects.empty() && manifest_.objects.back().name == name) return manifest_.objects.size() - 1;
   auto it = index_.find(name);
   if (it == index_.end()) fail(ZT_E_NOT_FOUND, where(name) + ": no such object declared (begin it first)");
-  return manifest_.objects[it->second];
+  return it->second;
+}
+
+Object &Writer::object_for(const std::string &name) {
+  return manifest_.objects[object_index(name)];
 }
 
 const Object *Writer::find_object(const std::string &name) const {
@@ -183,21 +190,26 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
 void Writer::refuse_before_writing(size_t len) {
   Stream &s = *stream_;
   Object &o = manifest_.objects[s.object];
-  Component probe = o.components[s.component];
-  const bool zstd = probe.encoding == ZT_ENCODING_ZSTD;
-  probe.length = zstd ? 0 : len;
-  probe.has_uncompressed_length = zstd;
-  probe.uncompressed_length = len;
+  // Checked in place (blob_end sets these fields again): a copy of the
+  // component per blob shows in writes of many tiny tensors.
+  Component &c = o.components[s.component];
+  const bool zstd = c.encoding == ZT_ENCODING_ZSTD;
+  c.length = zstd ? 0 : len;
+  c.has_uncompressed_length = zstd;
+  c.uncompressed_length = len;
   DecodeLimits limits;
   limits.max_decoded_size = UINT64_MAX;
   const uint64_t data_end = manifest_.data_end;
-  manifest_.data_end = probe.offset + probe.length;
-  validate_component(probe, o, manifest_, limits);
+  manifest_.data_end = c.offset + c.length;
+  validate_component(c, o, manifest_, limits);
   manifest_.data_end = data_end;
-  if (probe.status == ZT_OK) return;
+  c.length = 0;
+  if (c.status == ZT_OK) return;
+  const zt_status status = c.status;
+  const std::string error = c.error;
   o.components.pop_back();  // only padding was written: the next blob aligns past it
   stream_.reset();
-  fail(probe.status, probe.error);
+  fail(status, error);
 }
 
 void Writer::blob_begin(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts) {
@@ -207,14 +219,15 @@ void Writer::blob_begin(const std::string &name, const std::string &role, zt_dty
 void Writer::open_blob(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts,
                        bool streaming) {
   check_open();
-  Object &o = object_for(name);
+  const size_t object = object_index(name);
+  Object &o = manifest_.objects[object];
   Component &c = new_component(o, role, dtype, opts);
   try {
     uint64_t off = align_up(sink_->position());
     sink_->write_zeros(static_cast<size_t>(off - sink_->position()));
     c.offset = off;
     auto s = std::make_unique<Stream>();
-    s->object = index_[name];
+    s->object = object;
     s->component = o.components.size() - 1;
     // A whole blob is compressed in one shot by write_blob: only a streamed
     // one needs a streaming context (and its worker threads).

@@ -67,6 +67,7 @@ class Writer {
 
  private:
   enum class State { Open, Finished, Failed };
+  size_t object_index(const std::string &name) const;
   Object &object_for(const std::string &name);
   // Places a new component and opens it for bytes (blob_begin, write_blob).
   void open_blob(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts,
