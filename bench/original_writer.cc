@@ -82,7 +82,7 @@ void write_file(const Workload &w, const std::string &path, bool sync, bool zstd
   static const uint8_t zeros[64] = {};
   int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0) die("cannot create " + path);
-  write_all(fd, "ZTEN0001", 8, path);
+  write_all(fd, "ZTEN1000", 8, path);
   uint64_t pos = 8;
   std::vector<Placed> placed;
   placed.reserve(w.tensors.size());
@@ -98,7 +98,7 @@ void write_file(const Workload &w, const std::string &path, bool sync, bool zstd
   write_all(fd, m.data(), m.size(), path);
   uint8_t tail[16];
   for (int i = 0; i < 8; ++i) tail[i] = static_cast<uint8_t>(uint64_t(m.size()) >> (8 * i));
-  std::memcpy(tail + 8, "ZTEN0001", 8);
+  std::memcpy(tail + 8, "ZTEN1000", 8);
   write_all(fd, tail, 16, path);
   if (sync && ::fsync(fd) != 0) die("fsync failed on " + path);
   ::close(fd);

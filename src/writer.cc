@@ -166,10 +166,7 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
     if (c.encoding == ZT_ENCODING_ZSTD) {
       // Whole blob at once: one-shot compression, multithreaded when large.
       int level = opts.has_level ? opts.zstd_level : opts_.zstd_level;
-      std::vector<uint8_t> z = zstd_compress(data, len, level, zstd_threads(len));
-      if (s.digest) s.digest->update(z.data(), z.size());
-      sink_->write(z.data(), z.size());
-      c.length = z.size();
+      zstd_compress_each(data, len, level, zstd_threads(len), [&](const uint8_t *p, size_t n) { emit(c, p, n); });
       s.raw_bytes = len;
     } else {
       if (s.digest) s.digest->update(data, len);
@@ -243,6 +240,12 @@ void Writer::open_blob(const std::string &name, const std::string &role, zt_dtyp
   }
 }
 
+void Writer::emit(Component &c, const uint8_t *p, size_t n) {
+  if (stream_->digest) stream_->digest->update(p, n);
+  sink_->write(p, n);
+  c.length += n;
+}
+
 void Writer::blob_append(const void *data, size_t len) {
   check_open();
   if (!stream_) fail(ZT_E_MISUSE, "no blob is being streamed (call zt_write_blob_begin first)");
@@ -252,11 +255,7 @@ void Writer::blob_append(const void *data, size_t len) {
     Component &c = manifest_.objects[s.object].components[s.component];
     s.raw_bytes += len;
     if (s.zstd) {
-      s.out.clear();
-      s.zstd->update(data, len, s.out);
-      if (s.digest) s.digest->update(s.out.data(), s.out.size());
-      sink_->write(s.out.data(), s.out.size());
-      c.length += s.out.size();
+      s.zstd->update(data, len, [&](const uint8_t *p, size_t n) { emit(c, p, n); });
     } else {
       if (s.digest) s.digest->update(data, len);
       sink_->write(data, len);
@@ -274,13 +273,7 @@ void Writer::blob_end() {
     Stream &s = *stream_;
     Object &o = manifest_.objects[s.object];
     Component &c = o.components[s.component];
-    if (s.zstd) {
-      s.out.clear();
-      s.zstd->finish(s.out);
-      if (s.digest) s.digest->update(s.out.data(), s.out.size());
-      sink_->write(s.out.data(), s.out.size());
-      c.length += s.out.size();
-    }
+    if (s.zstd) s.zstd->finish([&](const uint8_t *p, size_t n) { emit(c, p, n); });
     if (c.encoding == ZT_ENCODING_ZSTD) {
       c.has_uncompressed_length = true;
       c.uncompressed_length = s.raw_bytes;

@@ -78,6 +78,8 @@ class Writer {
   void refuse_before_writing(size_t len);
   void check_open() const;
   unsigned zstd_threads(size_t len) const;
+  // Digests and writes compressed bytes of the blob being written.
+  void emit(Component &c, const uint8_t *p, size_t n);
 
   WriterOptions opts_;
   std::unique_ptr<FileSink> sink_;
@@ -92,7 +94,6 @@ class Writer {
     uint64_t raw_bytes = 0;
     std::unique_ptr<ZstdStream> zstd;
     std::unique_ptr<Digester> digest;
-    std::vector<uint8_t> out;
   };
   std::unique_ptr<Stream> stream_;
 };
