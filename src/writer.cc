@@ -1,5 +1,6 @@
 #include "writer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -59,10 +60,16 @@ void Writer::begin_object(const std::string &name, const std::string &format, Sh
   if (!valid_utf8(name.data(), name.size())) fail(ZT_E_NAME, where(name) + ": name is not valid UTF-8");
   if (!valid_utf8(format.data(), format.size())) fail(ZT_E_NAME, where(name) + ": format is not valid UTF-8");
   if (!shape_numel(shape)) fail(ZT_E_SHAPE, where(name) + ": the product of the shape overflows 64 bits");
-  // One hash of the name per object: writes of 100 000 tiny tensors are
-  // bound by this map.
-  if (!index_.try_emplace(name, manifest_.objects.size()).second)
-    fail(ZT_E_EXISTS, where(name) + ": an object of this name was already declared");
+  // Names in increasing order need no index (see in_name_order_).
+  auto &objs = manifest_.objects;
+  if (!in_name_order_ || (!objs.empty() && !(objs.back().name < name))) {
+    if (in_name_order_) {  // first name out of order: from now on, a hash index
+      for (size_t i = 0; i < objs.size(); ++i) index_.insert(objs[i].name, i, name_of());
+      in_name_order_ = false;
+    }
+    if (!index_.insert(name, objs.size(), name_of()))
+      fail(ZT_E_EXISTS, where(name) + ": an object of this name was already declared");
+  }
   Object &o = manifest_.objects.emplace_back();
   o.name = name;
   o.format = format.empty() ? "dense" : format;
@@ -72,19 +79,26 @@ void Writer::begin_object(const std::string &name, const std::string &format, Sh
 }
 
 void Writer::drop_object_if_empty(const std::string &name) {
-  auto it = index_.find(name);
-  if (it == index_.end() || it->second + 1 != manifest_.objects.size()) return;
+  if (manifest_.objects.empty() || manifest_.objects.back().name != name) return;
   if (!manifest_.objects.back().components.empty()) return;
+  if (!in_name_order_) index_.erase(name, name_of());
   manifest_.objects.pop_back();
-  index_.erase(it);
+}
+
+size_t Writer::lookup(const std::string &name) const {
+  const auto &objs = manifest_.objects;
+  if (!in_name_order_) return index_.find(name, name_of());
+  auto it = std::lower_bound(objs.begin(), objs.end(), name,
+                             [](const Object &o, const std::string &n) { return o.name < n; });
+  return it != objs.end() && it->name == name ? static_cast<size_t>(it - objs.begin()) : NameIndex::npos;
 }
 
 size_t Writer::object_index(const std::string &name) const {
   // Objects are nearly always written right after they are declared.
   if (!manifest_.objects.empty() && manifest_.objects.back().name == name) return manifest_.objects.size() - 1;
-  auto it = index_.find(name);
-  if (it == index_.end()) fail(ZT_E_NOT_FOUND, where(name) + ": no such object declared (begin it first)");
-  return it->second;
+  size_t i = lookup(name);
+  if (i == NameIndex::npos) fail(ZT_E_NOT_FOUND, where(name) + ": no such object declared (begin it first)");
+  return i;
 }
 
 Object &Writer::object_for(const std::string &name) {
@@ -92,8 +106,8 @@ Object &Writer::object_for(const std::string &name) {
 }
 
 const Object *Writer::find_object(const std::string &name) const {
-  auto it = index_.find(name);
-  return it == index_.end() ? nullptr : &manifest_.objects[it->second];
+  size_t i = lookup(name);
+  return i == NameIndex::npos ? nullptr : &manifest_.objects[i];
 }
 
 void Writer::set_object_attributes(const std::string &name, std::string cbor) {

@@ -207,6 +207,54 @@ TEST(WritePath, ZstdFramesAreWhatZstdCompress2Makes) {
   }
 }
 
+// Names declared in increasing order are checked without an index; the
+// first one out of order switches to a hash index. Duplicates, lookups of
+// earlier objects and the withdrawal of a refused add work in both modes.
+TEST(WritePath, DuplicateNamesAndLookupsInAndOutOfNameOrder) {
+  TempDir tmp;
+  const std::string path = tmp.file("names.zt");
+  zt_writer *w = create(path);
+  uint64_t shape[1] = {1};
+  uint8_t v = 5;
+  auto begin = [&](const char *n) { return zt_writer_begin_object(w, n, std::strlen(n), nullptr, shape, 1); };
+  auto blob = [&](const char *n) { return zt_write_blob(w, n, std::strlen(n), "data", ZT_U8, &v, 1, nullptr); };
+  auto add = [&](const char *n, size_t len) {
+    return zt_writer_add_dense(w, n, std::strlen(n), ZT_U8, shape, 1, &v, len, nullptr);
+  };
+  // In order.
+  ASSERT_EQ(begin("b"), ZT_OK);
+  ASSERT_EQ(begin("c"), ZT_OK);
+  ASSERT_EQ(begin("d"), ZT_OK);
+  EXPECT_EQ(begin("d"), ZT_E_EXISTS);
+  EXPECT_EQ(blob("bb"), ZT_E_NOT_FOUND);
+  EXPECT_EQ(blob("b"), ZT_OK) << zt_last_error();  // an earlier object, by binary search
+  EXPECT_EQ(add("e", 2), ZT_E_LENGTH);             // refused: "e" is withdrawn
+  EXPECT_EQ(add("e", 1), ZT_OK) << zt_last_error();
+  // Out of order from here on.
+  EXPECT_EQ(begin("c"), ZT_E_EXISTS);
+  ASSERT_EQ(begin("a"), ZT_OK);
+  EXPECT_EQ(begin("a"), ZT_E_EXISTS);
+  EXPECT_EQ(begin("e"), ZT_E_EXISTS);
+  EXPECT_EQ(blob("c"), ZT_OK) << zt_last_error();  // by the index
+  EXPECT_EQ(blob("zz"), ZT_E_NOT_FOUND);
+  EXPECT_EQ(add("0", 2), ZT_E_LENGTH);
+  EXPECT_EQ(add("0", 1), ZT_OK) << zt_last_error();
+  EXPECT_EQ(add("0", 1), ZT_E_EXISTS);
+  EXPECT_EQ(blob("a"), ZT_OK);
+  EXPECT_EQ(blob("d"), ZT_OK);
+  ASSERT_EQ(zt_writer_finish(w), ZT_OK) << zt_last_error();
+  zt_file *f = nullptr;
+  ASSERT_EQ(zt_open(path.c_str(), nullptr, &f), ZT_OK) << zt_last_error();
+  size_t count = 0;
+  zt_file_object_count(f, &count);
+  EXPECT_EQ(count, 6u);
+  for (const char *n : {"0", "a", "b", "c", "d", "e"}) {
+    const zt_object *o = nullptr;
+    EXPECT_EQ(zt_file_object_by_name(f, n, std::strlen(n), &o), ZT_OK) << n;
+  }
+  zt_close(f);
+}
+
 // Runs `body` in a child whose file-size limit is `limit` bytes (writes
 // past it fail with EFBIG instead of a signal); returns the child's exit
 // code, or -1 if it died.
