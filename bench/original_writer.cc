@@ -2,7 +2,7 @@
 
 #include <zstd.h>
 
-#include <algorithm>
+#include <map>
 
 namespace bench {
 namespace {
@@ -35,42 +35,53 @@ struct Cbor {
   }
 };
 
-struct Placed {
-  const TensorSpec *t;
-  uint64_t offset, length, raw_length;
+// The original keeps its manifest as serde structs while it writes: a
+// BTreeMap of objects by name, each with its shape, format and a BTreeMap
+// of components whose dtype and encoding are Strings. The same here.
+struct Comp {
+  std::string dtype, encoding;
+  uint64_t offset = 0, length = 0, uncompressed_length = 0;
 };
+struct Obj {
+  std::vector<uint64_t> shape;
+  std::string format;
+  std::map<std::string, Comp> components;
+};
+using Objects = std::map<std::string, Obj>;
 
-std::string manifest(std::vector<Placed> blobs, bool zstd) {
-  std::sort(blobs.begin(), blobs.end(), [](const Placed &a, const Placed &b) { return a.t->name < b.t->name; });
+std::string manifest(const Objects &objects) {
   Cbor c;
   c.head(5, 2);
   c.text("version");
   c.text("1.2.0");
   c.text("objects");
-  c.head(5, blobs.size());
-  for (const Placed &b : blobs) {
-    c.text(b.t->name);
+  c.head(5, objects.size());
+  for (const auto &[name, o] : objects) {
+    c.text(name);
     c.head(5, 3);
     c.text("shape");
-    c.head(4, b.t->shape.size());
-    for (uint64_t d : b.t->shape) c.head(0, d);
+    c.head(4, o.shape.size());
+    for (uint64_t d : o.shape) c.head(0, d);
     c.text("format");
-    c.text("dense");
+    c.text(o.format);
     c.text("components");
-    c.head(5, 1);
-    c.text("data");
-    c.head(5, zstd ? 5 : 4);
-    c.text("dtype");
-    c.text("f32");
-    c.text("offset");
-    c.head(0, b.offset);
-    c.text("length");
-    c.head(0, b.length);
-    c.text("encoding");
-    c.text(zstd ? "zstd" : "raw");
-    if (zstd) {
-      c.text("uncompressed_length");
-      c.head(0, b.raw_length);
+    c.head(5, o.components.size());
+    for (const auto &[role, k] : o.components) {
+      const bool zstd = k.encoding == "zstd";
+      c.text(role);
+      c.head(5, zstd ? 5 : 4);
+      c.text("dtype");
+      c.text(k.dtype);
+      c.text("offset");
+      c.head(0, k.offset);
+      c.text("length");
+      c.head(0, k.length);
+      c.text("encoding");
+      c.text(k.encoding);
+      if (zstd) {
+        c.text("uncompressed_length");
+        c.head(0, k.uncompressed_length);
+      }
     }
   }
   return std::move(c.s);
@@ -84,17 +95,20 @@ void write_file(const Workload &w, const std::string &path, bool sync, bool zstd
   if (fd < 0) die("cannot create " + path);
   write_all(fd, "ZTEN1000", 8, path);
   uint64_t pos = 8;
-  std::vector<Placed> placed;
-  placed.reserve(w.tensors.size());
+  Objects objects;
   for (size_t i = 0; i < w.tensors.size(); ++i) {
+    const TensorSpec &t = w.tensors[i];
     uint64_t aligned = (pos + 63) / 64 * 64;
     if (aligned > pos) write_all(fd, zeros, aligned - pos, path);
     std::pair<const void *, size_t> b = blob(i);
     write_all(fd, b.first, b.second, path);
-    placed.push_back({&w.tensors[i], aligned, b.second, w.tensors[i].bytes});
+    Obj &o = objects[t.name];
+    o.shape = t.shape;
+    o.format = "dense";
+    o.components["data"] = Comp{"f32", zstd ? "zstd" : "raw", aligned, b.second, t.bytes};
     pos = aligned + b.second;
   }
-  std::string m = manifest(std::move(placed), zstd);
+  std::string m = manifest(objects);
   write_all(fd, m.data(), m.size(), path);
   uint8_t tail[16];
   for (int i = 0; i < 8; ++i) tail[i] = static_cast<uint8_t>(uint64_t(m.size()) >> (8 * i));

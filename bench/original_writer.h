@@ -1,8 +1,9 @@
 // The baseline for writes: what the original implementation does, in plain
 // C++ — open the destination itself with O_TRUNC, write the magic, each
-// blob (and its padding to 64 bytes) with its own write(), encode a CBOR
-// manifest of the same objects (sorted by name, as its BTreeMap is), then
-// the manifest, its size and the footer. Optionally fsync before close.
+// blob (and its padding to 64 bytes) with its own write() while it records
+// each object in a map by name (its BTreeMap of serde structs), encode that
+// map as the CBOR manifest, then write the manifest, its size and the
+// footer. Optionally fsync before close.
 #pragma once
 
 #include <string>
