@@ -77,12 +77,38 @@ void FileSink::abandon() noexcept {
 }
 
 void FileSink::write_through(const void *data, size_t len) {
-  struct iovec iov[2];
-  int n = 0;
-  if (used_) iov[n++] = {buffer_.get(), used_};
-  if (len) iov[n++] = {const_cast<void *>(data), len};
-  writev_all(fd_, iov, n, temp_path_);
-  used_ = 0;
+  // A large blob goes out in kWritebackChunk pieces, each handed to
+  // writeback as soon as it is written (see start_writeback).
+  const auto *p = static_cast<const uint8_t *>(data);
+  do {
+    const size_t n = std::min(len, kWritebackChunk);
+    struct iovec iov[2];
+    int k = 0;
+    if (used_) iov[k++] = {buffer_.get(), used_};
+    if (n) iov[k++] = {const_cast<uint8_t *>(p), n};
+    writev_all(fd_, iov, k, temp_path_);
+    written_ += used_ + n;
+    used_ = 0;
+    p += n;
+    len -= n;
+    start_writeback();
+  } while (len > 0);
+}
+
+// Starts writeback of each kWritebackChunk written, without waiting for
+// it. Left to itself, ext4 writes the whole file back when the rename
+// replaces the destination (auto_da_alloc), and the old file's blocks are
+// then freed (with a discard on this kind of disk) behind that burst: the
+// rename waited ~0.1 s per 256 MiB. Started while the rest is still being
+// copied, the I/O is mostly done by then (mixed: 0.89-0.97 -> 1.04-1.22 of
+// the truncate-in-place baseline, large 0.75-0.80 -> 0.99-1.24).
+void FileSink::start_writeback() {
+  if (written_ - started_ < kWritebackChunk) return;
+#ifdef SYNC_FILE_RANGE_WRITE
+  (void)::sync_file_range(fd_, static_cast<off_t>(started_), static_cast<off_t>(written_ - started_),
+                          SYNC_FILE_RANGE_WRITE);
+#endif
+  started_ = written_;
 }
 
 void FileSink::flush() {

@@ -36,8 +36,10 @@ class FileSink {
 
  private:
   void flush();
-  // Writes the gathered bytes, then len bytes at data, in one writev.
+  // Writes the gathered bytes, then len bytes at data, in one writev (per
+  // kWritebackChunk).
   void write_through(const void *data, size_t len);
+  void start_writeback();
 
   std::string path_, temp_path_;
   int fd_ = -1;
@@ -46,6 +48,9 @@ class FileSink {
   // pages are costly to touch on some machines.
   std::unique_ptr<uint8_t[]> buffer_;
   size_t used_ = 0;
+  uint64_t written_ = 0;  // bytes handed to the kernel
+  uint64_t started_ = 0;  // bytes whose writeback was started
+  static constexpr size_t kWritebackChunk = size_t{16} << 20;
   bool done_ = false;
 };
 

@@ -89,6 +89,10 @@ TEST(WritePath, SmallAndLargeBlobsLandAtTheirOffsetsWithZeroPadding) {
   std::vector<std::vector<uint8_t>> blobs;
   zt_writer *w = create(path);
   std::vector<size_t> sizes = mixed_sizes();
+  // Written in 16 MiB writevs, the first with the gathered bytes before it.
+  sizes.push_back(1000);
+  sizes.push_back((size_t{40} << 20) + 3);
+  sizes.push_back(1000);
   for (size_t i = 0; i < sizes.size(); ++i) {
     blobs.push_back(pattern(sizes[i], static_cast<uint32_t>(i)));
     uint64_t shape[1] = {sizes[i]};
