@@ -128,20 +128,4 @@ inline void pread_whole(const std::string &path, uint8_t *dst, size_t n) {
   ::close(fd);
 }
 
-// The baseline write: the same bytes with plain write() calls, no fsync.
-inline void write_pieces(const std::string &path, const std::vector<std::pair<const uint8_t *, size_t>> &pieces) {
-  ::unlink(path.c_str());
-  int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
-  if (fd < 0) die("cannot create " + path);
-  for (const auto &pc : pieces) {
-    size_t done = 0;
-    while (done < pc.second) {
-      ssize_t r = ::write(fd, pc.first + done, pc.second - done);
-      if (r <= 0) die("write failed on " + path);
-      done += static_cast<size_t>(r);
-    }
-  }
-  ::close(fd);
-}
-
 }  // namespace bench

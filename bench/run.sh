@@ -27,7 +27,8 @@ cat "$out"
   echo
   echo "Every ratio compares two medians measured in the same run (interleaved);"
   echo "higher is better: baseline time / libztensor time (for the streaming"
-  echo "write: 64 MiB / peak RSS). Warm page cache, writer option sync=0."
+  echo "write: 64 MiB / peak RSS). Warm page cache, writer option sync=0 unless the"
+  echo "row says sync=1; write baselines replace their file like the writer does."
   echo
   cat "$out"
 } >"$src/bench/RESULTS.md"

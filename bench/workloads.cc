@@ -1,5 +1,6 @@
 #include "workloads.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace bench {
@@ -104,17 +105,29 @@ Workload make_many(size_t n) {
 void write_zt(const Workload &w, const std::string &path, const WriteSettings &s) {
   zt_writer_options wo;
   zt_writer_options_init(&wo);
-  wo.sync = 0;
+  wo.sync = s.sync;
   wo.encoding = s.encoding;
   wo.digest = s.digest;
   wo.zstd_level = s.zstd_level;
   wo.threads = s.threads;
   zt_writer *wr = nullptr;
   check(zt_writer_create(path.c_str(), &wo, &wr), "zt_writer_create");
-  for (const auto &t : w.tensors)
-    check(zt_writer_add_dense(wr, t.name.data(), t.name.size(), ZT_F32, t.shape.data(), t.shape.size(),
-                              w.arena.data() + t.offset, t.bytes, nullptr),
-          "zt_writer_add_dense");
+  for (const auto &t : w.tensors) {
+    const uint8_t *p = w.arena.data() + t.offset;
+    if (!s.stream_piece) {
+      check(zt_writer_add_dense(wr, t.name.data(), t.name.size(), ZT_F32, t.shape.data(), t.shape.size(), p, t.bytes,
+                                nullptr),
+            "zt_writer_add_dense");
+      continue;
+    }
+    check(zt_writer_begin_object(wr, t.name.data(), t.name.size(), nullptr, t.shape.data(), t.shape.size()),
+          "zt_writer_begin_object");
+    check(zt_write_blob_begin(wr, t.name.data(), t.name.size(), "data", ZT_F32, nullptr), "zt_write_blob_begin");
+    for (uint64_t done = 0; done < t.bytes; done += s.stream_piece)
+      check(zt_write_blob_append(wr, p + done, std::min<uint64_t>(s.stream_piece, t.bytes - done)),
+            "zt_write_blob_append");
+    check(zt_write_blob_end(wr), "zt_write_blob_end");
+  }
   check(zt_writer_finish(wr), "zt_writer_finish");
 }
 

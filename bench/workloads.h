@@ -39,9 +39,11 @@ struct WriteSettings {
   zt_digest_alg digest = ZT_DIGEST_NONE;
   int zstd_level = 3;
   uint32_t threads = 0;  // writer zstd threads; 0 = cores
+  bool sync = false;
+  size_t stream_piece = 0;  // > 0: each blob streamed in pieces of this size
 };
 
-// Writes w to path (writer option sync = 0).
+// Writes w to path (zt_writer_add_dense per tensor, or streamed).
 void write_zt(const Workload &w, const std::string &path, const WriteSettings &s);
 
 // "name d0 d1 ...\n" per tensor, for the numpy side of the comparison.

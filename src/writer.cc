@@ -1,5 +1,6 @@
 #include "writer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -58,35 +59,55 @@ void Writer::begin_object(const std::string &name, const std::string &format, Sh
   check_open();
   if (!valid_utf8(name.data(), name.size())) fail(ZT_E_NAME, where(name) + ": name is not valid UTF-8");
   if (!valid_utf8(format.data(), format.size())) fail(ZT_E_NAME, where(name) + ": format is not valid UTF-8");
-  if (index_.count(name)) fail(ZT_E_EXISTS, where(name) + ": an object of this name was already declared");
   if (!shape_numel(shape)) fail(ZT_E_SHAPE, where(name) + ": the product of the shape overflows 64 bits");
-  Object o;
+  // Names in increasing order need no index (see in_name_order_).
+  auto &objs = manifest_.objects;
+  if (!in_name_order_ || (!objs.empty() && !(objs.back().name < name))) {
+    if (in_name_order_) {  // first name out of order: from now on, a hash index
+      for (size_t i = 0; i < objs.size(); ++i) index_.insert(objs[i].name, i, name_of());
+      in_name_order_ = false;
+    }
+    if (!index_.insert(name, objs.size(), name_of()))
+      fail(ZT_E_EXISTS, where(name) + ": an object of this name was already declared");
+  }
+  Object &o = manifest_.objects.emplace_back();
   o.name = name;
   o.format = format.empty() ? "dense" : format;
   o.has_format = true;
   o.shape.assign(shape.begin(), shape.end());
   o.numel = *shape_numel(shape);
-  index_.emplace(name, manifest_.objects.size());
-  manifest_.objects.push_back(std::move(o));
 }
 
 void Writer::drop_object_if_empty(const std::string &name) {
-  auto it = index_.find(name);
-  if (it == index_.end() || it->second + 1 != manifest_.objects.size()) return;
+  if (manifest_.objects.empty() || manifest_.objects.back().name != name) return;
   if (!manifest_.objects.back().components.empty()) return;
+  if (!in_name_order_) index_.erase(name, name_of());
   manifest_.objects.pop_back();
-  index_.erase(it);
+}
+
+size_t Writer::lookup(const std::string &name) const {
+  const auto &objs = manifest_.objects;
+  if (!in_name_order_) return index_.find(name, name_of());
+  auto it = std::lower_bound(objs.begin(), objs.end(), name,
+                             [](const Object &o, const std::string &n) { return o.name < n; });
+  return it != objs.end() && it->name == name ? static_cast<size_t>(it - objs.begin()) : NameIndex::npos;
+}
+
+size_t Writer::object_index(const std::string &name) const {
+  // Objects are nearly always written right after they are declared.
+  if (!manifest_.objects.empty() && manifest_.objects.back().name == name) return manifest_.objects.size() - 1;
+  size_t i = lookup(name);
+  if (i == NameIndex::npos) fail(ZT_E_NOT_FOUND, where(name) + ": no such object declared (begin it first)");
+  return i;
 }
 
 Object &Writer::object_for(const std::string &name) {
-  auto it = index_.find(name);
-  if (it == index_.end()) fail(ZT_E_NOT_FOUND, where(name) + ": no such object declared (begin it first)");
-  return manifest_.objects[it->second];
+  return manifest_.objects[object_index(name)];
 }
 
 const Object *Writer::find_object(const std::string &name) const {
-  auto it = index_.find(name);
-  return it == index_.end() ? nullptr : &manifest_.objects[it->second];
+  size_t i = lookup(name);
+  return i == NameIndex::npos ? nullptr : &manifest_.objects[i];
 }
 
 void Writer::set_object_attributes(const std::string &name, std::string cbor) {
@@ -159,10 +180,7 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
     if (c.encoding == ZT_ENCODING_ZSTD) {
       // Whole blob at once: one-shot compression, multithreaded when large.
       int level = opts.has_level ? opts.zstd_level : opts_.zstd_level;
-      std::vector<uint8_t> z = zstd_compress(data, len, level, zstd_threads(len));
-      if (s.digest) s.digest->update(z.data(), z.size());
-      sink_->write(z.data(), z.size());
-      c.length = z.size();
+      zstd_compress_each(data, len, level, zstd_threads(len), [&](const uint8_t *p, size_t n) { emit(c, p, n); });
       s.raw_bytes = len;
     } else {
       if (s.digest) s.digest->update(data, len);
@@ -183,21 +201,26 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
 void Writer::refuse_before_writing(size_t len) {
   Stream &s = *stream_;
   Object &o = manifest_.objects[s.object];
-  Component probe = o.components[s.component];
-  const bool zstd = probe.encoding == ZT_ENCODING_ZSTD;
-  probe.length = zstd ? 0 : len;
-  probe.has_uncompressed_length = zstd;
-  probe.uncompressed_length = len;
+  // Checked in place (blob_end sets these fields again): a copy of the
+  // component per blob shows in writes of many tiny tensors.
+  Component &c = o.components[s.component];
+  const bool zstd = c.encoding == ZT_ENCODING_ZSTD;
+  c.length = zstd ? 0 : len;
+  c.has_uncompressed_length = zstd;
+  c.uncompressed_length = len;
   DecodeLimits limits;
   limits.max_decoded_size = UINT64_MAX;
   const uint64_t data_end = manifest_.data_end;
-  manifest_.data_end = probe.offset + probe.length;
-  validate_component(probe, o, manifest_, limits);
+  manifest_.data_end = c.offset + c.length;
+  validate_component(c, o, manifest_, limits);
   manifest_.data_end = data_end;
-  if (probe.status == ZT_OK) return;
+  c.length = 0;
+  if (c.status == ZT_OK) return;
+  const zt_status status = c.status;
+  const std::string error = c.error;
   o.components.pop_back();  // only padding was written: the next blob aligns past it
   stream_.reset();
-  fail(probe.status, probe.error);
+  fail(status, error);
 }
 
 void Writer::blob_begin(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts) {
@@ -207,14 +230,15 @@ void Writer::blob_begin(const std::string &name, const std::string &role, zt_dty
 void Writer::open_blob(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts,
                        bool streaming) {
   check_open();
-  Object &o = object_for(name);
+  const size_t object = object_index(name);
+  Object &o = manifest_.objects[object];
   Component &c = new_component(o, role, dtype, opts);
   try {
     uint64_t off = align_up(sink_->position());
     sink_->write_zeros(static_cast<size_t>(off - sink_->position()));
     c.offset = off;
     auto s = std::make_unique<Stream>();
-    s->object = index_[name];
+    s->object = object;
     s->component = o.components.size() - 1;
     // A whole blob is compressed in one shot by write_blob: only a streamed
     // one needs a streaming context (and its worker threads).
@@ -230,6 +254,12 @@ void Writer::open_blob(const std::string &name, const std::string &role, zt_dtyp
   }
 }
 
+void Writer::emit(Component &c, const uint8_t *p, size_t n) {
+  if (stream_->digest) stream_->digest->update(p, n);
+  sink_->write(p, n);
+  c.length += n;
+}
+
 void Writer::blob_append(const void *data, size_t len) {
   check_open();
   if (!stream_) fail(ZT_E_MISUSE, "no blob is being streamed (call zt_write_blob_begin first)");
@@ -239,11 +269,7 @@ void Writer::blob_append(const void *data, size_t len) {
     Component &c = manifest_.objects[s.object].components[s.component];
     s.raw_bytes += len;
     if (s.zstd) {
-      s.out.clear();
-      s.zstd->update(data, len, s.out);
-      if (s.digest) s.digest->update(s.out.data(), s.out.size());
-      sink_->write(s.out.data(), s.out.size());
-      c.length += s.out.size();
+      s.zstd->update(data, len, [&](const uint8_t *p, size_t n) { emit(c, p, n); });
     } else {
       if (s.digest) s.digest->update(data, len);
       sink_->write(data, len);
@@ -261,13 +287,7 @@ void Writer::blob_end() {
     Stream &s = *stream_;
     Object &o = manifest_.objects[s.object];
     Component &c = o.components[s.component];
-    if (s.zstd) {
-      s.out.clear();
-      s.zstd->finish(s.out);
-      if (s.digest) s.digest->update(s.out.data(), s.out.size());
-      sink_->write(s.out.data(), s.out.size());
-      c.length += s.out.size();
-    }
+    if (s.zstd) s.zstd->finish([&](const uint8_t *p, size_t n) { emit(c, p, n); });
     if (c.encoding == ZT_ENCODING_ZSTD) {
       c.has_uncompressed_length = true;
       c.uncompressed_length = s.raw_bytes;

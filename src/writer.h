@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "codec/codec.h"
@@ -15,6 +14,7 @@
 #include "digest/digest.h"
 #include "manifest/model.h"
 #include "types/dtype.h"
+#include "util/name_index.h"
 
 namespace zt {
 
@@ -47,7 +47,7 @@ class Writer {
   void begin_object(const std::string &name, const std::string &format, ShapeRef shape);
   void set_object_attributes(const std::string &name, std::string cbor);
   void set_object_extra(const std::string &name, std::vector<RawField> extra);
-  bool has_object(const std::string &name) const { return index_.count(name) != 0; }
+  bool has_object(const std::string &name) const { return find_object(name) != nullptr; }
   // Forgets `name` if it is the object declared last and has no component
   // yet: a composite write that fails before its first blob leaves no empty
   // object behind (no-op otherwise).
@@ -67,6 +67,11 @@ class Writer {
 
  private:
   enum class State { Open, Finished, Failed };
+  size_t object_index(const std::string &name) const;
+  size_t lookup(const std::string &name) const;  // NameIndex::npos if absent
+  auto name_of() const {
+    return [this](size_t i) -> std::string_view { return manifest_.objects[i].name; };
+  }
   Object &object_for(const std::string &name);
   // Places a new component and opens it for bytes (blob_begin, write_blob).
   void open_blob(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts,
@@ -77,11 +82,17 @@ class Writer {
   void refuse_before_writing(size_t len);
   void check_open() const;
   unsigned zstd_threads(size_t len) const;
+  // Digests and writes compressed bytes of the blob being written.
+  void emit(Component &c, const uint8_t *p, size_t n);
 
   WriterOptions opts_;
   std::unique_ptr<FileSink> sink_;
   Manifest manifest_;
-  std::unordered_map<std::string, size_t> index_;
+  // While every object was declared in increasing name order (what most
+  // writers do), uniqueness is one comparison with the last name and a
+  // lookup is a binary search; the first name out of order builds index_.
+  bool in_name_order_ = true;
+  NameIndex index_;
   State state_ = State::Open;
 
   // The blob being streamed, if any.
@@ -91,7 +102,6 @@ class Writer {
     uint64_t raw_bytes = 0;
     std::unique_ptr<ZstdStream> zstd;
     std::unique_ptr<Digester> digest;
-    std::vector<uint8_t> out;
   };
   std::unique_ptr<Stream> stream_;
 };

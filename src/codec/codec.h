@@ -31,8 +31,10 @@ void zstd_decode_range(const void *src, size_t src_len, void *dst, uint64_t begi
 uint64_t zstd_decode_each(const void *src, size_t src_len, uint64_t limit, const std::string &ctx,
                           const std::function<void(const uint8_t *, size_t)> &sink);
 
-// One-shot compression; `threads` > 1 lets libzstd use worker threads.
-std::vector<uint8_t> zstd_compress(const void *src, size_t len, int level, unsigned threads);
+// Compresses a whole buffer into one frame, handing the output to sink in
+// pieces; `threads` > 1 lets libzstd use worker threads.
+void zstd_compress_each(const void *src, size_t len, int level, unsigned threads,
+                        const std::function<void(const uint8_t *, size_t)> &sink);
 
 // Streaming compression: feed pieces, collect output as it is produced.
 class ZstdStream {
@@ -41,9 +43,10 @@ class ZstdStream {
   ~ZstdStream();
   ZstdStream(const ZstdStream &) = delete;
   ZstdStream &operator=(const ZstdStream &) = delete;
-  // Appends compressed bytes (possibly none) to out.
-  void update(const void *src, size_t len, std::vector<uint8_t> &out);
-  void finish(std::vector<uint8_t> &out);
+  using Sink = std::function<void(const uint8_t *, size_t)>;
+  // Hands the compressed bytes produced (possibly none) to sink, in pieces.
+  void update(const void *src, size_t len, const Sink &sink);
+  void finish(const Sink &sink);
 
  private:
   struct Impl;

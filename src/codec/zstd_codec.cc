@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "codec/codec.h"
 #include "util/error.h"
@@ -138,7 +139,8 @@ uint64_t zstd_decode_each(const void *src, size_t src_len, uint64_t limit, const
   return total;
 }
 
-std::vector<uint8_t> zstd_compress(const void *src, size_t len, int level, unsigned threads) {
+void zstd_compress_each(const void *src, size_t len, int level, unsigned threads,
+                        const std::function<void(const uint8_t *, size_t)> &sink) {
   ZSTD_CCtx *c = thread_cctx();
   ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
@@ -146,16 +148,29 @@ std::vector<uint8_t> zstd_compress(const void *src, size_t len, int level, unsig
   // holds uncompressed_length.
   ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
   if (threads > 1) ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, static_cast<int>(threads));
-  std::vector<uint8_t> out(ZSTD_compressBound(len));
-  size_t r = ZSTD_compress2(c, out.data(), out.size(), src, len);
-  if (ZSTD_isError(r)) fail(ZT_E_COMPRESS, std::string("zstd compression failed: ") + ZSTD_getErrorName(r));
-  out.resize(r);
-  return out;
+  // The whole input goes in with the first call, so libzstd sizes the frame
+  // exactly as ZSTD_compress2 would (same bytes); the output comes out
+  // through one reused buffer instead of a compressBound()-sized one that
+  // is new memory for every blob, and a sink can write a piece while the
+  // workers compress the next ones.
+  thread_local std::unique_ptr<uint8_t[]> buf;
+  const size_t cap = size_t{1} << 20;
+  if (!buf) buf.reset(new uint8_t[cap]);
+  ZSTD_inBuffer in{src, len, 0};
+  size_t r;
+  do {
+    ZSTD_outBuffer o{buf.get(), cap, 0};
+    r = ZSTD_compressStream2(c, &o, &in, ZSTD_e_end);
+    if (ZSTD_isError(r)) fail(ZT_E_COMPRESS, std::string("zstd compression failed: ") + ZSTD_getErrorName(r));
+    if (o.pos) sink(buf.get(), o.pos);
+  } while (r != 0);
 }
 
 struct ZstdStream::Impl {
   ZSTD_CCtx *c = ZSTD_createCCtx();
-  std::vector<uint8_t> buf = std::vector<uint8_t>(ZSTD_CStreamOutSize());
+  // Not value-initialized: output only ever touches what it fills.
+  size_t cap = ZSTD_CStreamOutSize();
+  std::unique_ptr<uint8_t[]> buf{new uint8_t[cap]};
   ~Impl() { ZSTD_freeCCtx(c); }
 };
 
@@ -168,24 +183,24 @@ ZstdStream::ZstdStream(int level, unsigned threads) : impl_(std::make_unique<Imp
 
 ZstdStream::~ZstdStream() = default;
 
-void ZstdStream::update(const void *src, size_t len, std::vector<uint8_t> &out) {
+void ZstdStream::update(const void *src, size_t len, const Sink &sink) {
   ZSTD_inBuffer in{src, len, 0};
   while (in.pos < in.size) {
-    ZSTD_outBuffer o{impl_->buf.data(), impl_->buf.size(), 0};
+    ZSTD_outBuffer o{impl_->buf.get(), impl_->cap, 0};
     size_t r = ZSTD_compressStream2(impl_->c, &o, &in, ZSTD_e_continue);
     if (ZSTD_isError(r)) fail(ZT_E_COMPRESS, std::string("zstd compression failed: ") + ZSTD_getErrorName(r));
-    out.insert(out.end(), impl_->buf.data(), impl_->buf.data() + o.pos);
+    if (o.pos) sink(impl_->buf.get(), o.pos);
   }
 }
 
-void ZstdStream::finish(std::vector<uint8_t> &out) {
+void ZstdStream::finish(const Sink &sink) {
   ZSTD_inBuffer in{nullptr, 0, 0};
   size_t r;
   do {
-    ZSTD_outBuffer o{impl_->buf.data(), impl_->buf.size(), 0};
+    ZSTD_outBuffer o{impl_->buf.get(), impl_->cap, 0};
     r = ZSTD_compressStream2(impl_->c, &o, &in, ZSTD_e_end);
     if (ZSTD_isError(r)) fail(ZT_E_COMPRESS, std::string("zstd compression failed: ") + ZSTD_getErrorName(r));
-    out.insert(out.end(), impl_->buf.data(), impl_->buf.data() + o.pos);
+    if (o.pos) sink(impl_->buf.get(), o.pos);
   } while (r != 0);
 }
 

@@ -2,11 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "container/replace_target.h"
 #include "util/error.h"
@@ -15,14 +18,31 @@
 namespace zt {
 namespace {
 
-constexpr size_t kBufferSize = size_t{1} << 20;
-constexpr size_t kDirectThreshold = size_t{256} << 10;
-
 std::string dir_of(const std::string &path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";
   return path.substr(0, slash);
+}
+
+// writev until every byte is out: the kernel may stop short (a signal, or
+// its ~2 GiB cap per call).
+void writev_all(int fd, struct iovec *iov, int n, const std::string &name) {
+  while (n > 0) {
+    ssize_t r = ::writev(fd, iov, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) fail(ZT_E_IO, "write to '" + name + "' failed: " + std::strerror(r < 0 ? errno : EIO));
+    size_t done = static_cast<size_t>(r);
+    while (n > 0 && done >= iov->iov_len) {
+      done -= iov->iov_len;
+      ++iov;
+      --n;
+    }
+    if (n > 0) {
+      iov->iov_base = static_cast<uint8_t *>(iov->iov_base) + done;
+      iov->iov_len -= done;
+    }
+  }
 }
 
 }  // namespace
@@ -38,7 +58,7 @@ FileSink::FileSink(const std::string &path) {
   if (fd_ < 0) fail(ZT_E_IO, "cannot create a temporary file beside '" + path + "': " + std::strerror(errno));
   temp_path_ = buf.data();
   apply_replace_metadata(fd_, target);
-  buffer_.reserve(kBufferSize);
+  buffer_.reset(new uint8_t[kBufferSize]);
 }
 
 FileSink::~FileSink() {
@@ -53,49 +73,68 @@ void FileSink::abandon() noexcept {
   if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
 }
 
-void FileSink::write_fd(const void *data, size_t len) {
+void FileSink::write_through(const void *data, size_t len) {
+  // A large blob goes out in kWritebackChunk pieces, each handed to
+  // writeback as soon as it is written (see start_writeback).
   const auto *p = static_cast<const uint8_t *>(data);
-  while (len > 0) {
-    ssize_t n = ::write(fd_, p, len > (size_t{1} << 30) ? (size_t{1} << 30) : len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail(ZT_E_IO, "write to '" + temp_path_ + "' failed: " + std::strerror(errno));
-    }
+  do {
+    const size_t n = std::min(len, kWritebackChunk);
+    struct iovec iov[2];
+    int k = 0;
+    if (used_) iov[k++] = {buffer_.get(), used_};
+    if (n) iov[k++] = {const_cast<uint8_t *>(p), n};
+    writev_all(fd_, iov, k, temp_path_);
+    written_ += used_ + n;
+    used_ = 0;
     p += n;
-    len -= static_cast<size_t>(n);
-  }
+    len -= n;
+    start_writeback();
+  } while (len > 0);
+}
+
+// Starts writeback of each kWritebackChunk written, without waiting for
+// it. Left to itself, ext4 writes the whole file back when the rename
+// replaces the destination (auto_da_alloc), and the old file's blocks are
+// then freed (with a discard on this kind of disk) behind that burst: the
+// rename waited ~0.1 s per 256 MiB. Started while the rest is still being
+// copied, the I/O is mostly done by then (mixed: 0.89-0.97 -> 1.04-1.22 of
+// the truncate-in-place baseline, large 0.75-0.80 -> 0.99-1.24).
+void FileSink::start_writeback() {
+  if (written_ - started_ < kWritebackChunk) return;
+#ifdef SYNC_FILE_RANGE_WRITE
+  (void)::sync_file_range(fd_, static_cast<off_t>(started_), static_cast<off_t>(written_ - started_),
+                          SYNC_FILE_RANGE_WRITE);
+#endif
+  started_ = written_;
 }
 
 void FileSink::flush() {
-  if (!buffer_.empty()) write_fd(buffer_.data(), buffer_.size());
-  buffer_.clear();
+  write_through(nullptr, 0);
 }
 
+// No fallocate: on ext4 it fragments the file into an extent per blob
+// (interleaved with delayed-allocation ones), and replacing a file frees
+// each extent with its own discard, which cost more than it ever saved.
 void FileSink::write(const void *data, size_t len) {
   if (done_) fail(ZT_E_MISUSE, "write after the file was finished");
   if (len >= kDirectThreshold) {
-    flush();
-#ifdef FALLOC_FL_KEEP_SIZE
-    // Reserving the blocks first lets the filesystem allocate them in one
-    // go instead of page by page during the copy (numpy.save does the same;
-    // it writes ~15% faster than a plain write()). Only a hint: a
-    // filesystem without fallocate still gets the write.
-    (void)::fallocate(fd_, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(position_), static_cast<off_t>(len));
-#endif
-    write_fd(data, len);
-  } else {
-    if (buffer_.size() + len > kBufferSize) flush();
-    const auto *p = static_cast<const uint8_t *>(data);
-    buffer_.insert(buffer_.end(), p, p + len);
+    write_through(data, len);
+  } else if (len) {
+    if (used_ + len > kBufferSize) flush();
+    std::memcpy(buffer_.get() + used_, data, len);
+    used_ += len;
   }
   position_ += len;
 }
 
 void FileSink::write_zeros(size_t len) {
-  static const uint8_t zeros[64] = {};
+  if (done_) fail(ZT_E_MISUSE, "write after the file was finished");
+  position_ += len;
   while (len > 0) {
-    size_t n = len < sizeof zeros ? len : sizeof zeros;
-    write(zeros, n);
+    if (used_ == kBufferSize) flush();
+    size_t n = std::min(len, kBufferSize - used_);
+    std::memset(buffer_.get() + used_, 0, n);
+    used_ += n;
     len -= n;
   }
 }

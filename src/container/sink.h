@@ -1,13 +1,15 @@
 // Where a new file's bytes go: a temporary file beside the destination,
 // renamed into place on commit() and removed if abandoned, so a reader never
-// sees a torn file under the destination name. Small writes are gathered in
-// a buffer; large ones go straight from the caller's memory.
+// sees a torn file under the destination name. Small writes (padding, tiny
+// blobs, the footer) are gathered in a small buffer; a large one goes
+// straight from the caller's memory, in the same writev as what is gathered
+// before it, so a blob costs one system call and no copy of its bytes.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <vector>
 
 namespace zt {
 
@@ -27,14 +29,28 @@ class FileSink {
   const std::string &path() const { return path_; }
   const std::string &temp_path() const { return temp_path_; }
 
+  // Below this a write is copied into the buffer (a copy is cheaper than a
+  // system call); at or above it, it is written from the caller's memory.
+  static constexpr size_t kDirectThreshold = size_t{16} << 10;
+  static constexpr size_t kBufferSize = size_t{64} << 10;
+
  private:
   void flush();
-  void write_fd(const void *data, size_t len);
+  // Writes the gathered bytes, then len bytes at data, in one writev (per
+  // kWritebackChunk).
+  void write_through(const void *data, size_t len);
+  void start_writeback();
 
   std::string path_, temp_path_;
   int fd_ = -1;
   uint64_t position_ = 0;
-  std::vector<uint8_t> buffer_;
+  // Not value-initialized: only the part in use is ever touched, and fresh
+  // pages are costly to touch on some machines.
+  std::unique_ptr<uint8_t[]> buffer_;
+  size_t used_ = 0;
+  uint64_t written_ = 0;  // bytes handed to the kernel
+  uint64_t started_ = 0;  // bytes whose writeback was started
+  static constexpr size_t kWritebackChunk = size_t{16} << 20;
   bool done_ = false;
 };
 

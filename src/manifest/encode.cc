@@ -3,6 +3,7 @@
 #include <cbor.h>
 
 #include <algorithm>
+#include <string_view>
 
 namespace zt {
 namespace {
@@ -21,9 +22,9 @@ class Out {
     head([](uint64_t v, unsigned char *b, size_t l) { return cbor_encode_array_start(v, b, l); }, n);
   }
   void uint(uint64_t v) { head(cbor_encode_uint, v); }
-  void text(const std::string &t) {
+  void text(std::string_view t) {
     head([](uint64_t v, unsigned char *b, size_t l) { return cbor_encode_string_start(v, b, l); }, t.size());
-    s += t;
+    s.append(t.data(), t.size());
   }
   void raw(const std::string &r) { s += r; }
   // Unknown fields, re-emitted exactly as they were read.
@@ -77,13 +78,18 @@ void encode_object(Out &o, const Object &obj) {
     o.raw(obj.attributes);
   }
   o.text("components");
-  std::vector<const Component *> comps;
-  for (const auto &c : obj.components) comps.push_back(&c);
-  std::sort(comps.begin(), comps.end(), [](const Component *a, const Component *b) { return a->role < b->role; });
-  o.map(comps.size());
-  for (const Component *c : comps) {
-    o.text(c->role);
-    encode_component(o, *c);
+  o.map(obj.components.size());
+  if (obj.components.size() == 1) {  // nearly every object: no sorting, no allocation
+    o.text(obj.components[0].role);
+    encode_component(o, obj.components[0]);
+  } else {
+    std::vector<const Component *> comps;
+    for (const auto &c : obj.components) comps.push_back(&c);
+    std::sort(comps.begin(), comps.end(), [](const Component *a, const Component *b) { return a->role < b->role; });
+    for (const Component *c : comps) {
+      o.text(c->role);
+      encode_component(o, *c);
+    }
   }
   o.fields(obj.extra);
 }
@@ -105,7 +111,10 @@ std::string encode_manifest(const Manifest &m) {
   objs.reserve(m.objects.size());
   for (const auto &ob : m.objects) objs.push_back(&ob);
   // std::string compares bytewise (char_traits<char>::compare is memcmp).
-  std::sort(objs.begin(), objs.end(), [](const Object *a, const Object *b) { return a->name < b->name; });
+  auto by_name = [](const Object *a, const Object *b) { return a->name < b->name; };
+  // Most writers add objects in name order already: one pass instead of a
+  // sort that chases every name pointer log n times.
+  if (!std::is_sorted(objs.begin(), objs.end(), by_name)) std::sort(objs.begin(), objs.end(), by_name);
   o.map(objs.size());
   for (const Object *ob : objs) {
     o.text(ob->name);

@@ -21,6 +21,7 @@
 #include "manifest/cbor_tree.h"
 #include "manifest/json.h"
 #include "util/error.h"
+#include "util/name_index.h"
 #include "ztensor.h"
 
 using zt::cbor::Kind;
@@ -161,6 +162,42 @@ TEST(Complexity, JsonObjectWithManyKeys) {
   std::printf("JSON keys: 8k %.4fs, 64k %.4fs (x%.1f); array of the strings %.4fs, %.4fs (x%.1f)\n", os, ol, g_object,
               as, al, g_array);
   EXPECT_LT(g_object / g_array, kMaxExcess) << "JSON objects grow faster than n log n in their keys";
+}
+
+// The writer's object index (names can come from a hostile file through zt
+// convert, append or merge): names whose hashes cluster in its table, against
+// names of no pattern, inserted then looked up.
+TEST(Complexity, WriterNameIndexWithCollidingNames) {
+  std::vector<std::string> hostile;
+  for (uint64_t i = 0; hostile.size() < 131072; ++i) {
+    std::string k = "name" + std::to_string(i);
+    if ((std::hash<std::string_view>()(k) & ((size_t{1} << 18) - 1)) < 1024) hostile.push_back(std::move(k));
+  }
+  std::vector<std::string> benign;
+  for (size_t i = 0; i < 131072; ++i) benign.push_back("name" + std::to_string(i * 7919 % 1000003));
+  auto run = [](const std::vector<std::string> &all, size_t n, bool &degraded) {
+    std::vector<std::string> names(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n));
+    auto name_of = [&](size_t i) -> std::string_view { return names[i]; };
+    zt::NameIndex index;
+    for (size_t i = 0; i < n; ++i) ASSERT_TRUE(index.insert(names[i], i, name_of));
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(index.find(names[i], name_of), i);
+    ASSERT_EQ(index.find("absent", name_of), zt::NameIndex::npos);
+    degraded = index.degraded();
+  };
+  bool d = false;
+  auto growth = [&](const std::vector<std::string> &all, double &ts, double &tl) {
+    ts = best_seconds([&] { run(all, 16384, d); });
+    tl = best_seconds([&] { run(all, 131072, d); });
+    return tl / ts;
+  };
+  double hs, hl, bs, bl;
+  const double gh = growth(hostile, hs, hl);
+  EXPECT_TRUE(d) << "the colliding names did not collide";
+  const double gb = growth(benign, bs, bl);
+  EXPECT_FALSE(d) << "names of no pattern degraded the table";
+  std::printf("name index: colliding 16k %.4fs, 128k %.4fs (x%.1f); plain %.4fs, %.4fs (x%.1f); excess %.2f\n", hs, hl,
+              gh, bs, bl, gb, gh / gb);
+  EXPECT_LT(gh / gb, kMaxExcess) << "the name index grows faster than n log n on colliding names";
 }
 
 // A zstd frame of `bytes` zero bytes, compressed piece by piece (a few KB
