@@ -23,7 +23,7 @@ cat "$out"
   echo "- load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: ratios, not seconds)"
   echo "- kernel: $(uname -r); zstd $(pkg-config --modversion libzstd 2>/dev/null || echo '?');" \
        "OpenSSL $(pkg-config --modversion libcrypto 2>/dev/null || echo '?'); numpy $(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)')"
-  echo "- command: \`$build/bench/zt_bench --numpy-script bench/numpy_bench.py $*\`"
+  echo "- command: \`bench/run.sh $*\` (zt_bench in ${build#"$PWD"/})"
   echo
   echo "Every ratio compares two medians measured in the same run (interleaved);"
   echo "higher is better: baseline time / libztensor time (for the streaming"
