@@ -100,7 +100,7 @@ int cmd_convert(const std::vector<std::string> &argv) {
   // Read every input's structure first: clashes and malformed inputs are
   // found before a byte is written.
   std::vector<ztimport::Imported> inputs;
-  json attributes = json::object();
+  nlohmann::json attributes = nlohmann::json::object();  // sorted: see Imported::attributes
   std::map<std::string, std::string> origin;  // object name → input
   uint64_t total = 0;
   try {
@@ -135,7 +135,7 @@ int cmd_convert(const std::vector<std::string> &argv) {
   size_t objects = 0;
   try {
     if (!attributes.empty()) {
-      const std::string text = attributes.dump(-1, ' ', false, json::error_handler_t::replace);
+      const std::string text = attributes.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       check(zt_writer_set_attributes_json(w, text.c_str()), "convert: file attributes");
     }
     for (auto &in : inputs) {

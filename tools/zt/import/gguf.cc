@@ -14,7 +14,7 @@
 namespace ztimport {
 namespace {
 
-using json = nlohmann::ordered_json;
+using json = nlohmann::json;  // sorted keys: see Imported::attributes
 
 struct GgmlType {
   uint32_t id;

@@ -39,7 +39,7 @@ struct Tensor {
   std::string logical_type;           // "" = none
   std::vector<uint64_t> shape;        // row-major (C order)
   uint64_t nbytes = 0;                // exactly what emit() delivers
-  nlohmann::ordered_json attributes;  // object attributes; null = none
+  nlohmann::json attributes;  // object attributes; null = none
   // Delivers the bytes in pieces (converted to little-endian C order);
   // throws InputError if the source turns out shorter or longer.
   std::function<void(const PieceFn &)> emit;
@@ -47,7 +47,10 @@ struct Tensor {
 
 struct Imported {
   std::vector<Tensor> tensors;
-  nlohmann::ordered_json attributes = nlohmann::ordered_json::object();  // file attributes
+  // File attributes. A sorted map (nlohmann::json), not ordered_json, whose
+  // insertions scan every key: inputs with many metadata keys or tensors
+  // would cost quadratic time.
+  nlohmann::json attributes = nlohmann::json::object();
   std::shared_ptr<void> keepalive;  // what emit() reads from (mapping, zip archive)
 };
 

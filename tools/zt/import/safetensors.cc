@@ -9,7 +9,7 @@
 namespace ztimport {
 namespace {
 
-using json = nlohmann::ordered_json;
+using json = nlohmann::json;  // sorted keys: see Imported::attributes
 
 struct StDtype {
   const char *name;
