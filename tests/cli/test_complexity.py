@@ -1,7 +1,6 @@
 """zt convert stays O(n log n) in the number of metadata keys of its inputs:
 growth from n to 8n keys is compared with an input of the same sizes whose
 metadata is one key (same bytes), in the same run. Ratios, not seconds."""
-import json
 import os
 import subprocess
 import sys
