@@ -61,6 +61,12 @@ deps() {
   install_missing "${DEMO_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${extra[@]}"
 }
 
+# Whether build/ was configured with the tests on.
+tests_enabled() {
+  meson introspect build --buildoptions | python3 -c \
+    'import json, sys; sys.exit(0 if any(o["name"] == "tests" and o["value"] for o in json.load(sys.stdin)) else 1)'
+}
+
 # build true|false: configure build/ (tests on or off) and compile.
 build() {
   local tests=$1
@@ -69,7 +75,7 @@ build() {
     local debug=true
     [ "${CI:-}" = true ] && debug=false
     meson setup build --buildtype=debugoptimized -Ddebug=$debug -Dtests="$tests"
-  elif [ "$tests" = true ]; then
+  elif [ "$tests" = true ] && ! tests_enabled; then
     # A build/ set up by the demo has the tests off.
     meson configure build -Dtests=true
   fi

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "container/iovec_util.h"
 #include "container/replace_target.h"
 #include "util/error.h"
 #include "ztensor.h"
@@ -27,21 +28,12 @@ std::string dir_of(const std::string &path) {
 
 // writev until every byte is out: the kernel may stop short (a signal, or
 // its ~2 GiB cap per call).
-void writev_all(int fd, struct iovec *iov, int n, const std::string &name) {
+void writev_all(int fd, struct iovec *iov, size_t n, const std::string &name) {
   while (n > 0) {
-    ssize_t r = ::writev(fd, iov, n);
+    ssize_t r = ::writev(fd, iov, static_cast<int>(n));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) fail(ZT_E_IO, "write to '" + name + "' failed: " + std::strerror(r < 0 ? errno : EIO));
-    size_t done = static_cast<size_t>(r);
-    while (n > 0 && done >= iov->iov_len) {
-      done -= iov->iov_len;
-      ++iov;
-      --n;
-    }
-    if (n > 0) {
-      iov->iov_base = static_cast<uint8_t *>(iov->iov_base) + done;
-      iov->iov_len -= done;
-    }
+    iov_advance(iov, n, static_cast<size_t>(r));
   }
 }
 
@@ -80,7 +72,7 @@ void FileSink::write_through(const void *data, size_t len) {
   do {
     const size_t n = std::min(len, kWritebackChunk);
     struct iovec iov[2];
-    int k = 0;
+    size_t k = 0;
     if (used_) iov[k++] = {buffer_.get(), used_};
     if (n) iov[k++] = {const_cast<uint8_t *>(p), n};
     writev_all(fd_, iov, k, temp_path_);

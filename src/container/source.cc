@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstring>
 
+#include "container/iovec_util.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -55,7 +56,6 @@ class FileDescriptor {
 // fresh mapping (which made mapped copy-reads ~20% slower than one pread).
 constexpr size_t kPreadThreshold = size_t{1} << 20;
 
-
 constexpr size_t kMaxIov = IOV_MAX;
 
 void preadv_all(int fd, const std::string &path, uint64_t offset, const Source::Piece *pieces, size_t n) {
@@ -85,16 +85,7 @@ void preadv_all(int fd, const std::string &path, uint64_t offset, const Source::
       }
       if (got == 0) fail(ZT_E_IO, "'" + path + "' shrank while being read (offset " + std::to_string(offset) + ")");
       offset += static_cast<uint64_t>(got);
-      auto rest = static_cast<size_t>(got);
-      while (left > 0 && rest >= cur->iov_len) {
-        rest -= cur->iov_len;
-        ++cur;
-        --left;
-      }
-      if (left > 0) {
-        cur->iov_base = static_cast<uint8_t *>(cur->iov_base) + rest;
-        cur->iov_len -= rest;
-      }
+      iov_advance(cur, left, static_cast<size_t>(got));
     }
     pieces += k;
     n -= k;

@@ -241,15 +241,11 @@ class JsonBuilder : public nlohmann::json_sax<nlohmann::json> {
 
  private:
   std::vector<JValue *> stack_;
-  bool have_root_ = false;
 
   // Where the next value goes: the root, the end of an array, or the member
   // whose key was just read.
   JValue *slot() {
-    if (stack_.empty()) {
-      have_root_ = true;
-      return &root;
-    }
+    if (stack_.empty()) return &root;
     JValue &top = *stack_.back();
     if (top.type == JValue::Type::Array) {
       top.items.emplace_back();

@@ -54,16 +54,21 @@ void parse(const std::string &bytes) {
   ASSERT_EQ(t.node(0).kind, Kind::Map);
 }
 
-// n text keys whose std::hash values all land in the first 1024 slots of a
-// table of `slots` (a power of two): under linear probing they form one
-// cluster, and each insertion walks all of it. Found by trying candidates,
-// ~slots/1024 tries per key.
-std::vector<std::string> clustered_keys(size_t n, size_t slots) {
+// How the CBOR duplicate check hashes a text key (cbor_tree.cc).
+size_t cbor_key_hash(std::string_view k) {
+  return std::hash<std::string_view>()(k) * 31 + static_cast<size_t>(Kind::Text);
+}
+
+// n text keys whose hash values (the CBOR check's unless told) all land in
+// the first 1024 slots of a table of `slots` (a power of two): under linear
+// probing they form one cluster, and each insertion walks all of it. Found
+// by trying candidates, ~slots/1024 tries per key.
+std::vector<std::string> clustered_keys(size_t n, size_t slots,
+                                        const std::function<size_t(std::string_view)> &hash = cbor_key_hash) {
   std::vector<std::string> keys;
   for (uint64_t i = 0; keys.size() < n; ++i) {
     std::string k = "key" + std::to_string(i);
-    size_t h = std::hash<std::string_view>()(k) * 31 + static_cast<size_t>(Kind::Text);
-    if ((h & (slots - 1)) < 1024) keys.push_back(std::move(k));
+    if ((hash(k) & (slots - 1)) < 1024) keys.push_back(std::move(k));
   }
   // Descending: not the sorted order that has a fast path.
   std::sort(keys.rbegin(), keys.rend());
@@ -168,11 +173,8 @@ TEST(Complexity, JsonObjectWithManyKeys) {
 // convert, append or merge): names whose hashes cluster in its table, against
 // names of no pattern, inserted then looked up.
 TEST(Complexity, WriterNameIndexWithCollidingNames) {
-  std::vector<std::string> hostile;
-  for (uint64_t i = 0; hostile.size() < 131072; ++i) {
-    std::string k = "name" + std::to_string(i);
-    if ((std::hash<std::string_view>()(k) & ((size_t{1} << 18) - 1)) < 1024) hostile.push_back(std::move(k));
-  }
+  const std::vector<std::string> hostile =
+      clustered_keys(131072, size_t{1} << 18, [](std::string_view k) { return std::hash<std::string_view>()(k); });
   std::vector<std::string> benign;
   for (size_t i = 0; i < 131072; ++i) benign.push_back("name" + std::to_string(i * 7919 % 1000003));
   auto run = [](const std::vector<std::string> &all, size_t n, bool &degraded) {

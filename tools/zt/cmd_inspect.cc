@@ -28,10 +28,6 @@ const char *const kCatUsage =
 
 namespace {
 
-int open_file(const std::string &path, FilePtr &out) {
-  return open_input(path, out);
-}
-
 std::string json_or_null(char *s) {
   std::string r = s ? s : "null";
   zt_free(s);
@@ -46,7 +42,7 @@ int cmd_info(const std::vector<std::string> &argv) {
   if (!parse_args(argv, {"--json"}, {}, a, err)) return usage_error("info", err);
   if (a.positional.size() != 1) return usage_error("info", "expected one FILE");
   FilePtr f;
-  if (int rc = open_file(a.positional[0], f)) return rc;
+  if (int rc = open_input(a.positional[0], f)) return rc;
   if (a.has("--json")) {
     char *json = nullptr;
     zt_status st = zt_file_to_json(f.get(), &json);
@@ -102,7 +98,7 @@ int cmd_ls(const std::vector<std::string> &argv) {
   if (!parse_args(argv, {}, {}, a, err)) return usage_error("ls", err);
   if (a.positional.size() != 1) return usage_error("ls", "expected one FILE");
   FilePtr f;
-  if (int rc = open_file(a.positional[0], f)) return rc;
+  if (int rc = open_input(a.positional[0], f)) return rc;
   size_t count = 0;
   zt_file_object_count(f.get(), &count);
   for (size_t i = 0; i < count; ++i) {
@@ -128,7 +124,7 @@ int cmd_cat(const std::vector<std::string> &argv) {
   if (!parse_args(argv, {}, {"--component"}, a, err)) return usage_error("cat", err);
   if (a.positional.size() != 2) return usage_error("cat", "expected FILE and OBJECT");
   FilePtr f;
-  if (int rc = open_file(a.positional[0], f)) return rc;
+  if (int rc = open_input(a.positional[0], f)) return rc;
   const std::string &name = a.positional[1];
   const zt_object *o = nullptr;
   zt_status st = zt_file_object_by_name(f.get(), name.data(), name.size(), &o);
