@@ -203,15 +203,21 @@ template <typename T>
 struct has_dtype<T, std::void_t<decltype(dtype_of<T>::value)>> : std::true_type {};
 
 // The element type of a contiguous container (anything with data() and
-// size(): std::vector, std::array, std::string_view, Span, ...).
+// size(): std::vector, std::array, Span, ...). Detected through a function
+// overload rather than an alias in a partial specialisation: clang treats a
+// deleted non-public data() (std::vector<bool>) there as a hard error.
 template <typename C>
-using element_of = std::remove_cv_t<std::remove_pointer_t<decltype(std::declval<const C &>().data())>>;
+auto data_pointer_of(int)
+    -> decltype(std::declval<const C &>().data(), std::declval<const C &>().size(), std::declval<const C &>().data());
+template <typename C>
+void data_pointer_of(...);
 
-template <typename C, typename = void>
-struct is_contiguous : std::false_type {};
 template <typename C>
-struct is_contiguous<C, std::void_t<element_of<C>, decltype(std::declval<const C &>().size())>>
-    : has_dtype<element_of<C>> {};
+using element_of = std::remove_cv_t<std::remove_pointer_t<decltype(data_pointer_of<C>(0))>>;
+
+template <typename C>
+struct is_contiguous : std::integral_constant<bool, std::is_pointer_v<decltype(data_pointer_of<C>(0))> &&
+                                                        has_dtype<element_of<C>>::value> {};
 
 // Calls call(&ptr, &len) and takes ownership of the bytes the library
 // allocated (freed with zt_free).
