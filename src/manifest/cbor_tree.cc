@@ -293,7 +293,7 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what, cons
   b.collapse_depth = opts.collapse_depth;
   // Most items are a few bytes: reserve a guess to limit regrowth (a
   // collapsed tree keeps far fewer nodes than items).
-  if (opts.collapse_depth == 0) nodes_.reserve(std::min<size_t>(size / 4 + 1, size_t{1} << 24));
+  if (opts.collapse_depth == 0 && !opts.check_only) nodes_.reserve(std::min<size_t>(size / 4 + 1, size_t{1} << 24));
 
   auto check_duplicates = [&](uint32_t map) {
     const Node &m = nodes_[map];
@@ -419,10 +419,22 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what, cons
       while (!joined_.empty() && joined_.back().first > c) joined_.pop_back();
     }
   };
+  // check_only: a checked item is no longer needed in full. An array's or
+  // tag's element goes; a map's key or value stays as one node (the map's
+  // duplicate check walks key, value, key, ... through `next`).
+  auto shrink = [&](uint32_t idx) {
+    if (!opts.check_only || b.stack.empty()) return;
+    const Kind parent = nodes_[b.stack.back().node].kind;
+    const uint32_t keep = parent == Kind::Map ? idx + 1 : idx;
+    nodes_.resize(keep);
+    if (keep > idx) nodes_[idx].next = keep;
+    while (!joined_.empty() && joined_.back().first >= keep) joined_.pop_back();
+  };
   // An item (leaf or closed container) is complete: close parents as needed.
   auto complete = [&](uint32_t idx, size_t end) {
     nodes_[idx].end = static_cast<uint32_t>(end);
     nodes_[idx].next = static_cast<uint32_t>(nodes_.size());
+    shrink(idx);
     while (!b.stack.empty()) {
       Open &top = b.stack.back();
       ++top.done;
@@ -431,6 +443,7 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what, cons
       uint32_t c = top.node;
       b.stack.pop_back();
       close(c, end);
+      shrink(c);
     }
     b.done = true;
   };

@@ -65,6 +65,12 @@ struct ParseOptions {
   // The bytes were already parsed with these limits (the item was collapsed
   // in a bigger tree): skip the duplicate-key checks, which cannot fail now.
   bool already_checked = false;
+  // Only check the item (well-formed, depth, duplicate keys); the tree is
+  // not for reading. Elements of arrays and tags are dropped as soon as they
+  // are checked and map keys and values kept as one node each, so memory
+  // follows the widest map, not the item count: a 100 MB array of small
+  // integers would otherwise take 24 bytes per element.
+  bool check_only = false;
 };
 
 class Tree {
