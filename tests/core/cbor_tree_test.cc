@@ -247,4 +247,44 @@ TEST(CborTree, CheckOnlyKeepsMemoryToTheWidestMapAndStillChecksEverything) {
   EXPECT_EQ(check_only_status(Cbor().uint(1).uint(2).bytes), ZT_E_CBOR);
 }
 
+TEST(CborTree, ValuesOfANamedKeyAreCheckedWithoutNodesElsewhereKeptInFull) {
+  // {"objects": {"a": {"shape": [2, 3], "attributes": {"big": [0 x 50000]}}},
+  //  "attributes": {"k": [0 x 50000], "m": {"x": 1}}}
+  Cbor c;
+  c.map(2).text("objects").map(1).text("a").map(2).text("shape").array(2).uint(2).uint(3);
+  c.text("attributes").map(1).text("big").array(50000);
+  for (int i = 0; i < 50000; ++i) c.uint(0);
+  c.text("attributes").map(2).text("k").array(50000);
+  for (int i = 0; i < 50000; ++i) c.uint(0);
+  c.text("m").map(1).text("x").uint(1);
+  ParseOptions opts;
+  opts.check_only_under = "attributes";
+  Tree t = parse_with(c.bytes, opts);
+  EXPECT_LT(t.size(), 40u);
+  // What is not under "attributes" is all there.
+  const uint32_t a = t.find(t.find(0, "objects"), "a");
+  const uint32_t shape = t.find(a, "shape");
+  ASSERT_NE(shape, 0u);
+  EXPECT_EQ(t.node(shape).value, 2u);
+  EXPECT_EQ(t.node(t.first_child(shape)).value, 2u);
+  // An attributes value keeps its bytes, and its top-level keys.
+  const uint32_t attrs = t.find(0, "attributes");
+  ASSERT_NE(attrs, 0u);
+  EXPECT_EQ(
+      t.raw(attrs),
+      Tree(reinterpret_cast<const uint8_t *>(c.bytes.data()), c.bytes.size(), "full")
+          .raw(Tree(reinterpret_cast<const uint8_t *>(c.bytes.data()), c.bytes.size(), "full").find(0, "attributes")));
+  EXPECT_NE(t.find(attrs, "m"), 0u);
+
+  // A duplicate key deep inside an attributes value is still refused.
+  Cbor dup;
+  dup.map(1).text("attributes").map(1).text("k").array(2).uint(1).map(2).text("z").null().text("z").null();
+  try {
+    parse_with(dup.bytes, opts);
+    FAIL() << "duplicate key inside attributes accepted";
+  } catch (const zt::Error &e) {
+    EXPECT_EQ(e.status(), ZT_E_DUPLICATE_KEY);
+  }
+}
+
 }  // namespace
