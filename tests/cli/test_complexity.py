@@ -106,6 +106,25 @@ class ConvertMetadataMemory(ztcli.TmpCase):
               % (o_arr, o_text, o_arr / o_text))
         self.assertLess(o_arr / o_text, 2.5, "opening a file costs far more memory than its attributes' size")
 
+    def test_fortran_npz_member_is_held_once(self):
+        # A Fortran-order member must be read whole (zip members are
+        # sequential) but transposed piece by piece: its peak over a C-order
+        # member of the same size is about one array, not two.
+        import numpy as np
+        a = np.arange(4096 * 2048, dtype="<f8").reshape(4096, 2048)  # 64 MiB
+        fortran, c_order = self.path("f.npz"), self.path("c.npz")
+        np.savez(fortran, a=np.asfortranarray(a))
+        np.savez(c_order, a=a)
+        peak = {}
+        for src in (fortran, c_order):
+            peak[src] = peak_rss_kib(["convert", "-o", self.path("o.zt"), "--no-sync", "--quiet", src])
+        extra = (peak[fortran] - peak[c_order]) * 1024 / a.nbytes
+        print("npz 64 MiB member: Fortran peak %d KiB, C peak %d KiB: %.2f arrays extra"
+              % (peak[fortran], peak[c_order], extra))
+        self.assertLess(extra, 1.5, "a Fortran-order npz member is held more than once")
+        out = ztcli.export(self.path("o.zt"), "a", self.tmp)
+        self.assertTrue(np.array_equal(out, a))
+
 
 if __name__ == "__main__":
     import unittest
