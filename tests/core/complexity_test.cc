@@ -308,4 +308,89 @@ TEST(Complexity, EveryObjectOverADamagedSharedBlobFails) {
   }
 }
 
+// A 1.2 file of n dense u8[1] objects, each with its own raw byte, names
+// sharing a 200-byte prefix (every comparison walks it). Benign: names sorted,
+// blobs in file order. Hostile: names shuffled, blobs listed in an order
+// unrelated to their offsets (the name index and the overlap check sort).
+std::string many_objects_file(size_t n, bool hostile) {
+  std::string file = "ZTEN1000";
+  file.resize(64 * (n + 1), '\0');
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  uint64_t x = 88172645463325252ull;  // xorshift: a fixed shuffle
+  if (hostile) {
+    for (size_t i = n; i > 1; --i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      std::swap(order[i - 1], order[x % i]);
+    }
+  }
+  const std::string prefix(200, 'p');
+  Cbor c;
+  c.map(2).text("version").text("1.2.0").text("objects").map(n);
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = order[k];
+    c.text(prefix + "o" + std::to_string(1000000 + i)).map(3).text("shape").shape({1});
+    c.text("format").text("dense").text("components").map(1);
+    c.text("data").map(3).text("dtype").text("u8").text("offset").uint(64 * (hostile ? n - i : i + 1));
+    c.text("length").uint(1);
+  }
+  file += c.bytes;
+  zttest::put_le64(file, c.bytes.size());
+  return file + "ZTEN1000";
+}
+
+// Open, look every object up by name, verify: the growth from n to 8n
+// objects with hostile names and offsets stays near the benign growth.
+TEST(Complexity, ManyObjectsOpenLookupVerify) {
+  auto run = [](const std::string &file, size_t n, bool hostile) {
+    zt_file *f = nullptr;
+    ASSERT_EQ(zt_open_memory(file.data(), file.size(), nullptr, &f), ZT_OK) << zt_last_error();
+    (void)hostile;
+    const std::string prefix(200, 'p');
+    for (size_t i = 0; i < n; i += 7) {
+      const std::string name = prefix + "o" + std::to_string(1000000 + i);
+      const zt_object *o = nullptr;
+      ASSERT_EQ(zt_file_object_by_name(f, name.data(), name.size(), &o), ZT_OK) << name;
+    }
+    ASSERT_EQ(zt_file_verify(f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+    zt_close(f);
+  };
+  const size_t n = 8192;
+  double t[2][2];
+  for (int hostile = 0; hostile < 2; ++hostile) {
+    const std::string small = many_objects_file(n, hostile), large = many_objects_file(8 * n, hostile);
+    t[hostile][0] = best_seconds([&] { run(small, n, hostile); });
+    t[hostile][1] = best_seconds([&] { run(large, 8 * n, hostile); });
+  }
+  const double g_benign = t[0][1] / t[0][0], g_hostile = t[1][1] / t[1][0];
+  std::printf("many objects: hostile %.4fs -> %.4fs (x%.1f); benign %.4fs -> %.4fs (x%.1f); excess %.2f\n", t[1][0],
+              t[1][1], g_hostile, t[0][0], t[0][1], g_benign, g_hostile / g_benign);
+  EXPECT_LT(g_hostile / g_benign, kMaxExcess) << "open/lookup/verify grows faster than n log n in objects";
+}
+
+// An indefinite-length string of n one-byte chunks against an array of n
+// one-byte strings (the same bytes, as many items): joining the chunks must
+// stay linear.
+TEST(Complexity, IndefiniteStringOfManyChunks) {
+  auto items = [](size_t n, const char *open, const char *close) {
+    Cbor c;
+    c.map(1).text("k").raw(open);
+    for (size_t i = 0; i < n; ++i) c.raw("\x61x");
+    c.raw(close);
+    return c.bytes;
+  };
+  const size_t n = 1 << 19;  // past the last-level cache from the start: 16 MB at 8n
+  double t[2][2];
+  const char *open[2] = {"\x9f", "\x7f"};  // indefinite array / text string
+  for (int hostile = 0; hostile < 2; ++hostile) {
+    const std::string small = items(n, open[hostile], "\xff"), large = items(8 * n, open[hostile], "\xff");
+    t[hostile][0] = best_seconds([&] { parse(small); });
+    t[hostile][1] = best_seconds([&] { parse(large); });
+  }
+  const double g_benign = t[0][1] / t[0][0], g_hostile = t[1][1] / t[1][0];
+  std::printf("string chunks: %.4fs -> %.4fs (x%.1f); array items %.4fs -> %.4fs (x%.1f); excess %.2f\n", t[1][0],
+              t[1][1], g_hostile, t[0][0], t[0][1], g_benign, g_hostile / g_benign);
+  EXPECT_LT(g_hostile / g_benign, kMaxExcess) << "joining string chunks grows faster than n log n";
+}
+
 }  // namespace
