@@ -5,13 +5,20 @@
 // the benign growth absorbs what the memory hierarchy adds on this machine
 // (well above 8x here), an O(n log n) path adds ~1.2x on top, a quadratic
 // one 8x. Ratios within one run, never absolute times.
+//
+// Memory is checked too: the peak resident memory a family's largest input
+// adds, against a budget stated per family in bytes per input byte (the
+// figures docs/limits.md gives).
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +54,47 @@ double best_seconds(const std::function<void()> &f, int reps = 3) {
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
+}
+
+size_t current_rss_bytes() {
+  long pages = 0, resident = 0;
+  FILE *f = std::fopen("/proc/self/statm", "r");
+  if (f) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// The peak resident memory f adds. Freed heap memory is returned to the
+// system first (malloc_trim: best_seconds keeps it, so f would otherwise
+// reuse pages already resident), then the kernel's peak counter is reset
+// (clear_refs 5) and read back after f (VmHWM).
+size_t peak_rss_growth(const std::function<void()> &f) {
+  malloc_trim(0);
+  FILE *c = std::fopen("/proc/self/clear_refs", "w");
+  const bool reset = c && std::fputs("5", c) >= 0;
+  if (c) std::fclose(c);
+  EXPECT_TRUE(reset) << "cannot reset the peak RSS (/proc/self/clear_refs)";
+  const size_t base = current_rss_bytes();
+  f();
+  size_t hwm_kib = 0;
+  if (FILE *st = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, st))
+      if (std::sscanf(line, "VmHWM: %zu kB", &hwm_kib) == 1) break;
+    std::fclose(st);
+  }
+  const size_t peak = hwm_kib * 1024;
+  return peak > base ? peak - base : 0;
+}
+
+// Checks a peak against budget_per_byte x input + a fixed allowance.
+void expect_memory_within(const char *family, size_t peak, size_t input, double budget_per_byte) {
+  const size_t allowance = size_t{16} << 20;
+  std::printf("%s: peak +%.1f MiB for %.1f MiB of input (%.1f bytes per byte; budget %.0f + 16 MiB)\n", family,
+              peak / 1048576.0, input / 1048576.0, static_cast<double>(peak) / input, budget_per_byte);
+  EXPECT_LT(peak, budget_per_byte * static_cast<double>(input) + allowance) << family << ": memory above its budget";
 }
 
 void parse(const std::string &bytes) {
@@ -90,6 +138,11 @@ std::string sorted_map(size_t n) {
   return map_of(keys);
 }
 
+// A manifest's tree costs 24 bytes per CBOR item, an item takes at least one
+// byte, and the node vector grows by doubling: 48 bytes per manifest byte
+// bounds every family, whatever its shape (docs/limits.md).
+constexpr double kParseBytesPerByte = 48;
+
 void expect_near_linear(const char *family, const std::function<std::string(size_t)> &hostile, size_t n) {
   auto growth = [&](const std::function<std::string(size_t)> &make, double &t_small, double &t_large) {
     const std::string small = make(n), large = make(8 * n);
@@ -102,6 +155,11 @@ void expect_near_linear(const char *family, const std::function<std::string(size
   std::printf("%s: n=%zu %.4fs, 8n %.4fs (x%.1f); sorted keys %.4fs, %.4fs (x%.1f); excess %.2f\n", family, n, hs, hl,
               g_hostile, bs, bl, g_benign, g_hostile / g_benign);
   EXPECT_LT(g_hostile / g_benign, kMaxExcess) << family << ": time grows faster than n log n";
+  const std::string largest = hostile(8 * n);
+  expect_memory_within(family, peak_rss_growth([&] {
+                         Tree t(reinterpret_cast<const uint8_t *>(largest.data()), largest.size(), "complexity");
+                       }),
+                       largest.size(), kParseBytesPerByte);
 }
 
 TEST(Complexity, MapKeysChosenToCollideInAHashTable) {
@@ -290,6 +348,13 @@ TEST(Complexity, VerifyDecodesASharedBlobOnce) {
   double tl = best_seconds([&] { EXPECT_EQ(verify_memory(large), ZT_OK) << zt_last_error(); });
   std::printf("one 64 MiB zstd blob: 4 objects %.4fs, 32 objects %.4fs (x%.1f)\n", ts, tl, tl / ts);
   EXPECT_LT(tl, 2.5 * ts) << "verify decodes a shared blob once per object";
+  // Verify decodes through a bounded window: 32 objects over a 64 MiB blob
+  // cost far less than the blob, let alone 32 of them.
+  const size_t peak = peak_rss_growth([&] {
+    if (verify_memory(large) != ZT_OK) throw std::runtime_error(zt_last_error());
+  });
+  std::printf("shared blob verify: peak +%.1f MiB for a 64 MiB blob named 32 times\n", peak / 1048576.0);
+  EXPECT_LT(peak, decoded) << "verify holds a whole decoded blob";
 }
 
 // Every object over a damaged shared blob fails, each naming the blob's
@@ -366,6 +431,17 @@ TEST(Complexity, ManyObjectsOpenLookupVerify) {
   std::printf("many objects: hostile %.4fs -> %.4fs (x%.1f); benign %.4fs -> %.4fs (x%.1f); excess %.2f\n", t[1][0],
               t[1][1], g_hostile, t[0][0], t[0][1], g_benign, g_hostile / g_benign);
   EXPECT_LT(g_hostile / g_benign, kMaxExcess) << "open/lookup/verify grows faster than n log n in objects";
+  // An open file costs its manifest model: a few hundred bytes per object,
+  // a small multiple of the object's manifest bytes.
+  const std::string largest = many_objects_file(8 * n, true);
+  expect_memory_within("many objects", peak_rss_growth([&] {
+                         zt_file *f = nullptr;
+                         if (zt_open_memory(largest.data(), largest.size(), nullptr, &f) != ZT_OK)
+                           throw std::runtime_error(zt_last_error());
+                         if (zt_file_verify(f, 1, nullptr, nullptr) != ZT_OK) throw std::runtime_error(zt_last_error());
+                         zt_close(f);
+                       }),
+                       largest.size(), 8);
 }
 
 // An indefinite-length string of n one-byte chunks against an array of n
