@@ -59,6 +59,16 @@ size_t ComponentStream::read(void *dst, size_t capacity) {
   } catch (const Error &e) {
     // A caller's mistake leaves the stream usable; damage fails it for good.
     if (e.status() == ZT_E_BUFFER_TOO_SMALL || e.status() == ZT_E_INVALID_ARG) throw;
+    // Damaged bytes usually break the frame before the digest's turn comes:
+    // with verify-on-read, name the cause, checking the whole digest now.
+    if (digest_ && e.status() != ZT_E_DIGEST_MISMATCH) {
+      digest_.reset();
+      try {
+        reader_->verify_before_read(o_, c_);
+      } catch (const Error &d) {
+        fail_stream(d.status(), d.what());
+      }
+    }
     fail_stream(e.status(), e.what());
   }
 }
