@@ -408,7 +408,11 @@ ZT_API zt_status zt_component_stream_close(zt_component_stream *stream);
  * mapped private copy-on-write (since 1.1.0): a write through a view (or a
  * DLPack tensor made from it) does not crash and never reaches the file;
  * the written pages become private to the process, and later views of the
- * same component in this handle see the write. zt_open_memory lends the
+ * same component in this handle see the write. (Where the system refuses a
+ * private mapping, under strict overcommit, vm.overcommit_memory = 2, the
+ * file is mapped read-only as in 1.0 and such a write faults.) The private
+ * mapping reserves no memory up front: files larger than RAM + swap open
+ * as before. zt_open_memory lends the
  * caller's own buffer: a write there changes that buffer, as the caller
  * allows or forbids. */
 ZT_API zt_status zt_component_view(const zt_object *obj, size_t index,

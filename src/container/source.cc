@@ -108,7 +108,16 @@ class MmapSource final : public Source {
     // the touched pages instead of a SIGSEGV, and the file never changes.
     // Pages nobody writes are still shared with the page cache, so reads
     // cost the same as with a read-only shared map.
-    void *p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_.get(), 0);
+    // MAP_NORESERVE: a private writable mapping is otherwise charged in full
+    // against the commit limit, and the kernel's default heuristic refuses
+    // one larger than RAM + swap: a 100 GB model would not open at all.
+    void *p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_NORESERVE, fd_.get(), 0);
+    if (p == MAP_FAILED && errno == ENOMEM) {
+      // Strict overcommit (vm.overcommit_memory = 2) ignores MAP_NORESERVE:
+      // map read-only and shared, as 1.0 did (a write through a view then
+      // faults, see zt_component_view).
+      p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_.get(), 0);
+    }
     if (p == MAP_FAILED) fail(ZT_E_IO, errno_text("cannot map", path));
     data_ = static_cast<const uint8_t *>(p);
   }

@@ -4,10 +4,12 @@
 // the stored bytes.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "cbor_writer.h"
 #include "test_util.h"
 #include "ztensor.h"
 #include "ztensor_dlpack.h"
@@ -80,6 +82,39 @@ TEST(CopyOnWrite, InPlaceOpOnDlpackTensorSurvivesClose) {
   EXPECT_EQ(p[3], 6.0f);
   t->deleter(t);
   EXPECT_TRUE(zttest::read_file(path) == before) << "a write through a DLPack tensor reached the file";
+}
+
+// A private writable mapping is charged against the commit limit unless it
+// reserves nothing: without MAP_NORESERVE a file larger than RAM + swap
+// would not open at all (the kernel's default heuristic refuses it). A
+// sparse 1 TiB file: a header, one u8 tensor that is a hole, the manifest.
+TEST(CopyOnWrite, AFileLargerThanMemoryStillOpens) {
+  TempDir dir;
+  const std::string path = dir.file("huge.zt");
+  const uint64_t n = uint64_t{1} << 40;
+  zttest::Cbor c;
+  c.map(2).text("version").text("1.2.0").text("objects").map(1);
+  c.text("h").map(3).text("shape").shape({n}).text("format").text("dense").text("components").map(1);
+  c.text("data").map(3).text("dtype").text("u8").text("offset").uint(64).text("length").uint(n);
+  std::string tail = c.bytes;
+  zttest::put_le64(tail, c.bytes.size());
+  tail += "ZTEN1000";
+  {
+    FILE *f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite("ZTEN1000", 1, 8, f), 8u);
+    ASSERT_EQ(std::fseek(f, static_cast<long>(64 + n), SEEK_SET), 0) << "no sparse files here";
+    ASSERT_EQ(std::fwrite(tail.data(), 1, tail.size(), f), tail.size());
+    ASSERT_EQ(std::fclose(f), 0);
+  }
+  zt_file *f = nullptr;
+  ASSERT_EQ(zt_open(path.c_str(), nullptr, &f), ZT_OK) << zt_last_error();
+  const void *view = nullptr;
+  size_t len = 0;
+  ASSERT_EQ(zt_component_view(object(f, "h"), 0, &view, &len), ZT_OK) << zt_last_error();
+  EXPECT_EQ(len, n);
+  EXPECT_EQ(static_cast<const uint8_t *>(view)[n / 2], 0);  // a hole reads as zeros
+  EXPECT_EQ(zt_close(f), ZT_OK);
 }
 
 }  // namespace
