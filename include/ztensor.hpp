@@ -249,6 +249,7 @@ struct OpenOptions {
   uint32_t threads = 0;                       // 0 = number of cores
   std::optional<uint64_t> max_manifest_size;  // library default: 1 GiB
   std::optional<uint64_t> max_decoded_size;   // per component; default 64 GiB
+  bool verify_on_read = false;                // check each digest on first read
 
   zt_open_options to_c() const {
     zt_open_options o;
@@ -256,6 +257,7 @@ struct OpenOptions {
     o.access = static_cast<uint32_t>(access);
     o.strict = strict ? 1 : 0;
     o.threads = threads;
+    o.verify_on_read = verify_on_read ? 1 : 0;
     if (max_manifest_size) o.max_manifest_size = *max_manifest_size;
     if (max_decoded_size) o.max_decoded_size = *max_decoded_size;
     return o;
@@ -500,6 +502,74 @@ class Object {
     detail::check(zt_component_read_range(h_, index, first * ratio, count * ratio, out.data(), out.size() * sizeof(T)));
     return out;
   }
+
+  // An N-d box a[start0:stop0, start1:stop1, ...] of a component (the
+  // object's shape for a dense "data" component, else 1-d), row-major.
+  // zstd components are decoded only as far as the box's last byte.
+  std::vector<uint8_t> read_slice(size_t index, const std::vector<uint64_t> &start,
+                                  const std::vector<uint64_t> &stop) const {
+    if (start.size() != stop.size())
+      throw Error(ZT_E_INVALID_ARG, "read_slice: start has " + std::to_string(start.size()) + " entries, stop " +
+                                        std::to_string(stop.size()));
+    ComponentInfo c = component(index);
+    // The dense "data" component counts logical elements (complex64: one
+    // element of two f32); every other component storage elements.
+    const bool logical = format() == "dense" && c.role == "data";
+    const size_t elem = zt_dtype_size(c.dtype) * (logical && c.ratio ? c.ratio : 1);
+    uint64_t count = 1;
+    for (size_t d = 0; d < start.size(); ++d) {
+      const uint64_t extent = stop[d] >= start[d] ? stop[d] - start[d] : 0;
+      if (extent != 0 && count > UINT64_MAX / extent) throw Error(ZT_E_LIMIT, "read_slice: box too large");
+      count *= extent;
+    }
+    if (elem != 0 && count > SIZE_MAX / elem) throw Error(ZT_E_LIMIT, "read_slice: box too large");
+    std::vector<uint8_t> out(static_cast<size_t>(count) * elem);
+    detail::check(zt_component_read_slice(h_, index, start.size(), start.data(), stop.data(), out.data(), out.size()));
+    return out;
+  }
+  template <typename T>
+  std::vector<T> read_slice_as(size_t index, const std::vector<uint64_t> &start,
+                               const std::vector<uint64_t> &stop) const {
+    static_assert(!std::is_same_v<T, bool>, "read bool slices with read_slice");
+    check_element<T>(index);
+    std::vector<uint8_t> bytes = read_slice(index, start, stop);
+    std::vector<T> out(bytes.size() / sizeof(T));
+    if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+    return out;
+  }
+
+  // A whole component decoded in pieces the caller sizes, memory bounded
+  // whatever the component's size (see zt_component_stream_read).
+  class Stream {
+   public:
+    explicit Stream(zt_component_stream *s) : s_(s) {}
+    Stream(Stream &&o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+    Stream &operator=(Stream &&o) noexcept {
+      if (this != &o) {
+        zt_component_stream_close(s_);
+        s_ = std::exchange(o.s_, nullptr);
+      }
+      return *this;
+    }
+    Stream(const Stream &) = delete;
+    Stream &operator=(const Stream &) = delete;
+    ~Stream() { zt_component_stream_close(s_); }
+    // Bytes written to dst (whole elements); 0 once everything was read.
+    size_t read(void *dst, size_t capacity) {
+      size_t n = 0;
+      detail::check(zt_component_stream_read(s_, dst, capacity, &n));
+      return n;
+    }
+
+   private:
+    zt_component_stream *s_;
+  };
+  Stream stream(size_t index) const {
+    zt_component_stream *s = nullptr;
+    detail::check(zt_component_stream_open(h_, index, &s));
+    return Stream(s);
+  }
+  Stream stream(const std::string &role) const { return stream(component_index(role)); }
 
   // Every storage element converted to f32 (f16, bf16, fp8 logical types,
   // integers, bool; complex as [re, im] pairs).
@@ -873,11 +943,38 @@ class Writer {
     const zt_writer_options o = opts.to_c();
     detail::check(zt_writer_create(path.c_str(), &o, &h_));
   }
-  Writer(Writer &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  // A file built in memory; take it with finish_memory().
+  static Writer memory(const WriterOptions &opts = {}) {
+    const zt_writer_options o = opts.to_c();
+    Writer w;
+    detail::check(zt_writer_create_memory(&o, &w.h_));
+    return w;
+  }
+  // A file sent to `sink` in order (sequential writes only); it is complete
+  // only when finish() returns. A sink that throws or returns false fails the
+  // writer.
+  using SinkFn = std::function<bool(const void *data, size_t len)>;
+  static Writer to_sink(SinkFn sink, const WriterOptions &opts = {}) {
+    const zt_writer_options o = opts.to_c();
+    Writer w;
+    w.sink_ = std::make_unique<SinkFn>(std::move(sink));
+    detail::check(zt_writer_create_callbacks(
+        [](void *user, const void *data, size_t len) -> int {
+          try {
+            return (*static_cast<SinkFn *>(user))(data, len) ? 0 : 1;
+          } catch (...) {
+            return 2;  // no exception crosses the C library
+          }
+        },
+        w.sink_.get(), &o, &w.h_));
+    return w;
+  }
+  Writer(Writer &&o) noexcept : h_(std::exchange(o.h_, nullptr)), sink_(std::move(o.sink_)) {}
   Writer &operator=(Writer &&o) noexcept {
     if (this != &o) {
       zt_writer_discard(h_);
       h_ = std::exchange(o.h_, nullptr);
+      sink_ = std::move(o.sink_);
     }
     return *this;
   }
@@ -1052,6 +1149,11 @@ class Writer {
   // Writes manifest and footer and renames into place. The handle is gone
   // afterwards whatever the outcome.
   void finish() { detail::check(zt_writer_finish(std::exchange(h_, nullptr))); }
+  // Finishes a memory writer and hands over the file's bytes.
+  std::vector<uint8_t> finish_memory() {
+    return detail::take_bytes(
+        [&](uint8_t **p, size_t *n) { return zt_writer_finish_memory(std::exchange(h_, nullptr), p, n); });
+  }
   void discard() { detail::check(zt_writer_discard(std::exchange(h_, nullptr))); }
 
  private:
@@ -1061,7 +1163,9 @@ class Writer {
     if (logical_type_of<T>::value && !o.logical_type) o.logical_type = logical_type_of<T>::value;
     return o;
   }
+  Writer() = default;
   zt_writer *h_ = nullptr;
+  std::unique_ptr<SinkFn> sink_;  // to_sink's callback; outlives the handle
 };
 
 // Rewrites any readable file as spec 1.2.0 at out_path (atomically).
