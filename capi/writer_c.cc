@@ -71,6 +71,9 @@ WriterOptions to_writer_options(const zt_writer_options *opts) {
   wo.threads = opts->threads;
   wo.sync = opts->sync != 0;
   wo.validate = opts->validate != 0;
+  // Since 1.1.0; an older caller's smaller struct leaves it off.
+  if (opts->struct_size >= offsetof(zt_writer_options, verify_before_replace) + sizeof(uint32_t))
+    wo.verify_before_replace = opts->verify_before_replace != 0;
   return wo;
 }
 
@@ -88,6 +91,22 @@ ZT_API void zt_writer_options_init(zt_writer_options *o) {
   o->sync = 1;
   o->validate = 1;
 }
+
+// zt_writer_options grew in 1.1.0 (verify_before_replace), like
+// zt_open_options (see capi/file_c.cc): a program built against 1.0 calls
+// zt_writer_options_init@ZTENSOR_1, which fills only the 1.0 fields of its
+// smaller struct; programs built against 1.1 get @@ZTENSOR_1.1.
+#if defined(__ELF__)
+extern "C" __attribute__((visibility("default"))) void ztensor_writer_options_init_1_0(zt_writer_options *o) {
+  if (!o) return;
+  constexpr size_t kSize10 = offsetof(zt_writer_options, validate) + sizeof(uint32_t);
+  zt_writer_options full;
+  zt_writer_options_init(&full);
+  full.struct_size = kSize10;
+  std::memcpy(o, &full, kSize10);
+}
+__asm__(".symver ztensor_writer_options_init_1_0, zt_writer_options_init@ZTENSOR_1");
+#endif
 
 ZT_API void zt_blob_options_init(zt_blob_options *o) {
   if (!o) return;

@@ -460,6 +460,15 @@ typedef struct zt_writer_options {
   uint32_t threads;       /* zstd worker threads for large blobs; 0 = cores */
   uint32_t sync;          /* 1 (default): fsync file and directory on finish */
   uint32_t validate;      /* 1 (default): check composite objects on finish */
+  /* Since 1.1.0 (a caller compiled against 1.0 leaves it off): 1: before
+   * zt_writer_finish replaces `path`, it opens the file it wrote with an
+   * independent strict reader and checks every object, digest and zstd
+   * frame (a full read of the new file); a file that fails is removed, the
+   * destination is untouched, and finish returns the failure. Memory
+   * writers check their buffer; callback writers cannot (their bytes are
+   * gone) and skip it. 0 (default): no check. The zt tool's append, remove
+   * and merge turn it on. */
+  uint32_t verify_before_replace;
 } zt_writer_options;
 
 ZT_API void zt_writer_options_init(zt_writer_options *opts);
@@ -594,7 +603,9 @@ ZT_API void zt_migrate_options_init(zt_migrate_options *opts);
 
 /* Rewrites any readable file as spec 1.2.0 at out_path (atomically), keeping
  * every object, component, attribute and unknown field; big-endian data
- * becomes little-endian. Refuses out_path == in_path (ZT_E_INVALID_ARG). */
+ * becomes little-endian. Refuses out_path == in_path (ZT_E_INVALID_ARG).
+ * Since 1.1.0 the new file is checked by an independent strict reader
+ * before it replaces out_path (zt_writer_options.verify_before_replace). */
 ZT_API zt_status zt_migrate(const char *in_path, const char *out_path,
                             const zt_migrate_options *opts);
 

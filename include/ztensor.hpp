@@ -265,12 +265,13 @@ struct OpenOptions {
 };
 
 struct WriterOptions {
-  std::optional<zt_digest_alg> digest;  // default for blobs: none
-  std::optional<zt_encoding> encoding;  // default: raw
-  std::optional<int32_t> zstd_level;    // default: 3
-  std::optional<uint32_t> threads;      // zstd workers; 0 = cores
-  std::optional<bool> sync;             // default: fsync on finish
-  std::optional<bool> validate;         // default: check composites on finish
+  std::optional<zt_digest_alg> digest;        // default for blobs: none
+  std::optional<zt_encoding> encoding;        // default: raw
+  std::optional<int32_t> zstd_level;          // default: 3
+  std::optional<uint32_t> threads;            // zstd workers; 0 = cores
+  std::optional<bool> sync;                   // default: fsync on finish
+  std::optional<bool> validate;               // default: check composites on finish
+  std::optional<bool> verify_before_replace;  // default: off (re-read before rename)
 
   zt_writer_options to_c() const {
     zt_writer_options o;
@@ -281,6 +282,7 @@ struct WriterOptions {
     if (threads) o.threads = *threads;
     if (sync) o.sync = *sync ? 1 : 0;
     if (validate) o.validate = *validate ? 1 : 0;
+    if (verify_before_replace) o.verify_before_replace = *verify_before_replace ? 1 : 0;
     return o;
   }
 };

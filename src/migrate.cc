@@ -86,6 +86,9 @@ void migrate_file(const std::string &in_path, const std::string &out_path, const
   auto in = Reader::open(in_path, ro);
   WriterOptions wo;
   wo.sync = opts.sync;
+  // A rewrite of a user's file (zt migrate, compress, decompress): checked
+  // by an independent reader before it replaces anything at out_path.
+  wo.verify_before_replace = true;
   Writer w(out_path, wo);
   const Manifest &m = in->manifest();
   if (m.has_attributes) w.set_attributes(m.attributes);

@@ -8,6 +8,7 @@
 #include "container/layout.h"
 #include "manifest/decode.h"
 #include "manifest/encode.h"
+#include "reader.h"
 #include "types/dtype.h"
 #include "util/error.h"
 
@@ -351,12 +352,38 @@ void Writer::finish() {
     put_le64(tail, man.size());
     std::memcpy(tail + 8, kMagicV1, 8);
     sink_->write(tail, 16);
+    if (opts_.verify_before_replace) check_written();
     sink_->commit(opts_.sync);
     state_ = State::Finished;
   } catch (...) {
     state_ = State::Failed;
     sink_->abandon();
     throw;
+  }
+}
+
+// The bytes just written, opened as any reader would (strict: every object
+// and its composite structure) and every blob's digest and zstd frame
+// checked, before they replace anything. Our own bugs, a disk that returns
+// other bytes than it took, or a source whose damage slipped through must
+// not cost the user the file being replaced.
+void Writer::check_written() {
+  Sink::Written w;
+  if (!sink_->written_for_check(w)) return;  // a callback's bytes are gone
+  const std::string what = w.path.empty() ? std::string("the file built in memory") : "'" + w.path + "'";
+  try {
+    ReaderOptions ro;
+    ro.strict = true;
+    ro.access = ZT_ACCESS_PREAD;  // read back through the file system, not our own buffers
+    std::shared_ptr<Reader> r = w.path.empty() ? Reader::open_memory(w.data, w.size, ro) : Reader::open(w.path, ro);
+    const std::vector<VerifyFailure> failures = r->verify_all(true);
+    if (!failures.empty()) {
+      const VerifyFailure &f = failures.front();
+      fail(f.status, f.message);
+    }
+  } catch (const Error &e) {
+    fail(e.status(), "the new file fails its own check before replacing the destination (" + what +
+                         "; the destination is untouched): " + e.what());
   }
 }
 

@@ -25,6 +25,10 @@ struct WriterOptions {
   unsigned threads = 0;  // 0 = cores; zstd workers for blobs ≥ 4 MiB
   bool sync = true;
   bool validate = true;
+  // finish() opens what it wrote with an independent reader (strict, every
+  // digest checked) before it replaces the destination; a file that fails
+  // is abandoned and the destination left untouched.
+  bool verify_before_replace = false;
 };
 
 struct BlobOptions {
@@ -87,6 +91,7 @@ class Writer {
   unsigned zstd_threads(size_t len) const;
   // Digests and writes compressed bytes of the blob being written.
   void emit(Component &c, const uint8_t *p, size_t n);
+  void check_written();
 
   WriterOptions opts_;
   std::unique_ptr<Sink> sink_;

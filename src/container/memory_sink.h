@@ -22,6 +22,11 @@ class MemorySink final : public Sink {
   void write_zeros(size_t len) override;
   void commit(bool) override;
   void abandon() noexcept override;
+  bool written_for_check(Written &out) override {
+    out.data = data_;
+    out.size = static_cast<size_t>(position_);
+    return data_ != nullptr;
+  }
   // After commit: hands over the malloc'd bytes (freed with free/zt_free).
   // A file of 0 bytes cannot happen (the header alone is 8).
   uint8_t *take(size_t *len);

@@ -28,6 +28,19 @@ class Sink {
   // Drops what was written, where that is possible (not for a callback).
   virtual void abandon() noexcept = 0;
 
+  // The bytes written so far, readable by an independent reader before
+  // commit(): a file's temporary path, or a memory sink's buffer. A
+  // callback's bytes are gone: none.
+  struct Written {
+    std::string path;  // "" for memory
+    const uint8_t *data = nullptr;
+    size_t size = 0;
+  };
+  virtual bool written_for_check(Written &out) {
+    (void)out;
+    return false;
+  }
+
  protected:
   uint64_t position_ = 0;
 };
@@ -44,6 +57,11 @@ class FileSink final : public Sink {
   // Flushes, optionally fsyncs, renames over the destination.
   void commit(bool sync) override;
   void abandon() noexcept override;
+  bool written_for_check(Written &out) override {
+    flush();
+    out.path = temp_path_;
+    return true;
+  }
   const std::string &path() const { return path_; }
   const std::string &temp_path() const { return temp_path_; }
 

@@ -52,4 +52,39 @@ TEST(OpenOptionsAbi, TheOneZeroInitWritesOnlyTheOneZeroStruct) {
   dlclose(lib);
 }
 
+// zt_writer_options grew in 1.1.0 the same way (verify_before_replace).
+struct WriterOptions10 {
+  uint32_t struct_size, digest, encoding;
+  int32_t zstd_level;
+  uint32_t threads, sync, validate;
+};
+
+TEST(WriterOptionsAbi, TheOneZeroInitWritesOnlyTheOneZeroStruct) {
+  void *lib = dlopen("libztensor.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) lib = dlopen("libztensor.so.1", RTLD_NOW);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  using Init = void (*)(void *);
+  auto init10 = reinterpret_cast<Init>(dlvsym(lib, "zt_writer_options_init", "ZTENSOR_1"));
+  auto init11 = reinterpret_cast<Init>(dlvsym(lib, "zt_writer_options_init", "ZTENSOR_1.1"));
+  ASSERT_NE(init10, nullptr) << "zt_writer_options_init@ZTENSOR_1 must stay exported";
+  ASSERT_NE(init11, nullptr);
+  EXPECT_EQ(reinterpret_cast<void *>(init11), reinterpret_cast<void *>(&zt_writer_options_init));
+  struct {
+    WriterOptions10 o;
+    unsigned char canary[16];
+  } old;
+  std::memset(&old, 0xA5, sizeof old);
+  init10(&old.o);
+  EXPECT_EQ(old.o.struct_size, sizeof(WriterOptions10));
+  EXPECT_EQ(old.o.sync, 1u);
+  EXPECT_EQ(old.o.validate, 1u);
+  for (unsigned char b : old.canary) ASSERT_EQ(b, 0xA5) << "the 1.0 init wrote past the 1.0 struct";
+  zt_writer_options cur;
+  std::memset(&cur, 0xA5, sizeof cur);
+  init11(&cur);
+  EXPECT_EQ(cur.struct_size, sizeof(zt_writer_options));
+  EXPECT_EQ(cur.verify_before_replace, 0u);
+  dlclose(lib);
+}
+
 }  // namespace

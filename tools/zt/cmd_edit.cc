@@ -89,6 +89,9 @@ int write_objects(const char *cmd, const std::string &out, const std::vector<Fil
   zt_writer_options wo;
   zt_writer_options_init(&wo);
   wo.sync = o.sync ? 1 : 0;
+  // The destination is usually an input: the result is re-read and checked
+  // before it replaces anything.
+  wo.verify_before_replace = 1;
   zt_writer *w = nullptr;
   zt_status st = zt_writer_create(out.c_str(), &wo, &w);
   if (st != ZT_OK) return report(std::string(cmd) + ": cannot create '" + out + "'", st);
