@@ -1,16 +1,19 @@
 """Writing .zt files (spec 1.2.0). Nothing appears at the path until the
 writer finishes; an exception inside `with Writer(...)` discards the file."""
 
+import contextlib
 import ctypes
 import os
+import shutil
+import tempfile
 from ctypes import byref, c_uint64, c_void_p
 from types import TracebackType
-from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Any, Callable, Dict, Iterator, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
 from . import _attributes
-from ._dtypes import storage_for
+from ._dtypes import code_for_name, storage_for
 from ._lib import BlobOptions, QuantParams, WriterOptions, check, lib, shape_array
 from ._types import Array, ArrayLike, PathLike
 
@@ -65,18 +68,55 @@ class Writer:
     helpers may override per object.
     """
 
-    def __init__(self, path: PathLike, zstd: Zstd = None, digest: Digest = None, *, sync: bool = True) -> None:
+    def __init__(self, path: Optional[PathLike], zstd: Zstd = None, digest: Digest = None, *,
+                 sync: bool = True) -> None:
         opts = WriterOptions()
         lib.zt_writer_options_init(byref(opts))
         opts.digest = _digest_code(digest)
         opts.encoding, level = self._encoding(zstd)
         if level is not None:
             opts.zstd_level = level
-        opts.sync = 1 if sync else 0
+        self._bytes: Optional[bytes] = None
+        self._scratch: Optional[str] = None
+        if path is None:
+            # In memory: the file is written to a private scratch folder and
+            # read back by finish() (no fsync: it never outlives the process).
+            self._scratch = tempfile.mkdtemp(prefix="ztensor-mem-")
+            target = os.path.join(self._scratch, "memory.zt")
+            opts.sync = 0
+        else:
+            target = os.fsdecode(path)
+            opts.sync = 1 if sync else 0
         out = c_void_p()
-        check(lib.zt_writer_create(os.fsencode(path), byref(opts), byref(out)))
+        try:
+            check(lib.zt_writer_create(os.fsencode(target), byref(opts), byref(out)))
+        except BaseException:
+            self._drop_scratch()
+            raise
         self._w: Optional[int] = out.value
-        self.path = os.fspath(path)
+        self.path: Optional[str] = None if path is None else os.fsdecode(path)
+        self._target = target
+
+    @classmethod
+    def memory(cls, zstd: Zstd = None, digest: Digest = None) -> "Writer":
+        """A writer whose file is kept as bytes: getvalue() after finish().
+
+            with ztensor.Writer.memory() as w:
+                w.add("x", np.ones(3))
+            data = w.getvalue()
+        """
+        return cls(None, zstd=zstd, digest=digest)
+
+    def getvalue(self) -> bytes:
+        """The finished file's bytes (in-memory writers only)."""
+        if self._bytes is None:
+            raise ValueError("getvalue() gives the bytes of an in-memory writer (Writer.memory()) once finished")
+        return self._bytes
+
+    def _drop_scratch(self) -> None:
+        scratch, self._scratch = getattr(self, "_scratch", None), None
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     @staticmethod
     def _encoding(zstd: Zstd) -> Tuple[int, Optional[int]]:
@@ -220,6 +260,53 @@ class Writer:
         if attributes is not None:
             self.set_object_attributes(name, attributes)
 
+    # -- streaming -------------------------------------------------------
+    def begin_object(self, name: str, format: str, shape: Shape) -> None:
+        """Declares an object whose components follow (write_blob_begin ... end, or add_object)."""
+        nb = _name_bytes(name)
+        dims, ndim = shape_array(shape)
+        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), format.encode(), dims, ndim))
+
+    def write_blob_begin(self, name: str, role: str, dtype: str, *, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
+                         digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> None:
+        """Starts one component of a declared object, written in pieces with
+        write_blob_append: memory stays bounded by one piece. dtype is a
+        storage or logical type name ("f32", "bf16", "f8_e4m3fn", ...)."""
+        code, logical = code_for_name(dtype)
+        nb = _name_bytes(name)
+        opts = self._blob_options(zstd, digest, logical)
+        check(lib.zt_write_blob_begin(self._handle(), nb, len(nb), role.encode(), code, byref(opts)))
+        self._stream_dtype: Optional[str] = dtype
+
+    def write_blob_append(self, data: Union[ArrayLike, bytes, bytearray, memoryview]) -> None:
+        """Appends elements to the open component: an array (converted to the
+        component's dtype, little-endian) or raw little-endian bytes."""
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            raw = np.frombuffer(data, dtype=np.uint8)
+        else:
+            _, _, raw = storage_for(data, getattr(self, "_stream_dtype", None))
+        check(lib.zt_write_blob_append(self._handle(), c_void_p(raw.ctypes.data), raw.nbytes))
+
+    def write_blob_end(self) -> None:
+        """Ends the open component; a total that does not fit the object's shape fails the writer."""
+        self._stream_dtype = None
+        check(lib.zt_write_blob_end(self._handle()))
+
+    @contextlib.contextmanager
+    def add_stream(self, name: str, shape: Shape, dtype: str, *, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
+                   digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> Iterator[Callable[[Any], None]]:
+        """A dense tensor written in pieces (row blocks, chunks of a stream),
+        never held whole in memory; the block gives the append function.
+
+            with w.add_stream("big", (n, 1024), "f32") as append:
+                for block in blocks:                # arrays of rows, in order
+                    append(block)
+        """
+        self.begin_object(name, "dense", shape)
+        self.write_blob_begin(name, "data", dtype, zstd=zstd, digest=digest)
+        yield self.write_blob_append
+        self.write_blob_end()
+
     @property
     def attributes(self) -> Any:
         raise AttributeError("file attributes are write-only on a Writer")
@@ -237,15 +324,25 @@ class Writer:
 
     # -- end ---------------------------------------------------------------
     def finish(self) -> None:
-        """Writes the manifest and footer and renames the file into place."""
+        """Writes the manifest and footer and renames the file into place
+        (in-memory writers: keeps the bytes for getvalue())."""
         w, self._w = self._handle(), None
-        check(lib.zt_writer_finish(w))
+        try:
+            check(lib.zt_writer_finish(w))
+            if self._scratch is not None:
+                with open(self._target, "rb") as f:
+                    self._bytes = f.read()
+        finally:
+            self._drop_scratch()
 
     def discard(self) -> None:
         """Abandons the file: nothing is left on disk."""
         w, self._w = self._w, None
-        if w is not None:
-            check(lib.zt_writer_discard(w))
+        try:
+            if w is not None:
+                check(lib.zt_writer_discard(w))
+        finally:
+            self._drop_scratch()
 
     def __enter__(self) -> "Writer":
         return self
@@ -262,5 +359,6 @@ class Writer:
         w, self._w = getattr(self, "_w", None), None
         if w is not None and lib is not None:
             lib.zt_writer_discard(w)
+        self._drop_scratch()
 
 
