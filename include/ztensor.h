@@ -333,9 +333,35 @@ ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index,
                                          uint64_t first, uint64_t count,
                                          void *dst, size_t dst_capacity);
 
+/* Reads an N-d box of a component, like numpy's a[start0:stop0, ...]:
+ * for each of the ndim dimensions, start[d] <= stop[d] <= shape[d] (stop
+ * exclusive). The result is row-major and contiguous in dst, little-endian,
+ * and fills exactly prod(stop[d] - start[d]) * element size bytes.
+ * The shape is the object's for the "data" component of a dense object (a
+ * logical element of a compound type, e.g. complex64, counts as one); any
+ * other component is 1-d, counted in storage elements. A 0-d tensor takes
+ * ndim = 0 (start/stop may be NULL). An empty box reads nothing.
+ * Raw components read only the bytes of the box; zstd ones are decoded
+ * from the start only as far as the box's last byte, in bounded memory.
+ * Errors: ZT_E_INVALID_ARG (ndim not the component's rank, start > stop,
+ * stop past the dimension, NULL pointers), ZT_E_BUFFER_TOO_SMALL,
+ * ZT_E_UNSUPPORTED (a dtype without an element size).
+ * Since 1.1.0. */
+ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index,
+                                         size_t ndim, const uint64_t *start,
+                                         const uint64_t *stop, void *dst,
+                                         size_t dst_capacity);
+
 /* A borrowed zero-copy view of a raw, little-endian component of a
  * memory-mapped (or memory) file, valid until zt_close(). Else
- * ZT_E_NOT_ZERO_COPY. Empty components give a non-NULL pointer, *len 0. */
+ * ZT_E_NOT_ZERO_COPY. Empty components give a non-NULL pointer, *len 0.
+ * The view is const in the contract. Still, files opened with zt_open are
+ * mapped private copy-on-write (since 1.1.0): a write through a view (or a
+ * DLPack tensor made from it) does not crash and never reaches the file;
+ * the written pages become private to the process, and later views of the
+ * same component in this handle see the write. zt_open_memory lends the
+ * caller's own buffer: a write there changes that buffer, as the caller
+ * allows or forbids. */
 ZT_API zt_status zt_component_view(const zt_object *obj, size_t index,
                                    const void **out, size_t *out_len);
 

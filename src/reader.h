@@ -64,6 +64,10 @@ class Reader {
   // Storage elements [first, first+count).
   void read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
                   size_t capacity) const;
+  // An N-d box [start, stop) of the component, row-major into dst (see
+  // slice_read.cc); returns the bytes written.
+  size_t read_slice(const Object &o, const Component &c, size_t ndim, const uint64_t *start, const uint64_t *stop,
+                    void *dst, size_t capacity) const;
   // Reads every job, on up to threads() threads; large raw components are
   // split into chunks so both cores copy, small neighbouring raw ones are
   // read together. Each job records its own outcome.
