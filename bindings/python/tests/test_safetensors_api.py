@@ -311,6 +311,8 @@ def test_zero_copy_mode_is_read_only_numpy(tmp_path):
 
 CRASH_CASES = {
     "dlpack": "torch.from_dlpack(ztensor.Reader(p).tensor('w')).add_(1)",
+    "dlpack_zero_copy": "torch.from_dlpack(ztensor.Reader(p).tensor('w', copy=False)).add_(1)",
+    "numpy_view_via_torch": "torch.from_numpy(ztensor.Reader(p)['w']).add_(1)",
     "load_file": "torch.from_numpy(ztensor.load_file(p)['w']).add_(1)",
     "numpy_load_file": "torch.from_numpy(ztensor.numpy.load_file(p)['w']).add_(1)",
     "torch_load_file": "ztensor.torch.load_file(p)['w'].add_(1)",
