@@ -28,6 +28,9 @@ ReaderOptions to_reader_options(const zt_open_options *o) {
     r.max_manifest_size = o->max_manifest_size;
   if (has(offsetof(zt_open_options, max_decoded_size) + sizeof o->max_decoded_size) && o->max_decoded_size)
     r.max_decoded_size = o->max_decoded_size;
+  // Since 1.1.0; an older caller's smaller struct leaves it off.
+  if (has(offsetof(zt_open_options, verify_on_read) + sizeof o->verify_on_read))
+    r.verify_on_read = o->verify_on_read != 0;
   return r;
 }
 

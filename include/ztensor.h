@@ -212,6 +212,17 @@ typedef struct zt_open_options {
                                  0 = number of cores */
   uint64_t max_manifest_size; /* default and upper bound 1 GiB */
   uint64_t max_decoded_size;  /* per component; default 64 GiB */
+  /* Since 1.1.0 (a caller compiled against 1.0 leaves it off):
+   * 1: check each component's digest the first time any read touches its
+   * bytes (zt_component_read, _read_range, _read_slice, _view, DLPack
+   * export, zt_file_read_many, composite reads, component streams); a
+   * mismatch is ZT_E_DIGEST_MISMATCH naming file, object, component and
+   * algorithm. Success is remembered per component, so a view is checked
+   * once and then handed out freely. Ranged and slice reads check the whole
+   * component (once). Components without a digest, or with an algorithm
+   * this library does not know, are read unchecked. 0 (default): digests
+   * are checked only by the zt_*_verify calls. */
+  uint32_t verify_on_read;
 } zt_open_options;
 
 ZT_API void zt_open_options_init(zt_open_options *opts);
@@ -321,7 +332,8 @@ ZT_API zt_status zt_object_component_index(const zt_object *obj,
 /* Decodes component `index` of `obj` into dst (little-endian elements).
  * Pass dst = NULL / dst_capacity = 0 to learn the size: returns
  * ZT_E_BUFFER_TOO_SMALL with *out_size = decoded length. out_size may be
- * NULL. Digests are not checked here (see zt_component_verify). */
+ * NULL. Digests are checked only when the file was opened with
+ * zt_open_options.verify_on_read (else see zt_component_verify). */
 ZT_API zt_status zt_component_read(const zt_object *obj, size_t index,
                                    void *dst, size_t dst_capacity,
                                    size_t *out_size);
@@ -351,6 +363,37 @@ ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index,
                                          size_t ndim, const uint64_t *start,
                                          const uint64_t *stop, void *dst,
                                          size_t dst_capacity);
+
+/* Streaming reads: a whole component, decoded, in pieces the caller sizes,
+ * with memory bounded by a 1 MiB input chunk and libzstd's window (at most
+ * 128 MiB for a hostile frame, a few MiB for what writers produce) however
+ * large the component. Since 1.1.0.
+ *
+ * zt_component_stream_open: *out owns the stream; release it with
+ * zt_component_stream_close (NULL accepted). The stream shares the open
+ * file, so it stays usable after zt_close of the handle it came from.
+ *
+ * zt_component_stream_read: fills dst with the next decoded bytes,
+ * little-endian: as many as fit, rounded down to whole storage elements
+ * (fewer only at the end); *out_len = 0 means everything was delivered.
+ * A capacity below one element while bytes remain is
+ * ZT_E_BUFFER_TOO_SMALL (the stream stays usable). A zstd component is
+ * never decoded past its declared size: more or fewer bytes than declared
+ * is ZT_E_DECODED_SIZE, reported by the read that would deliver the last
+ * byte. With zt_open_options.verify_on_read the digest is computed over the
+ * stored bytes as they pass and checked by that same last read
+ * (ZT_E_DIGEST_MISMATCH): the bytes of earlier reads are not confirmed
+ * until the stream has returned its last piece without error. After an
+ * error other than a caller's (BUFFER_TOO_SMALL, INVALID_ARG) every later
+ * read fails the same way. */
+typedef struct zt_component_stream zt_component_stream;
+
+ZT_API zt_status zt_component_stream_open(const zt_object *obj, size_t index,
+                                          zt_component_stream **out);
+ZT_API zt_status zt_component_stream_read(zt_component_stream *stream,
+                                          void *dst, size_t capacity,
+                                          size_t *out_len);
+ZT_API zt_status zt_component_stream_close(zt_component_stream *stream);
 
 /* A borrowed zero-copy view of a raw, little-endian component of a
  * memory-mapped (or memory) file, valid until zt_close(). Else
@@ -556,7 +599,8 @@ typedef struct zt_read_request {
  * into it. Requests are independent: each gets its own status. Returns
  * ZT_OK when all succeeded, else the status of the first failed request (in
  * array order), whose detail zt_last_error() gives. The buffers of different
- * requests must not overlap. Digests are not checked here. */
+ * requests must not overlap. Digests are checked (in parallel, before any
+ * byte of a request is copied) only with zt_open_options.verify_on_read. */
 ZT_API zt_status zt_file_read_many(const zt_file *file, zt_read_request *reqs,
                                    size_t count);
 

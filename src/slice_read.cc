@@ -124,6 +124,7 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
          ctx + ": slice needs " + std::to_string(bytes) + " bytes, buffer has " + std::to_string(capacity));
   if (bytes == 0) return 0;
   if (!dst) fail(ZT_E_INVALID_ARG, ctx + ": dst is NULL");
+  verify_before_read(o, c);  // the whole component, once: the price of a checked slice
   auto *out = static_cast<uint8_t *>(dst);
   RunWalker runs(dims, rank, start, stop, es);
   const uint64_t run = runs.run_bytes();
