@@ -353,6 +353,11 @@ def test_verify_catches_damage_on_read(fw, tmp_path):
             f.get_tensor("w")
         with pytest.raises(ztensor.ZTensorError):
             f.get_slice("w")[0:2]
+    with pytest.raises(ztensor.ZTensorError):  # zero-copy views are checked too
+        ztensor.load_file(p, copy=False, verify=True)
+    with fw.mod.safe_open(p, framework=fw.framework, verify=True, copy=False) as f:
+        with pytest.raises(ztensor.ZTensorError):
+            f.get_tensor("w")
 
 
 def test_reader_from_memory_keeps_the_buffer(tmp_path):

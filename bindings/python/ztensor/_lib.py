@@ -21,13 +21,15 @@ zt_status = c_int  # enums are int-sized in the C ABI
 
 class OpenOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("access", c_uint32), ("strict", c_uint32), ("threads", c_uint32),
-                ("max_manifest_size", c_uint64), ("max_decoded_size", c_uint64)]
+                ("max_manifest_size", c_uint64), ("max_decoded_size", c_uint64),
+                ("verify_on_read", c_uint32)]  # since 1.1.0
 
 
 def set_verify_on_read(opts: OpenOptions) -> bool:
     """Turns on the library's digest check on read when its zt_open_options has
-    that field (ABI 1.1); False when it has not (the caller verifies instead)."""
-    if not hasattr(opts, "verify_on_read"):
+    that field (ABI 1.1: zt_open_options_init set a struct_size that covers
+    it); False for an older library (the caller verifies instead)."""
+    if opts.struct_size < OpenOptions.verify_on_read.offset + ctypes.sizeof(c_uint32):
         return False
     opts.verify_on_read = 1
     return True
