@@ -407,6 +407,29 @@ def test_writer_memory_and_streaming(tmp_path):
                 append(np.ones(3, np.float32))  # 3 of 10 elements: refused at the end
 
 
+def test_iter_chunks_streams_in_pieces(tmp_path):
+    p = tmp_path / "m.zt"
+    big = np.arange(10_000, dtype=np.int64)
+    with ztensor.Writer(p, digest="sha256") as w:
+        w.add("raw", big)
+        w.add("z", big, zstd=True)
+        w.add("c", np.arange(5) * (1 + 1j))
+    with ztensor.Reader(p) as r:
+        for name in ("raw", "z"):
+            pieces = list(r.iter_chunks(name, chunk_bytes=4096))
+            assert len(pieces) == 20 and all(x.size <= 512 for x in pieces)
+            np.testing.assert_array_equal(np.concatenate(pieces), big)
+        np.testing.assert_array_equal(np.concatenate(list(r.iter_chunks("c", chunk_bytes=20))), np.arange(5) * (1 + 1j))
+    data = bytearray(p.read_bytes())
+    with ztensor.Reader(p) as r:
+        off = r.info("z").components[0].offset
+    data[off + 20] ^= 0x01
+    with ztensor.Reader(bytes(data), verify=True) as r:
+        with pytest.raises(ztensor.ZTensorError):
+            for _ in r.iter_chunks("z", chunk_bytes=4096):
+                pass
+
+
 def test_read_many_and_copies(tmp_path):
     p = tmp_path / "m.zt"
     with ztensor.Writer(p) as w:

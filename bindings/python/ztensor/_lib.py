@@ -186,6 +186,9 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
 _OPTIONAL_SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "zt_component_read_slice": (zt_status, [_P, c_size_t, c_size_t, POINTER(c_uint64), POINTER(c_uint64),
                                             c_void_p, c_size_t]),
+    "zt_component_stream_open": (zt_status, [_P, c_size_t, _OUT_P]),
+    "zt_component_stream_read": (zt_status, [_P, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "zt_component_stream_close": (zt_status, [_P]),
 }
 _present = set()
 for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
