@@ -460,6 +460,42 @@ ZT_API zt_status zt_writer_create(const char *path,
                                   const zt_writer_options *opts,
                                   zt_writer **out);
 
+/* Writers that are not files (since 1.1.0). Every rule of the file writer
+ * holds (alignment, padding, manifest, digests, zstd, streaming blobs): for
+ * the same calls the bytes are identical to those of zt_writer_create.
+ * zt_writer_options.sync is ignored.
+ *
+ * zt_writer_create_memory: the file is built in memory (one buffer that
+ * grows by doubling) and handed over by zt_writer_finish_memory.
+ * zt_writer_finish on a memory writer is ZT_E_MISUSE and leaves the writer
+ * open; zt_writer_discard frees the buffer. */
+ZT_API zt_status zt_writer_create_memory(const zt_writer_options *opts,
+                                         zt_writer **out);
+
+/* Finishes a memory writer: on success *out (caller frees with zt_free)
+ * holds the *out_len bytes of the file, which zt_open_memory reads. The
+ * writer is freed whatever the outcome; on failure nothing is handed out
+ * (*out = NULL, *out_len = 0) and the buffer is freed. */
+ZT_API zt_status zt_writer_finish_memory(zt_writer *w, uint8_t **out,
+                                         size_t *out_len);
+
+/* Called with the file's bytes in order, each byte exactly once (small
+ * pieces are gathered into 64 KiB ones; large blobs come straight from the
+ * caller's memory). Returns 0 when it took all `len` bytes; any other value
+ * fails the writer with ZT_E_IO (the value is in the message), after which
+ * only zt_writer_discard is left. */
+typedef int (*zt_write_callback)(void *user, const void *data, size_t len);
+
+/* A writer whose bytes go to `write` (sequential writes only: the format
+ * never seeks back). zt_writer_finish sends the last bytes. The receiver
+ * holds a complete file only when zt_writer_finish returned ZT_OK: on any
+ * failure, or zt_writer_discard, what it received is a partial file to be
+ * thrown away (the library cannot take back bytes already sent). */
+ZT_API zt_status zt_writer_create_callbacks(zt_write_callback write,
+                                            void *user,
+                                            const zt_writer_options *opts,
+                                            zt_writer **out);
+
 /* Per-blob settings; NULL means the writer's defaults. */
 typedef struct zt_blob_options {
   uint32_t struct_size;     /* sizeof(zt_blob_options), set by init */
