@@ -411,6 +411,19 @@ def test_writer_memory_and_streaming(tmp_path):
                 append(np.ones(3, np.float32))  # 3 of 10 elements: refused at the end
 
 
+def test_memory_writer_bytes_equal_the_file_writers(tmp_path, monkeypatch):
+    import tempfile
+    from ztensor._lib import has
+    if has("zt_writer_create_memory"):  # no scratch file then
+        monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: pytest.fail("memory writer used a scratch folder"))
+    tensors = {"a": np.arange(10.0), "b": np.ones((3, 3), np.int8)}
+    data = ztnp.save(tensors, metadata={"m": "1"}, zstd=True, digest="sha256")
+    ztnp.save_file(tensors, tmp_path / "f.zt", metadata={"m": "1"}, zstd=True, digest="sha256")
+    assert data == (tmp_path / "f.zt").read_bytes()
+    with pytest.raises(ValueError):  # refused before anything is written; the writer is discarded
+        ztnp.save({"a": np.ones(2), "b": "x"})
+
+
 def test_iter_chunks_streams_in_pieces(tmp_path):
     p = tmp_path / "m.zt"
     big = np.arange(10_000, dtype=np.int64)

@@ -189,6 +189,8 @@ _OPTIONAL_SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "zt_component_stream_open": (zt_status, [_P, c_size_t, _OUT_P]),
     "zt_component_stream_read": (zt_status, [_P, c_void_p, c_size_t, POINTER(c_size_t)]),
     "zt_component_stream_close": (zt_status, [_P]),
+    "zt_writer_create_memory": (zt_status, [POINTER(WriterOptions), _OUT_P]),
+    "zt_writer_finish_memory": (zt_status, [_P, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
 }
 _present = set()
 for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _attributes
 from ._dtypes import code_for_name, storage_for
-from ._lib import BlobOptions, QuantParams, WriterOptions, check, lib, shape_array
+from ._lib import BlobOptions, QuantParams, WriterOptions, check, has, lib, shape_array
 from ._types import Array, ArrayLike, PathLike
 
 _DIGESTS: Dict[Optional[str], int] = {None: 0, "none": 0, "crc32c": 1, "sha256": 2}
@@ -78,28 +78,35 @@ class Writer:
             opts.zstd_level = level
         self._bytes: Optional[bytes] = None
         self._scratch: Optional[str] = None
-        if path is None:
-            # In memory: the file is written to a private scratch folder and
-            # read back by finish() (no fsync: it never outlives the process).
-            self._scratch = tempfile.mkdtemp(prefix="ztensor-mem-")
-            target = os.path.join(self._scratch, "memory.zt")
-            opts.sync = 0
-        else:
-            target = os.fsdecode(path)
-            opts.sync = 1 if sync else 0
+        self._memory = path is None and has("zt_writer_create_memory")
         out = c_void_p()
-        try:
-            check(lib.zt_writer_create(os.fsencode(target), byref(opts), byref(out)))
-        except BaseException:
-            self._drop_scratch()
-            raise
+        target = ""
+        if self._memory:
+            check(lib.zt_writer_create_memory(byref(opts), byref(out)))
+        else:
+            if path is None:
+                # In memory, with a library older than 1.1: the file goes to a
+                # private scratch folder and finish() reads it back (no fsync:
+                # it never outlives the process).
+                self._scratch = tempfile.mkdtemp(prefix="ztensor-mem-")
+                target = os.path.join(self._scratch, "memory.zt")
+                opts.sync = 0
+            else:
+                target = os.fsdecode(path)
+                opts.sync = 1 if sync else 0
+            try:
+                check(lib.zt_writer_create(os.fsencode(target), byref(opts), byref(out)))
+            except BaseException:
+                self._drop_scratch()
+                raise
         self._w: Optional[int] = out.value
         self.path: Optional[str] = None if path is None else os.fsdecode(path)
         self._target = target
 
     @classmethod
     def memory(cls, zstd: Zstd = None, digest: Digest = None) -> "Writer":
-        """A writer whose file is kept as bytes: getvalue() after finish().
+        """A writer whose file is kept as bytes (zt_writer_create_memory; the
+        same bytes a file writer would write): getvalue() after finish().
 
             with ztensor.Writer.memory() as w:
                 w.add("x", np.ones(3))
@@ -327,6 +334,14 @@ class Writer:
         """Writes the manifest and footer and renames the file into place
         (in-memory writers: keeps the bytes for getvalue())."""
         w, self._w = self._handle(), None
+        if self._memory:
+            data, n = ctypes.POINTER(ctypes.c_uint8)(), ctypes.c_size_t()
+            check(lib.zt_writer_finish_memory(w, byref(data), byref(n)))
+            try:
+                self._bytes = ctypes.string_at(data, n.value)
+            finally:
+                lib.zt_free(data)
+            return
         try:
             check(lib.zt_writer_finish(w))
             if self._scratch is not None:
