@@ -135,6 +135,14 @@ def test_safe_open_keys_get_tensor(fw, tmp_path):
             f.get_tensor("nope")
     with pytest.raises(ValueError, match="framework"):
         fw.mod.safe_open(p, framework="flax")
+    # safetensors has one safe_open; so does ztensor, for every module
+    with ztensor.safe_open(p, framework=fw.framework) as f:
+        assert type(f.get_tensor("mid")) is type(fw.tensor([3]))
+    other = "np" if fw.framework == "pt" else "pt"
+    if other == "pt":
+        pytest.importorskip("torch")
+    with fw.mod.safe_open(p, framework=other) as f:
+        assert type(f.get_tensor("mid")) is not type(fw.tensor([3]))
 
 
 def test_get_slice_matches_numpy_indexing(fw, tmp_path):
@@ -228,6 +236,12 @@ def test_torch_types_it_lacks_are_refused_by_name(tmp_path):
         ztpt.save({"sp": torch.ones(2, 2).to_sparse()})
     with pytest.raises(ValueError, match="'m'"):
         ztpt.save({"m": torch.empty(2, device="meta")})
+    ztpt.save_file({"w": torch.ones(2)}, tmp_path / "w.zt")
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="'w'.*cuda"):
+            ztpt.load_file(tmp_path / "w.zt", device="cuda:0")
+    with pytest.raises(RuntimeError):
+        ztpt.safe_open(tmp_path / "w.zt", "pt", device="nowhere")
 
 
 def test_torch_grad_noncontiguous_and_views(tmp_path):

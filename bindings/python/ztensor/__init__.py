@@ -20,6 +20,7 @@ torch) live in two submodules, imported on demand:
 
     from ztensor.torch import save_file, load_file, safe_open   # help(ztensor.torch)
     from ztensor.numpy import save_file, load_file, safe_open   # help(ztensor.numpy)
+    from ztensor import safe_open            # framework="pt" | "np", as safetensors' one
 
 Bytes in, bytes out: ztensor.Reader(data) opens a file held in memory
 (bytes, bytearray, memoryview, mmap) without copying it, and
@@ -32,13 +33,14 @@ from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
 from ._locate import LibraryNotFoundError
+from ._safe import safe_open
 from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike
 from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, Slice, SparseCOO, SparseCSR, Tensor
 from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
-           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "bf16_to_float32", "float32_to_bf16",
+           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "bf16_to_float32", "float32_to_bf16",
            "library_version", "library_path", "library_source", "LibraryNotFoundError", "__version__"]
 
 

@@ -200,8 +200,22 @@ class SafeSlice(Generic[T]):
         return out
 
 
-def framework_name(framework: str, allowed: Dict[str, str]) -> str:
-    if framework not in allowed:
-        raise ValueError(f"framework {framework!r} is not one of {', '.join(repr(k) for k in allowed)}")
-    return allowed[framework]
+FRAMEWORKS = {"np": "numpy", "numpy": "numpy", "pt": "torch", "torch": "torch"}
+
+
+def framework_name(framework: str) -> str:
+    """"numpy" or "torch" for the names safetensors accepts; ValueError for others."""
+    if framework not in FRAMEWORKS:
+        raise ValueError(f"framework {framework!r} is not one of {', '.join(repr(k) for k in FRAMEWORKS)}")
+    return FRAMEWORKS[framework]
+
+
+def safe_open(filename: Source, framework: str, device: Any = "cpu", *, copy: bool = True,
+              verify: bool = False) -> "SafeOpen[Any]":
+    """ztensor.safe_open: the framework's own safe_open (ztensor.torch is imported only when asked for)."""
+    if framework_name(framework) == "torch":
+        from . import torch as zt_torch
+        return zt_torch.safe_open(filename, framework, device, copy=copy, verify=verify)
+    from . import numpy as zt_numpy
+    return zt_numpy.safe_open(filename, framework, device, copy=copy, verify=verify)
 

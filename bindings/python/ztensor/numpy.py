@@ -32,9 +32,6 @@ from .writer import Digest, Zstd
 
 __all__ = ["save_file", "load_file", "save", "load", "safe_open"]
 
-_FRAMEWORKS = {"np": "numpy", "numpy": "numpy"}
-
-
 def _to_numpy(name: str, value: Any) -> Tuple[Array, Optional[str]]:
     if not isinstance(value, (np.ndarray, np.generic)):
         raise ValueError(f"Key `{name}` is invalid, expected np.ndarray but received {type(value)}")
@@ -103,7 +100,7 @@ def _zero_copy(reader: Reader, name: str, view: Array, zt_type: str) -> Array:
 
 
 def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, copy: bool = True,
-              verify: bool = False) -> "_safe.SafeOpen[Array]":
+              verify: bool = False) -> "_safe.SafeOpen[Any]":
     """Opens a .zt file lazily: nothing is read until asked for.
 
         with safe_open("model.zt", framework="np") as f:
@@ -112,12 +109,13 @@ def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, c
             a = f.get_tensor("a")             # writable copy
             s = f.get_slice("a")              # s.get_shape(), s.get_dtype(), s[0:2, ::3]
 
-    framework: "np" or "numpy" (ztensor.torch.safe_open for "pt"); device:
-    "cpu". copy=False gives zero-copy, read-only arrays of the file's
+    framework: "np" or "numpy" ("pt"/"torch" give ztensor.torch.safe_open's
+    torch tensors, as safetensors' one safe_open does); device: "cpu". copy=False gives zero-copy, read-only arrays of the file's
     mapping where the data allows (raw, little-endian). filename may also
     be the file's bytes.
     """
-    _safe.framework_name(framework, _FRAMEWORKS)
+    if _safe.framework_name(framework) == "torch":
+        return _safe.safe_open(filename, framework, device, copy=copy, verify=verify)
     if device != "cpu":
         raise ValueError(f"numpy arrays live on the CPU; device {device!r} is not available (use ztensor.torch)")
     return _safe.SafeOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy)

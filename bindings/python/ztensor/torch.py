@@ -41,7 +41,6 @@ from .writer import Digest, Zstd
 __all__ = ["save_file", "load_file", "save", "load", "save_model", "load_model", "safe_open"]
 
 Device = Union[str, int, "torch.device"]
-_FRAMEWORKS = {"pt": "torch", "torch": "torch"}
 
 # zTensor element type -> torch dtype attribute; the ones this torch lacks
 # (fp8 before 2.1, uint16/32/64 before 2.3) are refused by name.
@@ -101,11 +100,18 @@ def _on(device: Device) -> "torch.device":
     return device if isinstance(device, torch.device) else torch.device(device)
 
 
+def _to_device(name: str, t: "torch.Tensor", device: "torch.device") -> "torch.Tensor":
+    if device.type == "cpu":
+        return t
+    try:
+        return t.to(device)
+    except (RuntimeError, AssertionError) as e:  # torch without CUDA raises AssertionError
+        raise RuntimeError(f"tensor {name!r}: cannot move it to device {device}: {e}") from e
+
+
 def _move(tensors: Dict[str, "torch.Tensor"], device: Device) -> Dict[str, "torch.Tensor"]:
     dev = _on(device)
-    if dev.type == "cpu":
-        return tensors
-    return {name: t.to(dev) for name, t in tensors.items()}
+    return {name: _to_device(name, t, dev) for name, t in tensors.items()}
 
 
 # -- shared storage -----------------------------------------------------------
@@ -314,8 +320,7 @@ def _zero_copy(reader: Reader, name: str, view: Array, zt_type: str) -> "torch.T
 
 class _TorchOpen(_safe.SafeOpen["torch.Tensor"]):
     def get_tensor(self, name: str) -> "torch.Tensor":
-        t = super().get_tensor(name)
-        return t if _on(self.device).type == "cpu" else t.to(_on(self.device))
+        return _to_device(name, super().get_tensor(name), _on(self.device))
 
     def get_slice(self, name: str) -> "_TorchSlice":
         return _TorchSlice(self._reader.get_slice(self._name(name)), _from_numpy, self.device)
@@ -327,12 +332,11 @@ class _TorchSlice(_safe.SafeSlice["torch.Tensor"]):
         self._device = _on(device)
 
     def __getitem__(self, index: Any) -> "torch.Tensor":
-        t = super().__getitem__(index)
-        return t if self._device.type == "cpu" else t.to(self._device)
+        return _to_device(self._inner.name, super().__getitem__(index), self._device)
 
 
 def safe_open(filename: Source, framework: str = "pt", device: Device = "cpu", *, copy: bool = True,
-              verify: bool = False) -> _safe.SafeOpen["torch.Tensor"]:
+              verify: bool = False) -> _safe.SafeOpen[Any]:
     """Opens a .zt file lazily: nothing is read until asked for.
 
         with safe_open("model.zt", framework="pt", device="cpu") as f:
@@ -341,12 +345,14 @@ def safe_open(filename: Source, framework: str = "pt", device: Device = "cpu", *
             w = f.get_tensor("w")             # writable
             s = f.get_slice("w")              # s.get_shape(), s.get_dtype(), s[0:2, ..., ::2]
 
-    framework: "pt" or "torch" (ztensor.numpy.safe_open for "np").
+    framework: "pt" or "torch" ("np"/"numpy" give ztensor.numpy.safe_open's
+    arrays, as safetensors' one safe_open does).
     copy=False: zero-copy tensors over the file's private copy-on-write
     mapping (an in-place op changes this process's copy only, never the
     file), or a copy where the data must be decoded or the mapping is not
     private. filename may also be the file's bytes.
     """
-    _safe.framework_name(framework, _FRAMEWORKS)
+    if _safe.framework_name(framework) == "numpy":
+        return _safe.safe_open(filename, framework, device, copy=copy, verify=verify)
     _on(device)  # an invalid device fails here, not at the first tensor
     return _TorchOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy)
