@@ -71,7 +71,7 @@ def dense_names(reader: Reader) -> List[str]:
     """Every object's name; objects that are not dense tensors are refused by name."""
     names = list(reader)
     for name in names:
-        fmt = reader.info(name).format
+        fmt = reader.format_of(name)
         if fmt != "dense":
             raise ValueError(f"{name!r} is a {fmt} object; ztensor.numpy/ztensor.torch load dense tensors "
                              "(read the others with ztensor.Reader)")
@@ -80,10 +80,7 @@ def dense_names(reader: Reader) -> List[str]:
 
 def zt_type(reader: Reader, name: str) -> str:
     """The element type name of a dense object: its logical type, else its storage dtype."""
-    for c in reader.info(name).components:
-        if c.role == "data":
-            return c.logical_type or c.dtype
-    raise ValueError(f"{name!r} has no data component")
+    return reader.element_type(name)
 
 
 def read_all(reader: Reader, from_numpy: FromNumpy) -> Dict[str, Any]:
@@ -161,7 +158,7 @@ class SafeOpen(Generic[T]):
             view = self._reader[name]
             result: T = self._zero_copy(self._reader, name, view, zt_type(self._reader, name))
             return result
-        if self._reader.info(name).format != "dense":
+        if self._reader.format_of(name) != "dense":
             dense_names(self._reader)  # raises, naming it
         array = self._reader.read_many([name])[name]
         converted: T = self._from_numpy(array, zt_type(self._reader, name), name)

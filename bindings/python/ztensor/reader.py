@@ -393,6 +393,17 @@ class Reader(Mapping[str, ObjectValue]):
                           components=comps, attributes=attrs, status=info.status, error=_text(err.value) or "",
                           dtype=data[0].dtype if fmt == "dense" and data else None)
 
+    def format_of(self, name: str) -> str:
+        """The object's format ("dense", "sparse_csr", ...), without the rest of info()."""
+        return _text(self._c_info(self._object(name)).format) or ""
+
+    def element_type(self, name: str, role: str = "data") -> str:
+        """A component's element type: its logical type ("f8_e4m3fn",
+        "complex64") if it has one, else its storage dtype ("f32", "bf16")."""
+        obj = self._object(name)
+        ci = _component_info(obj, self._role_index(obj, role))
+        return zt_type_name(ci.dtype, _text(ci.logical_type))
+
     def verify(self, strict: bool = False) -> None:
         """Checks every object (structure, digests; strict: also format rules
         and bool bytes). Raises ZTensorError (with .failures, a list of
@@ -436,7 +447,7 @@ class Reader(Mapping[str, ObjectValue]):
             arrays = r.read_many(["w", "b"])
         """
         handle = self._require_open()
-        wanted = [n for n in self._names if self.info(n).format == "dense"] if names is None else list(names)
+        wanted = [n for n in self._names if self.format_of(n) == "dense"] if names is None else list(names)
         plan = []
         for name in wanted:
             obj = self._data_object(name)
