@@ -98,7 +98,9 @@ class _MappedBuffer:
     def __init__(self, ptr: Optional[int], nbytes: int, dtype: "np.dtype[Any]", handle: _FileHandle) -> None:
         self._handle = handle
         self.__array_interface__ = {
-            "data": (ptr, True),  # read-only: the mapping is PROT_READ
+            # Read-only for numpy: the bytes are the file's (a private
+            # copy-on-write mapping, or the caller's buffer for Reader(bytes)).
+            "data": (ptr, True),
             "shape": (nbytes // dtype.itemsize,),
             "typestr": dtype.str,
             "descr": dtype.descr,
@@ -130,9 +132,10 @@ class Tensor:
     copy=False: DLPack data of raw little-endian objects of a mapped file is
     the mapping itself, zero-copy; numpy >= 2 marks it read-only, consumers
     that do not know read-only DLPack (numpy < 2, torch) see it writable:
-    in-place writes there reach only this process's copy-on-write pages when
-    the library maps files privately, and crash an older library's
-    read-only mapping.
+    in-place writes there reach only this process's copy-on-write pages of
+    a mapped file (libztensor >= 1.1; an older library's read-only mapping
+    crashes), and for Reader(buffer) they change the caller's buffer (even
+    a bytes object): use copy=True there unless you only read.
     """
 
     def __init__(self, reader: "Reader", name: str, copy: bool = True) -> None:
