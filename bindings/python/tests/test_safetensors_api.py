@@ -297,6 +297,18 @@ def test_save_model_load_model_keep_ties(tmp_path):
         assert torch.equal(m2.state_dict()[k], v), k
 
 
+def test_save_model_refuses_overlaps_no_tensor_covers(tmp_path):
+    torch = pytest.importorskip("torch")
+    import ztensor.torch as ztpt
+    m = torch.nn.Module()
+    base = torch.arange(10.0)
+    m.register_buffer("a", base[0:6])
+    m.register_buffer("b", base[4:10])  # overlaps a; neither covers the storage
+    with pytest.raises(RuntimeError, match=r"\['a', 'b'\].*None is covering the entire storage"):
+        ztpt.save_model(m, tmp_path / "m.zt")
+    assert not (tmp_path / "m.zt").exists()
+
+
 def test_load_model_strict_reports_missing_and_unexpected(tmp_path):
     torch = pytest.importorskip("torch")
     import ztensor.torch as ztpt
