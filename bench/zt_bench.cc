@@ -185,6 +185,34 @@ void bench_copy_read(const Config &cfg, const std::string &path, const Workload 
         fmt("%.2f µs", tm / w.tensors.size() * 1e6), NAN, 0, "—");
 }
 
+// Verify-on-read (zt_open_options.verify_on_read): open + zt_file_read_many
+// of every object of a file whose components carry a digest, with the
+// option on against the same reads with it off, in the same run.
+void bench_verify_on_read(const Config &cfg, const Workload &w) {
+  for (auto [alg, alg_name] : {std::pair<zt_digest_alg, const char *>{ZT_DIGEST_CRC32C, "crc32c"},
+                               std::pair<zt_digest_alg, const char *>{ZT_DIGEST_SHA256, "sha256"}}) {
+    const std::string path = cfg.dir + "/" + w.name + "-" + alg_name + ".zt";
+    write_zt(w, path, {ZT_ENCODING_RAW, alg, 3, 0});
+    Slots s = make_slots(path);
+    auto read_all = [&](uint32_t verify) {
+      zt_open_options o;
+      zt_open_options_init(&o);
+      o.verify_on_read = verify;
+      zt_file *f = nullptr;
+      check(zt_open(path.c_str(), &o, &f), "zt_open");
+      std::vector<zt_read_request> reqs = slot_requests(f, s);
+      check(zt_file_read_many(f, reqs.data(), reqs.size()), "zt_file_read_many");
+      zt_close(f);
+    };
+    auto [t_off, t_on] = paired(
+        cfg.reps, [&] { read_all(0); }, [&] { read_all(1); });
+    add(std::string("read_many, verify-on-read on vs off (") + alg_name + ")", w.name,
+        gbps(w.total_bytes(), t_off) + " off", gbps(w.total_bytes(), t_on), t_off / t_on, 0,
+        "report only (the price of checking)");
+    ::unlink(path.c_str());
+  }
+}
+
 // Median seconds per object to open the file and call visit on every
 // object (in manifest order); visit's results feed a sink the compiler keeps.
 template <typename Visit>
@@ -660,6 +688,7 @@ int main(int argc, char **argv) {
     bench_write(cfg, w);
     if (w.tensors.size() > 1000) bench_views(cfg, path, w.name);
     if (w.name != "small") bench_cow_views(cfg, path, w.name);
+    if (w.name != "small") bench_verify_on_read(cfg, w);
     if (w.name == "large" || w.name == "large_1g") bench_digests(cfg, w);
     if (!cfg.numpy_script.empty()) bench_numpy(cfg, w, w.tensors.size() < 1000);
     ::unlink(path.c_str());

@@ -38,7 +38,7 @@ ZT_API zt_status zt_component_stream_open(const zt_object *obj, size_t index, zt
     const Component &c = component_ref(o, index, "zt_component_stream_open");
     auto s = std::make_unique<zt_component_stream>();
     // The stream shares the reader: it stays usable after zt_close.
-    s->stream = std::make_unique<ComponentStream>(o.file->reader, *o.obj, c);
+    s->stream = std::make_unique<ComponentStream>(*o.reader, o.file->reader, *o.obj, c);
     register_handle(s.get());
     *out = s.release();
     return ZT_OK;

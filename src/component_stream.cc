@@ -16,8 +16,9 @@ constexpr size_t kInputChunk = size_t{1} << 20;
 
 }  // namespace
 
-ComponentStream::ComponentStream(std::shared_ptr<const Reader> reader, const Object &o, const Component &c)
-    : reader_(std::move(reader)), o_(o), c_(c), ctx_(where(o.name, c.role)) {
+ComponentStream::ComponentStream(const Reader &reader, std::shared_ptr<const Reader> keep_alive, const Object &o,
+                                 const Component &c)
+    : keep_alive_(std::move(keep_alive)), reader_(&reader), o_(o), c_(c), ctx_(where(o.name, c.role)) {
   reader_->check_readable(o, c);
   const size_t es = dtype_size(c.dtype);
   elem_ = es ? es : 1;

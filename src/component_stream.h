@@ -19,7 +19,9 @@ namespace zt {
 
 class ComponentStream {
  public:
-  ComponentStream(std::shared_ptr<const Reader> reader, const Object &o, const Component &c);
+  // `keep_alive` (may be null) holds the reader for a stream that must
+  // outlive every other owner (the C handle's).
+  ComponentStream(const Reader &reader, std::shared_ptr<const Reader> keep_alive, const Object &o, const Component &c);
   ~ComponentStream();
   ComponentStream(const ComponentStream &) = delete;
   ComponentStream &operator=(const ComponentStream &) = delete;
@@ -45,7 +47,8 @@ class ComponentStream {
   void finish();
   [[noreturn]] void fail_stream(zt_status st, const std::string &msg);
 
-  std::shared_ptr<const Reader> reader_;
+  std::shared_ptr<const Reader> keep_alive_;
+  const Reader *reader_;
   const Object &o_;
   const Component &c_;
   std::string ctx_;

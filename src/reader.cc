@@ -434,6 +434,7 @@ zt_verify_result Reader::verify_component(const Object &o, const Component &c, b
                                        again.finish_string());
       }
       result = ZT_VERIFY_OK;
+      mark_verified(o, c);  // a later read (verify-on-read) need not check again
     }
   }
   // Spec 0.1 §5.1: any non-zero byte is true there; 1.x allows only 0 and 1.

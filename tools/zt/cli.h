@@ -66,11 +66,20 @@ uint64_t stored_bytes(const zt_object *o);
 struct ReadOptions {
   bool pread = false;             // read with pread(2): a file truncated underfoot is an error, not SIGBUS
   uint64_t max_decoded_size = 0;  // per component; 0 = the library's default
+  bool verify = false;            // verify-on-read: digests checked as components are read (--verify)
 };
 ReadOptions &read_options();
 // Opens a .zt input with read_options(); on failure prints "what: ..." and
 // returns its exit code (kOk on success).
 int open_input(const std::string &path, FilePtr &out, const std::string &what = "");
+
+// Streams one component (zt_component_stream_*) to fn(data, len) in pieces
+// of at most 8 MiB: memory stays bounded whatever the component's size.
+// fn returns false to stop (a write failed; it has reported why): the
+// result is then kIo. A library failure is reported as "what: ..." and
+// returns its exit code.
+int stream_component(const zt_object *o, size_t index, const std::string &what,
+                     bool (*fn)(void *user, const void *data, size_t len), void *user);
 
 // Parses "none|crc32c|sha256" (returns false on anything else).
 bool parse_digest(const std::string &s, uint32_t &alg);
