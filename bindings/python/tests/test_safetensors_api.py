@@ -50,7 +50,8 @@ def fw(request):
 
 
 def sample(fw):
-    return {"a": fw.tensor([[1, 2, 3], [4, 5, 6]]), "b": fw.tensor([7, 8], "i64"), "c": fw.tensor([True, False], "bool"),
+    return {"a": fw.tensor([[1, 2, 3], [4, 5, 6]]), "b": fw.tensor([7, 8], "i64"),
+            "c": fw.tensor([True, False], "bool"),
             "s": fw.tensor(3.5, "f64"), "e": fw.tensor(np.zeros((0, 4)), "f32"), "z": fw.tensor([1 + 2j], "c64")}
 
 
@@ -448,6 +449,24 @@ def test_memory_writer_bytes_equal_the_file_writers(tmp_path, monkeypatch):
     assert data == (tmp_path / "f.zt").read_bytes()
     with pytest.raises(ValueError):  # refused before anything is written; the writer is discarded
         ztnp.save({"a": np.ones(2), "b": "x"})
+
+
+def test_writer_to_a_stream(tmp_path):
+    import io
+    tensors = {"a": np.arange(10.0), "big": np.ones((300, 300), np.float32)}
+    sink = io.BytesIO()
+    with ztensor.Writer.to_stream(sink, digest="sha256") as w:
+        for k, v in tensors.items():
+            w.add(k, v)
+    assert sink.getvalue() == ztnp.save(tensors, digest="sha256")
+
+    class Full(io.RawIOBase):
+        def write(self, b):
+            raise OSError(28, "No space left on device")
+    with pytest.raises(ztensor.ZTensorError, match="No space left") as e:
+        with ztensor.Writer.to_stream(Full()) as w:
+            w.add("big", tensors["big"])
+    assert isinstance(e.value.__cause__, OSError)
 
 
 def test_iter_chunks_streams_in_pieces(tmp_path):

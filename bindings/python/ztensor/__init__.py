@@ -40,7 +40,8 @@ from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, Slice, SparseC
 from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
-           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "bf16_to_float32", "float32_to_bf16",
+           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "bf16_to_float32",
+           "float32_to_bf16",
            "library_version", "library_path", "library_source", "LibraryNotFoundError", "__version__"]
 
 

@@ -106,6 +106,7 @@ DLDeleter = CFUNCTYPE(None, POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p), ("deleter", DLDeleter)]
 
 VerifyCallback = CFUNCTYPE(None, c_void_p, c_char_p, c_char_p, c_int, c_char_p)
+WriteCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
 
 _P = c_void_p
 _OUT_P = POINTER(c_void_p)
@@ -190,6 +191,7 @@ _OPTIONAL_SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "zt_component_stream_read": (zt_status, [_P, c_void_p, c_size_t, POINTER(c_size_t)]),
     "zt_component_stream_close": (zt_status, [_P]),
     "zt_writer_create_memory": (zt_status, [POINTER(WriterOptions), _OUT_P]),
+    "zt_writer_create_callbacks": (zt_status, [WriteCallback, c_void_p, POINTER(WriterOptions), _OUT_P]),
     "zt_writer_finish_memory": (zt_status, [_P, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
 }
 _present = set()

@@ -110,9 +110,10 @@ def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, c
             s = f.get_slice("a")              # s.get_shape(), s.get_dtype(), s[0:2, ::3]
 
     framework: "np" or "numpy" ("pt"/"torch" give ztensor.torch.safe_open's
-    torch tensors, as safetensors' one safe_open does); device: "cpu". copy=False gives zero-copy, read-only arrays of the file's
-    mapping where the data allows (raw, little-endian). filename may also
-    be the file's bytes.
+    torch tensors, as safetensors' one safe_open does); device: "cpu".
+    copy=False gives zero-copy, read-only arrays of the file's mapping where
+    the data allows (raw, little-endian). filename may also be the file's
+    bytes.
     """
     if _safe.framework_name(framework) == "torch":
         return _safe.safe_open(filename, framework, device, copy=copy, verify=verify)

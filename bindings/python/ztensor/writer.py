@@ -8,13 +8,14 @@ import shutil
 import tempfile
 from ctypes import byref, c_uint64, c_void_p
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterator, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterator, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
 from . import _attributes
 from ._dtypes import code_for_name, storage_for
-from ._lib import BlobOptions, QuantParams, WriterOptions, check, has, lib, shape_array
+from ._lib import (BlobOptions, QuantParams, WriteCallback, WriterOptions, ZTensorError, check, has, lib,
+                   shape_array)
 from ._types import Array, ArrayLike, PathLike
 
 _DIGESTS: Dict[Optional[str], int] = {None: 0, "none": 0, "crc32c": 1, "sha256": 2}
@@ -78,6 +79,8 @@ class Writer:
             opts.zstd_level = level
         self._bytes: Optional[bytes] = None
         self._scratch: Optional[str] = None
+        self._stream_error: Optional[BaseException] = None
+        self._callback: Any = None
         self._memory = path is None and has("zt_writer_create_memory")
         out = c_void_p()
         target = ""
@@ -113,6 +116,51 @@ class Writer:
             data = w.getvalue()
         """
         return cls(None, zstd=zstd, digest=digest)
+
+    @classmethod
+    def to_stream(cls, stream: BinaryIO, zstd: Zstd = None, digest: Digest = None) -> "Writer":
+        """A writer whose bytes go, in order, to stream.write (an open binary
+        file, a socket's makefile("wb"), io.BytesIO, ...); the format never
+        seeks back. The stream holds a complete file only once finish()
+        returned: after an error or discard() what it got is a partial file.
+        An exception raised by stream.write fails the writer and is re-raised.
+
+            with open("out.zt", "wb") as f, ztensor.Writer.to_stream(f) as w:
+                w.add("x", np.ones(3))
+        """
+        if not has("zt_writer_create_callbacks"):
+            raise ZTensorError(-7, "Writer.to_stream needs zt_writer_create_callbacks (libztensor 1.1); the "
+                                   f"loaded library is {lib.zt_version_string().decode()}")
+        writer = cls.__new__(cls)
+        writer._bytes, writer._scratch, writer._memory, writer._target, writer.path = None, None, False, "", None
+        writer._stream_error = None
+
+        def write(_user: Optional[int], data: Optional[int], length: int) -> int:
+            try:
+                stream.write(ctypes.string_at(data, length) if data and length else b"")
+                return 0
+            except BaseException as e:  # handed back by the writer call that failed (_check)
+                writer._stream_error = e
+                return 1
+
+        writer._callback = WriteCallback(write)  # must live as long as the writer
+        opts = WriterOptions()
+        lib.zt_writer_options_init(byref(opts))
+        opts.digest = _digest_code(digest)
+        opts.encoding, level = cls._encoding(zstd)
+        if level is not None:
+            opts.zstd_level = level
+        out = c_void_p()
+        check(lib.zt_writer_create_callbacks(writer._callback, None, byref(opts), byref(out)))
+        writer._w = out.value
+        return writer
+
+    def _check(self, status: int) -> None:
+        """check(), re-raising what the stream's write raised when that failed the call."""
+        error, self._stream_error = getattr(self, "_stream_error", None), None
+        if status != 0 and error is not None:
+            raise ZTensorError(status, f"the stream's write raised {error!r}") from error
+        check(status)
 
     def getvalue(self) -> bytes:
         """The finished file's bytes (in-memory writers only)."""
@@ -169,7 +217,7 @@ class Writer:
         shape, ndim = shape_array(np.shape(array))
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, shape, ndim, c_void_p(arr.ctypes.data),
+        self._check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, shape, ndim, c_void_p(arr.ctypes.data),
                                       arr.nbytes, byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
@@ -195,7 +243,7 @@ class Writer:
         idx, ptr = _u64(indices, "indices"), _u64(indptr, "indptr")
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), int(shape[0]), int(shape[1]), code,
+        self._check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), int(shape[0]), int(shape[1]), code,
                                     c_void_p(vals.ctypes.data), vals.size,
                                     idx.ctypes.data_as(ctypes.POINTER(c_uint64)),
                                     ptr.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
@@ -214,7 +262,7 @@ class Writer:
         dims, ndim = shape_array(shape)
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        check(lib.zt_writer_add_coo(self._handle(), nb, len(nb), dims, ndim, code, c_void_p(vals.ctypes.data),
+        self._check(lib.zt_writer_add_coo(self._handle(), nb, len(nb), dims, ndim, code, c_void_p(vals.ctypes.data),
                                     vals.size, c.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
@@ -244,7 +292,7 @@ class Writer:
         dims, ndim = shape_array(shape)
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest)
-        check(lib.zt_writer_add_quantized_group(self._handle(), nb, len(nb), dims, ndim, byref(p), byref(opts)))
+        self._check(lib.zt_writer_add_quantized_group(self._handle(), nb, len(nb), dims, ndim, byref(p), byref(opts)))
 
     def add_object(self, name: str, format: str, shape: Shape,
                    components: Mapping[str, Union[ArrayLike, Tuple[ArrayLike, Optional[str]]]], *,
@@ -262,7 +310,7 @@ class Writer:
             array, dtype = value if isinstance(value, tuple) else (value, None)
             code, logical, arr = storage_for(array, dtype)
             opts = self._blob_options(zstd, digest, logical)
-            check(lib.zt_write_blob(self._handle(), nb, len(nb), role.encode(), code, c_void_p(arr.ctypes.data),
+            self._check(lib.zt_write_blob(self._handle(), nb, len(nb), role.encode(), code, c_void_p(arr.ctypes.data),
                                     arr.nbytes, byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
@@ -292,12 +340,12 @@ class Writer:
             raw = np.frombuffer(data, dtype=np.uint8)
         else:
             _, _, raw = storage_for(data, getattr(self, "_stream_dtype", None))
-        check(lib.zt_write_blob_append(self._handle(), c_void_p(raw.ctypes.data), raw.nbytes))
+        self._check(lib.zt_write_blob_append(self._handle(), c_void_p(raw.ctypes.data), raw.nbytes))
 
     def write_blob_end(self) -> None:
         """Ends the open component; a total that does not fit the object's shape fails the writer."""
         self._stream_dtype = None
-        check(lib.zt_write_blob_end(self._handle()))
+        self._check(lib.zt_write_blob_end(self._handle()))
 
     @contextlib.contextmanager
     def add_stream(self, name: str, shape: Shape, dtype: str, *, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
@@ -343,7 +391,7 @@ class Writer:
                 lib.zt_free(data)
             return
         try:
-            check(lib.zt_writer_finish(w))
+            self._check(lib.zt_writer_finish(w))
             if self._scratch is not None:
                 with open(self._target, "rb") as f:
                     self._bytes = f.read()
