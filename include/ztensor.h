@@ -225,6 +225,12 @@ typedef struct zt_open_options {
   uint32_t verify_on_read;
 } zt_open_options;
 
+/* Fills every field with its default, struct_size included. The struct grew
+ * in 1.1.0: a program built against 1.0 headers keeps calling the 1.0
+ * version of this function (symbol version ZTENSOR_1), which writes only the
+ * 1.0 fields; programs built now get the 1.1 one (ZTENSOR_1.1). Bindings
+ * that mirror the struct (ctypes, FFI) get the newest version and must
+ * declare every field. */
 ZT_API void zt_open_options_init(zt_open_options *opts);
 
 /* Opens a .zt file of any supported version. opts may be NULL (defaults).
