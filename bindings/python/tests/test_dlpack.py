@@ -19,7 +19,7 @@ def path(tmp_path):
 
 def test_from_dlpack_is_zero_copy_for_raw_data(path):
     r = ztensor.Reader(path)
-    t = r.tensor("raw")
+    t = r.tensor("raw", copy=False)
     assert t.__dlpack_device__() == (1, 0)
     a = np.from_dlpack(t)
     assert a.shape == (3, 4) and a.dtype == np.float32
@@ -77,7 +77,7 @@ def test_capsules_hold_the_mapping_until_released(path):
     assert not mapped(path)
 
     # consumed: numpy now owns the deleter
-    assert_array_holds_the_mapping(path, lambda r: np.from_dlpack(r.tensor("raw")))
+    assert_array_holds_the_mapping(path, lambda r: np.from_dlpack(r.tensor("raw", copy=False)))
 
 
 def test_zero_copy_arrays_hold_the_mapping_until_released(path):
@@ -97,7 +97,7 @@ def test_torch_from_dlpack(path):
     # Debian's python3-torch; tools/dev.sh installs it so this runs in CI.
     torch = pytest.importorskip("torch")
     with ztensor.Reader(path) as r:
-        t = torch.from_dlpack(r.tensor("raw"))
+        t = torch.from_dlpack(r.tensor("raw", copy=False))
         assert tuple(t.shape) == (3, 4) and t.dtype == torch.float32
         assert t.data_ptr() == r["raw"].ctypes.data  # zero-copy from the mapping
         assert t.sum().item() == 66.0

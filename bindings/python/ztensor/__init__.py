@@ -7,10 +7,24 @@ else a system-wide install; `ztensor.library_path` and
 
     import ztensor
     ztensor.save_file({"w": np.eye(3, dtype=np.float32)}, "m.zt")
-    tensors = ztensor.load_file("m.zt")
+    tensors = ztensor.load_file("m.zt")           # writable arrays
     with ztensor.Reader("m.zt") as r:
         w = r["w"]                                # zero-copy, read-only
-        t = numpy.from_dlpack(r.tensor("w"))      # DLPack
+        t = numpy.from_dlpack(r.tensor("w"))      # DLPack (a private copy)
+        part = r.get_slice("w")[0:2, ::2]         # reads only that box
+        arrays = r.read_many(["w"])               # batched, parallel
+
+safetensors users switch with one import line; the same calls
+(save_file, load_file, save, load, safe_open; save_model/load_model for
+torch) live in two submodules, imported on demand:
+
+    from ztensor.torch import save_file, load_file, safe_open   # help(ztensor.torch)
+    from ztensor.numpy import save_file, load_file, safe_open   # help(ztensor.numpy)
+    from ztensor import safe_open            # framework="pt" | "np", as safetensors' one
+
+Bytes in, bytes out: ztensor.Reader(data) opens a file held in memory
+(bytes, bytearray, memoryview, mmap) without copying it, and
+ztensor.Writer.memory() / ztensor.numpy.save() give a file's bytes.
 """
 
 from typing import Any, Dict, Mapping
@@ -19,13 +33,15 @@ from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
 from ._locate import LibraryNotFoundError
+from ._safe import safe_open
 from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike
-from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, SparseCOO, SparseCSR, Tensor
+from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, Slice, SparseCOO, SparseCSR, Tensor
 from .writer import Digest, Writer, Zstd
 
-__all__ = ["Reader", "Writer", "Tensor", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
-           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "bf16_to_float32", "float32_to_bf16",
+__all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
+           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "bf16_to_float32",
+           "float32_to_bf16",
            "library_version", "library_path", "library_source", "LibraryNotFoundError", "__version__"]
 
 
@@ -48,12 +64,20 @@ def save_file(tensors: Mapping[str, ArrayLike], path: PathLike, metadata: Any = 
             w.attributes = metadata
 
 
-def load_file(path: PathLike) -> Dict[str, ObjectValue]:
+def load_file(path: PathLike, *, copy: bool = True, verify: bool = False) -> Dict[str, ObjectValue]:
     """Reads every object of a .zt file into a dict: numpy arrays for dense
-    objects (zero-copy, read-only where the data allows; they keep the file
-    mapped), as Reader[name] gives for the others.
+    objects, as Reader[name] gives for the others.
 
         tensors = ztensor.load_file("m.zt")
+        tensors["w"] += 1                          # the file is not touched
+
+    copy=True (default): dense arrays are new and writable, read in one
+    batched call. copy=False: zero-copy, read-only arrays of the file's
+    mapping where the data allows (they keep the file mapped).
+    verify=True: digests are checked as each object is read.
     """
-    with Reader(path) as r:
-        return {name: r[name] for name in r}
+    with Reader(path, verify=verify) as r:
+        if not copy:
+            return {name: r[name] for name in r}
+        dense = r.read_many()
+        return {name: dense[name] if name in dense else r[name] for name in r}

@@ -8,9 +8,10 @@ deleter itself when it is destroyed.
 
 import ctypes
 from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_void_p
-from typing import Optional
+from typing import Dict, Optional, Tuple
 
-from ._lib import DLManagedTensor, check, lib
+from ._lib import DLDataType, DLDeleter, DLDevice, DLManagedTensor, check, lib
+from ._types import Array
 
 _NAME = b"dltensor"  # module-lifetime bytes: the capsule keeps a pointer to them
 
@@ -45,4 +46,43 @@ def capsule_of(obj_ptr: Optional[int]) -> object:
         return _capsule_new(ctypes.cast(managed, c_void_p), _NAME, _release_unconsumed)
     except BaseException:
         managed.contents.deleter(managed)
+        raise
+
+
+# Capsules over private copies: the managed tensor, its shape array and the
+# numpy buffer stay here until the consumer calls the deleter.
+_owned: Dict[int, Tuple[object, ...]] = {}
+
+
+def _delete_owned(managed: "ctypes._Pointer[DLManagedTensor]") -> None:
+    _owned.pop(ctypes.addressof(managed.contents), None)
+
+
+_delete_owned_c = DLDeleter(_delete_owned)  # module-lifetime, like _release_unconsumed
+
+
+def capsule_of_copy(obj_ptr: Optional[int], data: Array) -> object:
+    """A "dltensor" capsule over `data` (a private, C-contiguous copy of the
+    object's decoded bytes), typed as the library types the object: the
+    consumer may write to it freely and owns it until its deleter runs."""
+    lib_managed = POINTER(DLManagedTensor)()
+    check(lib.zt_object_to_dlpack(obj_ptr, ctypes.byref(lib_managed)))
+    try:
+        src = lib_managed.contents.dl_tensor
+        ndim = src.ndim
+        shape = (ctypes.c_int64 * max(ndim, 1))(*[src.shape[i] for i in range(ndim)])
+        dtype = DLDataType(src.dtype.code, src.dtype.bits, src.dtype.lanes)
+    finally:
+        lib_managed.contents.deleter(lib_managed)
+    managed = DLManagedTensor()
+    t = managed.dl_tensor
+    t.data = data.ctypes.data
+    t.device = DLDevice(1, 0)
+    t.ndim, t.dtype, t.shape, t.strides, t.byte_offset = ndim, dtype, shape, None, 0
+    managed.manager_ctx, managed.deleter = None, _delete_owned_c
+    _owned[ctypes.addressof(managed)] = (managed, shape, data)
+    try:
+        return _capsule_new(ctypes.addressof(managed), _NAME, _release_unconsumed)
+    except BaseException:
+        _owned.pop(ctypes.addressof(managed), None)
         raise

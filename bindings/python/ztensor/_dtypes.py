@@ -33,6 +33,27 @@ CODE_BY_NAME = {name: code for code, name, _ in _TABLE}
 FP8_TYPES = ("f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz")
 COMPLEX_TYPES: Dict[str, Tuple[int, "np.dtype[Any]"]] = {"complex64": (2, np.dtype("<c8")), "complex128": (1, np.dtype("<c16"))}  # storage code, numpy
 
+# safetensors' names for the element types (get_dtype()); ztensor's own
+# short name, upper-cased, where safetensors has none.
+_SAFETENSORS_NAMES = {"f64": "F64", "f32": "F32", "f16": "F16", "bf16": "BF16", "i64": "I64", "i32": "I32",
+                      "i16": "I16", "i8": "I8", "u64": "U64", "u32": "U32", "u16": "U16", "u8": "U8", "bool": "BOOL",
+                      "f8_e4m3fn": "F8_E4M3", "f8_e5m2": "F8_E5M2", "f8_e4m3fnuz": "F8_E4M3FNUZ",
+                      "f8_e5m2fnuz": "F8_E5M2FNUZ", "complex64": "C64", "complex128": "C128"}
+
+
+def zt_type_name(code: int, logical_type: Optional[str] = None) -> str:
+    """The element type of a component: its logical type if it has one, else the storage dtype's short name."""
+    if logical_type:
+        return logical_type
+    return BY_CODE[code][0] if code in BY_CODE else f"dtype {code}"
+
+
+def safetensors_name(code: int, logical_type: Optional[str] = None) -> str:
+    """The element type in safetensors' spelling ("F32", "BF16", "F8_E4M3", ...)."""
+    name = zt_type_name(code, logical_type)
+    return _SAFETENSORS_NAMES.get(name, name.upper())
+
+
 # numpy kind+itemsize -> zt code (bf16 never inferred: uint16 is u16)
 _FROM_NUMPY = {("f", 8): 1, ("f", 4): 2, ("f", 2): 3, ("i", 8): 5, ("i", 4): 6, ("i", 2): 7, ("i", 1): 8,
                ("u", 8): 9, ("u", 4): 10, ("u", 2): 11, ("u", 1): 12, ("b", 1): 13}
@@ -45,6 +66,17 @@ def numpy_dtype(code: int, logical_type: Optional[str] = None) -> "np.dtype[Any]
     if code not in BY_CODE:
         raise TypeError(f"storage dtype {code} has no numpy equivalent")
     return BY_CODE[code][1]
+
+
+def code_for_name(dtype: str) -> Tuple[int, Optional[str]]:
+    """(zt dtype code, logical type or None) for a storage or logical type name."""
+    if dtype in COMPLEX_TYPES:
+        return COMPLEX_TYPES[dtype][0], dtype
+    if dtype in FP8_TYPES:
+        return 12, dtype
+    if dtype not in CODE_BY_NAME:
+        raise TypeError(f"unknown zTensor dtype {dtype!r}")
+    return CODE_BY_NAME[dtype], None
 
 
 def storage_for(array: ArrayLike, dtype: Optional[str] = None) -> Tuple[int, Optional[str], Array]:

@@ -3,7 +3,7 @@
 import ctypes
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint8,
                     c_uint16, c_uint32, c_uint64, c_void_p)
-from typing import Any, Iterable, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from . import _locate
 from ._version import __version__
@@ -24,6 +24,21 @@ class OpenOptions(Structure):
                 ("max_manifest_size", c_uint64), ("max_decoded_size", c_uint64),
                 # since 1.1.0: ctypes binds zt_open_options_init@@ZTENSOR_1.1, which fills this too
                 ("verify_on_read", c_uint32)]
+
+
+def set_verify_on_read(opts: OpenOptions) -> bool:
+    """Turns on the library's digest check on read when its zt_open_options has
+    that field (ABI 1.1: zt_open_options_init set a struct_size that covers
+    it); False for an older library (the caller verifies instead)."""
+    if opts.struct_size < OpenOptions.verify_on_read.offset + ctypes.sizeof(c_uint32):
+        return False
+    opts.verify_on_read = 1
+    return True
+
+
+class ReadRequest(Structure):
+    _fields_ = [("object", c_void_p), ("component", c_size_t), ("dst", c_void_p), ("dst_capacity", c_size_t),
+                ("out_size", c_size_t), ("status", c_int)]
 
 
 class ObjectInfo(Structure):
@@ -92,6 +107,7 @@ DLDeleter = CFUNCTYPE(None, POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p), ("deleter", DLDeleter)]
 
 VerifyCallback = CFUNCTYPE(None, c_void_p, c_char_p, c_char_p, c_int, c_char_p)
+WriteCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
 
 _P = c_void_p
 _OUT_P = POINTER(c_void_p)
@@ -105,6 +121,7 @@ _SIGNATURES = {
     "zt_dtype_from_name": (c_int, [c_char_p]),
     "zt_open_options_init": (None, [POINTER(OpenOptions)]),
     "zt_open": (zt_status, [c_char_p, POINTER(OpenOptions), _OUT_P]),
+    "zt_open_memory": (zt_status, [c_void_p, c_size_t, POINTER(OpenOptions), _OUT_P]),
     "zt_close": (zt_status, [_P]),
     "zt_file_version": (zt_status, [_P, POINTER(c_char_p)]),
     "zt_file_object_count": (zt_status, [_P, POINTER(c_size_t)]),
@@ -119,6 +136,8 @@ _SIGNATURES = {
     "zt_object_component_index": (zt_status, [_P, c_char_p, POINTER(c_size_t)]),
     "zt_component_read": (zt_status, [_P, c_size_t, c_void_p, c_size_t, POINTER(c_size_t)]),
     "zt_component_view": (zt_status, [_P, c_size_t, _OUT_P, POINTER(c_size_t)]),
+    "zt_component_read_range": (zt_status, [_P, c_size_t, c_uint64, c_uint64, c_void_p, c_size_t]),
+    "zt_file_read_many": (zt_status, [_P, POINTER(ReadRequest), c_size_t]),
     "zt_object_verify": (zt_status, [_P]),
     "zt_object_to_dlpack": (zt_status, [_P, POINTER(POINTER(DLManagedTensor))]),
     "zt_writer_options_init": (None, [POINTER(WriterOptions)]),
@@ -128,6 +147,9 @@ _SIGNATURES = {
     "zt_writer_begin_object": (zt_status, [_P, c_char_p, c_size_t, c_char_p, POINTER(c_uint64), c_size_t]),
     "zt_writer_set_object_attributes_json": (zt_status, [_P, c_char_p, c_size_t, c_char_p]),
     "zt_write_blob": (zt_status, [_P, c_char_p, c_size_t, c_char_p, c_int, c_void_p, c_size_t, POINTER(BlobOptions)]),
+    "zt_write_blob_begin": (zt_status, [_P, c_char_p, c_size_t, c_char_p, c_int, POINTER(BlobOptions)]),
+    "zt_write_blob_append": (zt_status, [_P, c_void_p, c_size_t]),
+    "zt_write_blob_end": (zt_status, [_P]),
     "zt_writer_add_dense": (zt_status, [_P, c_char_p, c_size_t, c_int, POINTER(c_uint64), c_size_t, c_void_p,
                                         c_size_t, POINTER(BlobOptions)]),
     "zt_writer_finish": (zt_status, [_P]),
@@ -160,6 +182,32 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
                           "or newer\n  fix: " + _locate.FIX_HINT) from None
     _fn.restype = _restype
     _fn.argtypes = _argtypes
+
+# ABI 1.1 calls: declared when the loaded library has them (has() says so);
+# the binding falls back, or says what is missing, on an older library.
+_OPTIONAL_SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
+    "zt_component_read_slice": (zt_status, [_P, c_size_t, c_size_t, POINTER(c_uint64), POINTER(c_uint64),
+                                            c_void_p, c_size_t]),
+    "zt_component_stream_open": (zt_status, [_P, c_size_t, _OUT_P]),
+    "zt_component_stream_read": (zt_status, [_P, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "zt_component_stream_close": (zt_status, [_P]),
+    "zt_writer_create_memory": (zt_status, [POINTER(WriterOptions), _OUT_P]),
+    "zt_writer_create_callbacks": (zt_status, [WriteCallback, c_void_p, POINTER(WriterOptions), _OUT_P]),
+    "zt_writer_finish_memory": (zt_status, [_P, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
+}
+_present = set()
+for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
+    _fn = getattr(lib, _name, None)
+    if _fn is not None:
+        _fn.restype = _restype
+        _fn.argtypes = _argtypes
+        _present.add(_name)
+
+
+def has(name: str) -> bool:
+    """Whether the loaded library exports the optional (ABI 1.1) call `name`."""
+    return name in _present
+
 
 ZT_OK = 0
 ZT_E_BUFFER_TOO_SMALL = -6

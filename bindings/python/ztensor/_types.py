@@ -7,6 +7,9 @@ import numpy as np
 import numpy.typing as npt
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+# What a Reader opens: a path (str or os.PathLike), or the bytes of a whole
+# file in any buffer (bytes, bytearray, memoryview, mmap.mmap, numpy uint8).
+Source = Union[str, "os.PathLike[str]", "os.PathLike[bytes]", bytes, bytearray, memoryview, Any]
 Array = npt.NDArray[Any]  # any numpy array the library hands out
 ArrayLike = npt.ArrayLike
 DTypeLike = npt.DTypeLike

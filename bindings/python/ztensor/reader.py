@@ -5,16 +5,17 @@ import os
 from collections.abc import Iterator, Mapping
 from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p
 from dataclasses import dataclass, field
-from typing import Any, List, Literal, NamedTuple, Optional, Tuple, overload
+from typing import Any, Dict, Iterable, List, Literal, NamedTuple, Optional, Set, Tuple, overload
 
 import numpy as np
 
 from . import _attributes, _dlpack
-from ._dtypes import BY_CODE, numpy_dtype
+from ._dtypes import BY_CODE, numpy_dtype, safetensors_name, zt_type_name
+from ._slicing import Index, box_of
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo,
                    ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, VerifyCallback, ZTensorError,
-                   check, lib, take_string)
-from ._types import Array, DTypeLike, Float32Array, ObjectValue, PathLike
+                   ReadRequest, check, has, lib, set_verify_on_read, shape_array, take_string)
+from ._types import Array, DTypeLike, Float32Array, ObjectValue, Source
 
 Shape = Tuple[int, ...]
 
@@ -75,12 +76,15 @@ class ObjectInfo:
 
 class _FileHandle:
     """Owns one zt_file *. Zero-copy arrays hold it too, so the mapping
-    lives until the Reader is closed AND the last such array is gone."""
+    lives until the Reader is closed AND the last such array is gone. For a
+    file opened from memory it also holds the caller's buffer, which views
+    point into."""
 
-    __slots__ = ("ptr", "__weakref__")
+    __slots__ = ("ptr", "buffer", "__weakref__")
 
-    def __init__(self, ptr: Optional[int]) -> None:
+    def __init__(self, ptr: Optional[int], buffer: Optional[Array] = None) -> None:
         self.ptr = ptr
+        self.buffer = buffer
 
     def __del__(self) -> None:
         ptr, self.ptr = self.ptr, None
@@ -94,7 +98,9 @@ class _MappedBuffer:
     def __init__(self, ptr: Optional[int], nbytes: int, dtype: "np.dtype[Any]", handle: _FileHandle) -> None:
         self._handle = handle
         self.__array_interface__ = {
-            "data": (ptr, True),  # read-only: the mapping is PROT_READ
+            # Read-only for numpy: the bytes are the file's (a private
+            # copy-on-write mapping, or the caller's buffer for Reader(bytes)).
+            "data": (ptr, True),
             "shape": (nbytes // dtype.itemsize,),
             "typestr": dtype.str,
             "descr": dtype.descr,
@@ -121,23 +127,33 @@ class Tensor:
     """A dense object that can be handed to any DLPack consumer
     (numpy.from_dlpack, torch.from_dlpack) and converted with numpy.asarray.
 
-    DLPack data of raw little-endian objects is zero-copy and READ-ONLY (the
-    file mapping): consumers that do not know read-only DLPack (numpy < 2,
-    torch) give writable-looking arrays; writing through them crashes.
+    copy=True (Reader.tensor's default): each __dlpack__ hands out a private
+    decoded copy, which the consumer may modify in place.
+    copy=False: DLPack data of raw little-endian objects of a mapped file is
+    the mapping itself, zero-copy; numpy >= 2 marks it read-only, consumers
+    that do not know read-only DLPack (numpy < 2, torch) see it writable:
+    in-place writes there reach only this process's copy-on-write pages of
+    a mapped file (libztensor >= 1.1; an older library's read-only mapping
+    crashes), and for Reader(buffer) they change the caller's buffer (even
+    a bytes object): use copy=True there unless you only read.
     """
 
-    def __init__(self, reader: "Reader", name: str) -> None:
+    def __init__(self, reader: "Reader", name: str, copy: bool = True) -> None:
         self._reader = reader
         self.name = name
+        self.copy = copy
         self._handle = reader._require_open()
-        self._obj = reader._object(name)
+        self._obj = reader._data_object(name)
 
     def __dlpack__(self, stream: Optional[int] = None, max_version: Optional[Tuple[int, int]] = None,
                    dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> object:
         if stream is not None and stream != -1:
             raise BufferError("ztensor tensors live on the CPU; no stream applies")
-        if copy:
-            raise BufferError("ztensor hands out DLPack data as it is; copy=True is not supported")
+        if copy is False and self.copy:
+            raise BufferError("this Tensor hands out copies (Reader.tensor(name, copy=False) does not)")
+        if copy or self.copy:
+            data = self._reader.read_many([self.name])[self.name]
+            return _dlpack.capsule_of_copy(self._obj, np.ascontiguousarray(data))
         return _dlpack.capsule_of(self._obj)
 
     def __dlpack_device__(self) -> Tuple[int, int]:
@@ -160,6 +176,70 @@ class Tensor:
     def dtype(self) -> Optional[str]:
         """The storage dtype's short name ("f32", "bf16", ...)."""
         return self._reader.info(self.name).dtype
+
+
+class Slice:
+    """A lazy handle on one dense object (Reader.get_slice, safe_open.get_slice):
+    get_shape(), get_dtype(), and indexing with ints, slices (any step), `...`
+    and tuples of them, N-d, which reads only the indexed box.
+
+        s = r.get_slice("w")          # nothing read yet
+        s[2:4, ::2]                   # rows 2-3, every other column
+        s[-1], s[..., 0], s[:]        # like numpy (an int drops its dimension)
+    """
+
+    def __init__(self, reader: "Reader", name: str) -> None:
+        self._reader = reader
+        self.name = name
+        obj = reader._object(name)
+        info = reader._c_info(obj)
+        fmt = _text(info.format) or ""
+        if fmt != "dense":
+            raise ValueError(f"get_slice reads dense objects; {name!r} is {fmt or 'of no format'}")
+        self._index = reader._role_index(obj, "data")
+        ci = _component_info(obj, self._index)
+        self._logical = _text(ci.logical_type)
+        self._code = ci.dtype
+        self.zt_type = zt_type_name(ci.dtype, self._logical)  # "f32", "bf16", "f8_e4m3fn", ...
+        self._dtype = numpy_dtype(ci.dtype, self._logical) if ci.dtype in BY_CODE else np.dtype("u1")
+        self.shape: Shape = tuple(info.shape[i] for i in range(info.ndim))
+
+    def get_shape(self) -> List[int]:
+        """The object's shape, as a list (safetensors' get_shape)."""
+        return list(self.shape)
+
+    def get_dtype(self) -> str:
+        """The element type in safetensors' spelling: "F32", "BF16", "I64", "BOOL",
+        "F8_E4M3", "C64", ... (ztensor's own name for types safetensors lacks)."""
+        return safetensors_name(self._code, self._logical)
+
+    @property
+    def dtype(self) -> "np.dtype[Any]":
+        """The numpy dtype the slices come in (bf16 as uint16 bits, fp8 as uint8)."""
+        return self._dtype
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __getitem__(self, index: Index) -> Array:
+        box = box_of(index, self.shape)
+        extent = tuple(b - a for a, b in zip(box.start, box.stop))
+        out = np.empty(extent, dtype=self._dtype)
+        if out.size:
+            if not has("zt_component_read_slice"):
+                raise ZTensorError(-7, f"get_slice needs zt_component_read_slice (libztensor 1.1); the loaded "
+                                       f"library is {lib.zt_version_string().decode()}")
+            obj = self._reader._data_object(self.name)
+            start, _ = shape_array(box.start)
+            stop, _ = shape_array(box.stop)
+            check(lib.zt_component_read_slice(obj, self._index, len(self.shape), start, stop,
+                                              c_void_p(out.ctypes.data), out.nbytes))
+        part = out[box.post]
+        # A view of the box is returned as is when no step or int made it
+        # strided; np.array also turns an all-int index's scalar into a 0-d array.
+        return part if isinstance(part, np.ndarray) and part.flags.c_contiguous else np.array(part)
 
 
 class Reader(Mapping[str, ObjectValue]):
@@ -186,12 +266,23 @@ class Reader(Mapping[str, ObjectValue]):
             t = numpy.from_dlpack(r.tensor("w"))  # DLPack
             r.verify()                            # raises ZTensorError if damaged
 
+    The source is a path, or the bytes of a whole file (bytes, bytearray,
+    memoryview, mmap.mmap, or any other buffer): those are read in place,
+    not copied, and stay referenced (bytearray/mmap cannot be resized or
+    closed) until the reader and every zero-copy array from it are gone.
+    Do not modify a mutable buffer while it is open.
+
+        r = ztensor.Reader(ztensor.numpy.save({"x": np.ones(3)}))
+
     mmap=False reads through pread instead of mapping the file; strict=True
-    refuses files that break the format rules the default tolerates.
+    refuses files that break the format rules the default tolerates;
+    verify=True checks each object's digests the first time its data is
+    read (any read: reader[name], read, read_many, get_slice, tensor) and
+    raises ZTensorError instead of returning damaged data.
     """
 
-    def __init__(self, path: PathLike, *, mmap: bool = True, strict: bool = False,
-                 sparse: Literal["tuple", "scipy"] = "tuple") -> None:
+    def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
+                 sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False) -> None:
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
@@ -199,10 +290,26 @@ class Reader(Mapping[str, ObjectValue]):
         lib.zt_open_options_init(byref(opts))
         opts.access = 0 if mmap else 1
         opts.strict = 1 if strict else 0
+        # The library checks digests as it reads when it can (verify_on_read,
+        # ABI 1.1); with an older library each object is verified once here.
+        self._verify_here = verify and not set_verify_on_read(opts)
+        self._verified: Set[str] = set()
         out = c_void_p()
-        check(lib.zt_open(os.fsencode(path), byref(opts), byref(out)))
-        self._h: Optional[_FileHandle] = _FileHandle(out.value)
-        self.path = os.fspath(path)
+        buffer: Optional[Array] = None
+        if isinstance(source, (str, os.PathLike)):
+            check(lib.zt_open(os.fsencode(source), byref(opts), byref(out)))
+            self.path: Optional[str] = os.fsdecode(source)
+        else:
+            try:
+                buffer = np.frombuffer(source, dtype=np.uint8)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"Reader takes a path or a buffer of file bytes, not {type(source).__name__}: "
+                                f"{e}") from None
+            # An empty buffer has no address numpy can give: any valid one will do.
+            data = buffer.ctypes.data if buffer.size else ctypes.addressof(ctypes.c_char())
+            check(lib.zt_open_memory(c_void_p(data), buffer.size, byref(opts), byref(out)))
+            self.path = None
+        self._h: Optional[_FileHandle] = _FileHandle(out.value, buffer)
         count = c_size_t()
         check(lib.zt_file_object_count(self._h.ptr, byref(count)))
         self._names: List[str] = []
@@ -241,7 +348,7 @@ class Reader(Mapping[str, ObjectValue]):
         return name in self._index
 
     def __getitem__(self, name: str) -> ObjectValue:
-        obj = self._object(name)
+        obj = self._data_object(name)
         info = self._c_info(obj)
         fmt = info.format.decode("utf-8", "replace") if info.format else ""
         shape = tuple(info.shape[i] for i in range(info.ndim))
@@ -289,6 +396,17 @@ class Reader(Mapping[str, ObjectValue]):
                           components=comps, attributes=attrs, status=info.status, error=_text(err.value) or "",
                           dtype=data[0].dtype if fmt == "dense" and data else None)
 
+    def format_of(self, name: str) -> str:
+        """The object's format ("dense", "sparse_csr", ...), without the rest of info()."""
+        return _text(self._c_info(self._object(name)).format) or ""
+
+    def element_type(self, name: str, role: str = "data") -> str:
+        """A component's element type: its logical type ("f8_e4m3fn",
+        "complex64") if it has one, else its storage dtype ("f32", "bf16")."""
+        obj = self._object(name)
+        ci = _component_info(obj, self._role_index(obj, role))
+        return zt_type_name(ci.dtype, _text(ci.logical_type))
+
     def verify(self, strict: bool = False) -> None:
         """Checks every object (structure, digests; strict: also format rules
         and bool bytes). Raises ZTensorError (with .failures, a list of
@@ -309,20 +427,118 @@ class Reader(Mapping[str, ObjectValue]):
     # -- objects ---------------------------------------------------------
     def read(self, name: str, role: str = "data") -> Array:
         """One component as a flat numpy array of its elements (zero-copy where possible)."""
-        obj = self._object(name)
+        obj = self._data_object(name)
         return self._array(obj, self._role_index(obj, role), None)
 
-    def tensor(self, name: str) -> Tensor:
-        """A DLPack-capable view of a dense object (numpy.from_dlpack(reader.tensor(name)))."""
-        return Tensor(self, name)
+    def tensor(self, name: str, copy: bool = True) -> Tensor:
+        """A DLPack-capable handle of a dense object: numpy.from_dlpack(r.tensor(name)),
+        torch.from_dlpack(r.tensor(name)).
+
+        copy=True (the default) hands out a private decoded copy, which the
+        consumer owns and may modify. copy=False hands out the file's bytes
+        themselves where it can (raw little-endian data of a mapped file): no
+        copy, and the consumer's tensor keeps the file mapped (see Tensor).
+        """
+        return Tensor(self, name, copy=copy)
+
+    def read_many(self, names: Optional[Iterable[str]] = None) -> Dict[str, Array]:
+        """Dense objects as new, writable numpy arrays of their shapes, read in
+        one batched call (zt_file_read_many: in parallel, straight into the
+        arrays). names=None reads every dense object; naming an object of
+        another format raises ValueError.
+
+            arrays = r.read_many(["w", "b"])
+        """
+        handle = self._require_open()
+        wanted = [n for n in self._names if self.format_of(n) == "dense"] if names is None else list(names)
+        plan = []
+        for name in wanted:
+            obj = self._data_object(name)
+            info = self._c_info(obj)
+            fmt = _text(info.format) or ""
+            if fmt != "dense":
+                raise ValueError(f"read_many reads dense objects; {name!r} is {fmt or 'of no format'}")
+            index = self._role_index(obj, "data")
+            ci = _component_info(obj, index)
+            dt = numpy_dtype(ci.dtype, _text(ci.logical_type)) if ci.dtype in BY_CODE else np.dtype("u1")
+            shape = tuple(info.shape[i] for i in range(info.ndim))
+            plan.append((name, obj, index, dt, shape, np.empty(ci.decoded_length, dtype=np.uint8)))
+        reqs = (ReadRequest * max(len(plan), 1))()
+        for req, (_, obj, index, _, _, buf) in zip(reqs, plan):
+            req.object, req.component = obj, index
+            req.dst, req.dst_capacity = buf.ctypes.data if buf.size else None, buf.size
+        lib.zt_file_read_many(handle.ptr, reqs, len(plan))  # each request has its own status
+        out: Dict[str, Array] = {}
+        for req, (name, obj, index, dt, shape, buf) in zip(reqs, plan):
+            if req.status != ZT_OK:
+                # Too small (no declared decoded length), or failed: read it
+                # alone, which sizes the buffer or raises with this one's detail.
+                buf = self._decoded(obj, index)
+            else:
+                buf = buf[:req.out_size]
+            if buf.size % dt.itemsize:
+                raise ZTensorError(-47, f"{name!r}: {buf.size} bytes do not hold whole {dt} elements")
+            out[name] = buf.view(dt).reshape(shape)
+        return out
+
+    def iter_chunks(self, name: str, role: str = "data", chunk_bytes: int = 1 << 24) -> Iterator[Array]:
+        """A component's decoded elements in pieces (flat arrays of at most
+        about chunk_bytes), in bounded memory whatever its size: zstd is
+        decoded as it goes, and sizes and digests (verify=True) are checked
+        by the end. For copying or hashing tensors bigger than memory.
+
+            for piece in r.iter_chunks("huge"):
+                out.write(piece.tobytes())
+        """
+        if not has("zt_component_stream_open"):
+            raise ZTensorError(-7, "iter_chunks needs zt_component_stream_open (libztensor 1.1); the loaded "
+                                   f"library is {lib.zt_version_string().decode()}")
+        obj = self._data_object(name)
+        index = self._role_index(obj, role)
+        ci = _component_info(obj, index)
+        dt = numpy_dtype(ci.dtype, _text(ci.logical_type)) if ci.dtype in BY_CODE else np.dtype("u1")
+        capacity = max(chunk_bytes // dt.itemsize, 1) * dt.itemsize
+        stream = c_void_p()
+        check(lib.zt_component_stream_open(obj, index, byref(stream)))
+        handle = self._require_open()  # the stream shares the file; held while iterating
+        try:
+            n = c_size_t()
+            while True:
+                buf = np.empty(capacity, dtype=np.uint8)
+                check(lib.zt_component_stream_read(stream, c_void_p(buf.ctypes.data), capacity, byref(n)))
+                if n.value == 0:
+                    break
+                if n.value % dt.itemsize:
+                    raise ZTensorError(-47, f"{name!r}/{role}: a piece of {n.value} bytes splits a {dt} element")
+                yield buf[:n.value].view(dt)
+        finally:
+            lib.zt_component_stream_close(stream)
+            del handle
+
+    def get_slice(self, name: str) -> "Slice":
+        """A lazy handle on a dense object that reads only what an index asks for:
+
+            s = r.get_slice("w")
+            s.get_shape(), s.get_dtype()     # [1024, 4096], "F32"
+            block = s[0:128, ..., ::2]       # a new numpy array
+
+        Only the box the index covers is read (zt_component_read_slice: raw
+        data reads just those bytes, zstd decodes no further than the box's
+        end); steps and integer indices are applied to that box in numpy.
+        """
+        return Slice(self, name)
+
+    def read_slice(self, name: str, index: Index) -> Array:
+        """r.read_slice("w", np.s_[0:2, 5]) is r.get_slice("w")[0:2, 5]."""
+        return Slice(self, name)[index]
 
     def dlpack(self, name: str) -> object:
         """A "dltensor" PyCapsule of a dense object (zt_object_to_dlpack)."""
-        return _dlpack.capsule_of(self._object(name))
+        return _dlpack.capsule_of(self._data_object(name))
 
     def dequantize(self, name: str) -> Float32Array:
         """A quantized_group object as float32 values of its shape: (q - zero) * scale."""
-        obj = self._object(name)
+        obj = self._data_object(name)
         info = self._c_info(obj)
         shape = tuple(info.shape[i] for i in range(info.ndim))
         out = np.empty(int(np.prod(shape, dtype=np.uint64)), dtype=np.float32)
@@ -339,6 +555,14 @@ class Reader(Mapping[str, ObjectValue]):
         if name not in self._index:
             raise KeyError(name)
         return self._object_at(self._index[name])
+
+    def _data_object(self, name: str) -> Optional[int]:
+        """The object, about to have its data read: verified first (once) under verify=True."""
+        obj = self._object(name)
+        if self._verify_here and name not in self._verified:
+            check(lib.zt_object_verify(obj))
+            self._verified.add(name)
+        return obj
 
     @staticmethod
     def _c_info(obj: Optional[int]) -> _CObjectInfo:

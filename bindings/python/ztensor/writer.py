@@ -1,17 +1,21 @@
 """Writing .zt files (spec 1.2.0). Nothing appears at the path until the
 writer finishes; an exception inside `with Writer(...)` discards the file."""
 
+import contextlib
 import ctypes
 import os
+import shutil
+import tempfile
 from ctypes import byref, c_uint64, c_void_p
 from types import TracebackType
-from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterator, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
 from . import _attributes
-from ._dtypes import storage_for
-from ._lib import BlobOptions, QuantParams, WriterOptions, check, lib, shape_array
+from ._dtypes import code_for_name, storage_for
+from ._lib import (BlobOptions, QuantParams, WriteCallback, WriterOptions, ZTensorError, check, has, lib,
+                   shape_array)
 from ._types import Array, ArrayLike, PathLike
 
 _DIGESTS: Dict[Optional[str], int] = {None: 0, "none": 0, "crc32c": 1, "sha256": 2}
@@ -65,18 +69,109 @@ class Writer:
     helpers may override per object.
     """
 
-    def __init__(self, path: PathLike, zstd: Zstd = None, digest: Digest = None, *, sync: bool = True) -> None:
+    def __init__(self, path: Optional[PathLike], zstd: Zstd = None, digest: Digest = None, *,
+                 sync: bool = True) -> None:
         opts = WriterOptions()
         lib.zt_writer_options_init(byref(opts))
         opts.digest = _digest_code(digest)
         opts.encoding, level = self._encoding(zstd)
         if level is not None:
             opts.zstd_level = level
-        opts.sync = 1 if sync else 0
+        self._bytes: Optional[bytes] = None
+        self._scratch: Optional[str] = None
+        self._stream_error: Optional[BaseException] = None
+        self._callback: Any = None
+        self._memory = path is None and has("zt_writer_create_memory")
         out = c_void_p()
-        check(lib.zt_writer_create(os.fsencode(path), byref(opts), byref(out)))
+        target = ""
+        if self._memory:
+            check(lib.zt_writer_create_memory(byref(opts), byref(out)))
+        else:
+            if path is None:
+                # In memory, with a library older than 1.1: the file goes to a
+                # private scratch folder and finish() reads it back (no fsync:
+                # it never outlives the process).
+                self._scratch = tempfile.mkdtemp(prefix="ztensor-mem-")
+                target = os.path.join(self._scratch, "memory.zt")
+                opts.sync = 0
+            else:
+                target = os.fsdecode(path)
+                opts.sync = 1 if sync else 0
+            try:
+                check(lib.zt_writer_create(os.fsencode(target), byref(opts), byref(out)))
+            except BaseException:
+                self._drop_scratch()
+                raise
         self._w: Optional[int] = out.value
-        self.path = os.fspath(path)
+        self.path: Optional[str] = None if path is None else os.fsdecode(path)
+        self._target = target
+
+    @classmethod
+    def memory(cls, zstd: Zstd = None, digest: Digest = None) -> "Writer":
+        """A writer whose file is kept as bytes (zt_writer_create_memory; the
+        same bytes a file writer would write): getvalue() after finish().
+
+            with ztensor.Writer.memory() as w:
+                w.add("x", np.ones(3))
+            data = w.getvalue()
+        """
+        return cls(None, zstd=zstd, digest=digest)
+
+    @classmethod
+    def to_stream(cls, stream: BinaryIO, zstd: Zstd = None, digest: Digest = None) -> "Writer":
+        """A writer whose bytes go, in order, to stream.write (an open binary
+        file, a socket's makefile("wb"), io.BytesIO, ...); the format never
+        seeks back. The stream holds a complete file only once finish()
+        returned: after an error or discard() what it got is a partial file.
+        An exception raised by stream.write fails the writer and is re-raised.
+
+            with open("out.zt", "wb") as f, ztensor.Writer.to_stream(f) as w:
+                w.add("x", np.ones(3))
+        """
+        if not has("zt_writer_create_callbacks"):
+            raise ZTensorError(-7, "Writer.to_stream needs zt_writer_create_callbacks (libztensor 1.1); the "
+                                   f"loaded library is {lib.zt_version_string().decode()}")
+        writer = cls.__new__(cls)
+        writer._bytes, writer._scratch, writer._memory, writer._target, writer.path = None, None, False, "", None
+        writer._stream_error = None
+
+        def write(_user: Optional[int], data: Optional[int], length: int) -> int:
+            try:
+                stream.write(ctypes.string_at(data, length) if data and length else b"")
+                return 0
+            except BaseException as e:  # handed back by the writer call that failed (_check)
+                writer._stream_error = e
+                return 1
+
+        writer._callback = WriteCallback(write)  # must live as long as the writer
+        opts = WriterOptions()
+        lib.zt_writer_options_init(byref(opts))
+        opts.digest = _digest_code(digest)
+        opts.encoding, level = cls._encoding(zstd)
+        if level is not None:
+            opts.zstd_level = level
+        out = c_void_p()
+        check(lib.zt_writer_create_callbacks(writer._callback, None, byref(opts), byref(out)))
+        writer._w = out.value
+        return writer
+
+    def _check(self, status: int) -> None:
+        """check(), re-raising what the stream's write raised when that failed the call."""
+        error, self._stream_error = getattr(self, "_stream_error", None), None
+        if status != 0 and error is not None:
+            raise ZTensorError(status, f"the stream's write raised {error!r}") from error
+        check(status)
+
+    def getvalue(self) -> bytes:
+        """The finished file's bytes (in-memory writers only)."""
+        if self._bytes is None:
+            raise ValueError("getvalue() gives the bytes of an in-memory writer (Writer.memory()) once finished")
+        return self._bytes
+
+    def _drop_scratch(self) -> None:
+        scratch, self._scratch = getattr(self, "_scratch", None), None
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     @staticmethod
     def _encoding(zstd: Zstd) -> Tuple[int, Optional[int]]:
@@ -122,7 +217,7 @@ class Writer:
         shape, ndim = shape_array(np.shape(array))
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, shape, ndim, c_void_p(arr.ctypes.data),
+        self._check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, shape, ndim, c_void_p(arr.ctypes.data),
                                       arr.nbytes, byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
@@ -148,7 +243,7 @@ class Writer:
         idx, ptr = _u64(indices, "indices"), _u64(indptr, "indptr")
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), int(shape[0]), int(shape[1]), code,
+        self._check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), int(shape[0]), int(shape[1]), code,
                                     c_void_p(vals.ctypes.data), vals.size,
                                     idx.ctypes.data_as(ctypes.POINTER(c_uint64)),
                                     ptr.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
@@ -167,7 +262,7 @@ class Writer:
         dims, ndim = shape_array(shape)
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        check(lib.zt_writer_add_coo(self._handle(), nb, len(nb), dims, ndim, code, c_void_p(vals.ctypes.data),
+        self._check(lib.zt_writer_add_coo(self._handle(), nb, len(nb), dims, ndim, code, c_void_p(vals.ctypes.data),
                                     vals.size, c.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
@@ -197,7 +292,7 @@ class Writer:
         dims, ndim = shape_array(shape)
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest)
-        check(lib.zt_writer_add_quantized_group(self._handle(), nb, len(nb), dims, ndim, byref(p), byref(opts)))
+        self._check(lib.zt_writer_add_quantized_group(self._handle(), nb, len(nb), dims, ndim, byref(p), byref(opts)))
 
     def add_object(self, name: str, format: str, shape: Shape,
                    components: Mapping[str, Union[ArrayLike, Tuple[ArrayLike, Optional[str]]]], *,
@@ -215,10 +310,57 @@ class Writer:
             array, dtype = value if isinstance(value, tuple) else (value, None)
             code, logical, arr = storage_for(array, dtype)
             opts = self._blob_options(zstd, digest, logical)
-            check(lib.zt_write_blob(self._handle(), nb, len(nb), role.encode(), code, c_void_p(arr.ctypes.data),
+            self._check(lib.zt_write_blob(self._handle(), nb, len(nb), role.encode(), code, c_void_p(arr.ctypes.data),
                                     arr.nbytes, byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
+
+    # -- streaming -------------------------------------------------------
+    def begin_object(self, name: str, format: str, shape: Shape) -> None:
+        """Declares an object whose components follow (write_blob_begin ... end, or add_object)."""
+        nb = _name_bytes(name)
+        dims, ndim = shape_array(shape)
+        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), format.encode(), dims, ndim))
+
+    def write_blob_begin(self, name: str, role: str, dtype: str, *, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
+                         digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> None:
+        """Starts one component of a declared object, written in pieces with
+        write_blob_append: memory stays bounded by one piece. dtype is a
+        storage or logical type name ("f32", "bf16", "f8_e4m3fn", ...)."""
+        code, logical = code_for_name(dtype)
+        nb = _name_bytes(name)
+        opts = self._blob_options(zstd, digest, logical)
+        check(lib.zt_write_blob_begin(self._handle(), nb, len(nb), role.encode(), code, byref(opts)))
+        self._stream_dtype: Optional[str] = dtype
+
+    def write_blob_append(self, data: Union[ArrayLike, bytes, bytearray, memoryview]) -> None:
+        """Appends elements to the open component: an array (converted to the
+        component's dtype, little-endian) or raw little-endian bytes."""
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            raw = np.frombuffer(data, dtype=np.uint8)
+        else:
+            _, _, raw = storage_for(data, getattr(self, "_stream_dtype", None))
+        self._check(lib.zt_write_blob_append(self._handle(), c_void_p(raw.ctypes.data), raw.nbytes))
+
+    def write_blob_end(self) -> None:
+        """Ends the open component; a total that does not fit the object's shape fails the writer."""
+        self._stream_dtype = None
+        self._check(lib.zt_write_blob_end(self._handle()))
+
+    @contextlib.contextmanager
+    def add_stream(self, name: str, shape: Shape, dtype: str, *, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
+                   digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> Iterator[Callable[[Any], None]]:
+        """A dense tensor written in pieces (row blocks, chunks of a stream),
+        never held whole in memory; the block gives the append function.
+
+            with w.add_stream("big", (n, 1024), "f32") as append:
+                for block in blocks:                # arrays of rows, in order
+                    append(block)
+        """
+        self.begin_object(name, "dense", shape)
+        self.write_blob_begin(name, "data", dtype, zstd=zstd, digest=digest)
+        yield self.write_blob_append
+        self.write_blob_end()
 
     @property
     def attributes(self) -> Any:
@@ -237,15 +379,33 @@ class Writer:
 
     # -- end ---------------------------------------------------------------
     def finish(self) -> None:
-        """Writes the manifest and footer and renames the file into place."""
+        """Writes the manifest and footer and renames the file into place
+        (in-memory writers: keeps the bytes for getvalue())."""
         w, self._w = self._handle(), None
-        check(lib.zt_writer_finish(w))
+        if self._memory:
+            data, n = ctypes.POINTER(ctypes.c_uint8)(), ctypes.c_size_t()
+            check(lib.zt_writer_finish_memory(w, byref(data), byref(n)))
+            try:
+                self._bytes = ctypes.string_at(data, n.value)
+            finally:
+                lib.zt_free(data)
+            return
+        try:
+            self._check(lib.zt_writer_finish(w))
+            if self._scratch is not None:
+                with open(self._target, "rb") as f:
+                    self._bytes = f.read()
+        finally:
+            self._drop_scratch()
 
     def discard(self) -> None:
         """Abandons the file: nothing is left on disk."""
         w, self._w = self._w, None
-        if w is not None:
-            check(lib.zt_writer_discard(w))
+        try:
+            if w is not None:
+                check(lib.zt_writer_discard(w))
+        finally:
+            self._drop_scratch()
 
     def __enter__(self) -> "Writer":
         return self
@@ -262,5 +422,6 @@ class Writer:
         w, self._w = getattr(self, "_w", None), None
         if w is not None and lib is not None:
             lib.zt_writer_discard(w)
+        self._drop_scratch()
 
 
