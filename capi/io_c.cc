@@ -98,9 +98,8 @@ ZT_API zt_status zt_open_url(const char *url, const zt_url_options *u, const zt_
       // Fields beyond what the caller's struct holds keep their defaults;
       // zero means the default too.
       auto has = [&](size_t end) { return u->struct_size >= end; };
-#define ZT_URL_FIELD(name)                                                  \
-  if (has(offsetof(zt_url_options, name) + sizeof u->name) && u->name != 0) \
-  s.name = u->name
+#define ZT_URL_FIELD(name) \
+  if (has(offsetof(zt_url_options, name) + sizeof u->name) && u->name != 0) s.name = u->name
       ZT_URL_FIELD(connect_timeout_ms);
       ZT_URL_FIELD(timeout_ms);
       ZT_URL_FIELD(max_parallel);

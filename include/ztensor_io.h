@@ -56,8 +56,7 @@ typedef struct zt_io {
   uint32_t struct_size; /* sizeof(zt_io), set by zt_io_init */
   void *user;           /* passed to every callback */
   uint64_t size;        /* total size of the file in bytes */
-  zt_status (*read_at)(void *user, uint64_t offset, size_t len, void *dst,
-                       size_t *out_len);
+  zt_status (*read_at)(void *user, uint64_t offset, size_t len, void *dst, size_t *out_len);
   zt_status (*read_at_v)(void *user, zt_io_range *ranges, size_t n);
   void (*close)(void *user);
   const char *name; /* for error messages (e.g. "s3://bucket/key"); copied at
@@ -69,8 +68,7 @@ ZT_API void zt_io_init(zt_io *io);
 /* Opens a .zt file of any supported version through io (copied: the struct
  * itself need not outlive the call, `user` must live until close). opts may
  * be NULL; opts->access is ignored. */
-ZT_API zt_status zt_open_io(const zt_io *io, const zt_open_options *opts,
-                            zt_file **out);
+ZT_API zt_status zt_open_io(const zt_io *io, const zt_open_options *opts, zt_file **out);
 
 /* From inside a read callback: the detail to report with its failure status
  * (copied; thread-local). Ignored outside a callback. */
@@ -113,8 +111,7 @@ ZT_API void zt_url_options_init(zt_url_options *uopts);
  * (user:pass@) and the token are redacted from every message. A response
  * whose ETag or Last-Modified differs from the first is ZT_E_CHANGED.
  * ZT_E_UNSUPPORTED when the library was built without libcurl. */
-ZT_API zt_status zt_open_url(const char *url, const zt_url_options *uopts,
-                             const zt_open_options *opts, zt_file **out);
+ZT_API zt_status zt_open_url(const char *url, const zt_url_options *uopts, const zt_open_options *opts, zt_file **out);
 
 /* Request counters of a file opened by zt_open_url (all 0 otherwise):
  * HTTP requests sent (retries included) and bytes received in bodies. */

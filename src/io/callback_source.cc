@@ -90,8 +90,7 @@ class CallbackSource final : public Source {
       if (r.out_len > r.len)
         fail(ZT_E_IO, "'" + path_ + "': read_at_v range " + range_text(r.offset, r.len) + " reported " +
                           std::to_string(r.out_len) + " bytes, more than asked");
-      if (r.out_len < r.len)
-        read(r.offset + r.out_len, r.len - r.out_len, static_cast<uint8_t *>(r.dst) + r.out_len);
+      if (r.out_len < r.len) read(r.offset + r.out_len, r.len - r.out_len, static_cast<uint8_t *>(r.dst) + r.out_len);
     }
   }
 

@@ -42,9 +42,9 @@ bool http_supported() {
 
 namespace {
 
-constexpr uint64_t kBlock = uint64_t{64} << 10;   // cache granularity
-constexpr uint64_t kDirect = uint64_t{1} << 20;   // reads this large bypass the cache
-constexpr uint64_t kChunk = uint64_t{8} << 20;    // one request of a large read
+constexpr uint64_t kBlock = uint64_t{64} << 10;     // cache granularity
+constexpr uint64_t kDirect = uint64_t{1} << 20;     // reads this large bypass the cache
+constexpr uint64_t kChunk = uint64_t{8} << 20;      // one request of a large read
 constexpr size_t kMaxErrorBody = size_t{64} << 10;  // an error page we skip
 
 bool starts_with_nocase(const std::string &s, const char *prefix) {
@@ -71,11 +71,11 @@ void global_init() {
 // learned from Content-Range). Filled by libcurl's callbacks.
 struct Transfer {
   // Request
-  uint64_t offset = 0;      // absolute start; unused for a suffix request
-  uint64_t len = 0;         // bytes wanted (suffix length for a suffix request)
-  bool suffix = false;      // "bytes=-len"
-  bool allow_whole = false; // a 200 with the whole object is accepted (first request)
-  uint8_t *dst = nullptr;   // len bytes (suffix: len bytes of room)
+  uint64_t offset = 0;       // absolute start; unused for a suffix request
+  uint64_t len = 0;          // bytes wanted (suffix length for a suffix request)
+  bool suffix = false;       // "bytes=-len"
+  bool allow_whole = false;  // a 200 with the whole object is accepted (first request)
+  uint8_t *dst = nullptr;    // len bytes (suffix: len bytes of room)
   // Response
   long code = 0;
   bool have_range = false;
@@ -100,8 +100,8 @@ size_t on_header(char *data, size_t size, size_t n, void *p) {
   t->header_bytes += bytes;
   if (t->header_bytes > t->settings->max_header_bytes) {
     t->abort_status = ZT_E_LIMIT;
-    t->abort_message = "response headers exceed max_header_bytes (" + std::to_string(t->settings->max_header_bytes) +
-                       " bytes)";
+    t->abort_message =
+        "response headers exceed max_header_bytes (" + std::to_string(t->settings->max_header_bytes) + " bytes)";
     return 0;
   }
   std::string line(data, bytes);
@@ -161,8 +161,8 @@ size_t on_body(char *data, size_t size, size_t n, void *p) {
       t->abort_status = ZT_E_UNSUPPORTED;
       t->abort_message = "the server ignores Range requests and sends the whole object; refused";
       if (t->allow_whole && t->settings->max_unranged_bytes)
-        t->abort_message += " because it is larger than max_unranged_bytes (" +
-                            std::to_string(t->settings->max_unranged_bytes) + ")";
+        t->abort_message +=
+            " because it is larger than max_unranged_bytes (" + std::to_string(t->settings->max_unranged_bytes) + ")";
       else if (t->allow_whole)
         t->abort_message += " (max_unranged_bytes is 0: set it to accept small objects whole)";
       return 0;
@@ -300,8 +300,8 @@ class HttpSource final : public Source {
       for (const Run &r : runs)
         for (uint64_t k = r.b; k <= r.e; ++k) {
           const uint64_t lo = (k - r.b) * kBlock, hi = std::min<uint64_t>(lo + kBlock, r.buf.size());
-          blocks[k - first] = std::make_shared<const std::vector<uint8_t>>(
-              r.buf.begin() + static_cast<ptrdiff_t>(lo), r.buf.begin() + static_cast<ptrdiff_t>(hi));
+          blocks[k - first] = std::make_shared<const std::vector<uint8_t>>(r.buf.begin() + static_cast<ptrdiff_t>(lo),
+                                                                           r.buf.begin() + static_cast<ptrdiff_t>(hi));
         }
       insert(first, blocks);
     }
@@ -372,8 +372,8 @@ class HttpSource final : public Source {
       curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
       curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, s_.bearer_token.c_str());
     }
-    std::string range = t.suffix ? "-" + std::to_string(t.len)
-                                 : std::to_string(t.offset) + "-" + std::to_string(t.offset + t.len - 1);
+    std::string range =
+        t.suffix ? "-" + std::to_string(t.len) : std::to_string(t.offset) + "-" + std::to_string(t.offset + t.len - 1);
     curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());  // copied by libcurl
     // A strong ETag makes the server itself refuse a changed object (412).
     if (!etag_.empty() && etag_.compare(0, 2, "W/") != 0) {
@@ -420,6 +420,10 @@ class HttpSource final : public Source {
       return {ZT_E_UNSUPPORTED, false,
               what + "the server ignores Range requests and announces the whole object, larger than " +
                   "max_unranged_bytes (" + std::to_string(s_.max_unranged_bytes) + "); refused"};
+    if (rc == CURLE_FILESIZE_EXCEEDED)
+      return {ZT_E_IO, false,
+              what + "the response's Content-Length is larger than the " + std::to_string(t.len) +
+                  " bytes requested (HTTP " + std::to_string(t.code) + "); refused"};
     if (rc == CURLE_TOO_MANY_REDIRECTS)
       return {ZT_E_LIMIT, false, what + "more than max_redirects (" + std::to_string(s_.max_redirects) + ") redirects"};
     if (rc != CURLE_OK) {
@@ -438,12 +442,12 @@ class HttpSource final : public Source {
       if (!t.have_range) return {ZT_E_IO, false, what + "206 response without a Content-Range"};
       if ((!etag_.empty() && t.etag != etag_) || (!last_modified_.empty() && t.last_modified != last_modified_))
         return {ZT_E_CHANGED, false,
-                what + changed_text("ETag " + t.etag + " / Last-Modified " + t.last_modified + " now, was " +
-                                    etag_ + " / " + last_modified_)};
+                what + changed_text("ETag " + t.etag + " / Last-Modified " + t.last_modified + " now, was " + etag_ +
+                                    " / " + last_modified_)};
       if (size_known_ && !t.total_unknown && t.range_total != size_)
-        return {ZT_E_CHANGED, false,
-                what + changed_text("its size is now " + std::to_string(t.range_total) + ", was " +
-                                    std::to_string(size_))};
+        return {
+            ZT_E_CHANGED, false,
+            what + changed_text("its size is now " + std::to_string(t.range_total) + ", was " + std::to_string(size_))};
       if (!t.suffix && (t.range_start != t.offset || t.range_end != t.offset + t.len - 1))
         return {ZT_E_IO, false,
                 what + "the server answered with bytes " + std::to_string(t.range_start) + "-" +
@@ -642,8 +646,7 @@ class HttpSource final : public Source {
       const bool v1 = std::memcmp(end - 8, "ZTEN1000", 8) == 0;
       const uint64_t msize = v1 ? le64(end - 16) : le64(end - 8);
       const uint64_t fixed = v1 ? 16 : 8;
-      if (msize <= max_manifest_ && size_ >= fixed + 8 && msize <= size_ - fixed - 8)
-        mstart = size_ - fixed - msize;
+      if (msize <= max_manifest_ && size_ >= fixed + 8 && msize <= size_ - fixed - 8) mstart = size_ - fixed - msize;
     }
     std::vector<uint8_t> extra;
     if (mstart < held_offset_) {

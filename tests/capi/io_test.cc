@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <map>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -33,7 +33,7 @@ struct Mem {
   long fail_at = -1;
   std::atomic<long> calls{0};
   std::atomic<int> closed{0};
-  bool hit = false;  // the fault was injected
+  bool hit = false;            // the fault was injected
   bool vectored_only = false;  // count and fail read_at_v calls only
 
   // Returns true when this call is the one to fail; how is in `fault`.

@@ -43,7 +43,8 @@ int cmd_verify(const std::vector<std::string> &argv) {
   zt_file_object_count(f.get(), &count);
   f.reset();
   if (st != ZT_OK) {
-    if (!t.quiet) std::printf("%s: %zu failure(s) in %zu object(s)\n", display_path(a.positional[0]).c_str(), t.failures, count);
+    if (!t.quiet)
+      std::printf("%s: %zu failure(s) in %zu object(s)\n", display_path(a.positional[0]).c_str(), t.failures, count);
     return kFailure;
   }
   if (!t.quiet) std::printf("%s: OK (%zu objects)\n", display_path(a.positional[0]).c_str(), count);

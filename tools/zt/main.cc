@@ -13,7 +13,8 @@ using namespace ztcli;
 
 static void print_help() {
   std::printf("zt %s — inspect, check, convert and maintain zTensor (.zt) files\n\n", zt_version_string());
-  std::printf("usage: zt [--pread] [--max-decoded-size BYTES] [--bearer-token-file FILE] COMMAND [ARGS...]\n\ncommands:\n");
+  std::printf(
+      "usage: zt [--pread] [--max-decoded-size BYTES] [--bearer-token-file FILE] COMMAND [ARGS...]\n\ncommands:\n");
   for (const auto &c : commands()) std::printf("  %-11s %s\n", c.name, c.summary);
   std::printf(
       "\n'zt COMMAND --help' describes a command.\n\n"
