@@ -87,7 +87,8 @@ typedef struct zt_url_options {
   uint32_t retries;            /* extra attempts after a 5xx, a timeout or a
                                   reset connection; default 3; backoff 100 ms
                                   doubling */
-  uint32_t max_parallel;       /* concurrent range requests; default 4 */
+  uint32_t max_parallel;       /* range requests of the file in flight at
+                                  once, across threads; default 4 */
   uint32_t max_redirects;      /* default 5 */
   uint32_t allow_any_scheme;   /* 1: allow schemes other than http/https
                                   (libcurl's, e.g. file://); default 0 */

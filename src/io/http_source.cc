@@ -509,7 +509,10 @@ class HttpSource final : public Source {
     std::vector<Active> active;
     size_t next = 0;
     auto start = [&] {
-      while (next < which.size() && active.size() < s_.max_parallel) {
+      // max_parallel bounds the file's requests in flight across all
+      // threads; a thread with none in flight may always start one, so
+      // every reader makes progress.
+      while (next < which.size() && (active.empty() || in_flight_.load() < s_.max_parallel)) {
         size_t i = which[next++];
         CURL *h = acquire();
         curl_slist *headers = nullptr;
@@ -517,6 +520,7 @@ class HttpSource final : public Source {
         curl_easy_setopt(h, CURLOPT_PRIVATE, reinterpret_cast<char *>(i));
         curl_multi_add_handle(multi, h);
         active.push_back({h, headers, i});
+        ++in_flight_;
         ++requests_;
       }
     };
@@ -547,6 +551,7 @@ class HttpSource final : public Source {
           }
         }
         curl_multi_remove_handle(multi, h);
+        --in_flight_;
         curl_slist_free_all(it->headers);
         release(h);
         active.erase(it);
@@ -684,6 +689,7 @@ class HttpSource final : public Source {
   mutable std::list<uint64_t> lru_;
   mutable uint64_t cache_used_ = 0;
   mutable std::atomic<uint64_t> requests_{0}, bytes_{0}, hits_{0};
+  mutable std::atomic<uint32_t> in_flight_{0};
   // The last retryable failure of run(), touched only by the thread in it.
   static thread_local Outcome last_retry_;
 };
