@@ -209,9 +209,6 @@ class HttpSource final : public Source {
     open_tail();
     prefetch_head_and_manifest();
   }
-  ~HttpSource() override {
-    for (CURL *h : idle_) curl_easy_cleanup(h);
-  }
 
   IoStats stats() const {
     IoStats st;
@@ -335,10 +332,10 @@ class HttpSource final : public Source {
 
   CURL *acquire() const {
     {
-      std::lock_guard<std::mutex> lock(pool_mu_);
-      if (!idle_.empty()) {
-        CURL *h = idle_.back();
-        idle_.pop_back();
+      std::lock_guard<std::mutex> lock(pool_.mu);
+      if (!pool_.idle.empty()) {
+        CURL *h = pool_.idle.back();
+        pool_.idle.pop_back();
         curl_easy_reset(h);  // keeps its live connection
         return h;
       }
@@ -348,8 +345,8 @@ class HttpSource final : public Source {
     return h;
   }
   void release(CURL *h) const {
-    std::lock_guard<std::mutex> lock(pool_mu_);
-    idle_.push_back(h);
+    std::lock_guard<std::mutex> lock(pool_.mu);
+    pool_.idle.push_back(h);
   }
 
   void configure(CURL *h, Transfer &t, curl_slist **headers) const {
@@ -532,6 +529,21 @@ class HttpSource final : public Source {
         ++requests_;
       }
     };
+    // Whatever is in flight when something throws goes back to the pool.
+    struct Cleanup {
+      CURLM *multi;
+      std::vector<Active> &active;
+      const HttpSource &self;
+      ~Cleanup() {
+        for (const Active &a : active) {
+          curl_multi_remove_handle(multi, a.h);
+          curl_slist_free_all(a.headers);
+          self.release(a.h);
+          --self.in_flight_;
+        }
+        curl_multi_cleanup(multi);
+      }
+    } cleanup{multi, active, *this};
     start();
     while (!active.empty()) {
       int running = 0;
@@ -567,7 +579,6 @@ class HttpSource final : public Source {
       if (fatal.status == ZT_OK) start();
       if (!active.empty()) curl_multi_poll(multi, nullptr, 0, 100, nullptr);
     }
-    curl_multi_cleanup(multi);
   }
 
   // Round trip 1: the last tail_bytes (the footer, often the manifest, and
@@ -690,8 +701,16 @@ class HttpSource final : public Source {
   std::vector<uint8_t> held_;
   uint64_t held_offset_ = 0;
 
-  mutable std::mutex pool_mu_;
-  mutable std::vector<CURL *> idle_;
+  // Idle easy handles, kept for their live connections. A member with its
+  // own destructor, so a constructor that throws (a failed open) frees them.
+  struct Pool {
+    std::mutex mu;
+    std::vector<CURL *> idle;
+    ~Pool() {
+      for (CURL *h : idle) curl_easy_cleanup(h);
+    }
+  };
+  mutable Pool pool_;
   mutable std::mutex cache_mu_;
   mutable std::unordered_map<uint64_t, std::pair<Block, std::list<uint64_t>::iterator>> cache_;
   mutable std::list<uint64_t> lru_;
