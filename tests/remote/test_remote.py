@@ -273,3 +273,28 @@ def test_hostile_server(faulty, path, status, words):
     assert e.value.status == status, e.value
     assert words in e.value.message, e.value.message
     assert time.time() - t0 < 20
+
+
+def test_block_cache(server):
+    import numpy as np
+    path = os.path.join(server.root, "cache.zt")
+    with ztensor.Writer(path) as w:
+        for i in range(4000):
+            w.add(f"t{i:04d}", np.full(4, i, dtype=np.float32))
+    url = f"{server.base}/cache.zt"
+    # Blobs sit 64 bytes apart: t2000 and t2010 share a 64 KiB block, t3000
+    # is in another one (block 0, t0-t1023, came with the open).
+    with ztensor.open(url) as r:
+        base = r.io_stats()
+        assert r["t2000"].tolist() == [2000.0] * 4
+        first = r.io_stats()
+        assert first["requests"] == base["requests"] + 1
+        assert r["t2010"].tolist() == [2010.0] * 4
+        again = r.io_stats()
+        assert again["requests"] == first["requests"] and again["cache_hits"] > first["cache_hits"], again
+    # A cache of one block: going back to an evicted block costs a request.
+    with ztensor.open(url, url_options={"cache_bytes": 65536}) as r:
+        r["t2000"], r["t3000"]
+        before = r.io_stats()["requests"]
+        r["t2000"]
+        assert r.io_stats()["requests"] == before + 1
