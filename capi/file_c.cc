@@ -28,6 +28,9 @@ ReaderOptions to_reader_options(const zt_open_options *o) {
     r.max_manifest_size = o->max_manifest_size;
   if (has(offsetof(zt_open_options, max_decoded_size) + sizeof o->max_decoded_size) && o->max_decoded_size)
     r.max_decoded_size = o->max_decoded_size;
+  // Since 1.1.0; an older caller's smaller struct leaves it off.
+  if (has(offsetof(zt_open_options, verify_on_read) + sizeof o->verify_on_read))
+    r.verify_on_read = o->verify_on_read != 0;
   return r;
 }
 
@@ -59,6 +62,24 @@ ZT_API void zt_open_options_init(zt_open_options *o) {
   o->max_manifest_size = kMaxManifestSize;
   o->max_decoded_size = uint64_t{64} << 30;
 }
+
+// zt_open_options grew in 1.1.0 (verify_on_read). A program built against
+// 1.0 allocated the 1.0 struct and calls the init it was linked with, the
+// symbol zt_open_options_init@ZTENSOR_1: that version must write only the
+// 1.0 fields, or it would write past the caller's struct. Programs built
+// against 1.1 get zt_open_options_init@@ZTENSOR_1.1 (capi/ztensor.map),
+// which fills the whole struct.
+#if defined(__ELF__)
+extern "C" __attribute__((visibility("default"))) void ztensor_open_options_init_1_0(zt_open_options *o) {
+  if (!o) return;
+  constexpr size_t kSize10 = offsetof(zt_open_options, max_decoded_size) + sizeof(uint64_t);
+  zt_open_options full;
+  zt_open_options_init(&full);
+  full.struct_size = kSize10;
+  std::memcpy(o, &full, kSize10);
+}
+__asm__(".symver ztensor_open_options_init_1_0, zt_open_options_init@ZTENSOR_1");
+#endif
 
 ZT_API zt_status zt_open(const char *path, const zt_open_options *opts, zt_file **out) {
   return guard([&] {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "container/memory_sink.h"
 #include "reader.h"
 #include "util/error.h"
 #include "writer.h"
@@ -38,6 +39,7 @@ struct zt_file {
 struct zt_writer {
   uint32_t tag = zt::capi::kWriterTag;
   std::unique_ptr<zt::Writer> writer;
+  zt::MemorySink *memory = nullptr;  // the writer's sink, for a memory writer
 };
 
 namespace zt::capi {

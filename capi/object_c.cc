@@ -163,6 +163,16 @@ ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index, uin
   });
 }
 
+ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index, size_t ndim, const uint64_t *start,
+                                         const uint64_t *stop, void *dst, size_t dst_capacity) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_component_read_slice");
+    const Component &c = component_ref(o, index, "zt_component_read_slice");
+    o.reader->read_slice(*o.obj, c, ndim, start, stop, dst, dst_capacity);
+    return ZT_OK;
+  });
+}
+
 ZT_API zt_status zt_component_view(const zt_object *obj, size_t index, const void **out, size_t *out_len) {
   return guard([&] {
     const zt_object &o = object_ref(obj, "zt_component_view");

@@ -57,6 +57,23 @@ std::string attributes_from_json(const char *json, const char *fn) {
   return c;
 }
 
+WriterOptions to_writer_options(const zt_writer_options *opts) {
+  WriterOptions wo;
+  if (!opts) return wo;
+  if (opts->struct_size < offsetof(zt_writer_options, validate) + sizeof(uint32_t))
+    invalid("zt_writer_options.struct_size is not set (call zt_writer_options_init)");
+  if (opts->digest > ZT_DIGEST_SHA256) invalid("zt_writer_options.digest must be NONE, CRC32C or SHA256");
+  if (opts->encoding != ZT_ENCODING_RAW && opts->encoding != ZT_ENCODING_ZSTD)
+    invalid("zt_writer_options.encoding must be RAW or ZSTD");
+  wo.digest = static_cast<zt_digest_alg>(opts->digest);
+  wo.encoding = static_cast<zt_encoding>(opts->encoding);
+  wo.zstd_level = opts->zstd_level;
+  wo.threads = opts->threads;
+  wo.sync = opts->sync != 0;
+  wo.validate = opts->validate != 0;
+  return wo;
+}
+
 }  // namespace
 
 extern "C" {
@@ -95,22 +112,36 @@ ZT_API zt_status zt_writer_create(const char *path, const zt_writer_options *opt
     if (!out) invalid("zt_writer_create: out is NULL");
     *out = nullptr;
     if (!path) invalid("zt_writer_create: path is NULL");
-    WriterOptions wo;
-    if (opts) {
-      if (opts->struct_size < offsetof(zt_writer_options, validate) + sizeof(uint32_t))
-        invalid("zt_writer_options.struct_size is not set (call zt_writer_options_init)");
-      if (opts->digest > ZT_DIGEST_SHA256) invalid("zt_writer_options.digest must be NONE, CRC32C or SHA256");
-      if (opts->encoding != ZT_ENCODING_RAW && opts->encoding != ZT_ENCODING_ZSTD)
-        invalid("zt_writer_options.encoding must be RAW or ZSTD");
-      wo.digest = static_cast<zt_digest_alg>(opts->digest);
-      wo.encoding = static_cast<zt_encoding>(opts->encoding);
-      wo.zstd_level = opts->zstd_level;
-      wo.threads = opts->threads;
-      wo.sync = opts->sync != 0;
-      wo.validate = opts->validate != 0;
-    }
     auto w = std::make_unique<zt_writer>();
-    w->writer = std::make_unique<Writer>(path, wo);
+    w->writer = std::make_unique<Writer>(path, to_writer_options(opts));
+    register_handle(w.get());
+    *out = w.release();
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_writer_create_memory(const zt_writer_options *opts, zt_writer **out) {
+  return guard([&] {
+    if (!out) invalid("zt_writer_create_memory: out is NULL");
+    *out = nullptr;
+    auto w = std::make_unique<zt_writer>();
+    auto sink = std::make_unique<MemorySink>();
+    w->memory = sink.get();
+    w->writer = std::make_unique<Writer>(std::move(sink), to_writer_options(opts));
+    register_handle(w.get());
+    *out = w.release();
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_writer_create_callbacks(zt_write_callback write, void *user, const zt_writer_options *opts,
+                                            zt_writer **out) {
+  return guard([&] {
+    if (!out) invalid("zt_writer_create_callbacks: out is NULL");
+    *out = nullptr;
+    if (!write) invalid("zt_writer_create_callbacks: write is NULL");
+    auto w = std::make_unique<zt_writer>();
+    w->writer = std::make_unique<Writer>(std::make_unique<CallbackSink>(write, user), to_writer_options(opts));
     register_handle(w.get());
     *out = w.release();
     return ZT_OK;
@@ -214,10 +245,31 @@ ZT_API zt_status zt_writer_add_dense(zt_writer *w, const char *name, size_t name
 ZT_API zt_status zt_writer_finish(zt_writer *w) {
   return guard([&] {
     zt_writer &h = writer_ref(w, "zt_writer_finish");
+    // Finishing would free the bytes with the writer: refused, writer kept.
+    if (h.memory) fail(ZT_E_MISUSE, "zt_writer_finish: a memory writer is finished with zt_writer_finish_memory");
     unregister_handle(&h);
     std::unique_ptr<zt_writer> owned(&h);
     owned->tag = 0;
     owned->writer->finish();
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_writer_finish_memory(zt_writer *w, uint8_t **out, size_t *out_len) {
+  return guard([&] {
+    if (out) *out = nullptr;
+    if (out_len) *out_len = 0;
+    zt_writer &h = writer_ref(w, "zt_writer_finish_memory");
+    if (!out || !out_len) invalid("zt_writer_finish_memory: out or out_len is NULL");
+    if (!h.memory) fail(ZT_E_MISUSE, "zt_writer_finish_memory: not a memory writer (use zt_writer_finish)");
+    unregister_handle(&h);
+    std::unique_ptr<zt_writer> owned(&h);
+    owned->tag = 0;
+    owned->writer->finish();
+    size_t len = 0;
+    uint8_t *bytes = owned->memory->take(&len);
+    *out = bytes;
+    *out_len = len;
     return ZT_OK;
   });
 }

@@ -217,8 +217,25 @@ typedef struct zt_open_options {
                                  0 = number of cores */
   uint64_t max_manifest_size; /* default and upper bound 1 GiB */
   uint64_t max_decoded_size;  /* per component; default 64 GiB */
+  /* Since 1.1.0 (a caller compiled against 1.0 leaves it off):
+   * 1: check each component's digest the first time any read touches its
+   * bytes (zt_component_read, _read_range, _read_slice, _view, DLPack
+   * export, zt_file_read_many, composite reads, component streams); a
+   * mismatch is ZT_E_DIGEST_MISMATCH naming file, object, component and
+   * algorithm. Success is remembered per component, so a view is checked
+   * once and then handed out freely. Ranged and slice reads check the whole
+   * component (once). Components without a digest, or with an algorithm
+   * this library does not know, are read unchecked. 0 (default): digests
+   * are checked only by the zt_*_verify calls. */
+  uint32_t verify_on_read;
 } zt_open_options;
 
+/* Fills every field with its default, struct_size included. The struct grew
+ * in 1.1.0: a program built against 1.0 headers keeps calling the 1.0
+ * version of this function (symbol version ZTENSOR_1), which writes only the
+ * 1.0 fields; programs built now get the 1.1 one (ZTENSOR_1.1). Bindings
+ * that mirror the struct (ctypes, FFI) get the newest version and must
+ * declare every field. */
 ZT_API void zt_open_options_init(zt_open_options *opts);
 
 /* Opens a .zt file of any supported version. opts may be NULL (defaults).
@@ -326,7 +343,8 @@ ZT_API zt_status zt_object_component_index(const zt_object *obj,
 /* Decodes component `index` of `obj` into dst (little-endian elements).
  * Pass dst = NULL / dst_capacity = 0 to learn the size: returns
  * ZT_E_BUFFER_TOO_SMALL with *out_size = decoded length. out_size may be
- * NULL. Digests are not checked here (see zt_component_verify). */
+ * NULL. Digests are checked only when the file was opened with
+ * zt_open_options.verify_on_read (else see zt_component_verify). */
 ZT_API zt_status zt_component_read(const zt_object *obj, size_t index,
                                    void *dst, size_t dst_capacity,
                                    size_t *out_size);
@@ -338,9 +356,66 @@ ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index,
                                          uint64_t first, uint64_t count,
                                          void *dst, size_t dst_capacity);
 
+/* Reads an N-d box of a component, like numpy's a[start0:stop0, ...]:
+ * for each of the ndim dimensions, start[d] <= stop[d] <= shape[d] (stop
+ * exclusive). The result is row-major and contiguous in dst, little-endian,
+ * and fills exactly prod(stop[d] - start[d]) * element size bytes.
+ * The shape is the object's for the "data" component of a dense object (a
+ * logical element of a compound type, e.g. complex64, counts as one); any
+ * other component is 1-d, counted in storage elements. A 0-d tensor takes
+ * ndim = 0 (start/stop may be NULL). An empty box reads nothing.
+ * Raw components read only the bytes of the box; zstd ones are decoded
+ * from the start only as far as the box's last byte, in bounded memory.
+ * Errors: ZT_E_INVALID_ARG (ndim not the component's rank, start > stop,
+ * stop past the dimension, NULL pointers), ZT_E_BUFFER_TOO_SMALL,
+ * ZT_E_UNSUPPORTED (a dtype without an element size).
+ * Since 1.1.0. */
+ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index,
+                                         size_t ndim, const uint64_t *start,
+                                         const uint64_t *stop, void *dst,
+                                         size_t dst_capacity);
+
+/* Streaming reads: a whole component, decoded, in pieces the caller sizes,
+ * with memory bounded by a 1 MiB input chunk and libzstd's window (at most
+ * 128 MiB for a hostile frame, a few MiB for what writers produce) however
+ * large the component. Since 1.1.0.
+ *
+ * zt_component_stream_open: *out owns the stream; release it with
+ * zt_component_stream_close (NULL accepted). The stream shares the open
+ * file, so it stays usable after zt_close of the handle it came from.
+ *
+ * zt_component_stream_read: fills dst with the next decoded bytes,
+ * little-endian: as many as fit, rounded down to whole storage elements
+ * (fewer only at the end); *out_len = 0 means everything was delivered.
+ * A capacity below one element while bytes remain is
+ * ZT_E_BUFFER_TOO_SMALL (the stream stays usable). A zstd component is
+ * never decoded past its declared size: more or fewer bytes than declared
+ * is ZT_E_DECODED_SIZE, reported by the read that would deliver the last
+ * byte. With zt_open_options.verify_on_read the digest is computed over the
+ * stored bytes as they pass and checked by that same last read
+ * (ZT_E_DIGEST_MISMATCH): the bytes of earlier reads are not confirmed
+ * until the stream has returned its last piece without error. After an
+ * error other than a caller's (BUFFER_TOO_SMALL, INVALID_ARG) every later
+ * read fails the same way. */
+typedef struct zt_component_stream zt_component_stream;
+
+ZT_API zt_status zt_component_stream_open(const zt_object *obj, size_t index,
+                                          zt_component_stream **out);
+ZT_API zt_status zt_component_stream_read(zt_component_stream *stream,
+                                          void *dst, size_t capacity,
+                                          size_t *out_len);
+ZT_API zt_status zt_component_stream_close(zt_component_stream *stream);
+
 /* A borrowed zero-copy view of a raw, little-endian component of a
  * memory-mapped (or memory) file, valid until zt_close(). Else
- * ZT_E_NOT_ZERO_COPY. Empty components give a non-NULL pointer, *len 0. */
+ * ZT_E_NOT_ZERO_COPY. Empty components give a non-NULL pointer, *len 0.
+ * The view is const in the contract. Still, files opened with zt_open are
+ * mapped private copy-on-write (since 1.1.0): a write through a view (or a
+ * DLPack tensor made from it) does not crash and never reaches the file;
+ * the written pages become private to the process, and later views of the
+ * same component in this handle see the write. zt_open_memory lends the
+ * caller's own buffer: a write there changes that buffer, as the caller
+ * allows or forbids. */
 ZT_API zt_status zt_component_view(const zt_object *obj, size_t index,
                                    const void **out, size_t *out_len);
 
@@ -395,6 +470,42 @@ ZT_API void zt_writer_options_init(zt_writer_options *opts);
 ZT_API zt_status zt_writer_create(const char *path,
                                   const zt_writer_options *opts,
                                   zt_writer **out);
+
+/* Writers that are not files (since 1.1.0). Every rule of the file writer
+ * holds (alignment, padding, manifest, digests, zstd, streaming blobs): for
+ * the same calls the bytes are identical to those of zt_writer_create.
+ * zt_writer_options.sync is ignored.
+ *
+ * zt_writer_create_memory: the file is built in memory (one buffer that
+ * grows by doubling) and handed over by zt_writer_finish_memory.
+ * zt_writer_finish on a memory writer is ZT_E_MISUSE and leaves the writer
+ * open; zt_writer_discard frees the buffer. */
+ZT_API zt_status zt_writer_create_memory(const zt_writer_options *opts,
+                                         zt_writer **out);
+
+/* Finishes a memory writer: on success *out (caller frees with zt_free)
+ * holds the *out_len bytes of the file, which zt_open_memory reads. The
+ * writer is freed whatever the outcome; on failure nothing is handed out
+ * (*out = NULL, *out_len = 0) and the buffer is freed. */
+ZT_API zt_status zt_writer_finish_memory(zt_writer *w, uint8_t **out,
+                                         size_t *out_len);
+
+/* Called with the file's bytes in order, each byte exactly once (small
+ * pieces are gathered into 64 KiB ones; large blobs come straight from the
+ * caller's memory). Returns 0 when it took all `len` bytes; any other value
+ * fails the writer with ZT_E_IO (the value is in the message), after which
+ * only zt_writer_discard is left. */
+typedef int (*zt_write_callback)(void *user, const void *data, size_t len);
+
+/* A writer whose bytes go to `write` (sequential writes only: the format
+ * never seeks back). zt_writer_finish sends the last bytes. The receiver
+ * holds a complete file only when zt_writer_finish returned ZT_OK: on any
+ * failure, or zt_writer_discard, what it received is a partial file to be
+ * thrown away (the library cannot take back bytes already sent). */
+ZT_API zt_status zt_writer_create_callbacks(zt_write_callback write,
+                                            void *user,
+                                            const zt_writer_options *opts,
+                                            zt_writer **out);
 
 /* Per-blob settings; NULL means the writer's defaults. */
 typedef struct zt_blob_options {
@@ -535,7 +646,8 @@ typedef struct zt_read_request {
  * into it. Requests are independent: each gets its own status. Returns
  * ZT_OK when all succeeded, else the status of the first failed request (in
  * array order), whose detail zt_last_error() gives. The buffers of different
- * requests must not overlap. Digests are not checked here. */
+ * requests must not overlap. Digests are checked (in parallel, before any
+ * byte of a request is copied) only with zt_open_options.verify_on_read. */
 ZT_API zt_status zt_file_read_many(const zt_file *file, zt_read_request *reqs,
                                    size_t count);
 

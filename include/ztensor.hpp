@@ -11,13 +11,23 @@
 // File and Writer own their handle and are move-only; Object is a borrowed
 // view valid while its File is open. ByteView and Span<T> are non-owning
 // (pointer, size) views, standing in for std::span before C++20.
+//
+// Options are plain structs whose unset (std::nullopt) members keep the
+// library's defaults, so a default-constructed OpenOptions, WriterOptions or
+// BlobOptions behaves exactly like passing NULL to the C call.
+//
+// When <dlpack/dlpack.h> is on the include path, Object::to_dlpack() is
+// available too.
 #ifndef ZTENSOR_HPP
 #define ZTENSOR_HPP
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -27,6 +37,13 @@
 #include <vector>
 
 #include "ztensor.h"
+#include "ztensor_composite.h"
+#if defined(__has_include)
+#if __has_include(<dlpack/dlpack.h>)
+#include "ztensor_dlpack.h"
+#define ZTENSOR_HPP_HAS_DLPACK 1
+#endif
+#endif
 
 namespace ztensor {
 
@@ -132,6 +149,180 @@ struct dtype_of<uint8_t> {
 template <>
 struct dtype_of<bool> {
   static constexpr zt_dtype value = ZT_BOOL;
+};
+
+// 16-bit floats have no standard C++17 type: these hold the raw bits, so
+// typed views and writes of f16 / bf16 components are possible. Convert with
+// Object::read_f32() or your own code.
+struct f16 {
+  uint16_t bits;
+};
+struct bf16 {
+  uint16_t bits;
+};
+static_assert(sizeof(f16) == 2 && sizeof(bf16) == 2, "16-bit float holders must be 2 bytes");
+template <>
+struct dtype_of<f16> {
+  static constexpr zt_dtype value = ZT_F16;
+};
+template <>
+struct dtype_of<bf16> {
+  static constexpr zt_dtype value = ZT_BF16;
+};
+// Complex numbers are the logical types complex64 / complex128 stored as
+// interleaved [re, im] f32 / f64 elements.
+template <>
+struct dtype_of<std::complex<float>> {
+  static constexpr zt_dtype value = ZT_F32;
+};
+template <>
+struct dtype_of<std::complex<double>> {
+  static constexpr zt_dtype value = ZT_F64;
+};
+
+// The logical type a C++ element type is written with (nullptr: none).
+template <typename T>
+struct logical_type_of {
+  static constexpr const char *value = nullptr;
+};
+template <>
+struct logical_type_of<std::complex<float>> {
+  static constexpr const char *value = "complex64";
+};
+template <>
+struct logical_type_of<std::complex<double>> {
+  static constexpr const char *value = "complex128";
+};
+
+namespace detail {
+
+// T is usable as a typed element: a dtype_of specialisation exists.
+template <typename T, typename = void>
+struct has_dtype : std::false_type {};
+template <typename T>
+struct has_dtype<T, std::void_t<decltype(dtype_of<T>::value)>> : std::true_type {};
+
+// The element type of a contiguous container (anything with data() and
+// size(): std::vector, std::array, Span, ...). Detected through a function
+// overload rather than an alias in a partial specialisation: clang treats a
+// deleted non-public data() (std::vector<bool>) there as a hard error.
+template <typename C>
+auto data_pointer_of(int)
+    -> decltype(std::declval<const C &>().data(), std::declval<const C &>().size(), std::declval<const C &>().data());
+template <typename C>
+void data_pointer_of(...);
+
+template <typename C>
+using element_of = std::remove_cv_t<std::remove_pointer_t<decltype(data_pointer_of<C>(0))>>;
+
+template <typename C>
+struct is_contiguous : std::integral_constant<bool, std::is_pointer_v<decltype(data_pointer_of<C>(0))> &&
+                                                        has_dtype<element_of<C>>::value> {};
+
+// Calls call(&ptr, &len) and takes ownership of the bytes the library
+// allocated (freed with zt_free).
+template <typename F>
+std::vector<uint8_t> take_bytes(F &&call) {
+  uint8_t *p = nullptr;
+  size_t n = 0;
+  check(call(&p, &n));
+  std::vector<uint8_t> out(p, p + (p ? n : 0));
+  zt_free(p);
+  return out;
+}
+
+inline bool same_logical(const std::optional<std::string> &have, const char *want) {
+  if (!want) return !have.has_value();
+  return have.has_value() && *have == want;
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
+// Options: std::nullopt keeps the library's default.
+
+enum class Access : uint32_t { Mmap = ZT_ACCESS_MMAP, Pread = ZT_ACCESS_PREAD };
+
+struct OpenOptions {
+  Access access = Access::Mmap;
+  bool strict = false;                        // refuse at the first invalid object
+  uint32_t threads = 0;                       // 0 = number of cores
+  std::optional<uint64_t> max_manifest_size;  // library default: 1 GiB
+  std::optional<uint64_t> max_decoded_size;   // per component; default 64 GiB
+
+  zt_open_options to_c() const {
+    zt_open_options o;
+    zt_open_options_init(&o);
+    o.access = static_cast<uint32_t>(access);
+    o.strict = strict ? 1 : 0;
+    o.threads = threads;
+    if (max_manifest_size) o.max_manifest_size = *max_manifest_size;
+    if (max_decoded_size) o.max_decoded_size = *max_decoded_size;
+    return o;
+  }
+};
+
+struct WriterOptions {
+  std::optional<zt_digest_alg> digest;  // default for blobs: none
+  std::optional<zt_encoding> encoding;  // default: raw
+  std::optional<int32_t> zstd_level;    // default: 3
+  std::optional<uint32_t> threads;      // zstd workers; 0 = cores
+  std::optional<bool> sync;             // default: fsync on finish
+  std::optional<bool> validate;         // default: check composites on finish
+
+  zt_writer_options to_c() const {
+    zt_writer_options o;
+    zt_writer_options_init(&o);
+    if (digest) o.digest = static_cast<uint32_t>(*digest);
+    if (encoding) o.encoding = static_cast<uint32_t>(*encoding);
+    if (zstd_level) o.zstd_level = *zstd_level;
+    if (threads) o.threads = *threads;
+    if (sync) o.sync = *sync ? 1 : 0;
+    if (validate) o.validate = *validate ? 1 : 0;
+    return o;
+  }
+};
+
+// Per-blob settings; unset members take the writer's defaults.
+struct BlobOptions {
+  std::optional<zt_encoding> encoding;
+  std::optional<int32_t> zstd_level;
+  std::optional<zt_digest_alg> digest;
+  std::optional<std::string> logical_type;  // "complex64", "f8_e4m3fn", ...
+
+  static BlobOptions zstd(int32_t level = 3) {
+    BlobOptions b;
+    b.encoding = ZT_ENCODING_ZSTD;
+    b.zstd_level = level;
+    return b;
+  }
+  // The C struct borrows logical_type's characters: use it while *this lives.
+  zt_blob_options to_c() const {
+    zt_blob_options o;
+    zt_blob_options_init(&o);
+    if (encoding) o.encoding = static_cast<uint32_t>(*encoding);
+    if (zstd_level) o.zstd_level = *zstd_level;
+    if (digest) o.digest = static_cast<uint32_t>(*digest);
+    if (logical_type) o.logical_type = logical_type->c_str();
+    return o;
+  }
+};
+
+struct MigrateOptions {
+  int32_t recompress = 0;               // 0 keep, 1 zstd at zstd_level, -1 raw
+  std::optional<int32_t> zstd_level;    // default 3
+  std::optional<zt_digest_alg> digest;  // default: keep each component's
+  std::optional<bool> sync;
+
+  zt_migrate_options to_c() const {
+    zt_migrate_options o;
+    zt_migrate_options_init(&o);
+    o.recompress = recompress;
+    if (zstd_level) o.zstd_level = *zstd_level;
+    if (digest) o.digest = static_cast<uint32_t>(*digest);
+    if (sync) o.sync = *sync ? 1 : 0;
+    return o;
+  }
 };
 
 // Description of one component; string fields are copied.
@@ -243,10 +434,7 @@ class Object {
   // Decoded elements as T; the component's dtype must be T's.
   template <typename T>
   std::vector<T> read_as(size_t index) const {
-    ComponentInfo c = component(index);
-    if (c.dtype != dtype_of<T>::value)
-      throw Error(ZT_E_INVALID_ARG,
-                  "component '" + c.role + "' is " + c.dtype_name + ", not " + zt_dtype_name(dtype_of<T>::value));
+    check_element<T>(index);
     std::vector<uint8_t> bytes = read(index);
     if constexpr (std::is_same_v<T, bool>) {
       return std::vector<bool>(bytes.begin(), bytes.end());  // std::vector<bool> is packed: no memcpy
@@ -261,10 +449,195 @@ class Object {
     return read_as<T>(component_index(role));
   }
 
+  // Zero-copy typed elements of a raw little-endian component (see view()).
+  // T must match the component's dtype and logical type (std::complex<float>
+  // for complex64, ztensor::bf16 for bf16, ...). bool has no typed view
+  // (a stored byte other than 0/1 is not a valid C++ bool): use uint8_t.
+  template <typename T>
+  Span<const T> view_as(size_t index) const {
+    static_assert(!std::is_same_v<T, bool>, "view bool components as uint8_t");
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      check_element<T>(index, ZT_BOOL);
+    } else {
+      check_element<T>(index);
+    }
+    ByteView b = view(index);
+    return {reinterpret_cast<const T *>(b.data()), b.size() / sizeof(T)};
+  }
+  template <typename T>
+  Span<const T> view_as(const std::string &role) const {
+    return view_as<T>(component_index(role));
+  }
+
+  // Decodes into the caller's buffer; returns the bytes written. Throws
+  // Error(ZT_E_BUFFER_TOO_SMALL) when capacity is below the decoded size.
+  size_t read_into(size_t index, void *dst, size_t capacity) const {
+    size_t n = 0;
+    detail::check(zt_component_read(h_, index, dst, capacity, &n));
+    return n;
+  }
+
+  // Storage elements [first, first + count) of a component, decoded. zstd
+  // components are decoded only up to the end of the range.
+  std::vector<uint8_t> read_range(size_t index, uint64_t first, uint64_t count) const {
+    ComponentInfo c = component(index);
+    const size_t esize = zt_dtype_size(c.dtype);
+    if (esize == 0) throw Error(ZT_E_DTYPE, "component '" + c.role + "' has an unknown dtype " + c.dtype_name);
+    if (count > SIZE_MAX / esize) throw Error(ZT_E_LIMIT, "range of " + std::to_string(count) + " elements");
+    std::vector<uint8_t> out(static_cast<size_t>(count) * esize);
+    detail::check(zt_component_read_range(h_, index, first, count, out.data(), out.size()));
+    return out;
+  }
+  // Elements [first, first + count) counted in T (complex: whole numbers).
+  template <typename T>
+  std::vector<T> read_range_as(size_t index, uint64_t first, uint64_t count) const {
+    static_assert(!std::is_same_v<T, bool>, "read bool ranges with read_range");
+    check_element<T>(index);
+    constexpr uint64_t ratio = sizeof(T) / sizeof_storage<T>();
+    if (first > UINT64_MAX / ratio || count > UINT64_MAX / ratio)
+      throw Error(ZT_E_LIMIT, "range overflows the element count");
+    std::vector<T> out(static_cast<size_t>(count));
+    detail::check(zt_component_read_range(h_, index, first * ratio, count * ratio, out.data(), out.size() * sizeof(T)));
+    return out;
+  }
+
+  // Every storage element converted to f32 (f16, bf16, fp8 logical types,
+  // integers, bool; complex as [re, im] pairs).
+  std::vector<float> read_f32(size_t index) const {
+    ComponentInfo c = component(index);
+    std::vector<uint8_t> bytes = read(index);
+    const size_t esize = zt_dtype_size(c.dtype);
+    std::vector<float> out(esize ? bytes.size() / esize : 0);
+    detail::check(zt_convert_to_f32(c.dtype, c.logical_type ? c.logical_type->c_str() : nullptr, bytes.data(),
+                                    bytes.size(), out.data(), out.size()));
+    return out;
+  }
+  std::vector<float> read_f32(const std::string &role) const { return read_f32(component_index(role)); }
+
+  // The attributes' CBOR bytes as stored (borrowed from the File; empty when
+  // the object has none).
+  ByteView attributes_cbor() const {
+    const uint8_t *p = nullptr;
+    size_t n = 0;
+    detail::check(zt_object_attributes_cbor(h_, &p, &n));
+    return {p, p ? n : 0};
+  }
+  // Manifest fields this library does not know, as a CBOR map.
+  std::vector<uint8_t> extra_fields_cbor() const {
+    return detail::take_bytes([&](uint8_t **p, size_t *n) { return zt_object_extra_fields_cbor(h_, p, n); });
+  }
+
   // Structure and digests of every component (strictness of the open).
   void verify() const { detail::check(zt_object_verify(h_)); }
+  zt_verify_result verify_component(size_t index) const {
+    zt_verify_result r = ZT_VERIFY_NO_DIGEST;
+    detail::check(zt_component_verify(h_, index, &r));
+    return r;
+  }
+  // The strict structural check of the object's format, without digests.
+  void validate() const { detail::check(zt_object_validate(h_)); }
+
+  // --- sparse_csr / sparse_coo ---------------------------------------------
+  bool is_sparse() const { return format() == "sparse_csr" || format() == "sparse_coo"; }
+  zt_sparse_info sparse_info() const {
+    zt_sparse_info i;
+    std::memset(&i, 0, sizeof i);
+    i.struct_size = sizeof i;
+    detail::check(zt_object_sparse_info(h_, &i));
+    return i;
+  }
+  // "indices", "indptr" or "coords" as u64, whatever integer dtype is stored.
+  std::vector<uint64_t> read_index(const std::string &role) const {
+    size_t count = 0;
+    zt_status s = zt_object_read_index(h_, role.c_str(), nullptr, 0, &count);
+    if (s != ZT_OK && s != ZT_E_BUFFER_TOO_SMALL) detail::check(s);
+    std::vector<uint64_t> out(count);
+    detail::check(zt_object_read_index(h_, role.c_str(), out.data(), out.size(), &count));
+    out.resize(count);
+    return out;
+  }
+  // The dense bytes of a sparse object (row-major; duplicates: last wins).
+  std::vector<uint8_t> densify() const {
+    size_t need = 0;
+    zt_status s = zt_object_densify(h_, nullptr, 0, &need);
+    if (s != ZT_OK && s != ZT_E_BUFFER_TOO_SMALL) detail::check(s);
+    std::vector<uint8_t> out(need);
+    detail::check(zt_object_densify(h_, out.data(), out.size(), &need));
+    return out;
+  }
+  template <typename T>
+  std::vector<T> densify_as() const {
+    static_assert(!std::is_same_v<T, bool>, "densify bool values with densify()");
+    zt_sparse_info i = sparse_info();
+    const std::optional<std::string> lt =
+        i.values_logical_type ? std::optional<std::string>(i.values_logical_type) : std::nullopt;
+    if (i.values_dtype != dtype_of<T>::value || !detail::same_logical(lt, logical_type_of<T>::value))
+      throw Error(ZT_E_INVALID_ARG, "values of '" + std::string(name()) + "' are " + zt_dtype_name_or(i.values_dtype) +
+                                        (lt ? " (" + *lt + ")" : "") + ", not the requested element type");
+    std::vector<uint8_t> bytes = densify();
+    std::vector<T> out(bytes.size() / sizeof(T));
+    if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+    return out;
+  }
+
+  // --- quantized_group -----------------------------------------------------
+  zt_quant_info quant_info() const {
+    zt_quant_info i;
+    std::memset(&i, 0, sizeof i);
+    i.struct_size = sizeof i;
+    detail::check(zt_object_quant_info(h_, &i));
+    return i;
+  }
+  // rows x cols f32 values, w = (q - zero) * scale.
+  std::vector<float> dequantize() const {
+    zt_quant_info i = quant_info();
+    if (i.cols != 0 && i.rows > SIZE_MAX / sizeof(float) / i.cols)
+      throw Error(ZT_E_LIMIT, "dequantized size of '" + std::string(name()) + "' does not fit in memory");
+    std::vector<float> out(static_cast<size_t>(i.rows * i.cols));
+    detail::check(zt_object_dequantize(h_, out.data(), out.size()));
+    return out;
+  }
+
+#ifdef ZTENSOR_HPP_HAS_DLPACK
+  // A DLPack tensor of a dense object; the mapping stays alive while it does.
+  struct DLPackDeleter {
+    void operator()(DLManagedTensor *t) const {
+      if (t && t->deleter) t->deleter(t);
+    }
+  };
+  using DLPackTensor = std::unique_ptr<DLManagedTensor, DLPackDeleter>;
+  DLPackTensor to_dlpack() const {
+    DLManagedTensor *t = nullptr;
+    detail::check(zt_object_to_dlpack(h_, &t));
+    return DLPackTensor(t);
+  }
+#endif
 
  private:
+  static std::string zt_dtype_name_or(zt_dtype d) {
+    const char *n = zt_dtype_name(d);
+    return n ? n : "an unknown dtype";
+  }
+  // Bytes per storage element of T (complex: of one part).
+  template <typename T>
+  static constexpr size_t sizeof_storage() {
+    if constexpr (std::is_same_v<T, std::complex<float>>) return sizeof(float);
+    if constexpr (std::is_same_v<T, std::complex<double>>) return sizeof(double);
+    return sizeof(T);
+  }
+  // Throws unless component `index` holds T (dtype and logical type), or
+  // `also` (e.g. bool bytes read as uint8_t).
+  template <typename T>
+  void check_element(size_t index, zt_dtype also = ZT_DTYPE_UNKNOWN) const {
+    ComponentInfo c = component(index);
+    const bool dtype_ok = c.dtype == dtype_of<T>::value || (also != ZT_DTYPE_UNKNOWN && c.dtype == also);
+    if (!dtype_ok || !detail::same_logical(c.logical_type, logical_type_of<T>::value))
+      throw Error(
+          ZT_E_INVALID_ARG,
+          "component '" + c.role + "' of '" + std::string(name()) + "' is " + c.dtype_name +
+              (c.logical_type ? " (" + *c.logical_type + ")" : "") + ", not " + zt_dtype_name_or(dtype_of<T>::value) +
+              (logical_type_of<T>::value ? " (" + std::string(logical_type_of<T>::value) + ")" : std::string()));
+  }
   const zt_object *h_;
   zt_object_info info_ = make_info();
   static zt_object_info make_info() {
@@ -282,11 +655,19 @@ class File {
   explicit File(const std::string &path, const zt_open_options *opts = nullptr) {
     detail::check(zt_open(path.c_str(), opts, &h_));
   }
+  File(const std::string &path, const OpenOptions &opts) {
+    const zt_open_options o = opts.to_c();
+    detail::check(zt_open(path.c_str(), &o, &h_));
+  }
   // The buffer is borrowed: keep it valid and unchanged while the File lives.
   static File from_memory(const void *data, size_t size, const zt_open_options *opts = nullptr) {
     zt_file *h = nullptr;
     detail::check(zt_open_memory(data, size, opts, &h));
     return File(h);
+  }
+  static File from_memory(const void *data, size_t size, const OpenOptions &opts) {
+    const zt_open_options o = opts.to_c();
+    return from_memory(data, size, &o);
   }
   File(File &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
   File &operator=(File &&o) noexcept {
@@ -350,6 +731,104 @@ class File {
   // Every object; throws the first failure in manifest order.
   void verify(bool strict = false) const { detail::check(zt_file_verify(h_, strict ? 1 : 0, nullptr, nullptr)); }
 
+  // One failure found by verify_all.
+  struct VerifyFailure {
+    std::string object;  // "" for a file-level failure
+    std::string role;    // "" for an object-level failure
+    zt_status status;
+    std::string message;
+  };
+  // Every failure in manifest order (empty: the file is sound).
+  std::vector<VerifyFailure> verify_all(bool strict = false) const {
+    std::vector<VerifyFailure> out;
+    zt_status s = zt_file_verify(
+        h_, strict ? 1 : 0,
+        [](void *user, const char *object, const char *role, zt_status status, const char *message) {
+          static_cast<std::vector<VerifyFailure> *>(user)->push_back(
+              {object ? object : "", role ? role : "", status, message ? message : ""});
+        },
+        &out);
+    if (s != ZT_OK && out.empty()) detail::check(s);  // a failure no callback saw (argument, memory)
+    return out;
+  }
+
+  // The file attributes' CBOR bytes as stored (empty when there are none).
+  ByteView attributes_cbor() const {
+    const uint8_t *p = nullptr;
+    size_t n = 0;
+    detail::check(zt_file_attributes_cbor(h_, &p, &n));
+    return {p, p ? n : 0};
+  }
+  // Unknown manifest root fields as a CBOR map (empty when there are none).
+  std::vector<uint8_t> extra_fields_cbor() const {
+    return detail::take_bytes([&](uint8_t **p, size_t *n) { return zt_file_extra_fields_cbor(h_, p, n); });
+  }
+
+  // Object names in manifest order (names may contain NUL bytes).
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    const size_t n = size();
+    out.reserve(n);
+    for (size_t i = 0; i < n; ++i) out.emplace_back(at(i).name());
+    return out;
+  }
+
+  // One component to decode into a caller's buffer (see zt_file_read_many).
+  struct ReadRequest {
+    const zt_object *object = nullptr;
+    size_t component = 0;
+    void *dst = nullptr;
+    size_t capacity = 0;
+    size_t out_size = 0;       // out: bytes written, or needed
+    zt_status status = ZT_OK;  // out
+  };
+  // Reads all requests at once, in parallel; each gets its own status. Throws
+  // the first failure in array order after all have run, unless
+  // throw_on_error is false.
+  void read_many(std::vector<ReadRequest> &reqs, bool throw_on_error = true) const {
+    std::vector<zt_read_request> c(reqs.size());
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      c[i].object = reqs[i].object;
+      c[i].component = reqs[i].component;
+      c[i].dst = reqs[i].dst;
+      c[i].dst_capacity = reqs[i].capacity;
+    }
+    const zt_status s = zt_file_read_many(h_, c.data(), c.size());
+    const std::string message = s == ZT_OK ? std::string() : zt_last_error();
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      reqs[i].out_size = c[i].out_size;
+      reqs[i].status = c[i].status;
+    }
+    if (s != ZT_OK && throw_on_error) throw Error(s, message);
+  }
+  // Decodes every component of the named objects (all their components, in
+  // order), in one parallel batch.
+  std::vector<std::vector<uint8_t>> read_all(const std::vector<std::string> &object_names) const {
+    std::vector<std::vector<uint8_t>> out;
+    std::vector<ReadRequest> reqs;
+    for (const std::string &n : object_names) {
+      Object o = get(n);
+      for (size_t i = 0; i < o.component_count(); ++i) {
+        out.emplace_back(static_cast<size_t>(o.component(i).decoded_length));
+        reqs.push_back({o.handle(), i, out.back().data(), out.back().size(), 0, ZT_OK});
+      }
+    }
+    read_many(reqs, false);
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      if (reqs[i].status == ZT_E_BUFFER_TOO_SMALL) {
+        // A spec 1.1 zstd component declares no decoded size: read it alone.
+        out[i] = Object(reqs[i].object).read(reqs[i].component);
+      } else if (reqs[i].status != ZT_OK) {
+        // Re-run alone to get this request's own message.
+        (void)Object(reqs[i].object).read(reqs[i].component);
+        throw Error(reqs[i].status, "reading component " + std::to_string(reqs[i].component));
+      } else {
+        out[i].resize(reqs[i].out_size);
+      }
+    }
+    return out;
+  }
+
   class iterator {
    public:
     using iterator_category = std::input_iterator_tag;
@@ -390,6 +869,10 @@ class Writer {
   explicit Writer(const std::string &path, const zt_writer_options *opts = nullptr) {
     detail::check(zt_writer_create(path.c_str(), opts, &h_));
   }
+  Writer(const std::string &path, const WriterOptions &opts) {
+    const zt_writer_options o = opts.to_c();
+    detail::check(zt_writer_create(path.c_str(), &o, &h_));
+  }
   Writer(Writer &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
   Writer &operator=(Writer &&o) noexcept {
     if (this != &o) {
@@ -421,12 +904,46 @@ class Writer {
   template <typename T>
   Writer &add(std::string_view name, const std::vector<uint64_t> &shape, Span<const T> values,
               const zt_blob_options *opts = nullptr) {
+    if (logical_type_of<T>::value && (!opts || !opts->logical_type)) {
+      zt_blob_options o;
+      if (opts) {
+        o = *opts;
+      } else {
+        zt_blob_options_init(&o);
+      }
+      o.logical_type = logical_type_of<T>::value;
+      return add_dense(name, dtype_of<T>::value, shape, values.data(), values.size_bytes(), &o);
+    }
     return add_dense(name, dtype_of<T>::value, shape, values.data(), values.size_bytes(), opts);
   }
   template <typename T>
   Writer &add(std::string_view name, const std::vector<uint64_t> &shape, const std::vector<T> &values,
               const zt_blob_options *opts = nullptr) {
     return add<T>(name, shape, Span<const T>(values.data(), values.size()), opts);
+  }
+  // Any contiguous container of a typed element (std::vector, std::array,
+  // Span, a C array, ...): w.add("a", {2, 3}, std::array<float, 6>{}).
+  // std::complex<float> / <double> elements are written as complex64 /
+  // complex128 over f32 / f64.
+  template <typename C, typename = std::enable_if_t<detail::is_contiguous<C>::value>>
+  Writer &add(std::string_view name, const std::vector<uint64_t> &shape, const C &values,
+              const BlobOptions &opts = {}) {
+    using T = detail::element_of<C>;
+    static_assert(!std::is_same_v<T, bool> || sizeof(bool) == 1, "bool must be one byte");
+    BlobOptions o = opts;
+    if (logical_type_of<T>::value && !o.logical_type) o.logical_type = logical_type_of<T>::value;
+    const zt_blob_options c = o.to_c();
+    return add_dense(name, dtype_of<T>::value, shape, values.data(), values.size() * sizeof(T), &c);
+  }
+  template <typename T, size_t N, typename = std::enable_if_t<detail::has_dtype<T>::value>>
+  Writer &add(std::string_view name, const std::vector<uint64_t> &shape, const T (&values)[N],
+              const BlobOptions &opts = {}) {
+    return add(name, shape, Span<const T>(values, N), opts);
+  }
+  Writer &add_dense(std::string_view name, zt_dtype dtype, const std::vector<uint64_t> &shape, const void *data,
+                    size_t len, const BlobOptions &opts) {
+    const zt_blob_options c = opts.to_c();
+    return add_dense(name, dtype, shape, data, len, &c);
   }
   // std::vector<bool> is packed; it is written as one 0/1 byte per element.
   Writer &add(std::string_view name, const std::vector<uint64_t> &shape, const std::vector<bool> &values,
@@ -445,14 +962,118 @@ class Writer {
     return *this;
   }
 
+  Writer &write_blob(std::string_view name, const std::string &role, zt_dtype dtype, const void *data, size_t len,
+                     const BlobOptions &opts) {
+    const zt_blob_options c = opts.to_c();
+    return write_blob(name, role, dtype, data, len, &c);
+  }
+
+  // Streaming: one component in pieces (memory bounded by one piece); only
+  // one blob may be open at a time. The logical type in opts must outlive
+  // begin_blob only (it is copied).
+  Writer &begin_blob(std::string_view name, const std::string &role, zt_dtype dtype, const BlobOptions &opts = {}) {
+    const zt_blob_options c = opts.to_c();
+    detail::check(zt_write_blob_begin(h_, name.data(), name.size(), role.c_str(), dtype, &c));
+    return *this;
+  }
+  Writer &append(const void *data, size_t len) {
+    detail::check(zt_write_blob_append(h_, data, len));
+    return *this;
+  }
+  template <typename C, typename = std::enable_if_t<detail::is_contiguous<C>::value>>
+  Writer &append(const C &values) {
+    return append(values.data(), values.size() * sizeof(detail::element_of<C>));
+  }
+  Writer &end_blob() {
+    detail::check(zt_write_blob_end(h_));
+    return *this;
+  }
+
+  // Attributes as CBOR bytes (one map item).
+  Writer &set_attributes_cbor(const void *cbor, size_t len) {
+    detail::check(zt_writer_set_attributes_cbor(h_, static_cast<const uint8_t *>(cbor), len));
+    return *this;
+  }
+
+  // sparse_csr [rows, cols]: values (nnz of T), indices[nnz], indptr[rows+1].
+  template <typename T>
+  Writer &add_csr(std::string_view name, uint64_t rows, uint64_t cols, const std::vector<T> &values,
+                  const std::vector<uint64_t> &indices, const std::vector<uint64_t> &indptr,
+                  const BlobOptions &opts = {}) {
+    if (indices.size() != values.size())
+      throw Error(ZT_E_INVALID_ARG, "add_csr '" + std::string(name) + "': " + std::to_string(values.size()) +
+                                        " values but " + std::to_string(indices.size()) + " indices");
+    if (indptr.size() != rows + 1)
+      throw Error(ZT_E_INVALID_ARG, "add_csr '" + std::string(name) + "': indptr needs rows + 1 = " +
+                                        std::to_string(rows + 1) + " entries, got " + std::to_string(indptr.size()));
+    BlobOptions o = with_logical<T>(opts);
+    const zt_blob_options c = o.to_c();
+    detail::check(zt_writer_add_csr(h_, name.data(), name.size(), rows, cols, dtype_of<T>::value, values.data(),
+                                    values.size(), indices.data(), indptr.data(), &c));
+    return *this;
+  }
+  // sparse_coo: values (nnz of T), coords[ndim * nnz] (one row per dimension).
+  template <typename T>
+  Writer &add_coo(std::string_view name, const std::vector<uint64_t> &shape, const std::vector<T> &values,
+                  const std::vector<uint64_t> &coords, const BlobOptions &opts = {}) {
+    if (coords.size() != shape.size() * values.size())
+      throw Error(ZT_E_INVALID_ARG, "add_coo '" + std::string(name) +
+                                        "': coords needs ndim * nnz = " + std::to_string(shape.size() * values.size()) +
+                                        " entries, got " + std::to_string(coords.size()));
+    BlobOptions o = with_logical<T>(opts);
+    const zt_blob_options c = o.to_c();
+    detail::check(zt_writer_add_coo(h_, name.data(), name.size(), shape.data(), shape.size(), dtype_of<T>::value,
+                                    values.data(), values.size(), coords.data(), &c));
+    return *this;
+  }
+  // quantized_group: see zt_quant_params (initialise with zt_quant_params_init).
+  Writer &add_quantized_group(std::string_view name, const std::vector<uint64_t> &shape, const zt_quant_params &params,
+                              const BlobOptions &opts = {}) {
+    const zt_blob_options c = opts.to_c();
+    detail::check(zt_writer_add_quantized_group(h_, name.data(), name.size(), shape.data(), shape.size(), &params, &c));
+    return *this;
+  }
+
+  // Copies an object of an open file (verified first); new_name keeps the
+  // object's own name when empty.
+  Writer &copy_object(const Object &obj, std::optional<std::string_view> new_name = std::nullopt) {
+    detail::check(zt_writer_copy_object(h_, obj.handle(), new_name ? new_name->data() : nullptr,
+                                        new_name ? new_name->size() : 0));
+    return *this;
+  }
+  // File attributes and unknown root fields: the union of those files'.
+  Writer &copy_file_fields(const std::vector<const File *> &files) {
+    std::vector<const zt_file *> handles;
+    for (const File *f : files) handles.push_back(f->handle());
+    detail::check(zt_writer_copy_file_fields(h_, handles.data(), handles.size()));
+    return *this;
+  }
+
   // Writes manifest and footer and renames into place. The handle is gone
   // afterwards whatever the outcome.
   void finish() { detail::check(zt_writer_finish(std::exchange(h_, nullptr))); }
   void discard() { detail::check(zt_writer_discard(std::exchange(h_, nullptr))); }
 
  private:
+  template <typename T>
+  static BlobOptions with_logical(const BlobOptions &opts) {
+    BlobOptions o = opts;
+    if (logical_type_of<T>::value && !o.logical_type) o.logical_type = logical_type_of<T>::value;
+    return o;
+  }
   zt_writer *h_ = nullptr;
 };
+
+// Rewrites any readable file as spec 1.2.0 at out_path (atomically).
+inline void migrate(const std::string &in_path, const std::string &out_path, const MigrateOptions &opts = {}) {
+  const zt_migrate_options o = opts.to_c();
+  detail::check(zt_migrate(in_path.c_str(), out_path.c_str(), &o));
+}
+
+// The version of the libztensor actually loaded ("1.1.0").
+inline std::string library_version() {
+  return zt_version_string();
+}
 
 }  // namespace ztensor
 

@@ -2,10 +2,19 @@
 
 #include <sys/stat.h>
 
+#include "component_stream.h"
 #include "composite/parts.h"
 #include "util/error.h"
 
 namespace zt {
+namespace {
+
+// Components decoded whole up to this size (one-shot compression, the same
+// bytes as ever); larger ones are streamed through kStreamPiece buffers.
+constexpr uint64_t kWholeCopyMax = uint64_t{64} << 20;
+constexpr size_t kStreamPiece = size_t{8} << 20;
+
+}  // namespace
 
 bool sparse_index_as_u64(const Reader &in, const Object &o, const Component &c, std::vector<uint8_t> &out) {
   if (!is_sparse_index(o.format, c.role) || c.dtype == ZT_U64 || !dtype_is_integer(c.dtype)) return false;
@@ -52,9 +61,17 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
           !(c.big_endian && c.dtype != ZT_U8 && c.dtype != ZT_I8 && c.dtype != ZT_BOOL)) {
         view = in.view(o, c, &len);
         w.write_blob(o.name, c.role, c.dtype, view, len, bo);
-      } else {
+      } else if (c.decoded_known && c.decoded_length <= kWholeCopyMax) {
         std::vector<uint8_t> bytes = in.read_vector(o, c);
         w.write_blob(o.name, c.role, c.dtype, bytes.data(), bytes.size(), bo);
+      } else {
+        // Large (or of unknown size): decoded piece by piece into a
+        // streamed blob, so memory stays bounded whatever the size.
+        ComponentStream s(in, nullptr, o, c);
+        std::vector<uint8_t> piece(kStreamPiece);
+        w.blob_begin(o.name, c.role, c.dtype, bo);
+        while (size_t n = s.read(piece.data(), piece.size())) w.blob_append(piece.data(), n);
+        w.blob_end();
       }
     }
   }

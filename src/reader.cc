@@ -91,6 +91,16 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts) : source_
   limits.file_size = source_->size();
   if (loc.size == 0) fail(ZT_E_CBOR, "'" + source_->path() + "': the manifest is empty (0 bytes)");
   manifest_ = decode_manifest(bytes, loc.size, loc.container, loc.offset, limits, source_->path());
+  if (opts_.verify_on_read) {
+    slot_base_.resize(manifest_.objects.size());
+    size_t slots = 0;
+    for (size_t i = 0; i < manifest_.objects.size(); ++i) {
+      slot_base_[i] = slots;
+      slots += manifest_.objects[i].components.size();
+    }
+    verified_.reset(new std::atomic<bool>[slots]);
+    for (size_t k = 0; k < slots; ++k) verified_[k].store(false, std::memory_order_relaxed);
+  }
   // Views into a pread copy must not outlive it: the model owns its strings
   // (indefinite-length strings were joined into std::strings), so nothing
   // points into `copy` once decode_manifest returns.
@@ -118,6 +128,46 @@ unsigned Reader::threads() const {
 void Reader::check_readable(const Object &o, const Component &c) const {
   if (c.status != ZT_OK) fail(c.status, c.error);
   if (o.status != ZT_OK) fail(o.status, o.error);
+}
+
+size_t Reader::component_slot(const Object &o, const Component &c) const {
+  const size_t oi = static_cast<size_t>(&o - manifest_.objects.data());
+  const size_t ci = static_cast<size_t>(&c - o.components.data());
+  if (oi >= manifest_.objects.size() || ci >= o.components.size())
+    fail(ZT_E_INTERNAL, "verify-on-read: component not of this file");
+  return slot_base_[oi] + ci;
+}
+
+bool Reader::digest_pending(const Object &o, const Component &c) const {
+  if (!opts_.verify_on_read || !c.has_digest || c.parsed_digest.alg == ZT_DIGEST_UNKNOWN) return false;
+  return !verified_[component_slot(o, c)].load(std::memory_order_acquire);
+}
+
+void Reader::mark_verified(const Object &o, const Component &c) const {
+  if (opts_.verify_on_read) verified_[component_slot(o, c)].store(true, std::memory_order_release);
+}
+
+std::string Reader::digest_mismatch_message(const Object &o, const Component &c, const std::string &got) const {
+  const char *alg = c.parsed_digest.alg == ZT_DIGEST_SHA256 ? "sha256" : "crc32c";
+  return "'" + source_->path() + "': " + ctx_of(o, c) + ": verify-on-read: " + alg +
+         " digest mismatch: manifest says " + c.digest + ", stored bytes [" + std::to_string(c.offset) + ", +" +
+         std::to_string(c.length) + ") give " + got;
+}
+
+void Reader::check_digest(const Object &o, const Component &c) const {
+  Digester d(c.parsed_digest.alg);
+  for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { d.update(p, n); });
+  if (!d.finish_matches(c.parsed_digest)) {
+    Digester again(c.parsed_digest.alg);
+    for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { again.update(p, n); });
+    fail(ZT_E_DIGEST_MISMATCH, digest_mismatch_message(o, c, again.finish_string()));
+  }
+}
+
+void Reader::verify_before_read(const Object &o, const Component &c) const {
+  if (!digest_pending(o, c)) return;
+  check_digest(o, c);
+  mark_verified(o, c);
 }
 
 void Reader::for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const {
@@ -152,6 +202,7 @@ uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
 
 size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capacity) const {
   check_readable(o, c);
+  verify_before_read(o, c);
   const LazyCtx ctx{o, c};
   if (c.encoding == ZT_ENCODING_RAW) {
     if (capacity < c.length)
@@ -207,6 +258,20 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     j.error = e.what();
   };
   constexpr size_t kMaxBatch = 1024;
+  // Verify-on-read first, in parallel: a job whose digest fails is recorded
+  // as failed and skipped below, so no unchecked byte reaches its buffer.
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (jobs[i].status == ZT_OK && digest_pending(*jobs[i].object, *jobs[i].component)) pending.push_back(i);
+  parallel_for(pending.size(), threads(), [&](size_t k) {
+    ReadJob &j = jobs[pending[k]];
+    try {
+      check_readable(*j.object, *j.component);
+      verify_before_read(*j.object, *j.component);
+    } catch (const Error &e) {
+      record(j, e);
+    }
+  });
   std::vector<Task> tasks;
   tasks.reserve(jobs.size());
   std::vector<size_t> small_raw;
@@ -331,6 +396,7 @@ void Reader::read_range(const Object &o, const Component &c, uint64_t first, uin
   if (capacity < *bytes)
     fail(ZT_E_BUFFER_TOO_SMALL,
          ctx + ": range needs " + std::to_string(*bytes) + " bytes, buffer has " + std::to_string(capacity));
+  verify_before_read(o, c);
   if (c.encoding == ZT_ENCODING_RAW) {
     source_->read(c.offset + *begin, static_cast<size_t>(*bytes), dst);
   } else {
@@ -349,6 +415,7 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
   if (c.encoding != ZT_ENCODING_RAW)
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": " + c.encoding_name + "-encoded data must be decoded (use a read)");
   if (needs_swap(c)) fail(ZT_E_NOT_ZERO_COPY, ctx + ": data is stored big-endian (legacy 0.1); a read byte-swaps it");
+  verify_before_read(o, c);
   *len = static_cast<size_t>(c.length);
   return source_->data() + c.offset;
 }
@@ -371,6 +438,7 @@ zt_verify_result Reader::verify_component(const Object &o, const Component &c, b
                                        again.finish_string());
       }
       result = ZT_VERIFY_OK;
+      mark_verified(o, c);  // a later read (verify-on-read) need not check again
     }
   }
   // Spec 0.1 §5.1: any non-zero byte is true there; 1.x allows only 0 and 1.

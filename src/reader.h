@@ -3,6 +3,7 @@
 // immutable after open and safe to use from several threads.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,6 +22,8 @@ struct ReaderOptions {
   unsigned threads = 0;  // 0 = hardware concurrency
   uint64_t max_manifest_size = kMaxManifestSize;
   uint64_t max_decoded_size = uint64_t{64} << 30;
+  // Check each component's digest the first time its bytes are read.
+  bool verify_on_read = false;
 };
 
 // One request of a batched read (zt_file_read_many). A job whose status is
@@ -66,6 +69,10 @@ class Reader {
   // Storage elements [first, first+count).
   void read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
                   size_t capacity) const;
+  // An N-d box [start, stop) of the component, row-major into dst (see
+  // slice_read.cc); returns the bytes written.
+  size_t read_slice(const Object &o, const Component &c, size_t ndim, const uint64_t *start, const uint64_t *stop,
+                    void *dst, size_t capacity) const;
   // Reads every job, on up to threads() threads; large raw components are
   // split into chunks so both cores copy, small neighbouring raw ones are
   // read together. Each job records its own outcome.
@@ -78,6 +85,20 @@ class Reader {
   const uint8_t *stored_bytes(const Component &c, std::vector<uint8_t> &scratch) const;
   void for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const;
 
+  // Verify-on-read (docs/c-abi.md): with the option on, checks the
+  // component's digest over all its stored bytes unless that was already
+  // done, remembering success per component (thread-safe: concurrent first
+  // readers may both check, never hand out unchecked bytes). A no-op when
+  // the option is off or the component has no digest of a known algorithm.
+  void verify_before_read(const Object &o, const Component &c) const;
+  // True when verify_before_read would still have to check c.
+  bool digest_pending(const Object &o, const Component &c) const;
+  // Records that c's stored bytes matched its digest (a stream that digested
+  // them as they passed).
+  void mark_verified(const Object &o, const Component &c) const;
+  // The message of a digest mismatch: file, object, component, algorithm.
+  std::string digest_mismatch_message(const Object &o, const Component &c, const std::string &got) const;
+
   // Structure + digest (+ zstd size, + strict bool bytes).
   zt_verify_result verify_component(const Object &o, const Component &c, bool strict) const;
   // All components, then (strict) the object's format structure.
@@ -88,9 +109,16 @@ class Reader {
  private:
   Reader(std::unique_ptr<Source> src, const ReaderOptions &opts);
   void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n) const;
+  size_t component_slot(const Object &o, const Component &c) const;
+  // Digest over the stored bytes; throws ZT_E_DIGEST_MISMATCH.
+  void check_digest(const Object &o, const Component &c) const;
   std::unique_ptr<Source> source_;
   ReaderOptions opts_;
   Manifest manifest_;
+  // verify_on_read only: first component slot of each object, and per slot
+  // whether the digest was checked and matched.
+  std::vector<size_t> slot_base_;
+  std::unique_ptr<std::atomic<bool>[]> verified_;
 };
 
 // Runs fn(i) for i in [0, n) on up to `threads` threads; the first exception

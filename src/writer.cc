@@ -26,11 +26,21 @@ bool is_sparse_format(const std::string &format) {
 
 }  // namespace
 
-Writer::Writer(const std::string &path, const WriterOptions &opts) : opts_(opts) {
-  if (opts_.encoding != ZT_ENCODING_RAW && opts_.encoding != ZT_ENCODING_ZSTD)
+namespace {
+
+const WriterOptions &checked(const WriterOptions &opts) {
+  if (opts.encoding != ZT_ENCODING_RAW && opts.encoding != ZT_ENCODING_ZSTD)
     fail(ZT_E_INVALID_ARG, "writer default encoding must be raw or zstd");
-  if (opts_.digest > ZT_DIGEST_SHA256) fail(ZT_E_INVALID_ARG, "writer default digest must be none, crc32c or sha256");
-  sink_ = std::make_unique<FileSink>(path);
+  if (opts.digest > ZT_DIGEST_SHA256) fail(ZT_E_INVALID_ARG, "writer default digest must be none, crc32c or sha256");
+  return opts;
+}
+
+}  // namespace
+
+Writer::Writer(const std::string &path, const WriterOptions &opts)
+    : Writer(std::make_unique<FileSink>((checked(opts), path)), opts) {}
+
+Writer::Writer(std::unique_ptr<Sink> sink, const WriterOptions &opts) : opts_(checked(opts)), sink_(std::move(sink)) {
   sink_->write(kMagicV1, 8);
   manifest_.version = ZT_FORMAT_VERSION;
   manifest_.spec = SpecVersion::V1_2;

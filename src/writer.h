@@ -40,6 +40,9 @@ struct BlobOptions {
 class Writer {
  public:
   Writer(const std::string &path, const WriterOptions &opts);
+  // Any sink: memory, a callback (same bytes as to a file).
+  Writer(std::unique_ptr<Sink> sink, const WriterOptions &opts);
+  Sink &sink() { return *sink_; }
   ~Writer();  // abandons unless finished
 
   void set_attributes(std::string cbor);  // one encoded CBOR map
@@ -86,7 +89,7 @@ class Writer {
   void emit(Component &c, const uint8_t *p, size_t n);
 
   WriterOptions opts_;
-  std::unique_ptr<FileSink> sink_;
+  std::unique_ptr<Sink> sink_;
   Manifest manifest_;
   // While every object was declared in increasing name order (what most
   // writers do), uniqueness is one comparison with the last name and a

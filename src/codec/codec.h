@@ -26,6 +26,13 @@ std::vector<uint8_t> zstd_decode_bounded(const void *src, size_t src_len, uint64
 void zstd_decode_range(const void *src, size_t src_len, void *dst, uint64_t begin, size_t count,
                        const std::string &ctx);
 
+// Decodes from the start of the stream, handing each decoded piece to
+// sink(ptr, n) until it returns false; memory is one output buffer plus
+// libzstd's window, never the decoded whole. Damage past the point where
+// sink stopped is not seen. Returns the number of bytes decoded.
+uint64_t zstd_decode_until(const void *src, size_t src_len, const std::string &ctx,
+                           const std::function<bool(const uint8_t *, size_t)> &sink);
+
 // Decodes the whole stream, calling sink(ptr, n) on each piece; returns the
 // total. Refuses to go past `limit` bytes (ZT_E_DECODED_SIZE).
 uint64_t zstd_decode_each(const void *src, size_t src_len, uint64_t limit, const std::string &ctx,

@@ -121,6 +121,26 @@ void zstd_decode_range(const void *src, size_t src_len, void *dst, uint64_t begi
          ctx + ": zstd data ends after " + std::to_string(pos) + " bytes, before the requested range");
 }
 
+uint64_t zstd_decode_until(const void *src, size_t src_len, const std::string &ctx,
+                           const std::function<bool(const uint8_t *, size_t)> &sink) {
+  uint64_t pos = 0;
+  if (src_len == 0) return 0;
+  bool stopped = false;
+  try {
+    stream_decode(
+        src, src_len, ctx,
+        [&](const uint8_t *p, size_t n) {
+          pos += n;
+          stopped = !sink(p, n);
+          return !stopped;
+        },
+        true);
+  } catch (const Error &) {
+    if (!stopped) throw;
+  }
+  return pos;
+}
+
 uint64_t zstd_decode_each(const void *src, size_t src_len, uint64_t limit, const std::string &ctx,
                           const std::function<void(const uint8_t *, size_t)> &sink) {
   uint64_t total = 0;

@@ -59,7 +59,10 @@ void append_text(std::string &s, const std::string &t) {
 void parse_params(const Object &obj, QuantLayout &q) {
   const std::string ctx = where(obj.name) + ": quantized_group attributes";
   if (!obj.has_attributes) fail(ZT_E_QUANT_PARAMS, ctx + " are missing (bits and group_size are required)");
-  cbor::Tree t(reinterpret_cast<const uint8_t *>(obj.attributes.data()), obj.attributes.size(), ctx);
+  // Only top-level scalars are read: nested values need no nodes.
+  cbor::ParseOptions opts;
+  opts.check_only = true;
+  cbor::Tree t(reinterpret_cast<const uint8_t *>(obj.attributes.data()), obj.attributes.size(), ctx, opts);
   if (t.node(t.root()).kind != cbor::Kind::Map) fail(ZT_E_QUANT_PARAMS, ctx + " are not a map");
   auto positive = [&](const char *key, uint64_t max) {
     uint32_t i = t.find(t.root(), key);

@@ -13,19 +13,37 @@
 
 namespace zt {
 
-class FileSink {
+// Where a writer's bytes go: a file (FileSink), memory or a caller's
+// callback (memory_sink.h). Writes are sequential; position() is the
+// number of bytes written so far.
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void write(const void *data, size_t len) = 0;
+  virtual void write_zeros(size_t len) = 0;
+  uint64_t position() const { return position_; }
+  // Makes the bytes final (the file renamed into place, the buffer ready to
+  // take, the callback's last bytes sent). `sync` matters to files only.
+  virtual void commit(bool sync) = 0;
+  // Drops what was written, where that is possible (not for a callback).
+  virtual void abandon() noexcept = 0;
+
+ protected:
+  uint64_t position_ = 0;
+};
+
+class FileSink final : public Sink {
  public:
   explicit FileSink(const std::string &path);
   ~FileSink();  // abandons (removes the temporary) unless committed
   FileSink(const FileSink &) = delete;
   FileSink &operator=(const FileSink &) = delete;
 
-  void write(const void *data, size_t len);
-  void write_zeros(size_t len);
-  uint64_t position() const { return position_; }
+  void write(const void *data, size_t len) override;
+  void write_zeros(size_t len) override;
   // Flushes, optionally fsyncs, renames over the destination.
-  void commit(bool sync);
-  void abandon() noexcept;
+  void commit(bool sync) override;
+  void abandon() noexcept override;
   const std::string &path() const { return path_; }
   const std::string &temp_path() const { return temp_path_; }
 
@@ -43,7 +61,6 @@ class FileSink {
 
   std::string path_, temp_path_;
   int fd_ = -1;
-  uint64_t position_ = 0;
   // Not value-initialized: only the part in use is ever touched, and fresh
   // pages are costly to touch on some machines.
   std::unique_ptr<uint8_t[]> buffer_;

@@ -103,7 +103,12 @@ class MmapSource final : public Source {
     path_ = path;
     size_ = fd_.size();
     if (size_ == 0) return;
-    void *p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_.get(), 0);
+    // Private and writable (copy-on-write): a caller that writes through a
+    // view or a DLPack tensor (torch's in-place ops do) gets its own copy of
+    // the touched pages instead of a SIGSEGV, and the file never changes.
+    // Pages nobody writes are still shared with the page cache, so reads
+    // cost the same as with a read-only shared map.
+    void *p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_.get(), 0);
     if (p == MAP_FAILED) fail(ZT_E_IO, errno_text("cannot map", path));
     data_ = static_cast<const uint8_t *>(p);
   }

@@ -293,7 +293,7 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what, cons
   b.collapse_depth = opts.collapse_depth;
   // Most items are a few bytes: reserve a guess to limit regrowth (a
   // collapsed tree keeps far fewer nodes than items).
-  if (opts.collapse_depth == 0) nodes_.reserve(std::min<size_t>(size / 4 + 1, size_t{1} << 24));
+  if (opts.collapse_depth == 0 && !opts.check_only) nodes_.reserve(std::min<size_t>(size / 4 + 1, size_t{1} << 24));
 
   auto check_duplicates = [&](uint32_t map) {
     const Node &m = nodes_[map];
@@ -399,13 +399,25 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what, cons
   };
 
   // In place, for the same store-forwarding reason as Builder::push.
+  // Whether the item about to open is a value of a key named
+  // opts.check_only_under in its parent map.
+  auto under_checked_key = [&]() {
+    if (opts.check_only_under.empty() || b.stack.empty()) return false;
+    const Open &parent = b.stack.back();
+    if (nodes_[parent.node].kind != Kind::Map || parent.done % 2 != 1) return false;
+    const Node &key = nodes_[parent.last_key];
+    return key.kind == Kind::Text && text(key) == opts.check_only_under;
+  };
   auto push_open = [&](uint32_t node, uint64_t remaining, bool is_string, Kind kind) {
+    const bool check_only = opts.check_only || (!b.stack.empty() && b.stack.back().check_only) || under_checked_key();
     Open &o = b.stack.emplace_back();
     o.node = node;
     o.remaining = remaining;
     o.done = 0;
     o.is_string = is_string;
     o.string_kind = kind;
+    o.check_only = check_only;
+    o.last_key = 0;
   };
   // A container's last child is in: check it, drop a collapsed one's children.
   auto close = [&](uint32_t c, size_t end) {
@@ -419,18 +431,33 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what, cons
       while (!joined_.empty() && joined_.back().first > c) joined_.pop_back();
     }
   };
+  // check_only: a checked item is no longer needed in full. An array's or
+  // tag's element goes; a map's key or value stays as one node (the map's
+  // duplicate check walks key, value, key, ... through `next`).
+  auto shrink = [&](uint32_t idx) {
+    if (b.stack.empty() || !b.stack.back().check_only) return;
+    const Kind parent = nodes_[b.stack.back().node].kind;
+    const uint32_t keep = parent == Kind::Map ? idx + 1 : idx;
+    nodes_.resize(keep);
+    if (keep > idx) nodes_[idx].next = keep;
+    while (!joined_.empty() && joined_.back().first >= keep) joined_.pop_back();
+  };
   // An item (leaf or closed container) is complete: close parents as needed.
   auto complete = [&](uint32_t idx, size_t end) {
     nodes_[idx].end = static_cast<uint32_t>(end);
     nodes_[idx].next = static_cast<uint32_t>(nodes_.size());
-    while (!b.stack.empty()) {
+    uint32_t item = idx;
+    for (;;) {
+      shrink(item);
+      if (b.stack.empty()) break;
       Open &top = b.stack.back();
+      if (top.done % 2 == 0 && nodes_[top.node].kind == Kind::Map) top.last_key = item;
       ++top.done;
       if (top.remaining == UINT64_MAX) return;  // indefinite: waits for break
       if (--top.remaining > 0) return;
-      uint32_t c = top.node;
+      item = top.node;
       b.stack.pop_back();
-      close(c, end);
+      close(item, end);
     }
     b.done = true;
   };

@@ -39,6 +39,8 @@ struct OpenItem {
   uint64_t done;       // items completed so far
   bool is_string;      // an indefinite byte/text string gathering chunks
   Kind string_kind;
+  bool check_only;    // items inside are checked, then shrunk (see ParseOptions)
+  uint32_t last_key;  // a map's most recent key node
 };
 }  // namespace detail
 
@@ -65,6 +67,16 @@ struct ParseOptions {
   // The bytes were already parsed with these limits (the item was collapsed
   // in a bigger tree): skip the duplicate-key checks, which cannot fail now.
   bool already_checked = false;
+  // Only check the item (well-formed, depth, duplicate keys); the tree is
+  // not for reading. Elements of arrays and tags are dropped as soon as they
+  // are checked and map keys and values kept as one node each, so memory
+  // follows the widest map, not the item count: a 100 MB array of small
+  // integers would otherwise take 24 bytes per element.
+  bool check_only = false;
+  // The same, only for the values of map keys equal to this text, wherever
+  // they are ("attributes": the decoder keeps those as raw bytes, so their
+  // insides need checking but no nodes). Empty: none.
+  std::string_view check_only_under;
 };
 
 class Tree {

@@ -444,6 +444,7 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
       opts.max_depth = kMaxDepth - kCollapseObjects;
       opts.base_offset = t.offset_of(v);
       opts.already_checked = true;
+      opts.check_only_under = "attributes";  // kept as raw bytes: no nodes needed
       one.parse(t.data() + vn.begin, vn.end - vn.begin, what, opts);
       decode_object_v1(one, one.root(), o, man, limits);
     } else {
@@ -651,6 +652,10 @@ Manifest decode_manifest(const uint8_t *data, size_t size, Container container, 
   data += prefix;
   size -= prefix;
   opts.base_offset = prefix;
+  // File and object attributes are kept as their raw bytes: checked, but
+  // their insides take no nodes (a big metadata array would cost 24 bytes
+  // per element).
+  opts.check_only_under = "attributes";
   EarlyObjects early(man, limits, size);
   if (container != Container::V0) {
     opts.collapse_depth = kCollapseObjects;

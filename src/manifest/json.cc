@@ -472,7 +472,9 @@ std::string json_to_cbor(std::string_view json) {
 
 void check_cbor_item(const uint8_t *data, size_t size, const char *what) {
   try {
-    cbor::Tree t(data, size, what);
+    cbor::ParseOptions opts;
+    opts.check_only = true;  // memory follows the widest map, not the item count
+    cbor::Tree t(data, size, what, opts);
   } catch (const Error &e) {
     fail(ZT_E_INVALID_ARG, e.what());
   }

@@ -1,7 +1,11 @@
 // ztensor.hpp: owning handles, exceptions with status and message, views,
-// typed reads and writes, iteration over objects, abandoned writers.
+// typed reads and writes, iteration over objects, abandoned writers; option
+// structs, any contiguous container, typed views, ranged and batched reads,
+// streaming writes, composite objects, editing, verification reports, DLPack.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <complex>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -172,6 +176,262 @@ TEST(CppWrapper, ReadsInteropFileFromMemory) {
   }
   EXPECT_EQ(count, f.size());
   EXPECT_GT(count, 0u);
+}
+
+TEST(CppWrapper, AddsAnyContiguousContainerAndComplex) {
+  TempDir tmp;
+  const std::string path = tmp.file("containers.zt");
+  ztensor::WriterOptions wo;
+  wo.sync = false;
+  {
+    ztensor::Writer w(path, wo);
+    w.add("arr", {2, 3}, std::array<float, 6>{1, 2, 3, 4, 5, 6});
+    const int16_t carray[4] = {-1, 2, -3, 4};
+    w.add("carr", {4}, carray);
+    const std::vector<std::complex<float>> z = {{1.f, -1.f}, {0.5f, 2.f}};
+    w.add("z", {2}, z);
+    w.add("z128", {1}, std::array<std::complex<double>, 1>{std::complex<double>(3.0, 4.0)});
+    const std::vector<ztensor::bf16> halves = {{0x3F80}, {0x4000}};  // 1.0, 2.0
+    w.add("h", {2}, halves, ztensor::BlobOptions::zstd(5));
+    w.finish();
+  }
+  ztensor::File f(path);
+  EXPECT_EQ(f.names(), (std::vector<std::string>{"arr", "carr", "h", "z", "z128"}));
+  ztensor::Span<const float> arr = f["arr"].view_as<float>("data");
+  ASSERT_EQ(arr.size(), 6u);
+  EXPECT_EQ(arr[5], 6.f);
+  EXPECT_EQ(f["carr"].read_as<int16_t>(0), (std::vector<int16_t>{-1, 2, -3, 4}));
+
+  ztensor::Object z = f["z"];
+  EXPECT_EQ(z.component(0).logical_type.value_or(""), "complex64");
+  EXPECT_EQ(z.read_as<std::complex<float>>(0), (std::vector<std::complex<float>>{{1.f, -1.f}, {0.5f, 2.f}}));
+  EXPECT_EQ(z.view_as<std::complex<float>>(0)[1], std::complex<float>(0.5f, 2.f));
+  // A complex component is not plain f32 elements, and the reverse.
+  EXPECT_THROW(z.view_as<float>(0), ztensor::Error);
+  EXPECT_THROW(f["arr"].read_as<std::complex<float>>(0), ztensor::Error);
+  EXPECT_EQ(f["z128"].read_as<std::complex<double>>(0)[0], std::complex<double>(3.0, 4.0));
+
+  ztensor::Object h = f["h"];
+  EXPECT_EQ(h.component(0).encoding, ZT_ENCODING_ZSTD);
+  EXPECT_EQ(h.read_f32(0), (std::vector<float>{1.f, 2.f}));
+  EXPECT_EQ(h.read_as<ztensor::bf16>(0)[1].bits, 0x4000);
+}
+
+TEST(CppWrapper, OptionStructsKeepDefaultsAndApplySettings) {
+  TempDir tmp;
+  const std::string path = tmp.file("opts.zt");
+  ztensor::WriterOptions wo;
+  wo.sync = false;
+  wo.digest = ZT_DIGEST_SHA256;
+  wo.encoding = ZT_ENCODING_ZSTD;
+  {
+    ztensor::Writer w(path, wo);
+    std::vector<uint32_t> v(1000, 7);
+    w.add("v", {1000}, v);
+    ztensor::BlobOptions raw;
+    raw.encoding = ZT_ENCODING_RAW;
+    raw.digest = ZT_DIGEST_CRC32C;
+    w.add("r", {1000}, v, raw);
+    w.finish();
+  }
+  // Defaults: equivalent to NULL options.
+  ztensor::File plain(path, ztensor::OpenOptions{});
+  ztensor::ComponentInfo v = plain["v"].component(0);
+  EXPECT_EQ(v.encoding, ZT_ENCODING_ZSTD);
+  EXPECT_EQ(v.digest_alg, ZT_DIGEST_SHA256);
+  EXPECT_EQ(plain["r"].component(0).digest_alg, ZT_DIGEST_CRC32C);
+  EXPECT_EQ(plain["r"].view_as<uint32_t>(0)[999], 7u);
+
+  ztensor::OpenOptions pread;
+  pread.access = ztensor::Access::Pread;
+  ztensor::File p(path, pread);
+  try {
+    p["r"].view(0);
+    FAIL() << "pread access has no views";
+  } catch (const ztensor::Error &e) {
+    EXPECT_EQ(e.status(), ZT_E_NOT_ZERO_COPY);
+  }
+  EXPECT_EQ(p["r"].read_as<uint32_t>(0).size(), 1000u);
+
+  ztensor::OpenOptions small;
+  small.max_decoded_size = 100;
+  ztensor::File s(path, small);
+  try {
+    s["v"].read(0);
+    FAIL() << "a component above max_decoded_size must be refused";
+  } catch (const ztensor::Error &e) {
+    EXPECT_EQ(e.status(), ZT_E_LIMIT) << e.what();
+  }
+}
+
+TEST(CppWrapper, RangedBatchedAndStreamedAgreeWithWholeReads) {
+  TempDir tmp;
+  const std::string path = tmp.file("ranges.zt");
+  std::vector<int32_t> ints(5000);
+  for (size_t i = 0; i < ints.size(); ++i) ints[i] = static_cast<int32_t>(i * 3 - 7);
+  {
+    ztensor::WriterOptions wo;
+    wo.sync = false;
+    ztensor::Writer w(path, wo);
+    w.add("raw", {5000}, ints);
+    w.add("zst", {50, 100}, ints, ztensor::BlobOptions::zstd());
+    // The same bytes in three pieces.
+    w.begin_object("streamed", "dense", {5000});
+    w.begin_blob("streamed", "data", ZT_I32, ztensor::BlobOptions::zstd());
+    w.append(ztensor::Span<const int32_t>(ints.data(), 1234));
+    w.append(ints.data() + 1234, (3000 - 1234) * sizeof(int32_t));
+    w.append(ztensor::Span<const int32_t>(ints.data() + 3000, 2000));
+    w.end_blob();
+    w.finish();
+  }
+  ztensor::File f(path);
+  for (const char *name : {"raw", "zst", "streamed"}) {
+    SCOPED_TRACE(name);
+    ztensor::Object o = f[name];
+    EXPECT_EQ(o.read_as<int32_t>(0), ints);
+    EXPECT_EQ(o.read_range_as<int32_t>(0, 4990, 10), std::vector<int32_t>(ints.begin() + 4990, ints.end()));
+    std::vector<uint8_t> r = o.read_range(0, 1, 2);
+    ASSERT_EQ(r.size(), 8u);
+    EXPECT_EQ(std::memcmp(r.data(), ints.data() + 1, 8), 0);
+    EXPECT_THROW(o.read_range(0, 4999, 2), ztensor::Error);
+    std::vector<int32_t> into(5000);
+    EXPECT_EQ(o.read_into(0, into.data(), into.size() * 4), 20000u);
+    EXPECT_EQ(into, ints);
+    try {
+      o.read_into(0, into.data(), 100);
+      FAIL() << "a small buffer must be refused";
+    } catch (const ztensor::Error &e) {
+      EXPECT_EQ(e.status(), ZT_E_BUFFER_TOO_SMALL);
+    }
+  }
+  std::vector<std::vector<uint8_t>> all = f.read_all({"zst", "raw", "streamed"});
+  ASSERT_EQ(all.size(), 3u);
+  for (const std::vector<uint8_t> &b : all) {
+    ASSERT_EQ(b.size(), 20000u);
+    EXPECT_EQ(std::memcmp(b.data(), ints.data(), b.size()), 0);
+  }
+  // Each request reports its own status; a too-small buffer throws after all ran.
+  std::vector<int32_t> a(5000), b(10);
+  std::vector<ztensor::File::ReadRequest> reqs = {{f["raw"].handle(), 0, a.data(), 20000, 0, ZT_OK},
+                                                  {f["zst"].handle(), 0, b.data(), 40, 0, ZT_OK}};
+  EXPECT_THROW(f.read_many(reqs), ztensor::Error);
+  EXPECT_EQ(reqs[0].status, ZT_OK);
+  EXPECT_EQ(a, ints);
+  EXPECT_EQ(reqs[1].status, ZT_E_BUFFER_TOO_SMALL);
+  EXPECT_EQ(reqs[1].out_size, 20000u);
+}
+
+TEST(CppWrapper, CompositeObjects) {
+  TempDir tmp;
+  const std::string path = tmp.file("composite.zt");
+  {
+    ztensor::WriterOptions wo;
+    wo.sync = false;
+    ztensor::Writer w(path, wo);
+    w.add_csr<double>("csr", 2, 3, {1.5, -2.0}, {2, 0}, {0, 1, 2});
+    w.add_coo<float>("coo", {2, 2}, {4.f, 5.f}, {0, 1, 1, 0});
+    zt_quant_params q;
+    zt_quant_params_init(&q);
+    const int32_t words[4] = {0, 0, 0, 0};
+    const uint16_t scales[4] = {0x3C00, 0x3C00, 0x3C00, 0x3C00};  // f16 1.0
+    q.group_size = 8;
+    q.packed = words;
+    q.packed_len = sizeof words;
+    q.scales = scales;
+    q.scales_len = sizeof scales;
+    w.add_quantized_group("q", {2, 16}, q);
+    // Checked before anything is written: the writer stays usable.
+    EXPECT_THROW(w.add_csr<double>("bad", 2, 3, {1.0}, {0, 1}, {0, 1, 1}), ztensor::Error);
+    EXPECT_THROW(w.add_csr<double>("bad", 2, 3, {1.0}, {7}, {0, 1, 1}), ztensor::Error);
+    w.finish();
+  }
+  ztensor::File f(path);
+  EXPECT_FALSE(f.contains("bad"));
+  ztensor::Object csr = f["csr"];
+  EXPECT_TRUE(csr.is_sparse());
+  zt_sparse_info si = csr.sparse_info();
+  EXPECT_EQ(si.nnz, 2u);
+  EXPECT_EQ(si.is_csr, 1u);
+  EXPECT_EQ(csr.read_index("indptr"), (std::vector<uint64_t>{0, 1, 2}));
+  EXPECT_EQ(csr.densify_as<double>(), (std::vector<double>{0, 0, 1.5, -2.0, 0, 0}));
+  EXPECT_THROW(csr.densify_as<float>(), ztensor::Error);
+  csr.validate();
+  EXPECT_EQ(f["coo"].densify_as<float>(), (std::vector<float>{0, 4.f, 5.f, 0}));
+  ztensor::Object q = f["q"];
+  EXPECT_FALSE(q.is_sparse());
+  EXPECT_EQ(q.quant_info().groups, 4u);
+  EXPECT_EQ(q.dequantize(), std::vector<float>(32, -8.f));  // q = 0, zero point 8, scale 1
+  EXPECT_THROW(q.sparse_info(), ztensor::Error);
+}
+
+TEST(CppWrapper, EditMigrateAndVerifyReports) {
+  TempDir tmp;
+  const std::string src = write_sample(tmp);
+  const std::string copy = tmp.file("copy.zt");
+  {
+    ztensor::File in(src);
+    ztensor::WriterOptions wo;
+    wo.sync = false;
+    wo.digest = ZT_DIGEST_SHA256;
+    ztensor::Writer w(copy, wo);
+    w.copy_file_fields({&in});
+    w.copy_object(in["weights"], std::string_view("w2"));
+    w.copy_object(in["csr"]);
+    w.finish();
+  }
+  ztensor::File c(copy);
+  EXPECT_EQ(c.names(), (std::vector<std::string>{"csr", "w2"}));
+  EXPECT_EQ(c["w2"].read_as<float>(0), (std::vector<float>{1.f, 2.f, 3.f, 4.f}));
+  EXPECT_NE(c.attributes_json().find("tiny"), std::string::npos);
+  EXPECT_FALSE(c.attributes_cbor().empty());
+  EXPECT_TRUE(c.extra_fields_cbor().empty());
+  EXPECT_TRUE(c.verify_all(true).empty());
+  EXPECT_EQ(c["w2"].verify_component(0), ZT_VERIFY_NO_DIGEST);  // copies keep "no digest"
+  c.close();
+
+  const std::string migrated = tmp.file("migrated.zt");
+  ztensor::MigrateOptions mo;
+  mo.recompress = -1;
+  mo.digest = ZT_DIGEST_SHA256;
+  mo.sync = false;
+  ztensor::migrate(copy, migrated, mo);
+  EXPECT_EQ(ztensor::File(migrated)["w2"].component(0).encoding, ZT_ENCODING_RAW);
+  EXPECT_EQ(ztensor::File(migrated)["w2"].verify_component(0), ZT_VERIFY_OK);
+  EXPECT_THROW(ztensor::migrate(copy, copy), ztensor::Error);
+
+  // Damage the w2 payload: the report names the object and the status.
+  ztensor::ComponentInfo ci = ztensor::File(migrated)["w2"].component(0);
+  std::string bytes = zttest::read_file(migrated);
+  bytes[static_cast<size_t>(ci.offset)] ^= 0x40;
+  zttest::write_file(migrated, bytes);
+  ztensor::File damaged(migrated);
+  std::vector<ztensor::File::VerifyFailure> bad = damaged.verify_all();
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].object, "w2");
+  EXPECT_EQ(bad[0].status, ZT_E_DIGEST_MISMATCH);
+  EXPECT_FALSE(bad[0].message.empty());
+}
+
+#ifdef ZTENSOR_HPP_HAS_DLPACK
+TEST(CppWrapper, DLPackTensorOwnsItsReference) {
+  TempDir tmp;
+  ztensor::Object::DLPackTensor t;
+  {
+    ztensor::File f(write_sample(tmp));
+    t = f["weights"].to_dlpack();
+  }  // the File is closed; the tensor keeps the mapping alive
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->dl_tensor.ndim, 2);
+  EXPECT_EQ(t->dl_tensor.shape[1], 2);
+  EXPECT_EQ(t->dl_tensor.dtype.code, kDLFloat);
+  EXPECT_EQ(reinterpret_cast<const float *>(static_cast<const char *>(t->dl_tensor.data) + t->dl_tensor.byte_offset)[3],
+            4.f);
+}
+#endif
+
+TEST(CppWrapper, LibraryVersionMatchesHeader) {
+  EXPECT_EQ(ztensor::library_version(), std::to_string(ZT_VERSION_MAJOR) + "." + std::to_string(ZT_VERSION_MINOR) +
+                                            "." + std::to_string(ZT_VERSION_PATCH));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 growth from n to 8n keys is compared with an input of the same sizes whose
 metadata is one key (same bytes), in the same run. Ratios, not seconds."""
 import os
+import struct
 import subprocess
 import sys
 import time
@@ -68,6 +69,61 @@ class ConvertMetadataComplexity(ztcli.TmpCase):
             return p
 
         self.check("GGUF key/values", many, one, 8192)
+
+
+def peak_rss_kib(args):
+    """Peak resident set of one zt run, read by a fresh Python parent so no
+    earlier child's peak is counted."""
+    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, capture_output=True); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code, ZT, *args], check=True, capture_output=True, text=True)
+    return int(out.stdout)
+
+
+class ConvertMetadataMemory(ztcli.TmpCase):
+    def test_gguf_array_costs_about_its_size(self):
+        # An 8 MiB u8 array against an 8 MiB string: both become 8 MiB of
+        # attributes. Held as JSON values, the array cost ~70 times its size.
+        n = 8 << 20
+
+        def gguf_one_kv(value_type_and_payload):
+            body = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 3) + b"key" + value_type_and_payload
+            return body + b"\0" * (-len(body) % 32)
+
+        arr, text = self.path("arr.gguf"), self.path("text.gguf")
+        with open(arr, "wb") as f:
+            f.write(gguf_one_kv(struct.pack("<IIQ", 9, 0, n) + bytes(range(256)) * (n // 256)))
+        with open(text, "wb") as f:
+            f.write(gguf_one_kv(struct.pack("<IQ", 8, n) + b"v" * n))
+        out = {arr: self.path("arr.zt"), text: self.path("text.zt")}
+        m_arr, m_text = (peak_rss_kib(["convert", "-o", out[src], "--no-sync", "--quiet", src]) for src in (arr, text))
+        print("convert: GGUF 8 MiB u8 array: peak %d KiB; 8 MiB string: peak %d KiB (x%.2f)"
+              % (m_arr, m_text, m_arr / m_text))
+        self.assertLess(m_arr / m_text, 2.5, "a GGUF metadata array costs far more memory than its size")
+        # Opening the result: the attributes are checked, not held as a tree.
+        o_arr, o_text = (peak_rss_kib(["ls", out[src]]) for src in (arr, text))
+        print("open: 8 Mi-element attribute array: peak %d KiB; 8 MiB string: peak %d KiB (x%.2f)"
+              % (o_arr, o_text, o_arr / o_text))
+        self.assertLess(o_arr / o_text, 2.5, "opening a file costs far more memory than its attributes' size")
+
+    def test_fortran_npz_member_is_held_once(self):
+        # A Fortran-order member must be read whole (zip members are
+        # sequential) but transposed piece by piece: its peak over a C-order
+        # member of the same size is about one array, not two.
+        import numpy as np
+        a = np.arange(4096 * 2048, dtype="<f8").reshape(4096, 2048)  # 64 MiB
+        fortran, c_order = self.path("f.npz"), self.path("c.npz")
+        np.savez(fortran, a=np.asfortranarray(a))
+        np.savez(c_order, a=a)
+        peak = {}
+        for src in (fortran, c_order):
+            peak[src] = peak_rss_kib(["convert", "-o", self.path("o.zt"), "--no-sync", "--quiet", src])
+        extra = (peak[fortran] - peak[c_order]) * 1024 / a.nbytes
+        print("npz 64 MiB member: Fortran peak %d KiB, C peak %d KiB: %.2f arrays extra"
+              % (peak[fortran], peak[c_order], extra))
+        self.assertLess(extra, 1.5, "a Fortran-order npz member is held more than once")
+        out = ztcli.export(self.path("o.zt"), "a", self.tmp)
+        self.assertTrue(np.array_equal(out, a))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """zt convert from .npy/.npz (written by numpy), .safetensors and .gguf (built
 from their public descriptions): every dtype, read back element by element."""
+import math
 import os
 import sys
 
@@ -125,6 +126,26 @@ class SafetensorsTest(ztcli.TmpCase):
         self.assertEqual(export(zt, "scalar", self.tmp).item(), 2.5)
         self.assertEqual(export(zt, "empty", self.tmp).shape, (0, 3))
 
+    def test_metadata_keys_that_look_like_json_conventions_stay_as_they_are(self):
+        # The JSON conventions ($bytes, $map, ...) describe values JSON lacks;
+        # foreign metadata goes in as CBOR, so keys and values that happen to
+        # look like them are kept verbatim, not interpreted.
+        meta = {"$bytes": "00", "$map": "[[1,2],[1,3]]", "$float": "nan", "$bigint": "1",
+                "$tag": "2", "$undefined": "true", "plain": '{"$bytes": "ff"}'}
+        src = self.path("m.safetensors")
+        with open(src, "wb") as f:
+            f.write(safetensors_bytes([("x", "F32", (1,), b"\0\0\0\0")], metadata=meta))
+        zt = self.path("m.zt")
+        run("convert", src, "-o", zt)
+        self.assertEqual(manifest(zt)["attributes"], meta)
+        run("verify", "--strict", zt)
+        # One key alone, too: the whole map is not mistaken for a bytes value.
+        for key in ("$bytes", "$map", "$float"):
+            with open(src, "wb") as f:
+                f.write(safetensors_bytes([("x", "F32", (1,), b"\0\0\0\0")], metadata={key: "00"}))
+            run("convert", src, "-o", zt)
+            self.assertEqual(manifest(zt)["attributes"], {key: "00"}, key)
+
     def test_sharded_inputs_merge(self):
         a, b = sample("<f4", (3, 3)), sample("<i8", (5,))
         with open(self.path("s1.safetensors"), "wb") as f:
@@ -180,6 +201,31 @@ class GgufTest(ztcli.TmpCase):
         with open(src, "wb") as f:
             f.write(gguf_bytes(GGUF_KVS, tensors, version=version))
         return src, expect
+
+    def test_metadata_is_written_as_cbor_values(self):
+        # Read back from the manifest itself: NaN stays a float, a string that
+        # is not UTF-8 becomes a byte string, integers keep their sign and
+        # width, nested arrays stay arrays, a "$bytes" key is just a key.
+        kvs = [("general.architecture", GGUF_STRING, "llama"), ("$bytes", GGUF_STRING, "00"),
+               ("k.nan", GGUF_F32, float("nan")), ("k.big", GGUF_U64, 2 ** 64 - 1),
+               ("k.neg", GGUF_I64, -(2 ** 63)), ("k.half", GGUF_F32, 0.5),
+               ("k.nested", GGUF_ARRAY, (GGUF_ARRAY, [(GGUF_U8, [1, 2]), (GGUF_U8, [])]))]
+        raw = gguf_bytes(kvs, [("t", [4], 0, b"\0" * 16)])
+        # A string value that is not UTF-8: patch "00" of the $bytes value.
+        raw = raw.replace(b"\x02\x00\x00\x00\x00\x00\x00\x0000", b"\x02\x00\x00\x00\x00\x00\x00\x00\xff\xfe", 1)
+        src = self.path("m.gguf")
+        with open(src, "wb") as f:
+            f.write(raw)
+        zt = self.path("m.zt")
+        run("convert", src, "-o", zt)
+        attrs = manifest(zt)["attributes"]
+        self.assertEqual(attrs["$bytes"], b"\xff\xfe")
+        self.assertTrue(isinstance(attrs["k.nan"], float) and math.isnan(attrs["k.nan"]))
+        self.assertEqual(attrs["k.big"], 2 ** 64 - 1)
+        self.assertEqual(attrs["k.neg"], -(2 ** 63))
+        self.assertEqual(attrs["k.half"], 0.5)
+        self.assertEqual(attrs["k.nested"], [[1, 2], []])
+        run("verify", "--strict", zt)
 
     def test_v2_and_v3_every_type(self):
         for version in (2, 3):

@@ -36,6 +36,17 @@ def export(zt_path, name, tmp):
     return np.load(out)
 
 
+def manifest(path):
+    """The manifest of a .zt file decoded with cbor2 (Debian python3-cbor2),
+    not with our reader: what a third-party reader of the file would see."""
+    import cbor2
+    with open(path, "rb") as f:
+        buf = f.read()
+    assert buf[-8:] == b"ZTEN1000", "no footer magic in %s" % path
+    size = struct.unpack("<Q", buf[-16:-8])[0]
+    return cbor2.loads(buf[-16 - size:-16])
+
+
 def cat(zt_path, name, role="data"):
     return subprocess.run([ZT, "cat", zt_path, name, "--component", role], capture_output=True, check=True).stdout
 

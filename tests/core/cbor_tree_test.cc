@@ -185,3 +185,106 @@ TEST(CborTree, SortedAndUnsortedLargeMapsFindTheSameDuplicates) {
 }
 
 }  // namespace
+
+namespace {
+
+zt_status check_only_status(const std::string &bytes, size_t *nodes = nullptr) {
+  ParseOptions opts;
+  opts.check_only = true;
+  try {
+    Tree t = parse_with(bytes, opts);
+    if (nodes) *nodes = t.size();
+    return ZT_OK;
+  } catch (const zt::Error &e) {
+    return e.status();
+  }
+}
+
+TEST(CborTree, CheckOnlyKeepsMemoryToTheWidestMapAndStillChecksEverything) {
+  // A map of one key whose value is an array of 100 000 items, some of them
+  // maps and indefinite strings: a handful of nodes, not 100 000.
+  Cbor big;
+  big.map(2).text("k").array(100000);
+  for (int i = 0; i < 100000; ++i) {
+    if (i % 1000 == 0) {
+      big.map(2).uint(1).raw("\x7f\x61x\x61y\xff").uint(2).array(1).null();
+    } else {
+      big.uint(static_cast<uint64_t>(i));
+    }
+  }
+  big.raw("\x7f\x61j\x61k\xff").uint(1);  // an indefinite-string key
+  size_t nodes = 0;
+  ASSERT_EQ(check_only_status(big.bytes, &nodes), ZT_OK);
+  EXPECT_LE(nodes, 8u);
+  EXPECT_EQ(decode_status(big.bytes), ZT_OK) << "the full tree agrees";
+
+  // Every check still runs, wherever the item is.
+  Cbor dup_in_array;  // a duplicate key in a map that is an array element
+  dup_in_array.array(3).uint(0).map(2).text("a").null().text("a").null().uint(1);
+  EXPECT_EQ(check_only_status(dup_in_array.bytes), ZT_E_DUPLICATE_KEY);
+  Cbor dup_after_big;  // duplicate keys around a big value
+  dup_after_big.map(2).text("a").array(1000);
+  for (int i = 0; i < 1000; ++i) dup_after_big.uint(7);
+  dup_after_big.text("a").null();
+  EXPECT_EQ(check_only_status(dup_after_big.bytes), ZT_E_DUPLICATE_KEY);
+  Cbor dup_indef;  // equal keys spelled as a definite and an indefinite string
+  dup_indef.map(2)
+      .text("ab")
+      .null()
+      .raw(
+          "\x7f\x61"
+          "a\x61"
+          "b\xff")
+      .null();
+  EXPECT_EQ(check_only_status(dup_indef.bytes), ZT_E_DUPLICATE_KEY);
+  Cbor dup_ints;  // the same integer key in two widths
+  dup_ints.map(2).uint(5).null().raw(std::string("\x19\x00\x05", 3)).null();
+  EXPECT_EQ(check_only_status(dup_ints.bytes), ZT_E_DUPLICATE_KEY);
+  std::string deep(300, '\x81');
+  deep += '\x00';
+  EXPECT_EQ(check_only_status(deep), ZT_E_CBOR_DEPTH);
+  EXPECT_EQ(check_only_status(Cbor().array(3).uint(1).bytes), ZT_E_CBOR);
+  EXPECT_EQ(check_only_status(Cbor().uint(1).uint(2).bytes), ZT_E_CBOR);
+}
+
+TEST(CborTree, ValuesOfANamedKeyAreCheckedWithoutNodesElsewhereKeptInFull) {
+  // {"objects": {"a": {"shape": [2, 3], "attributes": {"big": [0 x 50000]}}},
+  //  "attributes": {"k": [0 x 50000], "m": {"x": 1}}}
+  Cbor c;
+  c.map(2).text("objects").map(1).text("a").map(2).text("shape").array(2).uint(2).uint(3);
+  c.text("attributes").map(1).text("big").array(50000);
+  for (int i = 0; i < 50000; ++i) c.uint(0);
+  c.text("attributes").map(2).text("k").array(50000);
+  for (int i = 0; i < 50000; ++i) c.uint(0);
+  c.text("m").map(1).text("x").uint(1);
+  ParseOptions opts;
+  opts.check_only_under = "attributes";
+  Tree t = parse_with(c.bytes, opts);
+  EXPECT_LT(t.size(), 40u);
+  // What is not under "attributes" is all there.
+  const uint32_t a = t.find(t.find(0, "objects"), "a");
+  const uint32_t shape = t.find(a, "shape");
+  ASSERT_NE(shape, 0u);
+  EXPECT_EQ(t.node(shape).value, 2u);
+  EXPECT_EQ(t.node(t.first_child(shape)).value, 2u);
+  // An attributes value keeps its bytes, and its top-level keys.
+  const uint32_t attrs = t.find(0, "attributes");
+  ASSERT_NE(attrs, 0u);
+  EXPECT_EQ(
+      t.raw(attrs),
+      Tree(reinterpret_cast<const uint8_t *>(c.bytes.data()), c.bytes.size(), "full")
+          .raw(Tree(reinterpret_cast<const uint8_t *>(c.bytes.data()), c.bytes.size(), "full").find(0, "attributes")));
+  EXPECT_NE(t.find(attrs, "m"), 0u);
+
+  // A duplicate key deep inside an attributes value is still refused.
+  Cbor dup;
+  dup.map(1).text("attributes").map(1).text("k").array(2).uint(1).map(2).text("z").null().text("z").null();
+  try {
+    parse_with(dup.bytes, opts);
+    FAIL() << "duplicate key inside attributes accepted";
+  } catch (const zt::Error &e) {
+    EXPECT_EQ(e.status(), ZT_E_DUPLICATE_KEY);
+  }
+}
+
+}  // namespace

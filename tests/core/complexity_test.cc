@@ -5,13 +5,20 @@
 // the benign growth absorbs what the memory hierarchy adds on this machine
 // (well above 8x here), an O(n log n) path adds ~1.2x on top, a quadratic
 // one 8x. Ratios within one run, never absolute times.
+//
+// Memory is checked too: the peak resident memory a family's largest input
+// adds, against a budget stated per family in bytes per input byte (the
+// figures docs/limits.md gives).
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +54,47 @@ double best_seconds(const std::function<void()> &f, int reps = 3) {
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
+}
+
+size_t current_rss_bytes() {
+  long pages = 0, resident = 0;
+  FILE *f = std::fopen("/proc/self/statm", "r");
+  if (f) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// The peak resident memory f adds. Freed heap memory is returned to the
+// system first (malloc_trim: best_seconds keeps it, so f would otherwise
+// reuse pages already resident), then the kernel's peak counter is reset
+// (clear_refs 5) and read back after f (VmHWM).
+size_t peak_rss_growth(const std::function<void()> &f) {
+  malloc_trim(0);
+  FILE *c = std::fopen("/proc/self/clear_refs", "w");
+  const bool reset = c && std::fputs("5", c) >= 0;
+  if (c) std::fclose(c);
+  EXPECT_TRUE(reset) << "cannot reset the peak RSS (/proc/self/clear_refs)";
+  const size_t base = current_rss_bytes();
+  f();
+  size_t hwm_kib = 0;
+  if (FILE *st = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, st))
+      if (std::sscanf(line, "VmHWM: %zu kB", &hwm_kib) == 1) break;
+    std::fclose(st);
+  }
+  const size_t peak = hwm_kib * 1024;
+  return peak > base ? peak - base : 0;
+}
+
+// Checks a peak against budget_per_byte x input + a fixed allowance.
+void expect_memory_within(const char *family, size_t peak, size_t input, double budget_per_byte) {
+  const size_t allowance = size_t{16} << 20;
+  std::printf("%s: peak +%.1f MiB for %.1f MiB of input (%.1f bytes per byte; budget %.0f + 16 MiB)\n", family,
+              peak / 1048576.0, input / 1048576.0, static_cast<double>(peak) / input, budget_per_byte);
+  EXPECT_LT(peak, budget_per_byte * static_cast<double>(input) + allowance) << family << ": memory above its budget";
 }
 
 void parse(const std::string &bytes) {
@@ -90,6 +138,11 @@ std::string sorted_map(size_t n) {
   return map_of(keys);
 }
 
+// A manifest's tree costs 24 bytes per CBOR item, an item takes at least one
+// byte, and the node vector grows by doubling: 48 bytes per manifest byte
+// bounds every family, whatever its shape (docs/limits.md).
+constexpr double kParseBytesPerByte = 48;
+
 void expect_near_linear(const char *family, const std::function<std::string(size_t)> &hostile, size_t n) {
   auto growth = [&](const std::function<std::string(size_t)> &make, double &t_small, double &t_large) {
     const std::string small = make(n), large = make(8 * n);
@@ -102,6 +155,11 @@ void expect_near_linear(const char *family, const std::function<std::string(size
   std::printf("%s: n=%zu %.4fs, 8n %.4fs (x%.1f); sorted keys %.4fs, %.4fs (x%.1f); excess %.2f\n", family, n, hs, hl,
               g_hostile, bs, bl, g_benign, g_hostile / g_benign);
   EXPECT_LT(g_hostile / g_benign, kMaxExcess) << family << ": time grows faster than n log n";
+  const std::string largest = hostile(8 * n);
+  expect_memory_within(family, peak_rss_growth([&] {
+                         Tree t(reinterpret_cast<const uint8_t *>(largest.data()), largest.size(), "complexity");
+                       }),
+                       largest.size(), kParseBytesPerByte);
 }
 
 TEST(Complexity, MapKeysChosenToCollideInAHashTable) {
@@ -290,6 +348,13 @@ TEST(Complexity, VerifyDecodesASharedBlobOnce) {
   double tl = best_seconds([&] { EXPECT_EQ(verify_memory(large), ZT_OK) << zt_last_error(); });
   std::printf("one 64 MiB zstd blob: 4 objects %.4fs, 32 objects %.4fs (x%.1f)\n", ts, tl, tl / ts);
   EXPECT_LT(tl, 2.5 * ts) << "verify decodes a shared blob once per object";
+  // Verify decodes through a bounded window: 32 objects over a 64 MiB blob
+  // cost far less than the blob, let alone 32 of them.
+  const size_t peak = peak_rss_growth([&] {
+    if (verify_memory(large) != ZT_OK) throw std::runtime_error(zt_last_error());
+  });
+  std::printf("shared blob verify: peak +%.1f MiB for a 64 MiB blob named 32 times\n", peak / 1048576.0);
+  EXPECT_LT(peak, decoded) << "verify holds a whole decoded blob";
 }
 
 // Every object over a damaged shared blob fails, each naming the blob's
@@ -306,6 +371,102 @@ TEST(Complexity, EveryObjectOverADamagedSharedBlobFails) {
     EXPECT_NE(messages[i].find("o1000000"), std::string::npos) << messages[i];
     EXPECT_NE(messages[i].find("digest mismatch"), std::string::npos) << messages[i];
   }
+}
+
+// A 1.2 file of n dense u8[1] objects, each with its own raw byte, names
+// sharing a 200-byte prefix (every comparison walks it). Benign: names sorted,
+// blobs in file order. Hostile: names shuffled, blobs listed in an order
+// unrelated to their offsets (the name index and the overlap check sort).
+std::string many_objects_file(size_t n, bool hostile) {
+  std::string file = "ZTEN1000";
+  file.resize(64 * (n + 1), '\0');
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  uint64_t x = 88172645463325252ull;  // xorshift: a fixed shuffle
+  if (hostile) {
+    for (size_t i = n; i > 1; --i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      std::swap(order[i - 1], order[x % i]);
+    }
+  }
+  const std::string prefix(200, 'p');
+  Cbor c;
+  c.map(2).text("version").text("1.2.0").text("objects").map(n);
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = order[k];
+    c.text(prefix + "o" + std::to_string(1000000 + i)).map(3).text("shape").shape({1});
+    c.text("format").text("dense").text("components").map(1);
+    c.text("data").map(3).text("dtype").text("u8").text("offset").uint(64 * (hostile ? n - i : i + 1));
+    c.text("length").uint(1);
+  }
+  file += c.bytes;
+  zttest::put_le64(file, c.bytes.size());
+  return file + "ZTEN1000";
+}
+
+// Open, look every object up by name, verify: the growth from n to 8n
+// objects with hostile names and offsets stays near the benign growth.
+TEST(Complexity, ManyObjectsOpenLookupVerify) {
+  auto run = [](const std::string &file, size_t n, bool hostile) {
+    zt_file *f = nullptr;
+    ASSERT_EQ(zt_open_memory(file.data(), file.size(), nullptr, &f), ZT_OK) << zt_last_error();
+    (void)hostile;
+    const std::string prefix(200, 'p');
+    for (size_t i = 0; i < n; i += 7) {
+      const std::string name = prefix + "o" + std::to_string(1000000 + i);
+      const zt_object *o = nullptr;
+      ASSERT_EQ(zt_file_object_by_name(f, name.data(), name.size(), &o), ZT_OK) << name;
+    }
+    ASSERT_EQ(zt_file_verify(f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+    zt_close(f);
+  };
+  const size_t n = 8192;
+  double t[2][2];
+  for (int hostile = 0; hostile < 2; ++hostile) {
+    const std::string small = many_objects_file(n, hostile), large = many_objects_file(8 * n, hostile);
+    t[hostile][0] = best_seconds([&] { run(small, n, hostile); });
+    t[hostile][1] = best_seconds([&] { run(large, 8 * n, hostile); });
+  }
+  const double g_benign = t[0][1] / t[0][0], g_hostile = t[1][1] / t[1][0];
+  std::printf("many objects: hostile %.4fs -> %.4fs (x%.1f); benign %.4fs -> %.4fs (x%.1f); excess %.2f\n", t[1][0],
+              t[1][1], g_hostile, t[0][0], t[0][1], g_benign, g_hostile / g_benign);
+  EXPECT_LT(g_hostile / g_benign, kMaxExcess) << "open/lookup/verify grows faster than n log n in objects";
+  // An open file costs its manifest model: a few hundred bytes per object,
+  // a small multiple of the object's manifest bytes.
+  const std::string largest = many_objects_file(8 * n, true);
+  expect_memory_within("many objects", peak_rss_growth([&] {
+                         zt_file *f = nullptr;
+                         if (zt_open_memory(largest.data(), largest.size(), nullptr, &f) != ZT_OK)
+                           throw std::runtime_error(zt_last_error());
+                         if (zt_file_verify(f, 1, nullptr, nullptr) != ZT_OK) throw std::runtime_error(zt_last_error());
+                         zt_close(f);
+                       }),
+                       largest.size(), 8);
+}
+
+// An indefinite-length string of n one-byte chunks against an array of n
+// one-byte strings (the same bytes, as many items): joining the chunks must
+// stay linear.
+TEST(Complexity, IndefiniteStringOfManyChunks) {
+  auto items = [](size_t n, const char *open, const char *close) {
+    Cbor c;
+    c.map(1).text("k").raw(open);
+    for (size_t i = 0; i < n; ++i) c.raw("\x61x");
+    c.raw(close);
+    return c.bytes;
+  };
+  const size_t n = 1 << 19;  // past the last-level cache from the start: 16 MB at 8n
+  double t[2][2];
+  const char *open[2] = {"\x9f", "\x7f"};  // indefinite array / text string
+  for (int hostile = 0; hostile < 2; ++hostile) {
+    const std::string small = items(n, open[hostile], "\xff"), large = items(8 * n, open[hostile], "\xff");
+    t[hostile][0] = best_seconds([&] { parse(small); });
+    t[hostile][1] = best_seconds([&] { parse(large); });
+  }
+  const double g_benign = t[0][1] / t[0][0], g_hostile = t[1][1] / t[1][0];
+  std::printf("string chunks: %.4fs -> %.4fs (x%.1f); array items %.4fs -> %.4fs (x%.1f); excess %.2f\n", t[1][0],
+              t[1][1], g_hostile, t[0][0], t[0][1], g_benign, g_hostile / g_benign);
+  EXPECT_LT(g_hostile / g_benign, kMaxExcess) << "joining string chunks grows faster than n log n";
 }
 
 }  // namespace

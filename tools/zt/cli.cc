@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 namespace ztcli {
 
@@ -45,6 +47,7 @@ int open_input(const std::string &path, FilePtr &out, const std::string &what) {
   zt_open_options_init(&opts);
   if (read_options().pread) opts.access = ZT_ACCESS_PREAD;
   if (read_options().max_decoded_size) opts.max_decoded_size = read_options().max_decoded_size;
+  if (read_options().verify) opts.verify_on_read = 1;
   zt_file *f = nullptr;
   zt_status st;
   if (is_url(path)) {
@@ -58,6 +61,22 @@ int open_input(const std::string &path, FilePtr &out, const std::string &what) {
   if (st != ZT_OK) return report(what.empty() ? "cannot open '" + display_path(path) + "'" : what, st);
   out.reset(f);
   return kOk;
+}
+
+int stream_component(const zt_object *o, size_t index, const std::string &what,
+                     bool (*fn)(void *user, const void *data, size_t len), void *user) {
+  zt_component_stream *s = nullptr;
+  zt_status st = zt_component_stream_open(o, index, &s);
+  if (st != ZT_OK) return report(what, st);
+  std::unique_ptr<zt_component_stream, zt_status (*)(zt_component_stream *)> guard(s, zt_component_stream_close);
+  std::vector<uint8_t> buf(size_t{8} << 20);
+  for (;;) {
+    size_t n = 0;
+    st = zt_component_stream_read(s, buf.data(), buf.size(), &n);
+    if (st != ZT_OK) return report(what, st);
+    if (n == 0) return kOk;
+    if (!fn(user, buf.data(), n)) return kIo;
+  }
 }
 
 int usage_error(const std::string &cmd, const std::string &msg) {

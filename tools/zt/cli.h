@@ -68,6 +68,7 @@ struct ReadOptions {
   bool pread = false;             // read with pread(2): a file truncated underfoot is an error, not SIGBUS
   uint64_t max_decoded_size = 0;  // per component; 0 = the library's default
   std::string bearer_token;       // for http(s) inputs: --bearer-token-file or $ZT_BEARER_TOKEN
+  bool verify = false;            // verify-on-read: digests checked as components are read (--verify)
 };
 ReadOptions &read_options();
 // Opens a .zt input with read_options(); on failure prints "what: ..." and
@@ -78,6 +79,14 @@ int open_input(const std::string &path, FilePtr &out, const std::string &what = 
 bool is_url(const std::string &path);
 // How an input is shown in messages: URLs without user:pass@ or query.
 std::string display_path(const std::string &path);
+
+// Streams one component (zt_component_stream_*) to fn(data, len) in pieces
+// of at most 8 MiB: memory stays bounded whatever the component's size.
+// fn returns false to stop (a write failed; it has reported why): the
+// result is then kIo. A library failure is reported as "what: ..." and
+// returns its exit code.
+int stream_component(const zt_object *o, size_t index, const std::string &what,
+                     bool (*fn)(void *user, const void *data, size_t len), void *user);
 
 // Parses "none|crc32c|sha256" (returns false on anything else).
 bool parse_digest(const std::string &s, uint32_t &alg);

@@ -100,7 +100,7 @@ int cmd_convert(const std::vector<std::string> &argv) {
   // Read every input's structure first: clashes and malformed inputs are
   // found before a byte is written.
   std::vector<ztimport::Imported> inputs;
-  nlohmann::json attributes = nlohmann::json::object();  // sorted: see Imported::attributes
+  ztimport::CborAttributes attributes;        // sorted: see Imported::attributes
   std::map<std::string, std::string> origin;  // object name → input
   uint64_t total = 0;
   try {
@@ -113,11 +113,12 @@ int cmd_convert(const std::vector<std::string> &argv) {
                                      "'; names must be unique");
         total += t.nbytes;
       }
-      for (auto kv = inputs.back().attributes.begin(); kv != inputs.back().attributes.end(); ++kv) {
-        if (attributes.contains(kv.key()) && attributes[kv.key()] != kv.value())
-          throw ztimport::InputError("attribute '" + kv.key() + "' differs between inputs ('" + path +
+      for (auto &[key, value] : inputs.back().attributes) {
+        auto [it, fresh] = attributes.emplace(key, value);
+        // Equal means the same encoded item (a NaN equals itself here).
+        if (!fresh && it->second != value)
+          throw ztimport::InputError("attribute '" + key + "' differs between inputs ('" + path +
                                      "' and an earlier one)");
-        attributes[kv.key()] = kv.value();
       }
     }
   } catch (const ztimport::InputError &e) {
@@ -134,18 +135,20 @@ int cmd_convert(const std::vector<std::string> &argv) {
   Progress progress("converting", total, quiet || as_json);
   size_t objects = 0;
   try {
+    // CBOR, not JSON text: foreign keys and values are taken as they are,
+    // never as the JSON conventions ("$bytes", "$map", ...).
     if (!attributes.empty()) {
-      const std::string text = attributes.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      check(zt_writer_set_attributes_json(w, text.c_str()), "convert: file attributes");
+      const ztimport::CborItem cbor = ztimport::cbor_map(attributes);
+      check(zt_writer_set_attributes_cbor(w, cbor.data(), cbor.size()), "convert: file attributes");
     }
     for (auto &in : inputs) {
       for (auto &t : in.tensors) {
         const std::string where = "convert: object '" + t.name + "'";
         check(zt_writer_begin_object(w, t.name.data(), t.name.size(), t.format.c_str(), t.shape.data(), t.shape.size()),
               where);
-        if (!t.attributes.is_null()) {
-          const std::string text = t.attributes.dump();
-          check(zt_writer_set_object_attributes_json(w, t.name.data(), t.name.size(), text.c_str()), where);
+        if (!t.attributes.empty()) {
+          const ztimport::CborItem cbor = ztimport::cbor_map(t.attributes);
+          check(zt_writer_set_object_attributes_cbor(w, t.name.data(), t.name.size(), cbor.data(), cbor.size()), where);
         }
         zt_blob_options bo;
         zt_blob_options_init(&bo);

@@ -17,7 +17,7 @@
 namespace ztcli {
 
 const char *const kExportUsage =
-    "usage: zt export FILE OBJECT -o OUT.npy [--quiet]\n\n"
+    "usage: zt export FILE OBJECT -o OUT.npy [--verify] [--quiet]\n\n"
     "Writes a dense object, decoded, as a NumPy .npy file (format 1.0, or 2.0\n"
     "when the shape is too long for 1.0's header; C order,\n"
     "little-endian). Dtypes map to '<f8' '<f4' '<f2' '<i8' ... '|u1' '|b1';\n"
@@ -27,7 +27,10 @@ const char *const kExportUsage =
     "with a warning on stderr. Other formats (sparse, quantized) are refused.\n"
     "OUT is written to a temporary file and renamed, so a failure leaves nothing;\n"
     "a symlink at OUT is followed (its target gets the data, the link stays) and\n"
-    "an existing OUT keeps its permissions. OUT may not be FILE itself.\n";
+    "an existing OUT keeps its permissions. OUT may not be FILE itself.\n"
+    "The data is decoded in pieces: memory stays bounded whatever its size.\n"
+    "  --verify   check the object's digest as it is read; on a mismatch OUT is\n"
+    "             left as it was.\n";
 
 namespace {
 
@@ -130,7 +133,8 @@ FILE *create_temp_beside(const std::string &target, std::string &tmp) {
 int cmd_export(const std::vector<std::string> &argv) {
   Args a;
   std::string err;
-  if (!parse_args(argv, {"--quiet"}, {"-o", "--output"}, a, err)) return usage_error("export", err);
+  if (!parse_args(argv, {"--quiet", "--verify"}, {"-o", "--output"}, a, err)) return usage_error("export", err);
+  if (a.has("--verify")) read_options().verify = true;
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 2 || out.empty()) return usage_error("export", "expected FILE OBJECT -o OUT.npy");
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
@@ -200,37 +204,28 @@ int cmd_export(const std::vector<std::string> &argv) {
   }
   if (std::fwrite(header.data(), 1, header.size(), fp) != header.size()) return fail_io("cannot write");
   Progress progress("exporting", c.decoded_length, a.has("--quiet"));
-  const size_t esize = zt_dtype_size(c.dtype);
-  if (c.encoding == ZT_ENCODING_RAW && esize) {
-    // Raw data is read in ranges: memory stays bounded for huge tensors.
-    const uint64_t count = c.decoded_length / esize, per = (uint64_t{8} << 20) / esize;
-    std::vector<uint8_t> buf(static_cast<size_t>(std::min(count, per) * esize));
-    for (uint64_t first = 0; first < count; first += per) {
-      const uint64_t n = std::min(per, count - first);
-      st = zt_component_read_range(o, idx, first, n, buf.data(), buf.size());
-      if (st != ZT_OK) {
-        std::fclose(fp);
-        std::remove(tmp.c_str());
-        return report("export: object '" + name + "'", st);
-      }
-      if (std::fwrite(buf.data(), 1, n * esize, fp) != n * esize) return fail_io("cannot write");
-      progress.add(n * esize);
+  // Raw or zstd, the data is streamed: memory stays bounded for huge
+  // tensors; the digest (--verify) and the decoded size are checked by the
+  // last piece, before the temporary file is renamed into place.
+  struct Sink {
+    FILE *fp;
+    Progress *progress;
+    bool failed;
+  } sink{fp, &progress, false};
+  auto to_file = [](void *user, const void *data, size_t len) {
+    auto *s = static_cast<Sink *>(user);
+    if (std::fwrite(data, 1, len, s->fp) != len) {
+      s->failed = true;
+      return false;
     }
-  } else {
-    size_t size = 0;
-    st = zt_component_read(o, idx, nullptr, 0, &size);
-    std::vector<uint8_t> buf;
-    if (st == ZT_E_BUFFER_TOO_SMALL) {
-      buf.resize(size);
-      st = zt_component_read(o, idx, buf.data(), buf.size(), &size);
-    }
-    if (st != ZT_OK) {
-      std::fclose(fp);
-      std::remove(tmp.c_str());
-      return report("export: object '" + name + "'", st);
-    }
-    if (size && std::fwrite(buf.data(), 1, size, fp) != size) return fail_io("cannot write");
-    progress.add(size);
+    s->progress->add(len);
+    return true;
+  };
+  if (int rc = stream_component(o, idx, "export: object '" + name + "'", to_file, &sink)) {
+    if (sink.failed) return fail_io("cannot write");
+    std::fclose(fp);
+    std::remove(tmp.c_str());
+    return rc;
   }
   if (std::fflush(fp) != 0 || ::fsync(fileno(fp)) != 0) return fail_io("cannot write");
   if (std::fclose(fp) != 0) {

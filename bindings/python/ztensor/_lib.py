@@ -21,7 +21,9 @@ zt_status = c_int  # enums are int-sized in the C ABI
 
 class OpenOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("access", c_uint32), ("strict", c_uint32), ("threads", c_uint32),
-                ("max_manifest_size", c_uint64), ("max_decoded_size", c_uint64)]
+                ("max_manifest_size", c_uint64), ("max_decoded_size", c_uint64),
+                # since 1.1.0: ctypes binds zt_open_options_init@@ZTENSOR_1.1, which fills this too
+                ("verify_on_read", c_uint32)]
 
 
 class UrlOptions(Structure):

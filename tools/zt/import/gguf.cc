@@ -14,8 +14,6 @@
 namespace ztimport {
 namespace {
 
-using json = nlohmann::json;  // sorted keys: see Imported::attributes
-
 struct GgmlType {
   uint32_t id;
   const char *name;     // lowercase ggml name
@@ -82,19 +80,6 @@ enum ValueType : uint32_t {
   kF64 = 12,
 };
 
-bool valid_utf8(const std::string &s) {
-  size_t i = 0, n = s.size();
-  while (i < n) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (!len || i + len > n) return false;
-    for (size_t k = 1; k < len; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
-    i += len;
-  }
-  return true;
-}
-
 class Cursor {
  public:
   Cursor(const uint8_t *p, size_t n, const std::string &what) : p_(p), n_(n), what_(what) {}
@@ -132,17 +117,6 @@ struct MetaBudget {
   uint64_t values_left;
 };
 
-json float_json(double v) {
-  if (std::isnan(v)) return json{{"$float", "nan"}};
-  if (std::isinf(v)) return json{{"$float", v > 0 ? "inf" : "-inf"}};
-  return json(v);
-}
-
-json string_json(const std::string &s) {
-  if (valid_utf8(s)) return json(s);
-  return json{{"$bytes", hex(reinterpret_cast<const uint8_t *>(s.data()), s.size())}};
-}
-
 size_t min_size(uint32_t type) {
   switch (type) {
     case kU8:
@@ -168,45 +142,48 @@ size_t min_size(uint32_t type) {
   }
 }
 
-json read_value(Cursor &c, uint32_t type, const std::string &key, MetaBudget &budget, int depth) {
+// Appends one metadata value to `out` as a CBOR item: integers as integers,
+// floats at their own width, strings as text (bytes when not UTF-8), arrays
+// as arrays.
+void read_value(Cursor &c, uint32_t type, const std::string &key, MetaBudget &budget, int depth, CborItem &out) {
   if (budget.values_left-- == 0) throw InputError(c.what() + ": metadata has too many values");
   const char *f = "a metadata value";
   switch (type) {
     case kU8:
-      return json(c.uint(1, f));
+      return cbor_append_uint(out, c.uint(1, f));
     case kI8:
-      return json(static_cast<int8_t>(c.uint(1, f)));
+      return cbor_append_int(out, static_cast<int8_t>(c.uint(1, f)));
     case kU16:
-      return json(c.uint(2, f));
+      return cbor_append_uint(out, c.uint(2, f));
     case kI16:
-      return json(static_cast<int16_t>(c.uint(2, f)));
+      return cbor_append_int(out, static_cast<int16_t>(c.uint(2, f)));
     case kU32:
-      return json(c.uint(4, f));
+      return cbor_append_uint(out, c.uint(4, f));
     case kI32:
-      return json(static_cast<int32_t>(c.uint(4, f)));
+      return cbor_append_int(out, static_cast<int32_t>(c.uint(4, f)));
     case kU64:
-      return json(c.uint(8, f));
+      return cbor_append_uint(out, c.uint(8, f));
     case kI64:
-      return json(static_cast<int64_t>(c.uint(8, f)));
+      return cbor_append_int(out, static_cast<int64_t>(c.uint(8, f)));
     case kF32: {
       uint32_t bits = static_cast<uint32_t>(c.uint(4, f));
       float v;
       std::memcpy(&v, &bits, 4);
-      return float_json(v);
+      return cbor_append_f32(out, v);
     }
     case kF64: {
       uint64_t bits = c.uint(8, f);
       double v;
       std::memcpy(&v, &bits, 8);
-      return float_json(v);
+      return cbor_append_f64(out, v);
     }
     case kBool: {
       uint64_t b = c.uint(1, f);
       if (b > 1) throw InputError(c.what() + ": key '" + key + "': bool value " + std::to_string(b) + " is not 0 or 1");
-      return json(b == 1);
+      return cbor_append_bool(out, b == 1);
     }
     case kString:
-      return string_json(c.str(f));
+      return cbor_append_string(out, c.str(f));
     case kArray: {
       if (depth >= 8) throw InputError(c.what() + ": key '" + key + "': arrays nested deeper than 8 levels");
       uint32_t elem = static_cast<uint32_t>(c.uint(4, "an array type"));
@@ -216,9 +193,9 @@ json read_value(Cursor &c, uint32_t type, const std::string &key, MetaBudget &bu
       if (count > c.left() / ms || count > budget.values_left)
         throw InputError(c.what() + ": key '" + key + "': array length " + std::to_string(count) +
                          " is larger than the file or the metadata limit allows");
-      json arr = json::array();
-      for (uint64_t i = 0; i < count; ++i) arr.push_back(read_value(c, elem, key, budget, depth + 1));
-      return arr;
+      cbor_append_array_head(out, count);
+      for (uint64_t i = 0; i < count; ++i) read_value(c, elem, key, budget, depth + 1, out);
+      return;
     }
     default:
       throw InputError(c.what() + ": key '" + key + "': unknown value type " + std::to_string(type));
@@ -247,14 +224,17 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
     std::string key = c.str("a metadata key");
     uint32_t type = static_cast<uint32_t>(c.uint(4, "a value type"));
     if (!valid_utf8(key)) throw InputError(what + ": metadata key " + std::to_string(i) + " is not valid UTF-8");
-    if (r.attributes.contains(key)) throw InputError(what + ": metadata key '" + key + "' appears twice");
-    json v = read_value(c, type, key, budget, 0);
+    if (r.attributes.count(key)) throw InputError(what + ": metadata key '" + key + "' appears twice");
+    CborItem v;
     if (key == "general.alignment") {
-      if (type != kU32 || v.get<uint64_t>() == 0 || (v.get<uint64_t>() & (v.get<uint64_t>() - 1)) != 0)
-        throw InputError(what + ": general.alignment must be a u32 power of two");
-      alignment = v.get<uint64_t>();
+      const uint64_t a = type == kU32 ? c.uint(4, "general.alignment") : 0;
+      if (a == 0 || (a & (a - 1)) != 0) throw InputError(what + ": general.alignment must be a u32 power of two");
+      alignment = a;
+      cbor_append_uint(v, a);
+    } else {
+      read_value(c, type, key, budget, 0, v);
     }
-    r.attributes[key] = std::move(v);
+    r.attributes.emplace(std::move(key), std::move(v));
     if (c.pos() > limits.max_header)
       throw InputError(what + ": metadata exceeds the limit of " + std::to_string(limits.max_header) + " bytes");
   }
@@ -301,8 +281,10 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
       t.format = "ggml_quantized";
       t.dtype = ZT_U8;
       t.logical_type = std::string("ggml.") + g->name;
-      t.attributes = json{
-          {"ggml_type", g->name}, {"ggml_type_id", g->id}, {"block_size", g->block_size}, {"type_size", g->type_size}};
+      cbor_append_text(t.attributes["ggml_type"], g->name);
+      cbor_append_uint(t.attributes["ggml_type_id"], g->id);
+      cbor_append_uint(t.attributes["block_size"], g->block_size);
+      cbor_append_uint(t.attributes["type_size"], g->type_size);
     }
     infos.push_back(std::move(info));
   }

@@ -42,17 +42,6 @@ void refuse_overlapping(std::vector<DataRange> ranges, const std::string &what) 
   }
 }
 
-std::string hex(const uint8_t *p, size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(2 * n);
-  for (size_t i = 0; i < n; ++i) {
-    s.push_back(digits[p[i] >> 4]);
-    s.push_back(digits[p[i] & 15]);
-  }
-  return s;
-}
-
 void byteswap(uint8_t *p, size_t n, size_t esize) {
   if (esize <= 1) return;
   for (size_t i = 0; i + esize <= n; i += esize) std::reverse(p + i, p + i + esize);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cbor_item.h"
 #include "ztensor.h"
 
 namespace ztimport {
@@ -36,10 +37,10 @@ struct Tensor {
   std::string name;
   std::string format = "dense";  // "ggml_quantized" for GGUF block types
   zt_dtype dtype = ZT_DTYPE_UNKNOWN;
-  std::string logical_type;           // "" = none
-  std::vector<uint64_t> shape;        // row-major (C order)
-  uint64_t nbytes = 0;                // exactly what emit() delivers
-  nlohmann::json attributes;  // object attributes; null = none
+  std::string logical_type;     // "" = none
+  std::vector<uint64_t> shape;  // row-major (C order)
+  uint64_t nbytes = 0;          // exactly what emit() delivers
+  CborAttributes attributes;    // object attributes; empty = none
   // Delivers the bytes in pieces (converted to little-endian C order);
   // throws InputError if the source turns out shorter or longer.
   std::function<void(const PieceFn &)> emit;
@@ -47,10 +48,10 @@ struct Tensor {
 
 struct Imported {
   std::vector<Tensor> tensors;
-  // File attributes. A sorted map (nlohmann::json), not ordered_json, whose
-  // insertions scan every key: inputs with many metadata keys or tensors
-  // would cost quadratic time.
-  nlohmann::json attributes = nlohmann::json::object();
+  // File attributes, each value an encoded CBOR item (see cbor_item.h). A
+  // sorted map, not an insertion-ordered one whose insertions scan every key:
+  // inputs with many metadata keys would cost quadratic time.
+  CborAttributes attributes;
   std::shared_ptr<void> keepalive;  // what emit() reads from (mapping, zip archive)
 };
 
@@ -78,8 +79,6 @@ struct DataRange {
 // the output gets bytes of its own, so a few KB of input whose tensors all
 // name the same bytes would otherwise become gigabytes of output.
 void refuse_overlapping(std::vector<DataRange> ranges, const std::string &what);
-// Bytes as lowercase hex, for the {"$bytes": hex} attribute convention.
-std::string hex(const uint8_t *p, size_t n);
 // Swaps each element of `esize` bytes in place.
 void byteswap(uint8_t *p, size_t n, size_t esize);
 // Delivers [p, p+n) in pieces, optionally byte-swapped per element.

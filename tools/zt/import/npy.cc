@@ -189,27 +189,42 @@ NpyHeader parse_npy_header(const uint8_t *p, size_t avail, const std::string &wh
   return h;
 }
 
-// Fortran (column-major) → C (row-major) order.
-std::vector<uint8_t> fortran_to_c(const uint8_t *in, const NpyHeader &h) {
-  std::vector<uint8_t> out(static_cast<size_t>(h.nbytes));
+// Delivers Fortran-order (column-major) elements in C (row-major) order, in
+// pieces of at most kPiece bytes, byte-swapped as the header says: the input
+// is read in place and only one piece is ever held, never a second copy of
+// the array.
+void emit_fortran_as_c(const uint8_t *in, const NpyHeader &h, const PieceFn &fn) {
   const size_t n = h.shape.size(), e = h.esize;
-  if (h.nbytes == 0) return out;
+  if (h.nbytes == 0) return;
   std::vector<uint64_t> fstride(n), idx(n, 0);
   uint64_t s = e;
   for (size_t k = 0; k < n; ++k) {
     fstride[k] = s;
     s *= h.shape[k];
   }
+  std::vector<uint8_t> piece(static_cast<size_t>(std::min<uint64_t>(h.nbytes, std::max<uint64_t>(kPiece / e, 1) * e)));
+  size_t fill = 0;
+  auto flush = [&] {
+    byteswap(piece.data(), fill, h.swap_esize);
+    fn(piece.data(), fill);
+    fill = 0;
+  };
   const uint64_t inner = h.shape[n - 1], inner_stride = fstride[n - 1];
-  uint8_t *dst = out.data();
   uint64_t base = 0;  // Fortran offset of idx with idx[n-1] = 0
   for (;;) {
     const uint8_t *src = in + base;
-    for (uint64_t j = 0; j < inner; ++j, dst += e) std::memcpy(dst, src + j * inner_stride, e);
+    for (uint64_t j = 0; j < inner; ++j) {
+      std::memcpy(piece.data() + fill, src + j * inner_stride, e);
+      fill += e;
+      if (fill == piece.size()) flush();
+    }
     // Advance the outer indices, last-but-one fastest.
     size_t k = n - 1;
     for (;;) {
-      if (k == 0) return out;
+      if (k == 0) {
+        if (fill) flush();
+        return;
+      }
       --k;
       if (++idx[k] < h.shape[k]) {
         base += fstride[k];
@@ -276,10 +291,7 @@ Imported read_npy(const uint8_t *data, size_t size, const std::string &what, con
   Tensor t = tensor_from(stem, h);
   const uint8_t *p = data + h.data_offset;
   if (needs_transpose(h)) {
-    t.emit = [p, h](const PieceFn &fn) {
-      std::vector<uint8_t> c = fortran_to_c(p, h);
-      emit_bytes(c.data(), c.size(), h.swap_esize, fn);
-    };
+    t.emit = [p, h](const PieceFn &fn) { emit_fortran_as_c(p, h, fn); };
   } else {
     t.emit = [p, h](const PieceFn &fn) { emit_bytes(p, h.nbytes, h.swap_esize, fn); };
   }
@@ -362,10 +374,7 @@ Imported read_npz(const uint8_t *data, size_t size, const std::string &what, con
         std::vector<uint8_t> all(static_cast<size_t>(h.nbytes));
         size_t got = read_member(f.get(), all.data(), all.size(), ctx);
         if (got != all.size()) throw short_read(got);
-        std::vector<uint8_t> c = fortran_to_c(all.data(), h);
-        all.clear();
-        all.shrink_to_fit();
-        emit_bytes(c.data(), c.size(), h.swap_esize, fn);
+        emit_fortran_as_c(all.data(), h, fn);
       } else {
         std::vector<uint8_t> buf(static_cast<size_t>(std::min(kPiece, std::max<uint64_t>(h.nbytes, 1))));
         uint64_t done = 0;

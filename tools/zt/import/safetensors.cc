@@ -94,7 +94,11 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
     const json &e = it.value();
     if (name == "__metadata__") {
       if (!e.is_object()) throw InputError(what + ": __metadata__ is not a JSON object");
-      for (auto m = e.begin(); m != e.end(); ++m) r.attributes[m.key()] = m.value();
+      // Kept as CBOR (strings stay strings, whatever they look like).
+      for (auto m = e.begin(); m != e.end(); ++m) {
+        const std::vector<uint8_t> item = json::to_cbor(m.value());
+        r.attributes[m.key()] = CborItem(item.begin(), item.end());
+      }
       continue;
     }
     const std::string ctx = what + ": tensor '" + name + "'";

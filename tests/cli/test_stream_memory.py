@@ -1,0 +1,193 @@
+"""zt cat, zt export and zt decompress stream components: on a small zstd
+file that decodes to 1 GiB, each one's peak memory (the child's own
+ru_maxrss, from wait4) stays far below the component's size, and the output
+is right. zt cat --verify and zt export --verify refuse a damaged file
+before anything reaches stdout or OUT; without --verify cat still reads it.
+
+The fixtures are written with libztensor itself (ctypes), not with zt."""
+import ctypes
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ztcli  # noqa: E402
+from ztcli import ZT  # noqa: E402
+
+GIB = 1 << 30
+MAX_RSS_MB = 200
+LIB = ctypes.CDLL(os.path.join(os.environ["ZT_BUILD_ROOT"], "libztensor.so.1"))
+ZT_U8, ZT_F32 = 12, 2
+ZT_ENCODING_ZSTD = 2
+ZT_DIGEST_SHA256 = 2
+
+
+class WriterOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("digest", ctypes.c_uint32), ("encoding", ctypes.c_uint32),
+                ("zstd_level", ctypes.c_int32), ("threads", ctypes.c_uint32), ("sync", ctypes.c_uint32),
+                ("validate", ctypes.c_uint32)]
+
+
+def ok(status):
+    if status != 0:
+        raise AssertionError("libztensor: %s" % LIB.zt_last_error().decode())
+
+
+LIB.zt_last_error.restype = ctypes.c_char_p
+
+
+def write_zt(path, name, shape, dtype, chunks, zstd=False, digest=0):
+    """One dense object whose data is streamed from the `chunks` iterable."""
+    wo = WriterOptions()
+    LIB.zt_writer_options_init(ctypes.byref(wo))
+    wo.sync = 0
+    wo.threads = 1
+    wo.digest = digest
+    if zstd:
+        wo.encoding = ZT_ENCODING_ZSTD
+        wo.zstd_level = 1
+    w = ctypes.c_void_p()
+    ok(LIB.zt_writer_create(path.encode(), ctypes.byref(wo), ctypes.byref(w)))
+    nb = name.encode()
+    dims = (ctypes.c_uint64 * len(shape))(*shape)
+    ok(LIB.zt_writer_begin_object(w, nb, ctypes.c_size_t(len(nb)), None, dims, ctypes.c_size_t(len(shape))))
+    ok(LIB.zt_write_blob_begin(w, nb, ctypes.c_size_t(len(nb)), b"data", dtype, None))
+    for c in chunks:
+        ok(LIB.zt_write_blob_append(w, c, ctypes.c_size_t(len(c))))
+    ok(LIB.zt_write_blob_end(w))
+    ok(LIB.zt_writer_finish(w))
+
+
+def run_measured(args, consume=None):
+    """Runs zt with stdout piped to consume(chunk); returns (exit code, peak
+    RSS in MB of that child alone, stderr)."""
+    p = subprocess.Popen([ZT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    while True:
+        chunk = p.stdout.read(1 << 20)
+        if not chunk:
+            break
+        if consume:
+            consume(chunk)
+    err = p.stderr.read().decode(errors="replace")
+    p.stdout.close()
+    p.stderr.close()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)  # reaped here; keep Popen from waiting again
+    return p.returncode, usage.ru_maxrss / 1024.0, err
+
+
+def check_zeros(path, offset, length, test):
+    with open(path, "rb") as f:
+        f.seek(offset)
+        left = length
+        while left:
+            chunk = f.read(min(left, 8 << 20))
+            test.assertTrue(chunk, "file ends early")
+            test.assertEqual(chunk.count(0), len(chunk))
+            left -= len(chunk)
+        test.assertEqual(f.read(1), b"")
+
+
+class StreamedCommands(ztcli.TmpCase):
+    @classmethod
+    def setUpClass(cls):
+        import tempfile
+        cls.dir = tempfile.mkdtemp(prefix="zt-cli-big-")
+        cls.big = os.path.join(cls.dir, "big.zt")
+        zeros = bytes(16 << 20)
+        write_zt(cls.big, "zeros", [GIB // 4], ZT_F32, (zeros for _ in range(GIB // len(zeros))), zstd=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        import shutil
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_fixture_is_small(self):
+        self.assertLess(os.path.getsize(self.big), 1 << 20)
+
+    def test_cat(self):
+        seen = [0, 0]
+
+        def consume(chunk):
+            seen[0] += len(chunk)
+            seen[1] += len(chunk) - chunk.count(0)
+
+        rc, rss, err = run_measured(["cat", self.big, "zeros"], consume)
+        print("zt cat of 1 GiB: peak RSS %.1f MB" % rss)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(seen, [GIB, 0])
+        self.assertLess(rss, MAX_RSS_MB)
+
+    def test_export(self):
+        out = self.path("zeros.npy")
+        rc, rss, err = run_measured(["export", self.big, "zeros", "-o", out, "--quiet"])
+        print("zt export of 1 GiB: peak RSS %.1f MB" % rss)
+        self.assertEqual(rc, 0, err)
+        self.assertLess(rss, MAX_RSS_MB)
+        with open(out, "rb") as f:
+            head = f.read(128)
+        self.assertTrue(head.startswith(b"\x93NUMPY"))
+        header_len = 10 + int.from_bytes(head[8:10], "little")
+        self.assertIn(b"'shape': (%d,)" % (GIB // 4), head[:header_len])
+        check_zeros(out, header_len, GIB, self)
+
+    def test_decompress(self):
+        out = self.path("raw.zt")
+        rc, rss, err = run_measured(["decompress", self.big, "-o", out, "--quiet", "--no-sync"])
+        print("zt decompress of 1 GiB: peak RSS %.1f MB" % rss)
+        self.assertEqual(rc, 0, err)
+        self.assertLess(rss, MAX_RSS_MB)
+        o = ztcli.objects(out)["zeros"]
+        self.assertEqual(o["shape"], [GIB // 4])
+        c = o["components"][0] if isinstance(o["components"], list) else o["components"]["data"]
+        self.assertEqual(c["encoding"], "raw")
+        self.assertGreater(os.path.getsize(out), GIB)
+
+
+class VerifyFlag(ztcli.TmpCase):
+    def damaged(self):
+        p = self.path("sha.zt")
+        data = bytes(range(256)) * 64
+        write_zt(p, "w", [len(data)], ZT_U8, [data], digest=ZT_DIGEST_SHA256)
+        with open(p, "r+b") as f:  # the blob starts at 64; flip two bytes in it
+            for at in (64 + 10, 64 + 5000):
+                f.seek(at)
+                b = f.read(1)[0]
+                f.seek(at)
+                f.write(bytes([b ^ 0xFF]))
+        return p, len(data)
+
+    def test_cat_verify_refuses_before_writing(self):
+        p, n = self.damaged()
+        r = subprocess.run([ZT, "cat", "--verify", p, "w"], capture_output=True)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout, b"")
+        self.assertIn(b"digest", r.stderr)
+        self.assertIn(b"'w'", r.stderr)
+        r = subprocess.run([ZT, "cat", p, "w"], capture_output=True)  # off: the bytes as stored
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(r.stdout), n)
+
+    def test_export_verify_leaves_nothing(self):
+        p, _ = self.damaged()
+        out = self.path("w.npy")
+        r = subprocess.run([ZT, "export", p, "w", "-o", out, "--verify", "--quiet"], capture_output=True)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(b"sha256 digest mismatch", r.stderr)
+        self.assert_no_leftovers(["sha.zt"])
+
+    def test_verify_passes_clean_files(self):
+        p = self.path("clean.zt")
+        data = bytes(range(256)) * 4
+        write_zt(p, "w", [len(data)], ZT_U8, [data], digest=ZT_DIGEST_SHA256)
+        r = subprocess.run([ZT, "cat", "--verify", p, "w"], capture_output=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, data)
+        out = self.path("w.npy")
+        r = subprocess.run([ZT, "export", "--verify", p, "w", "-o", out, "--quiet"], capture_output=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main(verbosity=2)
