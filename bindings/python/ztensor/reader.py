@@ -13,11 +13,17 @@ from . import _attributes, _dlpack
 from ._dtypes import BY_CODE, numpy_dtype, safetensors_name, zt_type_name
 from ._slicing import Index, box_of
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo,
-                   ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, VerifyCallback, ZTensorError,
-                   ReadRequest, check, has, lib, set_verify_on_read, shape_array, take_string)
-from ._types import Array, DTypeLike, Float32Array, ObjectValue, Source
+                   IoStats, ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, UrlOptions,
+                   VerifyCallback, ZTensorError, ReadRequest, check, has, lib, set_verify_on_read, shape_array,
+                   take_string)
+from ._types import Array, DTypeLike, Float32Array, ObjectValue, PathLike, Source
 
 Shape = Tuple[int, ...]
+
+
+def is_url(path: object) -> bool:
+    """True for a str starting with http:// or https:// (case-insensitive)."""
+    return isinstance(path, str) and path[:8].lower().startswith(("http://", "https://"))
 
 
 class SparseCSR(NamedTuple):
@@ -279,10 +285,17 @@ class Reader(Mapping[str, ObjectValue]):
     verify=True checks each object's digests the first time its data is
     read (any read: reader[name], read, read_many, get_slice, tensor) and
     raises ZTensorError instead of returning damaged data.
+
+    A path starting with http:// or https:// is read remotely with ranged
+    GETs (docs/remote.md): arrays are then always copies. bearer_token (for
+    example read from a file or the environment, never hard-coded) is sent
+    as "Authorization: Bearer"; url_options sets zt_url_options fields by
+    name (timeout_ms, retries, cache_bytes, max_parallel, ...).
     """
 
     def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
-                 sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False) -> None:
+                 sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False,
+                 bearer_token: Optional[str] = None, url_options: Optional[Mapping[str, int]] = None) -> None:
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
@@ -296,9 +309,24 @@ class Reader(Mapping[str, ObjectValue]):
         self._verified: Set[str] = set()
         out = c_void_p()
         buffer: Optional[Array] = None
-        if isinstance(source, (str, os.PathLike)):
+        if isinstance(source, (str, os.PathLike)) and is_url(source):
+            uopts = UrlOptions()
+            lib.zt_url_options_init(byref(uopts))
+            token = bearer_token.encode() if bearer_token is not None else None
+            uopts.bearer_token = token
+            for key, value in (url_options or {}).items():
+                if key in ("struct_size", "bearer_token", "user_agent", "reserved0") or \
+                        key not in dict(UrlOptions._fields_):
+                    raise ValueError(f"unknown url option {key!r}")
+                setattr(uopts, key, int(value))
+            url = os.fsdecode(source)
+            check(lib.zt_open_url(url.encode(), byref(uopts), byref(opts), byref(out)))
+            self.path: Optional[str] = url
+        elif bearer_token is not None or url_options:
+            raise ValueError("bearer_token and url_options apply to http(s) URLs only")
+        elif isinstance(source, (str, os.PathLike)):
             check(lib.zt_open(os.fsencode(source), byref(opts), byref(out)))
-            self.path: Optional[str] = os.fsdecode(source)
+            self.path = os.fsdecode(source)
         else:
             try:
                 buffer = np.frombuffer(source, dtype=np.uint8)
@@ -319,6 +347,14 @@ class Reader(Mapping[str, ObjectValue]):
         self._index = {n: i for i, n in enumerate(self._names)}
         self._attributes: Any = None
         self._attributes_read = False
+
+    def io_stats(self) -> Dict[str, int]:
+        """Requests sent, body bytes received and cache hits of a remote
+        file (zeros for a local one)."""
+        st = IoStats()
+        st.struct_size = ctypes.sizeof(IoStats)
+        check(lib.zt_file_io_stats(self._require_open().ptr, byref(st)))
+        return {"requests": int(st.requests), "bytes": int(st.bytes), "cache_hits": int(st.cache_hits)}
 
     # -- lifetime --------------------------------------------------------
     def close(self) -> None:
