@@ -1,6 +1,8 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -28,6 +30,69 @@ int open_input(const std::string &path, FilePtr &out, const std::string &what) {
   if (st != ZT_OK) return report(what.empty() ? "cannot open '" + path + "'" : what, st);
   out.reset(f);
   return kOk;
+}
+
+bool is_set_index(const std::string &path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+int open_set_input(const std::string &path, SetPtr &out, const std::string &what) {
+  zt_open_options opts;
+  zt_open_options_init(&opts);
+  if (read_options().pread) opts.access = ZT_ACCESS_PREAD;
+  if (read_options().max_decoded_size) opts.max_decoded_size = read_options().max_decoded_size;
+  zt_set *s = nullptr;
+  zt_status st = zt_open_set(path.c_str(), &opts, &s);
+  if (st != ZT_OK) return report(what.empty() ? "cannot open set '" + path + "'" : what, st);
+  out.reset(s);
+  return kOk;
+}
+
+std::vector<std::string> shard_paths(const std::string &index, const zt_set *set) {
+  const size_t slash = index.rfind('/');
+  const std::string dir = slash == std::string::npos ? std::string() : index.substr(0, slash + 1);
+  size_t n = 0;
+  zt_set_shard_count(set, &n);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n; ++i) {
+    const char *loc = nullptr;
+    if (zt_set_shard_at(set, i, nullptr, &loc) == ZT_OK) out.push_back(dir + loc);
+  }
+  return out;
+}
+
+bool parse_byte_size(const std::string &s, uint64_t &out) {
+  size_t i = 0;
+  uint64_t v = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+    const uint64_t d = static_cast<uint64_t>(s[i] - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+    ++i;
+  }
+  if (i == 0) return false;
+  if (i < s.size() && s[i] == ' ') ++i;
+  std::string unit;
+  for (; i < s.size(); ++i) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+  static const std::pair<const char *, uint64_t> kUnits[] = {
+      {"", 1},
+      {"b", 1},
+      {"kb", 1000},
+      {"mb", 1000000},
+      {"gb", 1000000000},
+      {"tb", 1000000000000},
+      {"kib", uint64_t{1} << 10},
+      {"mib", uint64_t{1} << 20},
+      {"gib", uint64_t{1} << 30},
+      {"tib", uint64_t{1} << 40},
+  };
+  for (const auto &[name, mult] : kUnits) {
+    if (unit != name) continue;
+    if (v == 0 || v > UINT64_MAX / mult) return false;
+    out = v * mult;
+    return true;
+  }
+  return false;
 }
 
 int usage_error(const std::string &cmd, const std::string &msg) {

@@ -17,7 +17,8 @@ const std::vector<Command> &commands() {
       {"decompress", "rewrite a file with every component raw", kDecompressUsage, cmd_decompress},
       {"append", "add the objects of another .zt file (atomic rewrite)", kAppendUsage, cmd_append},
       {"remove", "remove objects from a file (atomic rewrite)", kRemoveUsage, cmd_remove},
-      {"merge", "merge several .zt files into one", kMergeUsage, cmd_merge},
+      {"merge", "merge .zt files and sharded sets into one file", kMergeUsage, cmd_merge},
+      {"split", "split a .zt file into shards of bounded size plus an index", kSplitUsage, cmd_split},
   };
   return table;
 }

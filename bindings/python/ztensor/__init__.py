@@ -11,6 +11,7 @@ else a system-wide install; `ztensor.library_path` and
     with ztensor.Reader("m.zt") as r:
         w = r["w"]                                # zero-copy, read-only
         t = numpy.from_dlpack(r.tensor("w"))      # DLPack
+    shards = ztensor.load_sharded("model.zt.index.json")  # docs/sharding.md
 """
 
 from typing import Any, Dict, Mapping
@@ -22,10 +23,11 @@ from ._locate import LibraryNotFoundError
 from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike
 from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, SparseCOO, SparseCSR, Tensor
+from .sharded import ShardedReader, load_sharded
 from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
-           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "bf16_to_float32", "float32_to_bf16",
+           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "ShardedReader", "load_sharded", "bf16_to_float32", "float32_to_bf16",
            "library_version", "library_path", "library_source", "LibraryNotFoundError", "__version__"]
 
 
