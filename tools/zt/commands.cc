@@ -11,7 +11,7 @@ const std::vector<Command> &commands() {
       {"verify", "check every structural rule and digest", kVerifyUsage, cmd_verify},
       {"cat", "write a component's decoded bytes to stdout", kCatUsage, cmd_cat},
       {"migrate", "rewrite any readable file as spec 1.2.0", kMigrateUsage, cmd_migrate},
-      {"export", "write a dense object as a NumPy .npy file", kExportUsage, cmd_export},
+      {"export", "write a dense object as .npy, or the whole file as safetensors or GGUF", kExportUsage, cmd_export},
       {"convert", "convert .safetensors, .npy, .npz, .gguf files to one .zt", kConvertUsage, cmd_convert},
       {"compress", "rewrite a file with every component zstd-compressed", kCompressUsage, cmd_compress},
       {"decompress", "rewrite a file with every component raw", kDecompressUsage, cmd_decompress},

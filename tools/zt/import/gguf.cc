@@ -16,13 +16,7 @@ namespace {
 
 using json = nlohmann::json;  // sorted keys: see Imported::attributes
 
-struct GgmlType {
-  uint32_t id;
-  const char *name;     // lowercase ggml name
-  uint32_t block_size;  // elements per block
-  uint32_t type_size;   // bytes per block
-  zt_dtype dtype;       // direct zTensor dtype, or UNKNOWN for block types
-};
+using GgmlType = GgmlTypeInfo;
 
 // ggml_type values as numbered in ggml.h (gaps are types removed upstream).
 constexpr GgmlType kGgmlTypes[] = {
@@ -226,6 +220,12 @@ json read_value(Cursor &c, uint32_t type, const std::string &key, MetaBudget &bu
 }
 
 }  // namespace
+
+const GgmlTypeInfo *ggml_type_info(uint32_t id) {
+  for (const auto &k : kGgmlTypes)
+    if (k.id == id) return &k;
+  return nullptr;
+}
 
 Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
   Cursor c(data, size, what);

@@ -36,10 +36,10 @@ struct Tensor {
   std::string name;
   std::string format = "dense";  // "ggml_quantized" for GGUF block types
   zt_dtype dtype = ZT_DTYPE_UNKNOWN;
-  std::string logical_type;           // "" = none
-  std::vector<uint64_t> shape;        // row-major (C order)
-  uint64_t nbytes = 0;                // exactly what emit() delivers
-  nlohmann::json attributes;  // object attributes; null = none
+  std::string logical_type;     // "" = none
+  std::vector<uint64_t> shape;  // row-major (C order)
+  uint64_t nbytes = 0;          // exactly what emit() delivers
+  nlohmann::json attributes;    // object attributes; null = none
   // Delivers the bytes in pieces (converted to little-endian C order);
   // throws InputError if the source turns out shorter or longer.
   std::function<void(const PieceFn &)> emit;
@@ -61,6 +61,17 @@ Imported read_npy(const uint8_t *data, size_t size, const std::string &what, con
                   const Limits &limits);
 Imported read_npz(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
 Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
+
+// A ggml tensor type as GGUF numbers it (ggml.h), also used by zt export.
+struct GgmlTypeInfo {
+  uint32_t id;
+  const char *name;     // lowercase ggml name
+  uint32_t block_size;  // elements per block
+  uint32_t type_size;   // bytes per block
+  zt_dtype dtype;       // direct zTensor dtype, or UNKNOWN for block types
+};
+// nullptr for an id the importer does not know.
+const GgmlTypeInfo *ggml_type_info(uint32_t id);
 
 // Maps `path` and dispatches on its extension (.safetensors, .npy, .npz,
 // .gguf); unknown extensions are recognised by their magic bytes.
