@@ -216,6 +216,66 @@ class ExportTest(ztcli.TmpCase):
             os.remove(path)
 
 
+class ForeignInfoTest(ztcli.TmpCase):
+    """zt info / zt ls read .safetensors, .npy, .npz and .gguf directly."""
+
+    def check_info(self, path, expect_format, expect):
+        """expect: {name: (shape, dtype, logical type, bytes or None if not contiguous)}"""
+        doc = json.loads(run("info", "--json", path).stdout)
+        self.assertIsNone(doc["version"])
+        self.assertEqual(doc["source_format"], expect_format)
+        raw = read_bytes(path)
+        got = {}
+        for o in doc["objects"]:
+            (c,) = o["components"]
+            self.assertEqual((c["role"], c["encoding"], c["length"], c["decoded_length"]),
+                             ("data", "raw", c["length"], c["length"]))
+            data = None if c["offset"] is None else raw[c["offset"]:c["offset"] + c["length"]]
+            got[o["name"]] = (o["shape"], c["dtype"], c["type"], data)
+        self.assertEqual(got, expect)
+        lines = run("ls", path).stdout.splitlines()
+        self.assertEqual(sorted(line.split("\t")[0] for line in lines), sorted(expect))
+        text = run("info", path).stdout
+        self.assertIn("version:    none (%s file" % expect_format, text)
+        return doc
+
+    def test_safetensors(self):
+        path = self.path("m.safetensors")
+        with open(path, "wb") as f:
+            f.write(safetensors_bytes(CANONICAL[:3], metadata={"k": "v"}))
+        doc = self.check_info(path, "safetensors", {n: (sh, {"F64": "f64", "C64": "f32", "F32": "f32"}[dt],
+                                                       "complex64" if dt == "C64" else None, d)
+                                                   for n, dt, sh, d in CANONICAL[:3]})
+        self.assertEqual(doc["attributes"], {"k": "v"})
+
+    def test_npy_npz_gguf(self):
+        a = np.arange(6, dtype=np.int16).reshape(2, 3)
+        np.save(self.path("a.npy"), a)
+        self.check_info(self.path("a.npy"), "npy", {"a": ([2, 3], "i16", None, a.tobytes())})
+        np.savez_compressed(self.path("z.npz"), x=a, y=np.ones(2, np.float32))
+        self.check_info(self.path("z.npz"), "npz", {"x": ([2, 3], "i16", None, None), "y": ([2], "f32", None, None)})
+        with open(self.path("m.gguf"), "wb") as f:
+            f.write(gguf_bytes([("general.name", GGUF_STRING, "m")],
+                               [("w", [4, 2], 0, bytes(range(32))), ("q", [32], 2, bytes(range(18)))]))
+        doc = self.check_info(self.path("m.gguf"), "gguf v3", {"w": ([2, 4], "f32", None, bytes(range(32))),
+                                                               "q": ([32], "u8", "ggml.q4_0", bytes(range(18)))})
+        self.assertEqual(doc["attributes"], {"general.name": "m"})
+
+    def test_hostile_foreign_files_fail_cleanly(self):
+        for name, data in (("t.safetensors", b"\x10"), ("h.safetensors", struct.pack("<Q", 1 << 60) + b"{}"),
+                           ("o.safetensors", safetensors_bytes([], raw_header=b'{"a": {"dtype": "F32", "shape": [4], '
+                                                                          b'"data_offsets": [0, 16]}}')),
+                           ("g.gguf", b"GGUF" + struct.pack("<IQQ", 3, 1 << 62, 0)), ("n.npy", b"\x93NUMPY\x01\x00"),
+                           ("z.npz", b"PK\x03\x04" + bytes(10))):
+            path = self.path(name)
+            with open(path, "wb") as f:
+                f.write(data)
+            for cmd in ("info", "ls"):
+                p = run(cmd, path, check=False)
+                self.assertEqual(p.returncode, 1, (name, cmd, p.stderr))
+                self.assertIn(path, p.stderr)
+
+
 def ztensor():
     """The Python binding over the library just built (for fixtures the CLI cannot make)."""
     import glob

@@ -241,6 +241,7 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
     throw InputError(what + ": tensor count " + std::to_string(n_tensors) + " is larger than the file allows");
 
   Imported r;
+  r.format_name = "gguf v" + std::to_string(version);
   MetaBudget budget{limits.max_elements_in_array};
   uint64_t alignment = 32;
   for (uint64_t i = 0; i < n_kv; ++i) {
@@ -316,6 +317,7 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
       throw InputError(ctx + ": data [" + std::to_string(begin) + ", " + std::to_string(end) +
                        ") runs past the end of the file (" + std::to_string(size) + " bytes)");
     const uint8_t *p = data + begin;
+    info.t.offset = begin;
     const uint64_t len = info.t.nbytes;
     info.t.emit = [p, len](const PieceFn &fn) { emit_bytes(p, len, 1, fn); };
     ranges.push_back({begin, end, info.t.name});

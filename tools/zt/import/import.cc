@@ -123,23 +123,23 @@ Imported import_file(const std::string &path, const Limits &limits) {
   auto starts = [&](const char *magic, size_t n) { return size >= n && std::memcmp(data, magic, n) == 0; };
 
   Imported r;
-  if (ends_with(path, ".safetensors"))
+  if (ends_with(path, ".safetensors")) {
     r = read_safetensors(data, size, path, limits);
-  else if (ends_with(path, ".npy"))
+    r.format_name = "safetensors";
+  } else if (ends_with(path, ".npy") ||
+             (!ends_with(path, ".npz") && !ends_with(path, ".gguf") && starts("\x93NUMPY", 6))) {
     r = read_npy(data, size, path, stem_of(path), limits);
-  else if (ends_with(path, ".npz"))
+    r.format_name = "npy";
+  } else if (ends_with(path, ".npz") ||
+             (!ends_with(path, ".gguf") && (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4)))) {
     r = read_npz(data, size, path, limits);
-  else if (ends_with(path, ".gguf"))
-    r = read_gguf(data, size, path, limits);
-  else if (starts("GGUF", 4))
-    r = read_gguf(data, size, path, limits);
-  else if (starts("\x93NUMPY", 6))
-    r = read_npy(data, size, path, stem_of(path), limits);
-  else if (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4))
-    r = read_npz(data, size, path, limits);
-  else
+    r.format_name = "npz";
+  } else if (ends_with(path, ".gguf") || starts("GGUF", 4)) {
+    r = read_gguf(data, size, path, limits);  // names itself with its version
+  } else {
     throw InputError("'" + path +
                      "': unknown input format (expected .safetensors, .npy, .npz or .gguf by name or magic)");
+  }
   // Keep the mapping alive as long as anything the reader made needs it.
   // (The pair destroys its second member first: the reader's state, then the mapping.)
   std::shared_ptr<void> inner = r.keepalive;

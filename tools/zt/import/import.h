@@ -36,10 +36,11 @@ struct Tensor {
   std::string name;
   std::string format = "dense";  // "ggml_quantized" for GGUF block types
   zt_dtype dtype = ZT_DTYPE_UNKNOWN;
-  std::string logical_type;     // "" = none
-  std::vector<uint64_t> shape;  // row-major (C order)
-  uint64_t nbytes = 0;          // exactly what emit() delivers
-  nlohmann::json attributes;    // object attributes; null = none
+  std::string logical_type;      // "" = none
+  std::vector<uint64_t> shape;   // row-major (C order)
+  uint64_t nbytes = 0;           // exactly what emit() delivers
+  uint64_t offset = UINT64_MAX;  // where the stored bytes start in the input; MAX when not contiguous there
+  nlohmann::json attributes;     // object attributes; null = none
   // Delivers the bytes in pieces (converted to little-endian C order);
   // throws InputError if the source turns out shorter or longer.
   std::function<void(const PieceFn &)> emit;
@@ -52,6 +53,7 @@ struct Imported {
   // would cost quadratic time.
   nlohmann::json attributes = nlohmann::json::object();
   std::shared_ptr<void> keepalive;  // what emit() reads from (mapping, zip archive)
+  std::string format_name;          // "safetensors", "npy", "npz", "gguf v3" (set by import_file)
 };
 
 // The buffer must outlive the result (the caller keeps it in keepalive).

@@ -129,6 +129,7 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
       throw InputError(ctx + ": data_offsets span " + std::to_string(end - begin) + " bytes but shape × " + dt +
                        " needs " + std::to_string(t.nbytes));
     const uint8_t *p = base + begin;
+    t.offset = 8 + n + begin;
     const uint64_t len = t.nbytes;
     t.emit = [p, len](const PieceFn &fn) { emit_bytes(p, len, 1, fn); };
     ranges.push_back({begin, end, name});
