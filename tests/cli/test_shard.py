@@ -3,6 +3,7 @@ keep every byte, size units, tensors never split, and every refusal leaving
 nothing behind."""
 import json
 import os
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -19,6 +20,12 @@ def read_bytes(path):
 def read_json(path):
     with open(path) as f:
         return json.load(f)
+
+
+def split_safetensors(b):
+    """(parsed header, data section)"""
+    n = struct.unpack("<Q", b[:8])[0]
+    return json.loads(b[8:8 + n]), b[8 + n:]
 
 
 class ShardTest(ztcli.TmpCase):
@@ -118,6 +125,75 @@ class ShardTest(ztcli.TmpCase):
         p = run("merge", index, src, "-o", self.path("m.zt"), check=False)
         self.assertEqual(p.returncode, 1)
         self.assertFalse(os.path.exists(self.path("m.zt")))
+
+
+class ConvertShardedTest(ztcli.TmpCase):
+    """zt convert of a sharded safetensors checkpoint (index + shards) into a zt set."""
+
+    TENSORS = {"a": ("F32", [2], np.array([1, 2], np.float32).tobytes()),
+               "b": ("I8", [3], b"\x01\x02\x03"),
+               "c": ("F64", [1], np.float64(3).tobytes())}
+
+    def make_checkpoint(self, weight_map=None, shards=None):
+        src = self.path("ckpt")
+        os.makedirs(src, exist_ok=True)
+        shards = shards or {"model-00001-of-00002.safetensors": ["a", "b"], "model-00002-of-00002.safetensors": ["c"]}
+        for shard, names in shards.items():
+            with open(os.path.join(src, shard), "wb") as f:
+                f.write(safetensors_bytes([(n,) + self.TENSORS[n] for n in names], metadata={"format": "pt"}))
+        wm = weight_map or {n: s for s, names in shards.items() for n in names}
+        with open(os.path.join(src, "model.safetensors.index.json"), "w") as f:
+            json.dump({"metadata": {"total_size": 21}, "weight_map": wm}, f)
+        return src
+
+    def test_folder_and_index_convert_to_a_zt_set(self):
+        src = self.make_checkpoint()
+        for given in (src, os.path.join(src, "model.safetensors.index.json")):
+            out = self.path("out-%d" % len(given))
+            run("convert", given, "-o", out, "--digest", "crc32c", "--quiet")
+            self.assertEqual(sorted(os.listdir(out)), ["model-00001-of-00002.zt", "model-00002-of-00002.zt",
+                                                       "model.zt.index.json"])
+            index = read_json(os.path.join(out, "model.zt.index.json"))
+            self.assertEqual(index, {"metadata": {"total_size": 21},
+                                     "weight_map": {"a": "model-00001-of-00002.zt", "b": "model-00001-of-00002.zt",
+                                                    "c": "model-00002-of-00002.zt"}})
+            self.assertEqual(info(os.path.join(out, "model-00001-of-00002.zt"))["attributes"], {"format": "pt"})
+            merged = self.path("merged-%d.zt" % len(given))
+            run("merge", os.path.join(out, "model.zt.index.json"), "-o", merged, "--quiet")
+            for name, (_, _, data) in self.TENSORS.items():
+                self.assertEqual(cat(merged, name), data)
+            # and each shard goes back to the same safetensors content
+            back = self.path("back.safetensors")
+            run("export", os.path.join(out, "model-00001-of-00002.zt"), "--to", "safetensors", "-o", back)
+            self.assertEqual(split_safetensors(read_bytes(back)),
+                             split_safetensors(read_bytes(os.path.join(src, "model-00001-of-00002.safetensors"))))
+
+    def test_inconsistent_checkpoints_write_nothing(self):
+        cases = [
+            ({"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors",
+              "c": "model-00002-of-00002.safetensors"}, "tensor 'b'"),  # b is in shard 1
+            ({"a": "model-00001-of-00002.safetensors", "c": "model-00002-of-00002.safetensors"},
+             "holds tensor 'b'"),  # b unlisted
+            ({"a": "../model-00001-of-00002.safetensors"}, "relative paths"),
+            ({"a": "/etc/passwd"}, "relative paths"),
+            ({"a": "missing.safetensors"}, "missing.safetensors"),
+        ]
+        for wm, want in cases:
+            src = self.make_checkpoint(weight_map=wm)
+            out = self.path("out")
+            p = run("convert", src, "-o", out, check=False)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn(want, p.stderr)
+            self.assertEqual(os.listdir(out) if os.path.isdir(out) else [], [])
+        with open(os.path.join(src, "model.safetensors.index.json"), "w") as f:
+            f.write('{"weight_map": {"a": "x", "a": "y"}}')
+        p = run("convert", src, "-o", self.path("out"), check=False)
+        self.assertIn("appears twice", p.stderr)
+        with open(os.path.join(src, "other.safetensors.index.json"), "w") as f:
+            f.write("{}")
+        p = run("convert", src, "-o", self.path("out"), check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("name the index", p.stderr)
 
 
 if __name__ == "__main__":

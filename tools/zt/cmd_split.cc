@@ -1,20 +1,13 @@
 // zt split: one .zt file → shards of bounded size plus a JSON index
-// (docs/sharding.md). Every shard and the index are written in a temporary
-// folder inside OUTDIR and renamed into place only when all of them are
-// complete, the index last; names already in OUTDIR are refused up front,
-// so a split never replaces anything.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
+// (docs/sharding.md), written through a SetOutput: all or nothing, never
+// replacing a file.
 #include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "commands.h"
 #include "progress.h"
+#include "set_output.h"
 
 namespace ztcli {
 
@@ -58,48 +51,6 @@ std::string shard_name(const std::string &stem, size_t i, size_t n) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "-%05zu-of-%05zu.zt", i + 1, n);
   return stem + buf;
-}
-
-// Removes the temporary folder and whatever is still in it.
-struct TempFolder {
-  std::string path;
-  std::vector<std::string> files;
-  ~TempFolder() {
-    for (const auto &f : files) ::unlink((path + "/" + f).c_str());
-    if (!path.empty()) ::rmdir(path.c_str());
-  }
-};
-
-bool write_text_file(const std::string &path, const std::string &text, bool sync, std::string &err) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    err = std::strerror(errno);
-    return false;
-  }
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = std::strerror(errno);
-      ::close(fd);
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if ((sync && ::fsync(fd) != 0) || ::close(fd) != 0) {
-    err = std::strerror(errno);
-    return false;
-  }
-  return true;
-}
-
-void sync_dir(const std::string &dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
 }
 
 }  // namespace
@@ -157,35 +108,11 @@ int cmd_split(const std::vector<std::string> &argv) {
     return kFailure;
   }
 
-  struct stat st;
-  if (::stat(outdir.c_str(), &st) != 0) {
-    if (::mkdir(outdir.c_str(), 0777) != 0) {
-      std::fprintf(stderr, "zt split: cannot create '%s': %s\n", outdir.c_str(), std::strerror(errno));
-      return kIo;
-    }
-  } else if (!S_ISDIR(st.st_mode)) {
-    std::fprintf(stderr, "zt split: '%s' exists and is not a folder\n", outdir.c_str());
-    return kFailure;
-  }
   std::vector<std::string> targets;
   for (const auto &s : shards) targets.push_back(s.name);
   targets.push_back(index_name);
-  for (const auto &t : targets) {
-    if (::lstat((outdir + "/" + t).c_str(), &st) == 0) {
-      std::fprintf(stderr, "zt split: '%s/%s' already exists; nothing written (remove it or use another -o/--prefix)\n",
-                   outdir.c_str(), t.c_str());
-      return kFailure;
-    }
-  }
-
-  TempFolder tmp;
-  std::string tmpl = outdir + "/.zt-split-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) {
-    std::fprintf(stderr, "zt split: cannot create a temporary folder in '%s': %s\n", outdir.c_str(),
-                 std::strerror(errno));
-    return kIo;
-  }
-  tmp.path = tmpl;
+  SetOutput tmp;
+  if (int rc = tmp.begin("split", outdir, targets)) return rc;
 
   zt_writer_options wo;
   zt_writer_options_init(&wo);
@@ -194,7 +121,7 @@ int cmd_split(const std::vector<std::string> &argv) {
   const zt_file *src = file.get();
   for (const auto &s : shards) {
     zt_writer *w = nullptr;
-    const std::string path = tmp.path + "/" + s.name;
+    const std::string path = tmp.temp_path(s.name);
     zt_status rc = zt_writer_create(path.c_str(), &wo, &w);
     if (rc != ZT_OK) return report("split: cannot create '" + path + "'", rc);
     rc = zt_writer_copy_file_fields(w, &src, 1);
@@ -213,34 +140,10 @@ int cmd_split(const std::vector<std::string> &argv) {
     }
     rc = zt_writer_finish(w);
     if (rc != ZT_OK) return report("split: cannot finish '" + path + "' (nothing written)", rc);
-    tmp.files.push_back(s.name);
   }
   progress.done();
-  if (!write_text_file(tmp.path + "/" + index_name, index_text, sync, err)) {
-    std::fprintf(stderr, "zt split: cannot write the index: %s (nothing written)\n", err.c_str());
-    return kIo;
-  }
-  tmp.files.push_back(index_name);
-
-  // Into place, the index last: a set without its index is never mistaken
-  // for a complete one. A failure takes back what was already moved.
-  std::vector<std::string> moved;
-  for (const auto &t : targets) {
-    const std::string dst = outdir + "/" + t;
-    std::string why;
-    if (::lstat(dst.c_str(), &st) == 0)
-      why = "it appeared meanwhile";
-    else if (::rename((tmp.path + "/" + t).c_str(), dst.c_str()) != 0)
-      why = std::strerror(errno);
-    if (!why.empty()) {
-      for (const auto &m : moved) ::unlink((outdir + "/" + m).c_str());
-      std::fprintf(stderr, "zt split: cannot move '%s' into place: %s (nothing written)\n", dst.c_str(), why.c_str());
-      return kIo;
-    }
-    moved.push_back(t);
-  }
-  tmp.files.clear();
-  if (sync) sync_dir(outdir);
+  if (int rc = tmp.write_text(index_name, index_text, sync)) return rc;
+  if (int rc = tmp.commit(sync)) return rc;
 
   if (as_json) {
     nlohmann::ordered_json j{{"command", "split"},           {"input", in},      {"index", outdir + "/" + index_name},

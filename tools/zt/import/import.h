@@ -79,6 +79,17 @@ const GgmlTypeInfo *ggml_type_info(uint32_t id);
 // .gguf); unknown extensions are recognised by their magic bytes.
 Imported import_file(const std::string &path, const Limits &limits);
 
+// The index of a sharded checkpoint (model.safetensors.index.json). Shard
+// locations are checked against the rules of docs/sharding.md (relative,
+// inside the index's folder); the file is bounded by limits.max_header.
+struct ShardIndexFile {
+  nlohmann::json metadata;                                      // null = none
+  std::vector<std::pair<std::string, std::string>> weight_map;  // tensor → shard, sorted by tensor
+};
+ShardIndexFile read_shard_index(const std::string &path, const Limits &limits);
+// Throws InputError (prefixed ctx) for a location that could leave the folder.
+void check_shard_location(const std::string &location, const std::string &ctx);
+
 // Helpers shared by the readers.
 uint64_t checked_mul(uint64_t a, uint64_t b, const std::string &ctx);
 uint64_t checked_add(uint64_t a, uint64_t b, const std::string &ctx);
@@ -91,6 +102,9 @@ struct DataRange {
 // the output gets bytes of its own, so a few KB of input whose tensors all
 // name the same bytes would otherwise become gigabytes of output.
 void refuse_overlapping(std::vector<DataRange> ranges, const std::string &what);
+// Throws InputError when JSON text nests deeper than 64 levels (bounds the
+// parser's stack before hostile text reaches it).
+void check_json_depth(const char *p, size_t n, const std::string &what);
 // Bytes as lowercase hex, for the {"$bytes": hex} attribute convention.
 std::string hex(const uint8_t *p, size_t n);
 // Swaps each element of `esize` bytes in place.
