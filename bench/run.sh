@@ -13,6 +13,9 @@ fi
 ninja -C "$build" -j2 bench/zt_bench >/dev/null
 out=$(mktemp)
 "$build/bench/zt_bench" --numpy-script "$src/bench/numpy_bench.py" "$@" >"$out"
+# Remote reads: loopback HTTP (a real nginx) vs local pread, same run.
+ZTENSOR_LIBRARY=$(ls "$build"/libztensor.so.*.*.* | head -1) PYTHONPATH="$src/bindings/python" \
+  /usr/bin/python3 "$src/bench/remote_bench.py" >>"$out"
 cat "$out"
 {
   echo "# libztensor benchmark results"

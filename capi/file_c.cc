@@ -9,7 +9,7 @@
 using namespace zt;
 using namespace zt::capi;
 
-namespace {
+namespace zt::capi {
 
 ReaderOptions to_reader_options(const zt_open_options *o) {
   ReaderOptions r;
@@ -47,7 +47,7 @@ zt_status finish_open(std::shared_ptr<Reader> reader, zt_file **out) {
   return ZT_OK;
 }
 
-}  // namespace
+}  // namespace zt::capi
 
 extern "C" {
 

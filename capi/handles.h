@@ -55,6 +55,12 @@ void unregister_objects(const zt_object *begin);
 // True for an element of a registered array whose file is still open.
 bool is_live_object(const zt_object *o);
 
+// zt_open_options (NULL = defaults; an older caller's smaller struct keeps
+// the defaults of fields it lacks) as the reader's options.
+ReaderOptions to_reader_options(const zt_open_options *o);
+// Wraps an open reader in a new registered zt_file handle.
+zt_status finish_open(std::shared_ptr<Reader> reader, zt_file **out);
+
 void set_error(const std::string &msg);
 void clear_error();
 

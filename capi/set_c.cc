@@ -1,20 +1,24 @@
 // Sharded checkpoints (ztensor_set.h): an index plus the shards it names,
 // opened together and checked against each other, presented as one list of
-// ordinary zt_object handles. Every shard is opened through open_member(),
-// the one place that turns a location into an open file, so that another
-// kind of location (a URL) needs only a branch there and in read_index().
+// ordinary zt_object handles. The index and every shard are reached through
+// read_index() and open_member(), the two places that know what a location
+// is: a local path, or an http(s) URL (zt_open_url, docs/remote.md).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <map>
 #include <string_view>
 
 #include "handles.h"
+#include "io/http_source.h"
 #include "set/shard_index.h"
+#include "url_settings.h"
+#include "ztensor_io.h"
 #include "ztensor_set.h"
 
 using namespace zt;
@@ -47,8 +51,29 @@ uint64_t index_limit(const zt_open_options *o) {
   return limit;
 }
 
+bool is_url(const std::string &s) {
+  return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0;
+}
+
+// An index URL without its query string and fragment: shard locations are
+// resolved against its path (a signed query string belongs to the index
+// object alone).
+std::string url_base(const std::string &url) {
+  return url.substr(0, url.find_first_of("?#"));
+}
+
 // The index text, refused before it is read if larger than the limit.
-std::string read_index(const std::string &location, uint64_t limit) {
+std::string read_index(const std::string &location, uint64_t limit, const zt_url_options *uopts) {
+  if (is_url(location)) {
+    auto src = open_http_source(location, to_url_settings(uopts, "zt_open_set_url"), limit);
+    if (src->size() > limit)
+      fail(ZT_E_MANIFEST_LIMIT, "index '" + redact_url(location) + "': " + std::to_string(src->size()) +
+                                    " bytes exceed the limit of " + std::to_string(limit) +
+                                    " (zt_open_options.max_manifest_size)");
+    std::string text(static_cast<size_t>(src->size()), '\0');
+    if (!text.empty()) src->read(0, text.size(), text.data());
+    return text;
+  }
   const int fd = ::open(location.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(ZT_E_IO, "index '" + printable(location) + "': cannot open: " + std::strerror(errno));
   struct FdCloser {
@@ -75,13 +100,14 @@ std::string read_index(const std::string &location, uint64_t limit) {
   return text;
 }
 
-// Opens one shard. Local paths only today; a URL branch goes here.
+// Opens one shard: a local path, or a URL when the index was one.
 // `label` is the location as the index writes it, for messages.
 zt_file *open_member(const std::string &location, const std::string &label, const zt_open_options *opts,
-                     const std::string &index) {
+                     const zt_url_options *uopts, const std::string &index) {
   zt_file *f = nullptr;
-  const zt_status st = zt_open(location.c_str(), opts, &f);
-  if (st != ZT_OK) fail(st, "index '" + printable(index) + "': shard '" + printable(label) + "': " + zt_last_error());
+  const zt_status st =
+      is_url(location) ? zt_open_url(location.c_str(), uopts, opts, &f) : zt_open(location.c_str(), opts, &f);
+  if (st != ZT_OK) fail(st, "index '" + index + "': shard '" + printable(label) + "': " + zt_last_error());
   return f;
 }
 
@@ -98,17 +124,20 @@ const zt_set &set_ref(const zt_set *s, const char *fn) {
   return *s;
 }
 
-std::unique_ptr<zt_set> open_set(const std::string &index_path, const zt_open_options *opts) {
-  const std::string what = "index '" + printable(index_path) + "'";
-  const ShardIndex idx = parse_shard_index(read_index(index_path, index_limit(opts)), what, ZT_SET_MAX_SHARDS);
+std::unique_ptr<zt_set> open_set(const std::string &index_path, const zt_open_options *opts,
+                                 const zt_url_options *uopts) {
+  const bool remote = is_url(index_path);
+  const std::string shown = remote ? redact_url(index_path) : printable(index_path);
+  const std::string what = "index '" + shown + "'";
+  const std::string base = remote ? url_base(index_path) : index_path;
+  const ShardIndex idx = parse_shard_index(read_index(index_path, index_limit(opts), uopts), what, ZT_SET_MAX_SHARDS);
   auto set = std::make_unique<zt_set>();
   set->metadata_json = idx.metadata_json;
   set->locations = idx.shards;
   std::vector<size_t> shard_of_object;  // parallel to set->objects
   for (size_t s = 0; s < idx.shards.size(); ++s) {
     set->shards.push_back(nullptr);
-    set->shards.back() =
-        open_member(resolve_shard_location(index_path, idx.shards[s]), idx.shards[s], opts, index_path);
+    set->shards.back() = open_member(resolve_shard_location(base, idx.shards[s]), idx.shards[s], opts, uopts, shown);
     size_t n = 0;
     ok_or_throw(zt_file_object_count(set->shards.back(), &n));
     for (size_t i = 0; i < n; ++i) {
@@ -165,7 +194,21 @@ ZT_API zt_status zt_open_set(const char *index_path, const zt_open_options *opts
     if (!out) invalid("zt_open_set: out is NULL");
     *out = nullptr;
     if (!index_path) invalid("zt_open_set: index_path is NULL");
-    auto set = open_set(index_path, opts);
+    auto set = open_set(index_path, opts, nullptr);
+    register_handle(set.get());
+    *out = set.release();
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_open_set_url(const char *index_url, const zt_url_options *uopts, const zt_open_options *opts,
+                                 zt_set **out) {
+  return guard([&] {
+    if (!out) invalid("zt_open_set_url: out is NULL");
+    *out = nullptr;
+    if (!index_url) invalid("zt_open_set_url: index_url is NULL");
+    if (!is_url(index_url)) invalid("zt_open_set_url: index_url is not an http:// or https:// URL");
+    auto set = open_set(index_url, opts, uopts);
     register_handle(set.get());
     *out = set.release();
     return ZT_OK;

@@ -107,6 +107,8 @@ ZT_API const char *zt_status_str(zt_status s) {
       return "index component not of an integer dtype";
     case ZT_E_COMPRESS:
       return "compression failed";
+    case ZT_E_CHANGED:
+      return "the source changed while being read";
     case ZT_STATUS_FORCE32_:
       break;
   }

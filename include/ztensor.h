@@ -122,6 +122,11 @@ typedef enum zt_status {
   ZT_E_WRONG_FORMAT = -66,    /* object is not of the format the call needs */
   ZT_E_INDEX_DTYPE = -67,     /* index component not of an integer dtype */
   ZT_E_COMPRESS = -70,        /* zstd compression failed */
+
+  /* Remote and caller-supplied sources (ztensor_io.h; since 1.1) */
+  ZT_E_CHANGED = -80,         /* the object changed while being read (its
+                                 ETag/Last-Modified differ from the first
+                                 response); nothing mixed is returned */
   ZT_STATUS_FORCE32_ = 0x7fffffff /* not a status: keeps the enum 32 bits wide */
 } zt_status;
 

@@ -29,6 +29,7 @@
 #define ZTENSOR_SET_H
 
 #include "ztensor.h"
+#include "ztensor_io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,11 +43,22 @@ typedef struct zt_set zt_set; /* an open sharded checkpoint */
 
 /* Opens the index at index_path and every shard it names. opts (may be NULL)
  * apply to every shard; its max_manifest_size also bounds the index file.
+ * An http:// or https:// index_path is read remotely, as
+ * zt_open_set_url(index_path, NULL, opts, out) does.
  * On success *out owns the set (release with zt_set_close); on failure *out
  * is NULL and zt_last_error() names the index, the shard, the tensor and
  * the rule. */
 ZT_API zt_status zt_open_set(const char *index_path,
                              const zt_open_options *opts, zt_set **out);
+
+/* A set whose index is at an http(s) URL: the index is fetched with ranged
+ * GETs and every shard is opened with zt_open_url(shard URL, uopts, opts),
+ * the shard URL being the index URL's folder (without its query string or
+ * fragment) joined with the location. uopts (bearer token, timeouts, cache)
+ * and opts may be NULL. ZT_E_UNSUPPORTED without libcurl. */
+ZT_API zt_status zt_open_set_url(const char *index_url,
+                                 const zt_url_options *uopts,
+                                 const zt_open_options *opts, zt_set **out);
 
 /* Closes every shard. NULL is accepted; a closed set is ZT_E_MISUSE (with
  * the same caveat about reused addresses as zt_close). */

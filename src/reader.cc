@@ -105,6 +105,10 @@ std::shared_ptr<Reader> Reader::open_memory(const void *data, size_t size, const
   return std::shared_ptr<Reader>(new Reader(open_memory_source(data, size), opts));
 }
 
+std::shared_ptr<Reader> Reader::open_source(std::unique_ptr<Source> src, const ReaderOptions &opts) {
+  return std::shared_ptr<Reader>(new Reader(std::move(src), opts));
+}
+
 unsigned Reader::threads() const {
   if (opts_.threads) return opts_.threads;
   unsigned hc = std::thread::hardware_concurrency();

@@ -46,6 +46,8 @@ class Reader {
  public:
   static std::shared_ptr<Reader> open(const std::string &path, const ReaderOptions &opts);
   static std::shared_ptr<Reader> open_memory(const void *data, size_t size, const ReaderOptions &opts);
+  // Any other source (caller callbacks, HTTP); opts.access is not used.
+  static std::shared_ptr<Reader> open_source(std::unique_ptr<Source> src, const ReaderOptions &opts);
 
   const Manifest &manifest() const { return manifest_; }
   const Source &source() const { return *source_; }

@@ -14,16 +14,18 @@ cd "$(dirname "$0")/.."
 DEMO_PACKAGES=(
   build-essential meson ninja-build pkg-config python3
   libzstd-dev libcbor-dev libssl-dev libisal-dev nlohmann-json3-dev
-  libzip-dev libdlpack-dev
+  libzip-dev libdlpack-dev libcurl4-openssl-dev
 )
 # What the whole test suite needs on top: GoogleTest, the Python binding's
 # tests and its venv install, other languages' examples, the independent
-# conformance checker, the install test's CMake consumer, the clang builds.
+# conformance checker, the install test's CMake consumer, the clang builds,
+# the real HTTP server of the remote-read tests (tests/remote).
 TEST_PACKAGES=(
   libgtest-dev libgmock-dev cmake abigail-tools
   python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard python3-mypy
   python3-venv python3-pip python3-mesonpy python3-setuptools python3-wheel
   golang-go clang libclang-rt-14-dev zstd binutils
+  nginx-light
 )
 
 # install_missing PACKAGE...: apt-get install of those not yet installed.

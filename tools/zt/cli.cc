@@ -20,20 +20,51 @@ ReadOptions &read_options() {
   return o;
 }
 
+bool is_url(const std::string &path) {
+  auto starts = [&](const char *p) {
+    size_t n = std::strlen(p);
+    if (path.size() < n) return false;
+    for (size_t i = 0; i < n; ++i)
+      if (std::tolower(static_cast<unsigned char>(path[i])) != p[i]) return false;
+    return true;
+  };
+  return starts("http://") || starts("https://");
+}
+
+std::string display_path(const std::string &path) {
+  if (!is_url(path)) return path;
+  std::string u = path.substr(0, path.find_first_of("?#"));
+  if (u.size() < path.size() && path[u.size()] == '?') u += "?<redacted>";
+  size_t auth = u.find("://") + 3;
+  size_t end = std::min(u.find('/', auth), u.size());
+  size_t at = u.rfind('@', end - 1);
+  if (at != std::string::npos && at >= auth && at < end) u = u.substr(0, auth) + "<credentials>@" + u.substr(at + 1);
+  return u;
+}
+
 int open_input(const std::string &path, FilePtr &out, const std::string &what) {
   zt_open_options opts;
   zt_open_options_init(&opts);
   if (read_options().pread) opts.access = ZT_ACCESS_PREAD;
   if (read_options().max_decoded_size) opts.max_decoded_size = read_options().max_decoded_size;
   zt_file *f = nullptr;
-  zt_status st = zt_open(path.c_str(), &opts, &f);
-  if (st != ZT_OK) return report(what.empty() ? "cannot open '" + path + "'" : what, st);
+  zt_status st;
+  if (is_url(path)) {
+    zt_url_options uopts;
+    zt_url_options_init(&uopts);
+    if (!read_options().bearer_token.empty()) uopts.bearer_token = read_options().bearer_token.c_str();
+    st = zt_open_url(path.c_str(), &uopts, &opts, &f);
+  } else {
+    st = zt_open(path.c_str(), &opts, &f);
+  }
+  if (st != ZT_OK) return report(what.empty() ? "cannot open '" + display_path(path) + "'" : what, st);
   out.reset(f);
   return kOk;
 }
 
 bool is_set_index(const std::string &path) {
-  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  const std::string p = is_url(path) ? path.substr(0, path.find_first_of("?#")) : path;
+  return p.size() >= 5 && p.compare(p.size() - 5, 5, ".json") == 0;
 }
 
 int open_set_input(const std::string &path, SetPtr &out, const std::string &what) {
@@ -42,8 +73,16 @@ int open_set_input(const std::string &path, SetPtr &out, const std::string &what
   if (read_options().pread) opts.access = ZT_ACCESS_PREAD;
   if (read_options().max_decoded_size) opts.max_decoded_size = read_options().max_decoded_size;
   zt_set *s = nullptr;
-  zt_status st = zt_open_set(path.c_str(), &opts, &s);
-  if (st != ZT_OK) return report(what.empty() ? "cannot open set '" + path + "'" : what, st);
+  zt_status st;
+  if (is_url(path)) {
+    zt_url_options uopts;
+    zt_url_options_init(&uopts);
+    if (!read_options().bearer_token.empty()) uopts.bearer_token = read_options().bearer_token.c_str();
+    st = zt_open_set_url(path.c_str(), &uopts, &opts, &s);
+  } else {
+    st = zt_open_set(path.c_str(), &opts, &s);
+  }
+  if (st != ZT_OK) return report(what.empty() ? "cannot open set '" + display_path(path) + "'" : what, st);
   out.reset(s);
   return kOk;
 }

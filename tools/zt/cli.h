@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ztensor.h"
+#include "ztensor_io.h"
 #include "ztensor_set.h"
 
 namespace ztcli {
@@ -67,11 +68,17 @@ uint64_t stored_bytes(const zt_object *o);
 struct ReadOptions {
   bool pread = false;             // read with pread(2): a file truncated underfoot is an error, not SIGBUS
   uint64_t max_decoded_size = 0;  // per component; 0 = the library's default
+  std::string bearer_token;       // for http(s) inputs: --bearer-token-file or $ZT_BEARER_TOKEN
 };
 ReadOptions &read_options();
 // Opens a .zt input with read_options(); on failure prints "what: ..." and
 // returns its exit code (kOk on success).
+// An input starting with http:// or https:// is opened with zt_open_url.
 int open_input(const std::string &path, FilePtr &out, const std::string &what = "");
+// True for an http:// or https:// input.
+bool is_url(const std::string &path);
+// How an input is shown in messages: URLs without user:pass@ or query.
+std::string display_path(const std::string &path);
 
 // An open sharded checkpoint (docs/sharding.md), closed when it goes out of
 // scope.

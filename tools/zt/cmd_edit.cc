@@ -211,7 +211,7 @@ int cmd_merge(const std::vector<std::string> &argv) {
   for (const auto &p : a.positional) {
     if (!is_set_index(p)) continue;
     SetPtr s;
-    if ((rc = open_set_input(p, s, "merge: cannot open set '" + p + "'"))) return rc;
+    if ((rc = open_set_input(p, s, "merge: cannot open set '" + display_path(p) + "'"))) return rc;
     for (const auto &shard : shard_paths(p, s.get())) guarded.push_back(shard);
     sets.push_back(std::move(s));
   }

@@ -128,7 +128,7 @@ int cmd_export(const std::vector<std::string> &argv) {
   if (a.positional.size() != 2 || out.empty()) return usage_error("export", "expected FILE OBJECT -o OUT.npy");
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
   FilePtr f;
-  if (int rc = open_input(a.positional[0], f, "export: cannot open '" + a.positional[0] + "'")) return rc;
+  if (int rc = open_input(a.positional[0], f, "export: cannot open '" + display_path(a.positional[0]) + "'")) return rc;
   zt_status st = ZT_OK;
   const std::string &name = a.positional[1];
   const zt_object *o = nullptr;

@@ -65,7 +65,7 @@ int cmd_info(const std::vector<std::string> &argv) {
   zt_file_object_count(f.get(), &count);
   char *attrs = nullptr;
   zt_file_attributes_json(f.get(), &attrs);
-  std::printf("file:       %s\n", a.positional[0].c_str());
+  std::printf("file:       %s\n", display_path(a.positional[0]).c_str());
   std::printf("version:    %s\n", version);
   std::printf("attributes: %s\n", json_or_null(attrs).c_str());
   std::printf("objects:    %zu\n", count);

@@ -35,7 +35,7 @@ int cmd_verify(const std::vector<std::string> &argv) {
   if (!parse_args(argv, {"--strict", "--quiet"}, {}, a, err)) return usage_error("verify", err);
   if (a.positional.size() != 1) return usage_error("verify", "expected one FILE");
   FilePtr f;
-  if (int rc = open_input(a.positional[0], f, "'" + a.positional[0] + "' is not readable")) return rc;
+  if (int rc = open_input(a.positional[0], f, "'" + display_path(a.positional[0]) + "' is not readable")) return rc;
   Tally t;
   t.quiet = a.has("--quiet");
   zt_status st = zt_file_verify(f.get(), a.has("--strict") ? 1 : 0, on_failure, &t);
@@ -43,10 +43,11 @@ int cmd_verify(const std::vector<std::string> &argv) {
   zt_file_object_count(f.get(), &count);
   f.reset();
   if (st != ZT_OK) {
-    if (!t.quiet) std::printf("%s: %zu failure(s) in %zu object(s)\n", a.positional[0].c_str(), t.failures, count);
+    if (!t.quiet)
+      std::printf("%s: %zu failure(s) in %zu object(s)\n", display_path(a.positional[0]).c_str(), t.failures, count);
     return kFailure;
   }
-  if (!t.quiet) std::printf("%s: OK (%zu objects)\n", a.positional[0].c_str(), count);
+  if (!t.quiet) std::printf("%s: OK (%zu objects)\n", display_path(a.positional[0]).c_str(), count);
   return kOk;
 }
 

@@ -13,7 +13,8 @@ using namespace ztcli;
 
 static void print_help() {
   std::printf("zt %s — inspect, check, convert and maintain zTensor (.zt) files\n\n", zt_version_string());
-  std::printf("usage: zt [--pread] [--max-decoded-size BYTES] COMMAND [ARGS...]\n\ncommands:\n");
+  std::printf(
+      "usage: zt [--pread] [--max-decoded-size BYTES] [--bearer-token-file FILE] COMMAND [ARGS...]\n\ncommands:\n");
   for (const auto &c : commands()) std::printf("  %-11s %s\n", c.name, c.summary);
   std::printf(
       "\n'zt COMMAND --help' describes a command.\n\n"
@@ -22,7 +23,10 @@ static void print_help() {
       "  --pread                    read with pread(2) instead of a memory map: a file\n"
       "                             truncated while it is read is an I/O error, not SIGBUS\n"
       "  --max-decoded-size BYTES   refuse a component that decodes to more than BYTES\n"
-      "                             (default 64 GiB; suffixes K, M, G, T in powers of 1024)\n\n"
+      "                             (default 64 GiB; suffixes K, M, G, T in powers of 1024)\n"
+      "  --bearer-token-file FILE   for http(s):// inputs, send the token in FILE as\n"
+      "                             'Authorization: Bearer' (else $ZT_BEARER_TOKEN, if set)\n\n"
+      "An input starting with http:// or https:// is read remotely with ranged GETs.\n\n"
       "exit codes:\n"
       "  0  success\n"
       "  1  the file is invalid, or the operation failed (message on stderr)\n"
@@ -54,7 +58,27 @@ static bool parse_size(const std::string &s, uint64_t &out) {
   return out > 0;
 }
 
+// The token is the file's first line (a trailing newline is not part of it).
+static bool read_token_file(const std::string &path, std::string &out) {
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    std::fprintf(stderr, "zt: cannot read --bearer-token-file '%s': %s\n", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  char buf[8192];
+  size_t n = std::fread(buf, 1, sizeof buf, f);
+  std::fclose(f);
+  out.assign(buf, n);
+  out = out.substr(0, out.find_first_of("\r\n"));
+  if (out.empty()) {
+    std::fprintf(stderr, "zt: --bearer-token-file '%s' is empty\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
+  if (const char *t = std::getenv("ZT_BEARER_TOKEN")) read_options().bearer_token = t;
   int first = 1;
   for (; first < argc && std::strncmp(argv[first], "--", 2) == 0; ++first) {
     const std::string opt = argv[first];
@@ -66,6 +90,13 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "zt: --max-decoded-size takes a positive size in bytes (e.g. 4096, 512M, 2G)\n");
         return kUsage;
       }
+    } else if (opt == "--bearer-token-file" || opt.rfind("--bearer-token-file=", 0) == 0) {
+      std::string v = opt.size() > 19 ? opt.substr(20) : (first + 1 < argc ? argv[++first] : "");
+      if (v.empty()) {
+        std::fprintf(stderr, "zt: --bearer-token-file takes a file name\n");
+        return kUsage;
+      }
+      if (!read_token_file(v, read_options().bearer_token)) return kIo;
     } else {
       break;  // --help, --version, or an unknown option: handled below
     }

@@ -14,7 +14,7 @@ else a system-wide install; `ztensor.library_path` and
     shards = ztensor.load_sharded("model.zt.index.json")  # docs/sharding.md
 """
 
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, Mapping, Optional
 
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
@@ -27,13 +27,32 @@ from .sharded import ShardedReader, load_sharded
 from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
-           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "ShardedReader", "load_sharded", "bf16_to_float32", "float32_to_bf16",
-           "library_version", "library_path", "library_source", "LibraryNotFoundError", "__version__"]
+           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "ShardedReader", "load_sharded",
+           "bf16_to_float32", "float32_to_bf16", "library_version", "library_path", "library_source",
+           "LibraryNotFoundError", "__version__", "open", "open_url"]
 
 
 def library_version() -> str:
     """The version of the loaded libztensor ("1.0.0")."""
     return str(_lib.zt_version_string().decode())
+
+
+def open(path_or_url: PathLike, **kwargs: Any) -> Reader:  # noqa: A001 (ztensor.open, like io.open)
+    """Opens a local .zt file or an http(s):// URL: the same as Reader(...).
+
+        with ztensor.open("https://example.org/model.zt",
+                          bearer_token=os.environ.get("HF_TOKEN")) as r:
+            w = r["w"]
+    """
+    return Reader(path_or_url, **kwargs)
+
+
+def open_url(url: str, *, bearer_token: Optional[str] = None, strict: bool = False, **url_options: int) -> Reader:
+    """Opens a .zt file over HTTP(S); url_options are zt_url_options fields
+    (timeout_ms=, retries=, cache_bytes=, max_parallel=, ...)."""
+    if not isinstance(url, str) or not url[:8].lower().startswith(("http://", "https://")):
+        raise ValueError("open_url needs an http:// or https:// URL")
+    return Reader(url, bearer_token=bearer_token, strict=strict, url_options=url_options)
 
 
 def save_file(tensors: Mapping[str, ArrayLike], path: PathLike, metadata: Any = None, *, zstd: Zstd = None,

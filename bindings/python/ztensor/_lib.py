@@ -24,6 +24,20 @@ class OpenOptions(Structure):
                 ("max_manifest_size", c_uint64), ("max_decoded_size", c_uint64)]
 
 
+class UrlOptions(Structure):
+    """zt_url_options (ztensor_io.h)."""
+    _fields_ = [("struct_size", c_uint32), ("connect_timeout_ms", c_uint32), ("timeout_ms", c_uint32),
+                ("retries", c_uint32), ("max_parallel", c_uint32), ("max_redirects", c_uint32),
+                ("allow_any_scheme", c_uint32), ("reserved0", c_uint32), ("cache_bytes", c_uint64),
+                ("tail_bytes", c_uint64), ("max_unranged_bytes", c_uint64), ("max_header_bytes", c_uint64),
+                ("bearer_token", c_char_p), ("user_agent", c_char_p)]
+
+
+class IoStats(Structure):
+    _fields_ = [("struct_size", c_uint32), ("reserved0", c_uint32), ("requests", c_uint64), ("bytes", c_uint64),
+                ("cache_hits", c_uint64)]
+
+
 class ObjectInfo(Structure):
     _fields_ = [("struct_size", c_uint32), ("name", c_void_p), ("name_len", c_size_t), ("format", c_char_p),
                 ("ndim", c_size_t), ("shape", POINTER(c_uint64)), ("component_count", c_size_t),
@@ -102,6 +116,10 @@ _SIGNATURES = {
     "zt_dtype_size": (c_size_t, [c_int]),
     "zt_dtype_from_name": (c_int, [c_char_p]),
     "zt_open_options_init": (None, [POINTER(OpenOptions)]),
+    # ztensor_io.h
+    "zt_url_options_init": (None, [POINTER(UrlOptions)]),
+    "zt_open_url": (zt_status, [c_char_p, POINTER(UrlOptions), POINTER(OpenOptions), _OUT_P]),
+    "zt_file_io_stats": (zt_status, [_P, POINTER(IoStats)]),
     "zt_open": (zt_status, [c_char_p, POINTER(OpenOptions), _OUT_P]),
     "zt_close": (zt_status, [_P]),
     "zt_file_version": (zt_status, [_P, POINTER(c_char_p)]),

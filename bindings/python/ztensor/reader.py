@@ -5,18 +5,23 @@ import os
 from collections.abc import Iterator, Mapping
 from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p
 from dataclasses import dataclass, field
-from typing import Any, List, Literal, NamedTuple, Optional, Tuple, overload
+from typing import Any, Dict, List, Literal, NamedTuple, Optional, Tuple, overload
 
 import numpy as np
 
 from . import _attributes, _dlpack
 from ._dtypes import BY_CODE, numpy_dtype
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo,
-                   ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, VerifyCallback, ZTensorError,
-                   check, lib, take_string)
+                   IoStats, ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, UrlOptions,
+                   VerifyCallback, ZTensorError, check, lib, take_string)
 from ._types import Array, DTypeLike, Float32Array, ObjectValue, PathLike
 
 Shape = Tuple[int, ...]
+
+
+def is_url(path: object) -> bool:
+    """True for a str starting with http:// or https:// (case-insensitive)."""
+    return isinstance(path, str) and path[:8].lower().startswith(("http://", "https://"))
 
 
 class SparseCSR(NamedTuple):
@@ -188,10 +193,17 @@ class Reader(Mapping[str, ObjectValue]):
 
     mmap=False reads through pread instead of mapping the file; strict=True
     refuses files that break the format rules the default tolerates.
+
+    A path starting with http:// or https:// is read remotely with ranged
+    GETs (docs/remote.md): arrays are then always copies. bearer_token (for
+    example read from a file or the environment, never hard-coded) is sent
+    as "Authorization: Bearer"; url_options sets zt_url_options fields by
+    name (timeout_ms, retries, cache_bytes, max_parallel, ...).
     """
 
     def __init__(self, path: PathLike, *, mmap: bool = True, strict: bool = False,
-                 sparse: Literal["tuple", "scipy"] = "tuple") -> None:
+                 sparse: Literal["tuple", "scipy"] = "tuple", bearer_token: Optional[str] = None,
+                 url_options: Optional[Mapping[str, int]] = None) -> None:
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
@@ -200,7 +212,21 @@ class Reader(Mapping[str, ObjectValue]):
         opts.access = 0 if mmap else 1
         opts.strict = 1 if strict else 0
         out = c_void_p()
-        check(lib.zt_open(os.fsencode(path), byref(opts), byref(out)))
+        if is_url(path):
+            uopts = UrlOptions()
+            lib.zt_url_options_init(byref(uopts))
+            token = bearer_token.encode() if bearer_token is not None else None
+            uopts.bearer_token = token
+            for key, value in (url_options or {}).items():
+                if key in ("struct_size", "bearer_token", "user_agent", "reserved0") or \
+                        key not in dict(UrlOptions._fields_):
+                    raise ValueError(f"unknown url option {key!r}")
+                setattr(uopts, key, int(value))
+            check(lib.zt_open_url(str(path).encode(), byref(uopts), byref(opts), byref(out)))
+        else:
+            if bearer_token is not None or url_options:
+                raise ValueError("bearer_token and url_options apply to http(s) URLs only")
+            check(lib.zt_open(os.fsencode(path), byref(opts), byref(out)))
         self._h: Optional[_FileHandle] = _FileHandle(out.value)
         self.path = os.fspath(path)
         count = c_size_t()
@@ -212,6 +238,14 @@ class Reader(Mapping[str, ObjectValue]):
         self._index = {n: i for i, n in enumerate(self._names)}
         self._attributes: Any = None
         self._attributes_read = False
+
+    def io_stats(self) -> Dict[str, int]:
+        """Requests sent, body bytes received and cache hits of a remote
+        file (zeros for a local one)."""
+        st = IoStats()
+        st.struct_size = ctypes.sizeof(IoStats)
+        check(lib.zt_file_io_stats(self._require_open().ptr, byref(st)))
+        return {"requests": int(st.requests), "bytes": int(st.bytes), "cache_hits": int(st.cache_hits)}
 
     # -- lifetime --------------------------------------------------------
     def close(self) -> None:

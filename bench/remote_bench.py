@@ -1,0 +1,143 @@
+"""Remote reads over loopback HTTP vs local pread, in the same run.
+
+Writes the `mixed` workload of bench/workloads.cc (a 4-layer transformer,
+~256 MiB of f32), serves it with a real nginx (tests/remote/nginx_server.py)
+and times, interleaved, median of --reps: open + zt_file_read_many of every
+tensor (a) from the local file with pread access and (b) from
+http://127.0.0.1 with zt_open_url. Prints markdown rows: the ratio
+(pread time / HTTP time; higher is better) and the requests each costs
+(nginx's access log and zt_file_io_stats).
+
+    ZTENSOR_LIBRARY=build/libztensor.so PYTHONPATH=bindings/python \\
+        /usr/bin/python3 bench/remote_bench.py [--reps 5] [--dir /tmp]
+"""
+import argparse
+import ctypes
+import os
+import statistics
+import sys
+import tempfile
+import time
+from ctypes import byref, c_size_t, c_void_p
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "tests", "remote"))
+
+import numpy as np  # noqa: E402
+
+import ztensor  # noqa: E402
+from ztensor._lib import OpenOptions, UrlOptions, check, lib  # noqa: E402
+from nginx_server import Nginx, find_nginx  # noqa: E402
+
+
+class ReadRequest(ctypes.Structure):
+    _fields_ = [("object", c_void_p), ("component", c_size_t), ("dst", c_void_p), ("dst_capacity", c_size_t),
+                ("out_size", c_size_t), ("status", ctypes.c_int)]
+
+
+lib.zt_file_read_many.restype = ctypes.c_int
+lib.zt_file_read_many.argtypes = [c_void_p, ctypes.POINTER(ReadRequest), c_size_t]
+
+
+def mixed_shapes():
+    d, vocab, ff = 1024, 16330, 4096
+    t = [("model.embed_tokens.weight", (vocab, d))]
+    for layer in range(4):
+        p = f"model.layers.{layer}."
+        for proj in ("q_proj", "k_proj", "v_proj", "o_proj"):
+            t += [(p + f"self_attn.{proj}.weight", (d, d)), (p + f"self_attn.{proj}.bias", (d,))]
+        t += [(p + "mlp.up_proj.weight", (ff, d)), (p + "mlp.up_proj.bias", (ff,)),
+              (p + "mlp.down_proj.weight", (d, ff)), (p + "mlp.down_proj.bias", (d,))]
+        for norm in ("input_layernorm", "post_attention_layernorm"):
+            t += [(p + f"{norm}.weight", (d,)), (p + f"{norm}.bias", (d,))]
+    return t + [("model.norm.weight", (d,)), ("model.norm.bias", (d,))]
+
+
+def open_file(target):
+    out = c_void_p()
+    opts = OpenOptions()
+    lib.zt_open_options_init(byref(opts))
+    if target.startswith("http"):
+        u = UrlOptions()
+        lib.zt_url_options_init(byref(u))
+        check(lib.zt_open_url(target.encode(), byref(u), byref(opts), byref(out)))
+    else:
+        opts.access = 1  # pread
+        check(lib.zt_open(target.encode(), byref(opts), byref(out)))
+    return out
+
+
+def read_all(target, bufs):
+    """Open + read_many of every object into bufs; returns (seconds, stats)."""
+    t0 = time.perf_counter()
+    f = open_file(target)
+    n = c_size_t()
+    check(lib.zt_file_object_count(f, byref(n)))
+    reqs = (ReadRequest * n.value)()
+    for i in range(n.value):
+        o = c_void_p()
+        check(lib.zt_file_object_at(f, i, byref(o)))
+        reqs[i] = ReadRequest(o, 0, bufs[i].ctypes.data, bufs[i].nbytes, 0, 0)
+    check(lib.zt_file_read_many(f, reqs, n.value))
+    dt = time.perf_counter() - t0
+    from ztensor._lib import IoStats
+    st = IoStats()
+    st.struct_size = ctypes.sizeof(IoStats)
+    check(lib.zt_file_io_stats(f, byref(st)))
+    lib.zt_close(f)
+    return dt, int(st.requests)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--dir", default=tempfile.gettempdir())
+    args = ap.parse_args()
+    nginx = find_nginx()
+    if not nginx:
+        print("| remote read (nginx missing: skipped) | mixed | — | — | — | — | — |")
+        return
+    with tempfile.TemporaryDirectory(dir=args.dir) as work:
+        root = os.path.join(work, "www")
+        os.makedirs(root)
+        path = os.path.join(root, "mixed.zt")
+        rng = np.random.default_rng(0)
+        shapes = mixed_shapes()
+        with ztensor.Writer(path) as w:
+            for name, shape in shapes:
+                w.add(name, rng.standard_normal(shape, dtype=np.float32))
+        size = os.path.getsize(path)
+        with ztensor.Reader(path) as r:  # buffers in the file's object order
+            order = {name: i for i, name in enumerate(r)}
+        by_name = dict(shapes)
+        bufs = [np.empty(int(np.prod(by_name[name])), dtype=np.float32) for name in sorted(order, key=order.get)]
+        server = Nginx(nginx, work, root)
+        server.start()
+        try:
+            url = f"{server.base}/mixed.zt"
+            local, remote, reqs = [], [], []
+            read_all(path, bufs)  # warm the page cache
+            for _ in range(args.reps):
+                local.append(read_all(path, bufs)[0])
+                mark = len(server.log_lines())
+                dt, n = read_all(url, bufs)
+                remote.append(dt)
+                reqs.append((n, len(server.log_lines()) - mark))
+            # Requests of the open alone.
+            mark = len(server.log_lines())
+            f = open_file(url)
+            lib.zt_close(f)
+            open_reqs = len(server.log_lines()) - mark
+        finally:
+            server.stop()
+    lt, rt = statistics.median(local), statistics.median(remote)
+    gb = size / 1e9
+    print(f"| open + read_many all over loopback HTTP (nginx) vs local pread | mixed ({size >> 20} MiB, "
+          f"{len(shapes)} tensors) | {gb / lt:.2f} GB/s pread | {gb / rt:.2f} GB/s | {lt / rt:.2f} | — | — |")
+    print(f"| requests: open / open + read_many all (access log) | mixed | — | {open_reqs} / {reqs[-1][1]} "
+          f"(zt_file_io_stats: {reqs[-1][0]}) | — | open ≤ 2 round trips | "
+          f"{'yes' if open_reqs <= 3 else '**no**'} |")
+
+
+if __name__ == "__main__":
+    main()

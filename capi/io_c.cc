@@ -1,0 +1,154 @@
+// Opening files from caller callbacks and from URLs (ztensor_io.h), and the
+// request counters of remote files.
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#include "handles.h"
+#include "io/callback_source.h"
+#include "io/http_source.h"
+#include "url_settings.h"
+#include "ztensor_io.h"
+
+using namespace zt;
+using namespace zt::capi;
+
+namespace {
+
+// The members an io must hold for the library to use it (through close).
+constexpr size_t kIoMinSize = offsetof(zt_io, close) + sizeof(zt_io::close);
+
+}  // namespace
+
+namespace zt::capi {
+
+UrlSettings to_url_settings(const zt_url_options *u, const char *fn) {
+  UrlSettings s;
+  if (u) {
+    if (u->struct_size < sizeof(uint32_t) * 2)
+      invalid((std::string(fn) + ": zt_url_options.struct_size is not set (call zt_url_options_init)").c_str());
+    // Fields beyond what the caller's struct holds keep their defaults;
+    // zero means the default too.
+    auto has = [&](size_t end) { return u->struct_size >= end; };
+#define ZT_URL_FIELD(name) \
+  if (has(offsetof(zt_url_options, name) + sizeof u->name) && u->name != 0) s.name = u->name
+    ZT_URL_FIELD(connect_timeout_ms);
+    ZT_URL_FIELD(timeout_ms);
+    ZT_URL_FIELD(max_parallel);
+    ZT_URL_FIELD(max_redirects);
+    ZT_URL_FIELD(cache_bytes);
+    ZT_URL_FIELD(tail_bytes);
+    ZT_URL_FIELD(max_header_bytes);
+#undef ZT_URL_FIELD
+    // Zero is meaningful for these: take them as given.
+    if (has(offsetof(zt_url_options, retries) + sizeof u->retries)) s.retries = u->retries;
+    if (has(offsetof(zt_url_options, allow_any_scheme) + sizeof u->allow_any_scheme))
+      s.allow_any_scheme = u->allow_any_scheme != 0;
+    if (has(offsetof(zt_url_options, max_unranged_bytes) + sizeof u->max_unranged_bytes))
+      s.max_unranged_bytes = u->max_unranged_bytes;
+    if (has(offsetof(zt_url_options, bearer_token) + sizeof u->bearer_token) && u->bearer_token)
+      s.bearer_token = u->bearer_token;
+    if (has(offsetof(zt_url_options, user_agent) + sizeof u->user_agent) && u->user_agent) s.user_agent = u->user_agent;
+  }
+  return s;
+}
+
+}  // namespace zt::capi
+
+extern "C" {
+
+ZT_API void zt_io_init(zt_io *io) {
+  if (!io) return;
+  std::memset(io, 0, sizeof *io);
+  io->struct_size = sizeof *io;
+}
+
+ZT_API void zt_io_set_error(const char *message) {
+  set_callback_error(message);
+}
+
+ZT_API zt_status zt_open_io(const zt_io *io, const zt_open_options *opts, zt_file **out) {
+  return guard([&] {
+    if (!io) {
+      if (out) *out = nullptr;
+      invalid("zt_open_io: io is NULL");
+    }
+    if (io->struct_size < kIoMinSize)
+      fail(ZT_E_INVALID_ARG, "zt_open_io: zt_io.struct_size is " + std::to_string(io->struct_size) + ", below the " +
+                                 std::to_string(kIoMinSize) + " bytes of the 1.1 members (call zt_io_init)");
+    // From here on the caller's user pointer is ours: every failure closes it.
+    zt_io copy;
+    zt_io_init(&copy);
+    std::memcpy(&copy, io, std::min<size_t>(io->struct_size, sizeof copy));
+    copy.struct_size = sizeof copy;
+    auto close_user = [&] {
+      if (copy.close) copy.close(copy.user);
+    };
+    if (!out) {
+      close_user();
+      invalid("zt_open_io: out is NULL");
+    }
+    *out = nullptr;
+    if (!copy.read_at) {
+      close_user();
+      invalid("zt_open_io: zt_io.read_at is NULL");
+    }
+    ReaderOptions ropts;
+    try {
+      ropts = to_reader_options(opts);
+    } catch (...) {
+      close_user();
+      throw;
+    }
+    // The source owns user now: destroying it (on any failure below) closes.
+    auto src = open_callback_source(copy);
+    return finish_open(Reader::open_source(std::move(src), ropts), out);
+  });
+}
+
+ZT_API void zt_url_options_init(zt_url_options *u) {
+  if (!u) return;
+  std::memset(u, 0, sizeof *u);
+  u->struct_size = sizeof *u;
+  const UrlSettings d;
+  u->connect_timeout_ms = d.connect_timeout_ms;
+  u->timeout_ms = d.timeout_ms;
+  u->retries = d.retries;
+  u->max_parallel = d.max_parallel;
+  u->max_redirects = d.max_redirects;
+  u->cache_bytes = d.cache_bytes;
+  u->tail_bytes = d.tail_bytes;
+  u->max_unranged_bytes = d.max_unranged_bytes;
+  u->max_header_bytes = d.max_header_bytes;
+}
+
+ZT_API zt_status zt_open_url(const char *url, const zt_url_options *u, const zt_open_options *opts, zt_file **out) {
+  return guard([&] {
+    if (!out) invalid("zt_open_url: out is NULL");
+    *out = nullptr;
+    if (!url) invalid("zt_open_url: url is NULL");
+    const UrlSettings s = to_url_settings(u, "zt_open_url");
+    ReaderOptions ropts = to_reader_options(opts);
+    return finish_open(Reader::open_source(open_http_source(url, s, ropts.max_manifest_size), ropts), out);
+  });
+}
+
+ZT_API zt_status zt_file_io_stats(const zt_file *file, zt_io_stats *out) {
+  return guard([&] {
+    const zt_file &f = file_ref(file, "zt_file_io_stats");
+    if (!out) invalid("zt_file_io_stats: out is NULL");
+    if (out->struct_size < offsetof(zt_io_stats, requests))
+      invalid("zt_file_io_stats: zt_io_stats.struct_size is not set");
+    IoStats st = http_stats(f.reader->source());
+    // Only the fields the caller's struct holds are written.
+    auto put = [&](size_t off, uint64_t v) {
+      if (out->struct_size >= off + sizeof(uint64_t)) std::memcpy(reinterpret_cast<char *>(out) + off, &v, sizeof v);
+    };
+    put(offsetof(zt_io_stats, requests), st.requests);
+    put(offsetof(zt_io_stats, bytes), st.bytes);
+    put(offsetof(zt_io_stats, cache_hits), st.cache_hits);
+    return ZT_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,727 @@
+#include "io/http_source.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <list>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "util/error.h"
+#include "ztensor.h"
+
+#ifdef ZT_HAVE_CURL
+#include <curl/curl.h>
+#endif
+
+namespace zt {
+
+std::string redact_url(const std::string &url) {
+  std::string u = url;
+  // A query often carries a signature or a token (pre-signed object-store
+  // URLs); a fragment is never sent, so it is dropped.
+  size_t q = u.find_first_of("?#");
+  if (q != std::string::npos) u = u.substr(0, q) + (u[q] == '?' ? "?<redacted>" : "");
+  size_t scheme = u.find("://");
+  size_t auth = scheme == std::string::npos ? 0 : scheme + 3;
+  size_t slash = u.find('/', auth);
+  size_t end = slash == std::string::npos ? u.size() : slash;
+  size_t at = u.rfind('@', end == 0 ? 0 : end - 1);
+  if (at != std::string::npos && at >= auth && at < end) u = u.substr(0, auth) + "<credentials>@" + u.substr(at + 1);
+  return printable(u);
+}
+
+#ifdef ZT_HAVE_CURL
+
+bool http_supported() {
+  return true;
+}
+
+namespace {
+
+constexpr uint64_t kBlock = uint64_t{64} << 10;     // cache granularity
+constexpr uint64_t kDirect = uint64_t{1} << 20;     // reads this large bypass the cache
+constexpr uint64_t kChunk = uint64_t{8} << 20;      // one request of a large read
+constexpr size_t kMaxErrorBody = size_t{64} << 10;  // an error page we skip
+
+bool starts_with_nocase(const std::string &s, const char *prefix) {
+  size_t n = std::strlen(prefix);
+  if (s.size() < n) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  return true;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(i);
+}
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// One ranged GET (or, for the first request, a suffix range whose start is
+// learned from Content-Range). Filled by libcurl's callbacks.
+struct Transfer {
+  // Request
+  uint64_t offset = 0;       // absolute start; unused for a suffix request
+  uint64_t len = 0;          // bytes wanted (suffix length for a suffix request)
+  bool suffix = false;       // "bytes=-len"
+  bool allow_whole = false;  // a 200 with the whole object is accepted (first request)
+  uint8_t *dst = nullptr;    // len bytes (suffix: len bytes of room)
+  // Response
+  long code = 0;
+  bool have_range = false;
+  uint64_t range_start = 0, range_end = 0, range_total = 0;
+  bool total_unknown = false;
+  std::string etag, last_modified;
+  uint64_t header_bytes = 0;
+  uint64_t received = 0;
+  std::vector<uint8_t> whole;  // a 200 body when allowed
+  uint64_t discarded = 0;      // body bytes of an error response
+  // Why a callback stopped the transfer (not retried).
+  zt_status abort_status = ZT_OK;
+  std::string abort_message;
+  // Limits
+  const UrlSettings *settings = nullptr;
+  char errbuf[CURL_ERROR_SIZE] = {0};
+};
+
+size_t on_header(char *data, size_t size, size_t n, void *p) {
+  auto *t = static_cast<Transfer *>(p);
+  const size_t bytes = size * n;
+  t->header_bytes += bytes;
+  if (t->header_bytes > t->settings->max_header_bytes) {
+    t->abort_status = ZT_E_LIMIT;
+    t->abort_message =
+        "response headers exceed max_header_bytes (" + std::to_string(t->settings->max_header_bytes) + " bytes)";
+    return 0;
+  }
+  std::string line(data, bytes);
+  if (starts_with_nocase(line, "http/")) {
+    // A new response (after a redirect or a 100): forget the previous one.
+    size_t sp = line.find(' ');
+    t->code = sp == std::string::npos ? 0 : std::strtol(line.c_str() + sp + 1, nullptr, 10);
+    t->have_range = false;
+    t->etag.clear();
+    t->last_modified.clear();
+    return bytes;
+  }
+  size_t colon = line.find(':');
+  if (colon == std::string::npos) return bytes;
+  std::string name = line.substr(0, colon);
+  std::string value = trim(line.substr(colon + 1));
+  for (char &c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name == "etag") {
+    t->etag = value;
+  } else if (name == "last-modified") {
+    t->last_modified = value;
+  } else if (name == "content-range") {
+    // "bytes a-b/total", or "bytes */total" with a 416.
+    unsigned long long a = 0, b = 0, total = 0;
+    if (std::sscanf(value.c_str(), "bytes %llu-%llu/%llu", &a, &b, &total) == 3 && a <= b) {
+      t->have_range = true;
+      t->range_start = a;
+      t->range_end = b;
+      t->range_total = total;
+    } else if (std::sscanf(value.c_str(), "bytes %llu-%llu/*", &a, &b) == 2 && a <= b) {
+      t->have_range = true;
+      t->total_unknown = true;
+      t->range_start = a;
+      t->range_end = b;
+    } else if (std::sscanf(value.c_str(), "bytes */%llu", &total) == 1) {
+      t->range_total = total;
+    }
+  }
+  return bytes;
+}
+
+size_t on_body(char *data, size_t size, size_t n, void *p) {
+  auto *t = static_cast<Transfer *>(p);
+  const size_t bytes = size * n;
+  if (t->code == 206 || (t->code == 0 && !t->suffix)) {
+    if (t->received + bytes > t->len) {
+      t->abort_status = ZT_E_IO;
+      t->abort_message = "the server sent more than the " + std::to_string(t->len) + " bytes requested";
+      return 0;
+    }
+    std::memcpy(t->dst + t->received, data, bytes);
+    t->received += bytes;
+    return bytes;
+  }
+  if (t->code == 200) {
+    if (!t->allow_whole || t->whole.size() + bytes > t->settings->max_unranged_bytes) {
+      t->abort_status = ZT_E_UNSUPPORTED;
+      t->abort_message = "the server ignores Range requests and sends the whole object; refused";
+      if (t->allow_whole && t->settings->max_unranged_bytes)
+        t->abort_message +=
+            " because it is larger than max_unranged_bytes (" + std::to_string(t->settings->max_unranged_bytes) + ")";
+      else if (t->allow_whole)
+        t->abort_message += " (max_unranged_bytes is 0: set it to accept small objects whole)";
+      return 0;
+    }
+    t->whole.insert(t->whole.end(), data, data + bytes);
+    t->received += bytes;
+    return bytes;
+  }
+  // An error page: skipped, within a bound.
+  t->discarded += bytes;
+  if (t->discarded > kMaxErrorBody) return 0;
+  return bytes;
+}
+
+bool retryable_curl(CURLcode c) {
+  switch (c) {
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class HttpSource final : public Source {
+ public:
+  HttpSource(const std::string &url, const UrlSettings &s, uint64_t max_manifest_size)
+      : url_(url), s_(s), max_manifest_(max_manifest_size) {
+    path_ = redact_url(url);
+    global_init();
+    http_ = starts_with_nocase(url, "http://") || starts_with_nocase(url, "https://");
+    if (!http_ && !s_.allow_any_scheme)
+      fail(ZT_E_UNSUPPORTED, "'" + path_ + "': only http:// and https:// URLs are opened (set allow_any_scheme " +
+                                 "to let libcurl try others)");
+    if (s_.user_agent.empty()) s_.user_agent = std::string("libztensor/") + zt_version_string();
+    if (s_.max_parallel == 0) s_.max_parallel = 1;
+    if (s_.tail_bytes < 64) s_.tail_bytes = 64;
+    open_tail();
+    prefetch_head_and_manifest();
+  }
+  ~HttpSource() override {
+    for (CURL *h : idle_) curl_easy_cleanup(h);
+  }
+
+  IoStats stats() const {
+    IoStats st;
+    st.requests = requests_.load();
+    st.bytes = bytes_.load();
+    st.cache_hits = hits_.load();
+    return st;
+  }
+
+  void read(uint64_t offset, size_t len, void *dst) const override {
+    if (len == 0) return;
+    auto *out = static_cast<uint8_t *>(dst);
+    if (offset >= held_offset_ && offset + len <= size_) {  // the tail (or the whole object)
+      std::memcpy(out, held_.data() + (offset - held_offset_), len);
+      return;
+    }
+    if (len >= kDirect) {
+      std::vector<Transfer> ts;
+      for (uint64_t off = 0; off < len; off += kChunk) {
+        Transfer t;
+        t.offset = offset + off;
+        t.len = std::min<uint64_t>(kChunk, len - off);
+        t.dst = out + off;
+        ts.push_back(std::move(t));
+      }
+      run(ts);
+      return;
+    }
+    read_cached(offset, len, out);
+  }
+
+  // The pieces lie end to end: one range covers them (coalescing the
+  // neighbouring blobs of a batch into one request), then each is copied out.
+  void read_pieces(uint64_t offset, const Piece *pieces, size_t n) const override {
+    uint64_t span = 0;
+    for (size_t i = 0; i < n; ++i) span += pieces[i].len;
+    std::vector<uint8_t> buf(span);
+    read(offset, span, buf.data());
+    uint64_t at = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (pieces[i].dst && pieces[i].len) std::memcpy(pieces[i].dst, buf.data() + at, pieces[i].len);
+      at += pieces[i].len;
+    }
+  }
+
+ private:
+  using Block = std::shared_ptr<const std::vector<uint8_t>>;
+
+  void read_cached(uint64_t offset, size_t len, uint8_t *out) const {
+    const uint64_t first = offset / kBlock, last = (offset + len - 1) / kBlock;
+    std::vector<Block> blocks(last - first + 1);
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      for (uint64_t b = first; b <= last; ++b) {
+        auto it = cache_.find(b);
+        if (it == cache_.end()) continue;
+        lru_.splice(lru_.begin(), lru_, it->second.second);
+        blocks[b - first] = it->second.first;
+        ++hits_;
+      }
+    }
+    // Missing blocks, each run of them fetched as one range.
+    struct Run {
+      uint64_t b, e;
+      std::vector<uint8_t> buf;
+    };
+    std::vector<Run> runs;
+    for (uint64_t b = first; b <= last;) {
+      if (blocks[b - first]) {
+        ++b;
+        continue;
+      }
+      uint64_t e = b;
+      while (e + 1 <= last && !blocks[e + 1 - first]) ++e;
+      runs.push_back({b, e, std::vector<uint8_t>(std::min(size_, (e + 1) * kBlock) - b * kBlock)});
+      b = e + 1;
+    }
+    if (!runs.empty()) {
+      std::vector<Transfer> ts(runs.size());
+      for (size_t r = 0; r < runs.size(); ++r) {
+        ts[r].offset = runs[r].b * kBlock;
+        ts[r].len = runs[r].buf.size();
+        ts[r].dst = runs[r].buf.data();
+      }
+      run(ts);
+      for (const Run &r : runs)
+        for (uint64_t k = r.b; k <= r.e; ++k) {
+          const uint64_t lo = (k - r.b) * kBlock, hi = std::min<uint64_t>(lo + kBlock, r.buf.size());
+          blocks[k - first] = std::make_shared<const std::vector<uint8_t>>(r.buf.begin() + static_cast<ptrdiff_t>(lo),
+                                                                           r.buf.begin() + static_cast<ptrdiff_t>(hi));
+        }
+      insert(first, blocks);
+    }
+    for (uint64_t b = first; b <= last; ++b) {
+      const auto &blk = *blocks[b - first];
+      const uint64_t bstart = b * kBlock;
+      const uint64_t lo = std::max(offset, bstart), hi = std::min<uint64_t>(offset + len, bstart + blk.size());
+      if (hi <= lo)
+        fail(ZT_E_INTERNAL, "'" + path_ + "': cache block " + std::to_string(b) + " does not cover the read");
+      std::memcpy(out + (lo - offset), blk.data() + (lo - bstart), hi - lo);
+    }
+  }
+
+  void insert(uint64_t first, const std::vector<Block> &blocks) const {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const uint64_t b = first + i;
+      if (cache_.count(b) || blocks[i]->size() > s_.cache_bytes) continue;
+      lru_.push_front(b);
+      cache_.emplace(b, std::make_pair(blocks[i], lru_.begin()));
+      cache_used_ += blocks[i]->size();
+    }
+    while (cache_used_ > s_.cache_bytes && !lru_.empty()) {
+      uint64_t victim = lru_.back();
+      lru_.pop_back();
+      auto it = cache_.find(victim);
+      cache_used_ -= it->second.first->size();
+      cache_.erase(it);
+    }
+  }
+
+  CURL *acquire() const {
+    {
+      std::lock_guard<std::mutex> lock(pool_mu_);
+      if (!idle_.empty()) {
+        CURL *h = idle_.back();
+        idle_.pop_back();
+        curl_easy_reset(h);  // keeps its live connection
+        return h;
+      }
+    }
+    CURL *h = curl_easy_init();
+    if (!h) fail(ZT_E_NOMEM, "'" + path_ + "': curl_easy_init failed");
+    return h;
+  }
+  void release(CURL *h) const {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    idle_.push_back(h);
+  }
+
+  void configure(CURL *h, Transfer &t, curl_slist **headers) const {
+    t.settings = &s_;
+    curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(s_.max_redirects));
+    if (!s_.allow_any_scheme) {
+      curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+      curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    }
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(s_.connect_timeout_ms));
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(s_.timeout_ms));
+    curl_easy_setopt(h, CURLOPT_USERAGENT, s_.user_agent.c_str());
+    if (!s_.bearer_token.empty()) {
+      // libcurl's own bearer support: not replayed to another host on a
+      // redirect, unlike a hand-made Authorization header.
+      curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+      curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, s_.bearer_token.c_str());
+    }
+    std::string range =
+        t.suffix ? "-" + std::to_string(t.len) : std::to_string(t.offset) + "-" + std::to_string(t.offset + t.len - 1);
+    curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());  // copied by libcurl
+    // A strong ETag makes the server itself refuse a changed object (412).
+    if (!etag_.empty() && etag_.compare(0, 2, "W/") != 0) {
+      *headers = curl_slist_append(*headers, ("If-Match: " + etag_).c_str());
+      curl_easy_setopt(h, CURLOPT_HTTPHEADER, *headers);
+    }
+    const uint64_t cap = std::max<uint64_t>({t.len, s_.max_unranged_bytes, kMaxErrorBody});
+    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(cap));
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t.errbuf);
+  }
+
+  // No credential may leave through a message: libcurl's text can quote the
+  // URL it was given.
+  std::string scrub(std::string msg) const {
+    auto replace_all = [&](const std::string &what, const std::string &with) {
+      if (what.empty()) return;
+      for (size_t p; (p = msg.find(what)) != std::string::npos;) msg.replace(p, what.size(), with);
+    };
+    replace_all(url_, path_);
+    replace_all(s_.bearer_token, "<token>");
+    return msg;
+  }
+
+  struct Outcome {
+    zt_status status = ZT_OK;
+    bool retry = false;
+    std::string message;
+  };
+
+  std::string range_text(const Transfer &t) const {
+    return t.suffix ? "the last " + std::to_string(t.len) + " bytes"
+                    : "bytes [" + std::to_string(t.offset) + ", +" + std::to_string(t.len) + ")";
+  }
+
+  Outcome judge(const Transfer &t, CURLcode rc) const {
+    Outcome o;
+    const std::string what = "'" + path_ + "': GET " + range_text(t) + ": ";
+    if (t.abort_status != ZT_OK) return {t.abort_status, false, what + t.abort_message};
+    if (rc == CURLE_FILESIZE_EXCEEDED && t.code == 200)
+      return {ZT_E_UNSUPPORTED, false,
+              what + "the server ignores Range requests and announces the whole object, larger than " +
+                  "max_unranged_bytes (" + std::to_string(s_.max_unranged_bytes) + "); refused"};
+    if (rc == CURLE_FILESIZE_EXCEEDED)
+      return {ZT_E_IO, false,
+              what + "the response's Content-Length is larger than the " + std::to_string(t.len) +
+                  " bytes requested (HTTP " + std::to_string(t.code) + "); refused"};
+    if (rc == CURLE_TOO_MANY_REDIRECTS)
+      return {ZT_E_LIMIT, false, what + "more than max_redirects (" + std::to_string(s_.max_redirects) + ") redirects"};
+    if (rc != CURLE_OK) {
+      std::string detail = t.errbuf[0] ? std::string(t.errbuf) : std::string(curl_easy_strerror(rc));
+      if (rc == CURLE_OPERATION_TIMEDOUT) detail += " (timeout " + std::to_string(s_.timeout_ms) + " ms)";
+      return {ZT_E_IO, retryable_curl(rc), what + scrub(detail)};
+    }
+    if (t.code == 412) return {ZT_E_CHANGED, false, what + changed_text("the server refused If-Match " + etag_)};
+    if (t.code >= 500 || t.code == 429 || t.code == 408)
+      return {ZT_E_IO, true, what + "HTTP " + std::to_string(t.code)};
+    if (t.code == 416 && t.range_total == 0 && t.suffix) return o;  // an empty object
+    if (t.code == 200 && t.allow_whole) return o;
+    if (t.code != 206 && !(t.code == 0 && !http_))
+      return {ZT_E_IO, false, what + "HTTP " + std::to_string(t.code) + (t.code == 200 ? " (Range ignored)" : "")};
+    if (http_) {
+      if (!t.have_range) return {ZT_E_IO, false, what + "206 response without a Content-Range"};
+      if ((!etag_.empty() && t.etag != etag_) || (!last_modified_.empty() && t.last_modified != last_modified_))
+        return {ZT_E_CHANGED, false,
+                what + changed_text("ETag " + t.etag + " / Last-Modified " + t.last_modified + " now, was " + etag_ +
+                                    " / " + last_modified_)};
+      if (size_known_ && !t.total_unknown && t.range_total != size_)
+        return {
+            ZT_E_CHANGED, false,
+            what + changed_text("its size is now " + std::to_string(t.range_total) + ", was " + std::to_string(size_))};
+      if (!t.suffix && (t.range_start != t.offset || t.range_end != t.offset + t.len - 1))
+        return {ZT_E_IO, false,
+                what + "the server answered with bytes " + std::to_string(t.range_start) + "-" +
+                    std::to_string(t.range_end)};
+      const uint64_t want = t.suffix ? t.range_end - t.range_start + 1 : t.len;
+      if (t.received != want)
+        return {ZT_E_IO, true,
+                what + "truncated body: " + std::to_string(t.received) + " of " + std::to_string(want) + " bytes"};
+    } else if (t.received != t.len) {
+      return {ZT_E_IO, true,
+              what + "short read: " + std::to_string(t.received) + " of " + std::to_string(t.len) + " bytes"};
+    }
+    return o;
+  }
+
+  std::string changed_text(const std::string &detail) const {
+    return "the object changed while being read (" + detail + "); reopen it";
+  }
+
+  // Runs the transfers, up to max_parallel at a time on one curl multi
+  // handle; failed ones are retried (with backoff) while retries last. The
+  // first failure that is not retried, or the last one, is thrown.
+  void run(std::vector<Transfer> &ts) const {
+    std::vector<size_t> pending(ts.size());
+    for (size_t i = 0; i < ts.size(); ++i) pending[i] = i;
+    for (uint32_t attempt = 0;; ++attempt) {
+      std::vector<size_t> again;
+      Outcome fatal;
+      run_once(ts, pending, again, fatal);
+      if (fatal.status != ZT_OK) fail(fatal.status, fatal.message);
+      if (again.empty()) return;
+      if (attempt >= s_.retries) {
+        Outcome last = last_retry_;
+        fail(last.status, last.message + " (after " + std::to_string(attempt + 1) + " attempts)");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100u << std::min(attempt, 6u)));
+      for (size_t i : again) {
+        Transfer fresh;
+        fresh.offset = ts[i].offset;
+        fresh.len = ts[i].len;
+        fresh.suffix = ts[i].suffix;
+        fresh.allow_whole = ts[i].allow_whole;
+        fresh.dst = ts[i].dst;
+        ts[i] = std::move(fresh);
+      }
+      pending.swap(again);
+    }
+  }
+
+  void run_once(std::vector<Transfer> &ts, const std::vector<size_t> &which, std::vector<size_t> &again,
+                Outcome &fatal) const {
+    CURLM *multi = curl_multi_init();
+    if (!multi) fail(ZT_E_NOMEM, "'" + path_ + "': curl_multi_init failed");
+    struct Active {
+      CURL *h;
+      curl_slist *headers;
+      size_t index;
+    };
+    std::vector<Active> active;
+    size_t next = 0;
+    auto start = [&] {
+      // max_parallel bounds the file's requests in flight across all
+      // threads; a thread with none in flight may always start one, so
+      // every reader makes progress.
+      while (next < which.size() && (active.empty() || in_flight_.load() < s_.max_parallel)) {
+        size_t i = which[next++];
+        CURL *h = acquire();
+        curl_slist *headers = nullptr;
+        configure(h, ts[i], &headers);
+        curl_easy_setopt(h, CURLOPT_PRIVATE, reinterpret_cast<char *>(i));
+        curl_multi_add_handle(multi, h);
+        active.push_back({h, headers, i});
+        ++in_flight_;
+        ++requests_;
+      }
+    };
+    start();
+    while (!active.empty()) {
+      int running = 0;
+      curl_multi_perform(multi, &running);
+      int left = 0;
+      while (CURLMsg *m = curl_multi_info_read(multi, &left)) {
+        if (m->msg != CURLMSG_DONE) continue;
+        CURL *h = m->easy_handle;
+        CURLcode rc = m->data.result;
+        auto it = std::find_if(active.begin(), active.end(), [&](const Active &a) { return a.h == h; });
+        Transfer &t = ts[it->index];
+        if (t.code == 0 && http_) {
+          long code = 0;
+          curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+          t.code = code;
+        }
+        bytes_ += t.received;
+        Outcome o = judge(t, rc);
+        if (o.status != ZT_OK) {
+          if (o.retry) {
+            again.push_back(it->index);
+            last_retry_ = o;
+          } else if (fatal.status == ZT_OK) {
+            fatal = o;
+          }
+        }
+        curl_multi_remove_handle(multi, h);
+        --in_flight_;
+        curl_slist_free_all(it->headers);
+        release(h);
+        active.erase(it);
+      }
+      if (fatal.status == ZT_OK) start();
+      if (!active.empty()) curl_multi_poll(multi, nullptr, 0, 100, nullptr);
+    }
+    curl_multi_cleanup(multi);
+  }
+
+  // Round trip 1: the last tail_bytes (the footer, often the manifest, and
+  // the object's size, validators and range support).
+  void open_tail() {
+    Transfer t;
+    std::vector<uint8_t> buf;
+    if (http_) {
+      buf.resize(s_.tail_bytes);
+      t.suffix = true;
+      t.len = s_.tail_bytes;
+      t.allow_whole = s_.max_unranged_bytes > 0;
+      t.dst = buf.data();
+    } else {
+      size_ = probe_size();
+      size_known_ = true;
+      t.offset = size_ > s_.tail_bytes ? size_ - s_.tail_bytes : 0;
+      t.len = size_ - t.offset;
+      buf.resize(t.len);
+      t.dst = buf.data();
+      if (t.len == 0) return;
+    }
+    std::vector<Transfer> ts;
+    ts.push_back(std::move(t));
+    run(ts);
+    Transfer &r = ts[0];
+    if (!http_) {
+      held_offset_ = r.offset;
+      held_ = std::move(buf);
+      return;
+    }
+    etag_ = r.etag;
+    last_modified_ = r.last_modified;
+    if (r.code == 200) {  // the whole object, accepted under max_unranged_bytes
+      size_ = r.whole.size();
+      held_offset_ = 0;
+      held_ = std::move(r.whole);
+    } else if (r.code == 416) {
+      size_ = 0;
+      held_offset_ = 0;
+    } else {
+      if (r.total_unknown) fail(ZT_E_IO, "'" + path_ + "': the server does not tell the object's size");
+      size_ = r.range_total;
+      held_offset_ = r.range_start;
+      buf.resize(r.range_end - r.range_start + 1);
+      held_ = std::move(buf);
+    }
+    size_known_ = true;
+  }
+
+  uint64_t probe_size() {
+    CURL *h = acquire();
+    curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(s_.connect_timeout_ms));
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(s_.timeout_ms));
+    ++requests_;
+    CURLcode rc = curl_easy_perform(h);
+    curl_off_t len = -1;
+    curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);
+    release(h);
+    if (rc != CURLE_OK) fail(ZT_E_IO, "'" + path_ + "': " + scrub(curl_easy_strerror(rc)));
+    if (len < 0) fail(ZT_E_IO, "'" + path_ + "': the size of the object is unknown");
+    return static_cast<uint64_t>(len);
+  }
+
+  // Round trip 2, when the object is larger than the tail: the header block
+  // (magic) and, if the footer names a manifest the tail does not hold, the
+  // rest of the manifest, fetched in parallel. The container checks happen
+  // later, in locate_manifest; a footer that makes no sense is left to it.
+  void prefetch_head_and_manifest() {
+    if (held_offset_ == 0) return;
+    std::vector<Transfer> ts;
+    Transfer head;
+    head.offset = 0;
+    head.len = std::min<uint64_t>(kBlock, size_);
+    auto head_buf = std::make_shared<std::vector<uint8_t>>(head.len);
+    head.dst = head_buf->data();
+    ts.push_back(std::move(head));
+    uint64_t mstart = held_offset_;
+    if (held_.size() >= 16) {
+      const uint8_t *end = held_.data() + held_.size();
+      auto le64 = [](const uint8_t *p) {
+        uint64_t v = 0;
+        for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+        return v;
+      };
+      const bool v1 = std::memcmp(end - 8, "ZTEN1000", 8) == 0;
+      const uint64_t msize = v1 ? le64(end - 16) : le64(end - 8);
+      const uint64_t fixed = v1 ? 16 : 8;
+      if (msize <= max_manifest_ && size_ >= fixed + 8 && msize <= size_ - fixed - 8) mstart = size_ - fixed - msize;
+    }
+    std::vector<uint8_t> extra;
+    if (mstart < held_offset_) {
+      extra.resize(held_offset_ - mstart);
+      Transfer m;
+      m.offset = mstart;
+      m.len = extra.size();
+      m.dst = extra.data();
+      ts.push_back(std::move(m));
+    }
+    run(ts);
+    insert(0, {std::const_pointer_cast<const std::vector<uint8_t>>(head_buf)});
+    if (!extra.empty()) {
+      extra.insert(extra.end(), held_.begin(), held_.end());
+      held_ = std::move(extra);
+      held_offset_ = mstart;
+    }
+  }
+
+  const std::string url_;
+  UrlSettings s_;
+  const uint64_t max_manifest_;
+  bool http_ = true;
+  bool size_known_ = false;
+  std::string etag_, last_modified_;
+  // Bytes held since open: the tail read (footer and manifest), or the
+  // whole object when a server without ranges was accepted.
+  std::vector<uint8_t> held_;
+  uint64_t held_offset_ = 0;
+
+  mutable std::mutex pool_mu_;
+  mutable std::vector<CURL *> idle_;
+  mutable std::mutex cache_mu_;
+  mutable std::unordered_map<uint64_t, std::pair<Block, std::list<uint64_t>::iterator>> cache_;
+  mutable std::list<uint64_t> lru_;
+  mutable uint64_t cache_used_ = 0;
+  mutable std::atomic<uint64_t> requests_{0}, bytes_{0}, hits_{0};
+  mutable std::atomic<uint32_t> in_flight_{0};
+  // The last retryable failure of run(), touched only by the thread in it.
+  static thread_local Outcome last_retry_;
+};
+
+thread_local HttpSource::Outcome HttpSource::last_retry_;
+
+}  // namespace
+
+std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettings &settings,
+                                         uint64_t max_manifest_size) {
+  return std::make_unique<HttpSource>(url, settings, max_manifest_size);
+}
+
+IoStats http_stats(const Source &src) {
+  if (auto *h = dynamic_cast<const HttpSource *>(&src)) return h->stats();
+  return {};
+}
+
+#else  // no libcurl
+
+bool http_supported() {
+  return false;
+}
+
+std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettings &, uint64_t) {
+  fail(ZT_E_UNSUPPORTED, "'" + redact_url(url) + "': this libztensor was built without libcurl (meson -Dcurl=enabled)");
+}
+
+IoStats http_stats(const Source &) {
+  return {};
+}
+
+#endif
+
+}  // namespace zt

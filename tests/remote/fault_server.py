@@ -1,0 +1,110 @@
+"""A small real HTTP/1.1 server (sockets, http.server) for the faults nginx
+cannot produce: 503 then success, truncated bodies, lying Content-Length,
+endless bodies, huge headers, redirect loops, an ETag that keeps changing.
+It serves one file's bytes with Range support; the path picks the fault."""
+import http.server
+import re
+import threading
+
+
+class FaultServer:
+    def __init__(self, data):
+        self.data = data
+        self.hits = {}
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                path = self.path.split("?")[0]
+                with outer.lock:
+                    n = outer.hits.get(path, 0)
+                    outer.hits[path] = n + 1
+                try:
+                    outer.serve(self, path, n)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def range_of(self, h):
+        m = re.match(r"bytes=(\d*)-(\d*)$", h.headers.get("Range", ""))
+        size = len(self.data)
+        if not m:
+            return 0, size - 1
+        a, b = m.group(1), m.group(2)
+        if a == "":
+            n = int(b)
+            return max(0, size - n), size - 1
+        return int(a), min(int(b) if b else size - 1, size - 1)
+
+    def send_range(self, h, etag='"v1"', body_cut=None, length_lie=0):
+        a, b = self.range_of(h)
+        body = self.data[a:b + 1]
+        h.send_response(206)
+        h.send_header("Content-Range", f"bytes {a}-{b}/{len(self.data)}")
+        h.send_header("Content-Length", str(len(body) + length_lie))
+        h.send_header("ETag", etag)
+        h.end_headers()
+        h.wfile.write(body if body_cut is None else body[:body_cut])
+        if body_cut is not None or length_lie:
+            h.close_connection = True
+
+    def serve(self, h, path, n):
+        if path == "/ok":
+            self.send_range(h)
+        elif path == "/flaky503":  # 503 twice, then served
+            if n < 2:
+                h.send_response(503)
+                h.send_header("Content-Length", "0")
+                h.end_headers()
+            else:
+                self.send_range(h)
+        elif path == "/truncated":  # half the body, then the connection closes
+            a, b = self.range_of(h)
+            self.send_range(h, body_cut=(b - a + 1) // 2)
+        elif path == "/lying":  # Content-Length promises 1000 bytes more than sent
+            self.send_range(h, length_lie=1000)
+        elif path == "/endless":  # a 206 without length whose body never ends
+            a, b = self.range_of(h)
+            h.send_response(206)
+            h.send_header("Content-Range", f"bytes {a}-{b}/{len(self.data)}")
+            h.send_header("Connection", "close")
+            h.end_headers()
+            chunk = b"\0" * 65536
+            for _ in range(16384):  # 1 GiB at most, should the client keep reading
+                h.wfile.write(chunk)
+        elif path == "/hugeheaders":
+            h.send_response(206)
+            for i in range(2000):
+                h.send_header(f"X-Filler-{i}", "x" * 100)
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+        elif path == "/loop":
+            h.send_response(302)
+            h.send_header("Location", "/loop")
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+        elif path == "/changing":  # a new ETag on every response
+            self.send_range(h, etag=f'"v{n}"')
+        else:
+            h.send_response(404)
+            h.send_header("Content-Length", "0")
+            h.end_headers()

@@ -1,0 +1,96 @@
+"""A real nginx for the remote tests: Debian's binary, run as the current
+user (master_process off, daemon off) from a generated config in a temporary
+folder, on 127.0.0.1 at a free port, with an access log of every request."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+ACCESS_FORMAT = '$request_method $uri $status "$http_range" $body_bytes_sent "$http_authorization"'
+
+
+def find_nginx():
+    for candidate in (shutil.which("nginx"), "/usr/sbin/nginx"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Nginx:
+    """Serves `root`; /norange/ is the same tree with Range support off
+    (max_ranges 0), as a server that ignores Range would."""
+
+    def __init__(self, binary, workdir, root):
+        self.binary, self.workdir, self.root = binary, workdir, root
+        self.port = free_port()
+        self.access_log = os.path.join(workdir, "access.log")
+        self.proc = None
+        for d in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+            os.makedirs(os.path.join(workdir, d), exist_ok=True)
+        conf = f"""
+daemon off;
+master_process off;
+worker_processes 1;
+pid {workdir}/nginx.pid;
+error_log {workdir}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+  log_format zt '{ACCESS_FORMAT}';
+  access_log {self.access_log} zt;
+  client_body_temp_path {workdir}/body;
+  proxy_temp_path {workdir}/proxy;
+  fastcgi_temp_path {workdir}/fastcgi;
+  uwsgi_temp_path {workdir}/uwsgi;
+  scgi_temp_path {workdir}/scgi;
+  default_type application/octet-stream;
+  keepalive_requests 100000;
+  server {{
+    listen 127.0.0.1:{self.port};
+    root {root};
+    location /norange/ {{ alias {root}/; max_ranges 0; }}
+  }}
+}}
+"""
+        self.conf = os.path.join(workdir, "nginx.conf")
+        with open(self.conf, "w") as f:
+            f.write(conf)
+
+    @property
+    def base(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        self.proc = subprocess.Popen([self.binary, "-p", self.workdir, "-c", self.conf, "-e",
+                                      os.path.join(self.workdir, "error.log")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("nginx exited: " + self.proc.stderr.read().decode(errors="replace"))
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("nginx did not start listening within 10 s")
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+        self.proc = None
+
+    def log_lines(self):
+        try:
+            with open(self.access_log) as f:
+                return f.read().splitlines()
+        except FileNotFoundError:
+            return []

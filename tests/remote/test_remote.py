@@ -1,0 +1,314 @@
+"""zt_open_url against a real nginx (and, for the faults nginx cannot make, a
+real Python HTTP server): every interop vector read remotely equals
+expected.json, request counts show the open costs and range coalescing, and
+changed objects, servers that ignore Range, stopped servers and hostile
+servers end in clear statuses."""
+import ctypes
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from ctypes import byref, c_size_t, c_void_p
+
+import pytest
+
+import ztensor
+from ztensor._lib import lib
+
+from fault_server import FaultServer
+from nginx_server import Nginx, find_nginx
+
+ZT_E_IO, ZT_E_UNSUPPORTED, ZT_E_LIMIT, ZT_E_CHANGED = -4, -7, -8, -80
+INTEROP = os.environ["ZT_INTEROP_DIR"]
+
+
+class ReadRequest(ctypes.Structure):
+    _fields_ = [("object", c_void_p), ("component", c_size_t), ("dst", c_void_p), ("dst_capacity", c_size_t),
+                ("out_size", c_size_t), ("status", ctypes.c_int)]
+
+
+lib.zt_file_read_many.restype = ctypes.c_int
+lib.zt_file_read_many.argtypes = [c_void_p, ctypes.POINTER(ReadRequest), c_size_t]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    binary = find_nginx()
+    assert binary, "nginx not found (Debian package nginx-light or nginx)"
+    work = tmp_path_factory.mktemp("nginx")
+    root = work / "www"
+    shutil.copytree(INTEROP, root)
+    n = Nginx(binary, str(work), str(root))
+    n.start()
+    yield n
+    n.stop()
+
+
+def requests_since(server, mark, at_least=0):
+    """Access log lines after `mark`; nginx logs a request the client
+    aborted only once it notices, so wait (5 s at most) for `at_least`."""
+    deadline = time.time() + 5
+    while True:
+        lines = server.log_lines()[mark:]
+        if len(lines) >= at_least or time.time() > deadline:
+            return lines
+        time.sleep(0.02)
+
+
+def component_hashes(reader):
+    """{(object, role): sha256 of the decoded bytes} through the C ABI."""
+    out = {}
+    h = reader._require_open().ptr
+    for name in reader:
+        obj = reader._object(name)
+        for i, c in enumerate(reader._components(obj)):
+            buf = ctypes.create_string_buffer(c.decoded_length + 1)
+            n = c_size_t()
+            rc = lib.zt_component_read(obj, i, buf, len(buf), byref(n))
+            assert rc == 0, lib.zt_last_error().decode()
+            out[(name, c.role)] = hashlib.sha256(buf.raw[:n.value]).hexdigest()
+    assert h
+    return out
+
+
+def expected_hashes(entry):
+    return {(o["name"], c["role"]): c["sha256"] for o in entry["objects"] for c in o["components"]}
+
+
+@pytest.mark.parametrize("sub", ["v1", "v0"])
+def test_remote_equals_expected(server, sub):
+    exp = json.load(open(os.path.join(INTEROP, sub, "expected.json")))
+    assert exp["files"]
+    for fname, entry in exp["files"].items():
+        with ztensor.open(f"{server.base}/{sub}/{fname}") as r:
+            assert r.version == entry["version"]
+            assert component_hashes(r) == expected_hashes(entry), fname
+            r.verify()
+
+
+def test_open_costs(server):
+    # A file smaller than the tail read: one request.
+    mark = len(server.log_lines())
+    with ztensor.open(f"{server.base}/v1/dense_f32.zt") as r:
+        assert r.io_stats()["requests"] == 1
+    assert len(requests_since(server, mark)) == 1
+    # A 2 MB file whose manifest fits the tail: the tail, then the header.
+    mark = len(server.log_lines())
+    with ztensor.open(f"{server.base}/v1/large.zt") as r:
+        assert r.io_stats()["requests"] == 2
+    lines = requests_since(server, mark)
+    assert len(lines) == 2 and '"bytes=-65536"' in lines[0], lines
+
+
+def test_big_manifest_costs_two_round_trips(server, tmp_path):
+    # 6000 small tensors: a manifest of several hundred KiB, past the tail.
+    path = os.path.join(server.root, "big_manifest.zt")
+    import numpy as np
+    with ztensor.Writer(path) as w:
+        for i in range(6000):
+            w.add(f"layer.{i:05d}.weight_with_a_long_name", np.full(4, i, dtype=np.float32))
+    size = os.path.getsize(path)
+    mark = len(server.log_lines())
+    with ztensor.open(f"{server.base}/big_manifest.zt") as r:
+        assert len(r) == 6000
+        stats = r.io_stats()
+        # Round trip 1: the tail; round trip 2, in parallel: the header block
+        # and the rest of the manifest.
+        assert stats["requests"] == 3, stats
+        assert stats["bytes"] < size, stats
+        # read_many of every tensor: neighbouring blobs coalesce into a few ranges.
+        before = len(server.log_lines())
+        reqs = (ReadRequest * len(r))()
+        bufs = []
+        for i, name in enumerate(r):
+            b = ctypes.create_string_buffer(16)
+            bufs.append(b)
+            reqs[i] = ReadRequest(r._object(name), 0, ctypes.cast(b, c_void_p), 16, 0, 0)
+        rc = lib.zt_file_read_many(r._require_open().ptr, reqs, len(r))
+        assert rc == 0, lib.zt_last_error().decode()
+        for i in (0, 1234, 5999):
+            assert np.frombuffer(bufs[i].raw, dtype=np.float32).tolist() == [float(i)] * 4
+        made = len(server.log_lines()) - before
+        assert 1 <= made <= 8, f"{made} requests for 6000 adjacent blobs"
+    lines = requests_since(server, mark)
+    assert all(" 206 " in ln for ln in lines), lines
+
+
+def test_object_replaced_mid_read(server):
+    path = os.path.join(server.root, "swap.zt")
+    shutil.copy(os.path.join(INTEROP, "v1", "large.zt"), path)
+    with ztensor.open(f"{server.base}/swap.zt") as r:
+        names = list(r)
+        r.read(names[0], "data")
+        # Replaced by other content (another size and time: another ETag).
+        shutil.copy(os.path.join(INTEROP, "v1", "many_tensors.zt"), path)
+        os.utime(path, (time.time() + 5, time.time() + 5))
+        with pytest.raises(ztensor.ZTensorError) as e:
+            r.read(names[1], "data")
+        assert e.value.status == ZT_E_CHANGED, e.value
+        assert "changed" in e.value.message
+
+
+def test_server_ignoring_range_is_refused(server):
+    # A 1 GiB object (sparse) behind a location without Range support.
+    big = os.path.join(server.root, "huge.zt")
+    with open(big, "wb") as f:
+        f.truncate(1 << 30)
+    t0 = time.time()
+    mark = len(server.log_lines())
+    with pytest.raises(ztensor.ZTensorError) as e:
+        ztensor.open(f"{server.base}/norange/huge.zt")
+    assert e.value.status == ZT_E_UNSUPPORTED, e.value
+    assert "Range" in e.value.message
+    assert time.time() - t0 < 10
+    sent = int(requests_since(server, mark, 1)[0].split()[4])
+    assert sent < (64 << 20), f"nginx sent {sent} bytes"
+    os.unlink(big)
+    # Accepted whole when small enough and allowed.
+    exp = json.load(open(os.path.join(INTEROP, "v1", "expected.json")))["files"]["large.zt"]
+    with ztensor.open(f"{server.base}/norange/v1/large.zt", url_options={"max_unranged_bytes": 4 << 20}) as r:
+        assert component_hashes(r) == expected_hashes(exp)
+        assert r.io_stats()["requests"] == 1
+
+
+def test_credentials_never_in_messages(server):
+    url = f"http://alice:pw-secret-1@127.0.0.1:{server.port}/missing.zt?sig=qs-secret-2"
+    with pytest.raises(ztensor.ZTensorError) as e:
+        ztensor.open(url, bearer_token="tok-secret-3")
+    msg = str(e.value)
+    assert "404" in msg
+    for secret in ("pw-secret-1", "qs-secret-2", "tok-secret-3", "alice"):
+        assert secret not in msg, msg
+    # The token did reach the server.
+    assert '"Bearer tok-secret-3"' in server.log_lines()[-1]
+
+
+def test_scheme_refused():
+    with pytest.raises(ztensor.ZTensorError) as e:
+        lib_open("file:///etc/hostname")
+    assert e.value.status == ZT_E_UNSUPPORTED
+
+
+def lib_open(url, **opts):
+    from ztensor._lib import UrlOptions, check
+    u = UrlOptions()
+    lib.zt_url_options_init(byref(u))
+    for k, v in opts.items():
+        setattr(u, k, v)
+    out = c_void_p()
+    check(lib.zt_open_url(url.encode(), byref(u), None, byref(out)))
+    lib.zt_close(out)
+
+
+def test_cli_reads_urls(server, tmp_path):
+    tool = os.environ["ZT_TOOL"]
+    token = tmp_path / "token"
+    token.write_text("tok-cli\n")
+    url = f"{server.base}/v1/checksum_sha256.zt"
+    for args in (["info", url], ["ls", url], ["verify", url]):
+        p = subprocess.run([tool, "--bearer-token-file", str(token)] + args, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    assert '"Bearer tok-cli"' in server.log_lines()[-1]
+    exp = json.load(open(os.path.join(INTEROP, "v1", "expected.json")))["files"]["checksum_sha256.zt"]
+    want = {o["name"]: o["components"][0]["sha256"] for o in exp["objects"]}
+    p = subprocess.run([tool, "cat", url, "raw_f32"], capture_output=True)
+    assert p.returncode == 0, p.stderr
+    assert hashlib.sha256(p.stdout).hexdigest() == want["raw_f32"]
+    out = tmp_path / "x.npy"
+    p = subprocess.run([tool, "export", url, "raw_f64", "-o", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    import numpy as np
+    assert hashlib.sha256(np.load(out).tobytes()).hexdigest() == want["raw_f64"]
+    p = subprocess.run([tool, "info", f"http://u:pw-cli@127.0.0.1:{server.port}/nope.zt"], capture_output=True,
+                       text=True)
+    assert p.returncode != 0 and "pw-cli" not in p.stderr + p.stdout, p.stderr
+
+
+def test_sharded_set_over_http(server, tmp_path):
+    """A set whose index is a URL: the index and every shard are read remotely
+    (docs/sharding.md), with the same checks as a local set."""
+    import numpy as np
+    d = os.path.join(server.root, "set")
+    os.makedirs(os.path.join(d, "sub"), exist_ok=True)
+    ztensor.save_file({"a": np.arange(4, dtype=np.float32)}, os.path.join(d, "m-1.zt"), metadata={"k": "v"})
+    ztensor.save_file({"b": np.ones(3, np.int8)}, os.path.join(d, "sub", "m-2.zt"), metadata={"k": "v"})
+    index = os.path.join(d, "m.zt.index.json")
+    with open(index, "w") as f:
+        json.dump({"metadata": {"total_size": 7}, "weight_map": {"a": "m-1.zt", "b": "sub/m-2.zt"}}, f)
+    local = ztensor.load_sharded(index)
+    mark = len(server.log_lines())
+    url = f"{server.base}/set/m.zt.index.json"
+    with ztensor.ShardedReader(url + "?sig=secret-sig") as r:
+        assert r.metadata == {"total_size": 7}
+        assert r.shards == ["m-1.zt", "sub/m-2.zt"]
+        assert {n: r[n].tobytes() for n in r} == {n: v.tobytes() for n, v in local.items()}
+        r.verify()
+    paths = " ".join(requests_since(server, mark, at_least=3))
+    assert "/set/sub/m-2.zt" in paths and "/set/m-1.zt" in paths
+    assert "secret-sig" not in paths.split("m.zt.index.json")[-1]  # the query stays with the index
+    # zt merge of the remote set into a local file
+    out = tmp_path / "merged.zt"
+    p = subprocess.run([os.environ["ZT_TOOL"], "merge", url, "-o", str(out), "--quiet"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert sorted(ztensor.load_file(out)) == ["a", "b"]
+    # the rules hold remotely: no escaping the index's folder, even to a file the server has
+    with open(index, "w") as f:
+        json.dump({"weight_map": {"x": "../v1/dense_f32.zt"}}, f)
+    with pytest.raises(ztensor.ZTensorError, match="relative paths"):
+        ztensor.ShardedReader(url)
+    # a missing shard: the shard's own status, naming the shard
+    with open(index, "w") as f:
+        json.dump({"weight_map": {"a": "m-1.zt", "z": "gone.zt"}}, f)
+    with pytest.raises(ztensor.ZTensorError, match="shard 'gone.zt'"):
+        ztensor.ShardedReader(url)
+
+
+def test_server_stops_mid_read(server):
+    with ztensor.open(f"{server.base}/v1/large.zt", url_options={"retries": 2}) as r:
+        names = list(r)
+        server.stop()
+        t0 = time.time()
+        with pytest.raises(ztensor.ZTensorError) as e:
+            r.read(names[1], "data")
+        assert e.value.status == ZT_E_IO, e.value
+        assert "after 3 attempts" in e.value.message
+        assert time.time() - t0 < 10
+    server.start()
+
+
+# -- faults from a real Python server ---------------------------------------
+
+@pytest.fixture(scope="module")
+def faulty():
+    data = open(os.path.join(INTEROP, "v1", "large.zt"), "rb").read()
+    s = FaultServer(data)
+    yield s
+    s.close()
+
+
+def test_503_then_success(faulty):
+    exp = json.load(open(os.path.join(INTEROP, "v1", "expected.json")))["files"]["large.zt"]
+    with ztensor.open(f"{faulty.base}/flaky503") as r:
+        assert component_hashes(r) == expected_hashes(exp)
+    assert faulty.hits["/flaky503"] >= 3
+
+
+@pytest.mark.parametrize("path,status,words", [
+    ("/truncated", ZT_E_IO, "attempts"),
+    ("/lying", ZT_E_IO, "Content-Length"),
+    ("/endless", ZT_E_IO, "more than"),
+    ("/hugeheaders", ZT_E_LIMIT, "max_header_bytes"),
+    ("/loop", ZT_E_LIMIT, "redirects"),
+    ("/changing", ZT_E_CHANGED, "changed"),
+])
+def test_hostile_server(faulty, path, status, words):
+    t0 = time.time()
+    with pytest.raises(ztensor.ZTensorError) as e:
+        with ztensor.open(f"{faulty.base}{path}", url_options={"retries": 1, "timeout_ms": 5000}) as r:
+            for name in r:
+                r.read(name, "data")
+    assert e.value.status == status, e.value
+    assert words in e.value.message, e.value.message
+    assert time.time() - t0 < 20
