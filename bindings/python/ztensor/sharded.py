@@ -9,18 +9,15 @@ from typing import Any, Dict, List, Literal, Optional, Tuple
 from . import _attributes
 from ._lib import OpenOptions, VerifyCallback, ZTensorError, ZT_OK, check, lib, take_string
 from ._types import ObjectValue, PathLike
-from .reader import Reader, _text
+from .reader import Reader, _FileHandle, _text
 
 
-class _SetHandle:
+class _SetHandle(_FileHandle):
     """Owns one zt_set * (and so every shard). Zero-copy arrays hold it too,
     so the shards stay mapped until the reader is closed AND the last such
     array is gone."""
 
-    __slots__ = ("ptr", "__weakref__")
-
-    def __init__(self, ptr: Optional[int]) -> None:
-        self.ptr = ptr
+    __slots__ = ()
 
     def __del__(self) -> None:
         ptr, self.ptr = self.ptr, None
@@ -53,10 +50,11 @@ class ShardedReader(Reader):
         opts.strict = 1 if strict else 0
         out = c_void_p()
         check(lib.zt_open_set(os.fsencode(index), byref(opts), byref(out)))
-        self._h = _SetHandle(out.value)  # type: ignore[assignment]
+        handle = _SetHandle(out.value)
+        self._h = handle
         self.path = os.fspath(index)
         count = c_size_t()
-        check(lib.zt_set_object_count(self._h.ptr, byref(count)))
+        check(lib.zt_set_object_count(handle.ptr, byref(count)))
         self._names: List[str] = []
         for i in range(count.value):
             info = self._c_info(self._object_at(i))
