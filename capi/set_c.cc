@@ -34,7 +34,11 @@ struct zt_set {
   std::vector<std::string> locations;
   std::string metadata_json;
   std::vector<const zt_object *> objects;  // shard order, then manifest order
-  std::map<std::string, const zt_object *, std::less<>> by_name;
+  struct Entry {
+    const zt_object *obj;
+    size_t shard;  // index into shards / locations
+  };
+  std::map<std::string, Entry, std::less<>> by_name;
 
   ~zt_set() {
     for (zt_file *f : shards) zt_close(f);
@@ -134,7 +138,6 @@ std::unique_ptr<zt_set> open_set(const std::string &index_path, const zt_open_op
   auto set = std::make_unique<zt_set>();
   set->metadata_json = idx.metadata_json;
   set->locations = idx.shards;
-  std::vector<size_t> shard_of_object;  // parallel to set->objects
   for (size_t s = 0; s < idx.shards.size(); ++s) {
     set->shards.push_back(nullptr);
     set->shards.back() = open_member(resolve_shard_location(base, idx.shards[s]), idx.shards[s], opts, uopts, shown);
@@ -143,45 +146,34 @@ std::unique_ptr<zt_set> open_set(const std::string &index_path, const zt_open_op
     for (size_t i = 0; i < n; ++i) {
       const zt_object *o = nullptr;
       ok_or_throw(zt_file_object_at(set->shards.back(), i, &o));
-      std::string name = object_name(o);
-      auto [it, fresh] = set->by_name.emplace(std::move(name), o);
-      if (!fresh) {
-        const size_t other = shard_of_object[static_cast<size_t>(
-            std::find(set->objects.begin(), set->objects.end(), it->second) - set->objects.begin())];
+      auto [it, fresh] = set->by_name.emplace(object_name(o), zt_set::Entry{o, s});
+      if (!fresh)
         fail(ZT_E_DUPLICATE_KEY, what + ": object '" + printable(it->first) + "' is in two shards, '" +
-                                     printable(idx.shards[other]) + "' and '" + printable(idx.shards[s]) +
+                                     printable(idx.shards[it->second.shard]) + "' and '" + printable(idx.shards[s]) +
                                      "' (rule: each tensor is in exactly one shard)");
-      }
       set->objects.push_back(o);
-      shard_of_object.push_back(s);
     }
   }
-  // Index and shards must agree both ways. Both lists are sorted by name.
-  std::map<const zt_object *, size_t> shard_by_object;
-  for (size_t i = 0; i < set->objects.size(); ++i) shard_by_object.emplace(set->objects[i], shard_of_object[i]);
+  // Index and shards must agree both ways. Both lists are sorted by name,
+  // so one merge walk finds a listed tensor that is missing or elsewhere,
+  // and an object the index does not list.
+  auto obj = set->by_name.begin();
   for (const auto &[name, shard] : idx.tensors) {
-    auto it = set->by_name.find(name);
-    if (it == set->by_name.end())
+    if (obj != set->by_name.end() && obj->first < name)  // names are unique: this one is not listed
+      fail(ZT_E_MANIFEST, what + ": shard '" + printable(idx.shards[obj->second.shard]) + "' holds object '" +
+                              printable(obj->first) + "', which the index's weight_map does not list");
+    if (obj == set->by_name.end() || obj->first != name)
       fail(ZT_E_NOT_FOUND, what + ": tensor '" + printable(name) + "' is mapped to shard '" +
                                printable(idx.shards[shard]) + "', which has no object of that name");
-    const size_t actual = shard_by_object[it->second];
-    if (actual != shard)
+    if (obj->second.shard != shard)
       fail(ZT_E_NOT_FOUND, what + ": tensor '" + printable(name) + "' is mapped to shard '" +
-                               printable(idx.shards[shard]) + "' but is in shard '" + printable(idx.shards[actual]) +
-                               "'");
+                               printable(idx.shards[shard]) + "' but is in shard '" +
+                               printable(idx.shards[obj->second.shard]) + "'");
+    ++obj;
   }
-  if (idx.tensors.size() != set->by_name.size()) {
-    // Some shard object is not listed: name the first one.
-    size_t t = 0;
-    for (const auto &[name, obj] : set->by_name) {
-      if (t < idx.tensors.size() && idx.tensors[t].first == name) {
-        ++t;
-        continue;
-      }
-      fail(ZT_E_MANIFEST, what + ": shard '" + printable(idx.shards[shard_by_object[obj]]) + "' holds object '" +
-                              printable(name) + "', which the index's weight_map does not list");
-    }
-  }
+  if (obj != set->by_name.end())
+    fail(ZT_E_MANIFEST, what + ": shard '" + printable(idx.shards[obj->second.shard]) + "' holds object '" +
+                            printable(obj->first) + "', which the index's weight_map does not list");
   return set;
 }
 
@@ -257,7 +249,7 @@ ZT_API zt_status zt_set_object_by_name(const zt_set *set, const char *name, size
     auto it = s.by_name.find(key);
     if (it == s.by_name.end())
       fail(ZT_E_NOT_FOUND, "zt_set_object_by_name: no shard holds an object '" + printable(std::string(key)) + "'");
-    *out = it->second;
+    *out = it->second.obj;
     return ZT_OK;
   });
 }

@@ -23,6 +23,7 @@ int SetOutput::begin(const char *cmd, const std::string &outdir, const std::vect
       std::fprintf(stderr, "zt %s: cannot create '%s': %s\n", cmd, outdir.c_str(), std::strerror(errno));
       return kIo;
     }
+    created_outdir_ = true;
   } else if (!S_ISDIR(st.st_mode)) {
     std::fprintf(stderr, "zt %s: '%s' exists and is not a folder\n", cmd, outdir.c_str());
     return kFailure;
@@ -97,10 +98,12 @@ int SetOutput::commit(bool sync) {
 }
 
 SetOutput::~SetOutput() {
-  if (tmp_.empty()) return;
-  if (!committed_)
-    for (const auto &n : names_) ::unlink(temp_path(n).c_str());
-  ::rmdir(tmp_.c_str());
+  if (!tmp_.empty()) {
+    if (!committed_)
+      for (const auto &n : names_) ::unlink(temp_path(n).c_str());
+    ::rmdir(tmp_.c_str());
+  }
+  if (created_outdir_ && !committed_) ::rmdir(outdir_.c_str());  // fails, harmlessly, unless empty
 }
 
 }  // namespace ztcli

@@ -12,7 +12,8 @@ namespace ztcli {
 
 class SetOutput {
  public:
-  // Creates OUTDIR if missing (not its parents), refuses if any of `names`
+  // Creates OUTDIR if missing (not its parents; removed again if nothing
+  // is committed), refuses if any of `names`
   // (in commit order: the index last) exists there, makes the temporary
   // folder. Returns kOk or an exit code after a message prefixed "zt CMD".
   int begin(const char *cmd, const std::string &outdir, const std::vector<std::string> &names);
@@ -28,6 +29,7 @@ class SetOutput {
   std::string cmd_, outdir_, tmp_;
   std::vector<std::string> names_;
   bool committed_ = false;
+  bool created_outdir_ = false;  // removed again (if still empty) when nothing is committed
 };
 
 }  // namespace ztcli
