@@ -154,26 +154,28 @@ std::unique_ptr<zt_set> open_set(const std::string &index_path, const zt_open_op
       set->objects.push_back(o);
     }
   }
-  // Index and shards must agree both ways. Both lists are sorted by name,
-  // so one merge walk finds a listed tensor that is missing or elsewhere,
-  // and an object the index does not list.
-  auto obj = set->by_name.begin();
+  // Index and shards must agree both ways: first every listed tensor is
+  // in its shard (the likelier mistake, reported first), then no shard
+  // holds an unlisted object (both lists are sorted by name: one walk).
   for (const auto &[name, shard] : idx.tensors) {
-    if (obj != set->by_name.end() && obj->first < name)  // names are unique: this one is not listed
-      fail(ZT_E_MANIFEST, what + ": shard '" + printable(idx.shards[obj->second.shard]) + "' holds object '" +
-                              printable(obj->first) + "', which the index's weight_map does not list");
-    if (obj == set->by_name.end() || obj->first != name)
+    auto it = set->by_name.find(name);
+    if (it == set->by_name.end())
       fail(ZT_E_NOT_FOUND, what + ": tensor '" + printable(name) + "' is mapped to shard '" +
                                printable(idx.shards[shard]) + "', which has no object of that name");
-    if (obj->second.shard != shard)
+    if (it->second.shard != shard)
       fail(ZT_E_NOT_FOUND, what + ": tensor '" + printable(name) + "' is mapped to shard '" +
                                printable(idx.shards[shard]) + "' but is in shard '" +
-                               printable(idx.shards[obj->second.shard]) + "'");
-    ++obj;
+                               printable(idx.shards[it->second.shard]) + "'");
   }
-  if (obj != set->by_name.end())
-    fail(ZT_E_MANIFEST, what + ": shard '" + printable(idx.shards[obj->second.shard]) + "' holds object '" +
-                            printable(obj->first) + "', which the index's weight_map does not list");
+  auto listed = idx.tensors.begin();
+  for (const auto &[name, entry] : set->by_name) {
+    if (listed != idx.tensors.end() && listed->first == name) {
+      ++listed;
+      continue;
+    }
+    fail(ZT_E_MANIFEST, what + ": shard '" + printable(idx.shards[entry.shard]) + "' holds object '" + printable(name) +
+                            "', which the index's weight_map does not list");
+  }
   return set;
 }
 
