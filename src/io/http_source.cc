@@ -224,7 +224,7 @@ class HttpSource final : public Source {
   void read(uint64_t offset, size_t len, void *dst) const override {
     if (len == 0) return;
     auto *out = static_cast<uint8_t *>(dst);
-    if (offset >= held_offset_ && offset + len <= size_) {  // the tail (or the whole object)
+    if (offset >= held_offset_ && offset - held_offset_ + len <= held_.size()) {  // the tail, or the whole object
       std::memcpy(out, held_.data() + (offset - held_offset_), len);
       return;
     }
@@ -440,6 +440,14 @@ class HttpSource final : public Source {
       return {ZT_E_IO, false, what + "HTTP " + std::to_string(t.code) + (t.code == 200 ? " (Range ignored)" : "")};
     if (http_) {
       if (!t.have_range) return {ZT_E_IO, false, what + "206 response without a Content-Range"};
+      if (!t.total_unknown && t.range_end >= t.range_total)
+        return {ZT_E_IO, false,
+                what + "inconsistent Content-Range: bytes " + std::to_string(t.range_start) + "-" +
+                    std::to_string(t.range_end) + "/" + std::to_string(t.range_total)};
+      if (t.suffix && (t.range_end - t.range_start >= t.len || t.range_end + 1 != t.range_total))
+        return {ZT_E_IO, false,
+                what + "the server answered with bytes " + std::to_string(t.range_start) + "-" +
+                    std::to_string(t.range_end) + ", not the end of the object"};
       if ((!etag_.empty() && t.etag != etag_) || (!last_modified_.empty() && t.last_modified != last_modified_))
         return {ZT_E_CHANGED, false,
                 what + changed_text("ETag " + t.etag + " / Last-Modified " + t.last_modified + " now, was " + etag_ +
