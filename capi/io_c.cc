@@ -7,6 +7,7 @@
 #include "handles.h"
 #include "io/callback_source.h"
 #include "io/http_source.h"
+#include "url_settings.h"
 #include "ztensor_io.h"
 
 using namespace zt;
@@ -18,6 +19,41 @@ namespace {
 constexpr size_t kIoMinSize = offsetof(zt_io, close) + sizeof(zt_io::close);
 
 }  // namespace
+
+namespace zt::capi {
+
+UrlSettings to_url_settings(const zt_url_options *u, const char *fn) {
+  UrlSettings s;
+  if (u) {
+    if (u->struct_size < sizeof(uint32_t) * 2)
+      invalid((std::string(fn) + ": zt_url_options.struct_size is not set (call zt_url_options_init)").c_str());
+    // Fields beyond what the caller's struct holds keep their defaults;
+    // zero means the default too.
+    auto has = [&](size_t end) { return u->struct_size >= end; };
+#define ZT_URL_FIELD(name) \
+  if (has(offsetof(zt_url_options, name) + sizeof u->name) && u->name != 0) s.name = u->name
+    ZT_URL_FIELD(connect_timeout_ms);
+    ZT_URL_FIELD(timeout_ms);
+    ZT_URL_FIELD(max_parallel);
+    ZT_URL_FIELD(max_redirects);
+    ZT_URL_FIELD(cache_bytes);
+    ZT_URL_FIELD(tail_bytes);
+    ZT_URL_FIELD(max_header_bytes);
+#undef ZT_URL_FIELD
+    // Zero is meaningful for these: take them as given.
+    if (has(offsetof(zt_url_options, retries) + sizeof u->retries)) s.retries = u->retries;
+    if (has(offsetof(zt_url_options, allow_any_scheme) + sizeof u->allow_any_scheme))
+      s.allow_any_scheme = u->allow_any_scheme != 0;
+    if (has(offsetof(zt_url_options, max_unranged_bytes) + sizeof u->max_unranged_bytes))
+      s.max_unranged_bytes = u->max_unranged_bytes;
+    if (has(offsetof(zt_url_options, bearer_token) + sizeof u->bearer_token) && u->bearer_token)
+      s.bearer_token = u->bearer_token;
+    if (has(offsetof(zt_url_options, user_agent) + sizeof u->user_agent) && u->user_agent) s.user_agent = u->user_agent;
+  }
+  return s;
+}
+
+}  // namespace zt::capi
 
 extern "C" {
 
@@ -91,34 +127,7 @@ ZT_API zt_status zt_open_url(const char *url, const zt_url_options *u, const zt_
     if (!out) invalid("zt_open_url: out is NULL");
     *out = nullptr;
     if (!url) invalid("zt_open_url: url is NULL");
-    UrlSettings s;
-    if (u) {
-      if (u->struct_size < sizeof(uint32_t) * 2)
-        invalid("zt_open_url: zt_url_options.struct_size is not set (call zt_url_options_init)");
-      // Fields beyond what the caller's struct holds keep their defaults;
-      // zero means the default too.
-      auto has = [&](size_t end) { return u->struct_size >= end; };
-#define ZT_URL_FIELD(name) \
-  if (has(offsetof(zt_url_options, name) + sizeof u->name) && u->name != 0) s.name = u->name
-      ZT_URL_FIELD(connect_timeout_ms);
-      ZT_URL_FIELD(timeout_ms);
-      ZT_URL_FIELD(max_parallel);
-      ZT_URL_FIELD(max_redirects);
-      ZT_URL_FIELD(cache_bytes);
-      ZT_URL_FIELD(tail_bytes);
-      ZT_URL_FIELD(max_header_bytes);
-#undef ZT_URL_FIELD
-      // Zero is meaningful for these: take them as given.
-      if (has(offsetof(zt_url_options, retries) + sizeof u->retries)) s.retries = u->retries;
-      if (has(offsetof(zt_url_options, allow_any_scheme) + sizeof u->allow_any_scheme))
-        s.allow_any_scheme = u->allow_any_scheme != 0;
-      if (has(offsetof(zt_url_options, max_unranged_bytes) + sizeof u->max_unranged_bytes))
-        s.max_unranged_bytes = u->max_unranged_bytes;
-      if (has(offsetof(zt_url_options, bearer_token) + sizeof u->bearer_token) && u->bearer_token)
-        s.bearer_token = u->bearer_token;
-      if (has(offsetof(zt_url_options, user_agent) + sizeof u->user_agent) && u->user_agent)
-        s.user_agent = u->user_agent;
-    }
+    const UrlSettings s = to_url_settings(u, "zt_open_url");
     ReaderOptions ropts = to_reader_options(opts);
     return finish_open(Reader::open_source(open_http_source(url, s, ropts.max_manifest_size), ropts), out);
   });

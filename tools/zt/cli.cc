@@ -1,6 +1,8 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -77,6 +79,78 @@ int stream_component(const zt_object *o, size_t index, const std::string &what,
     if (n == 0) return kOk;
     if (!fn(user, buf.data(), n)) return kIo;
   }
+}
+
+bool is_set_index(const std::string &path) {
+  const std::string p = is_url(path) ? path.substr(0, path.find_first_of("?#")) : path;
+  return p.size() >= 5 && p.compare(p.size() - 5, 5, ".json") == 0;
+}
+
+int open_set_input(const std::string &path, SetPtr &out, const std::string &what) {
+  zt_open_options opts;
+  zt_open_options_init(&opts);
+  if (read_options().pread) opts.access = ZT_ACCESS_PREAD;
+  if (read_options().max_decoded_size) opts.max_decoded_size = read_options().max_decoded_size;
+  zt_set *s = nullptr;
+  zt_status st;
+  if (is_url(path)) {
+    zt_url_options uopts;
+    zt_url_options_init(&uopts);
+    if (!read_options().bearer_token.empty()) uopts.bearer_token = read_options().bearer_token.c_str();
+    st = zt_open_set_url(path.c_str(), &uopts, &opts, &s);
+  } else {
+    st = zt_open_set(path.c_str(), &opts, &s);
+  }
+  if (st != ZT_OK) return report(what.empty() ? "cannot open set '" + display_path(path) + "'" : what, st);
+  out.reset(s);
+  return kOk;
+}
+
+std::vector<std::string> shard_paths(const std::string &index, const zt_set *set) {
+  const size_t slash = index.rfind('/');
+  const std::string dir = slash == std::string::npos ? std::string() : index.substr(0, slash + 1);
+  size_t n = 0;
+  zt_set_shard_count(set, &n);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n; ++i) {
+    const char *loc = nullptr;
+    if (zt_set_shard_at(set, i, nullptr, &loc) == ZT_OK) out.push_back(dir + loc);
+  }
+  return out;
+}
+
+bool parse_byte_size(const std::string &s, uint64_t &out) {
+  size_t i = 0;
+  uint64_t v = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+    const uint64_t d = static_cast<uint64_t>(s[i] - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+    ++i;
+  }
+  if (i == 0) return false;
+  if (i < s.size() && s[i] == ' ') ++i;
+  std::string unit;
+  for (; i < s.size(); ++i) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+  static const std::pair<const char *, uint64_t> kUnits[] = {
+      {"", 1},
+      {"b", 1},
+      {"kb", 1000},
+      {"mb", 1000000},
+      {"gb", 1000000000},
+      {"tb", 1000000000000},
+      {"kib", uint64_t{1} << 10},
+      {"mib", uint64_t{1} << 20},
+      {"gib", uint64_t{1} << 30},
+      {"tib", uint64_t{1} << 40},
+  };
+  for (const auto &[name, mult] : kUnits) {
+    if (unit != name) continue;
+    if (v == 0 || v > UINT64_MAX / mult) return false;
+    out = v * mult;
+    return true;
+  }
+  return false;
 }
 
 int usage_error(const std::string &cmd, const std::string &msg) {

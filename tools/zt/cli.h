@@ -10,6 +10,7 @@
 
 #include "ztensor.h"
 #include "ztensor_io.h"
+#include "ztensor_set.h"
 
 namespace ztcli {
 
@@ -87,6 +88,26 @@ std::string display_path(const std::string &path);
 // returns its exit code.
 int stream_component(const zt_object *o, size_t index, const std::string &what,
                      bool (*fn)(void *user, const void *data, size_t len), void *user);
+
+// An open sharded checkpoint (docs/sharding.md), closed when it goes out of
+// scope.
+struct SetCloser {
+  void operator()(zt_set *s) const { zt_set_close(s); }
+};
+using SetPtr = std::unique_ptr<zt_set, SetCloser>;
+// True for a path naming a set index rather than a .zt file (it ends in
+// ".json").
+bool is_set_index(const std::string &path);
+// Opens a set index with read_options(), as open_input does for a file.
+int open_set_input(const std::string &path, SetPtr &out, const std::string &what = "");
+// The paths of a set's shards (the index's folder joined with each location).
+std::vector<std::string> shard_paths(const std::string &index, const zt_set *set);
+
+// Parses a size with an optional unit: "5GB" (powers of 1000: B, KB, MB,
+// GB, TB), "512MiB" (powers of 1024: KiB, MiB, GiB, TiB), "1000"; case-
+// insensitive, optional space before the unit. False on anything else, a
+// zero size, or one beyond 2^64.
+bool parse_byte_size(const std::string &s, uint64_t &out);
 
 // Parses "none|crc32c|sha256" (returns false on anything else).
 bool parse_digest(const std::string &s, uint32_t &alg);

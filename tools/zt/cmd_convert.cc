@@ -1,4 +1,5 @@
 // zt convert: safetensors, NumPy .npy/.npz and GGUF files → one .zt file.
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -11,12 +12,14 @@
 #include "import/import.h"
 #include "output_guard.h"
 #include "progress.h"
+#include "set_output.h"
 
 namespace ztcli {
 
 const char *const kConvertUsage =
     "usage: zt convert INPUT... -o OUT.zt [--zstd LEVEL] [--digest none|crc32c|sha256]\n"
-    "                  [--max-member-size BYTES] [--quiet] [--json] [--no-sync]\n\n"
+    "                  [--max-member-size BYTES] [--quiet] [--json] [--no-sync]\n"
+    "       zt convert NAME.safetensors.index.json|FOLDER -o OUTDIR [options as above]\n\n"
     "Converts one or more foreign tensor files into one zTensor file (written\n"
     "atomically: on any error nothing is left at OUT; OUT may not be one of the\n"
     "inputs). Inputs are recognised by\n"
@@ -38,9 +41,17 @@ const char *const kConvertUsage =
     "                with one u8 'data' component of logical type ggml.<type>\n"
     "                (e.g. ggml.q4_k), the logical shape kept and attributes\n"
     "                ggml_type, ggml_type_id, block_size, type_size. Key/value\n"
-    "                metadata becomes file attributes (arrays as JSON arrays).\n"
+    "                metadata becomes file attributes (arrays as arrays).\n"
     "Several inputs are merged; two tensors of the same name, or one file\n"
     "attribute with different values, are an error.\n\n"
+    "A sharded safetensors checkpoint (its index, NAME.safetensors.index.json,\n"
+    "or the folder holding exactly one such index) is converted to a sharded\n"
+    "zTensor set in the folder OUT (created if missing): each shard X.safetensors\n"
+    "becomes X.zt with the tensors the index maps to it (a listed tensor missing\n"
+    "from its shard, or an unlisted one in it, is an error), and NAME.zt.index.json\n"
+    "keeps the index's metadata (docs/sharding.md). Shard locations must stay in\n"
+    "the index's folder. All files appear together at the end, the index last;\n"
+    "an existing name in OUT is refused and nothing is written.\n\n"
     "  --zstd LEVEL      compress every component with zstd at LEVEL\n"
     "  --digest ALG      digest every component (default none)\n"
     "  --max-member-size BYTES  refuse npz members that inflate to more (16 GiB)\n"
@@ -67,73 +78,14 @@ void check(zt_status st, const std::string &what) {
   if (st != ZT_OK) throw WriteFailure{what, st};
 }
 
-}  // namespace
-
-int cmd_convert(const std::vector<std::string> &argv) {
-  Args a;
-  std::string err;
-  if (!parse_args(argv, {"--quiet", "--json", "--no-sync"},
-                  {"-o", "--output", "--zstd", "--digest", "--max-member-size"}, a, err))
-    return usage_error("convert", err);
-  const std::string out = a.get("-o", a.get("--output"));
-  if (a.positional.empty() || out.empty()) return usage_error("convert", "expected INPUT... and -o OUT.zt");
-  if (int rc = refuse_output_is_input("convert", out, a.positional)) return rc;
-  zt_writer_options wo;
-  zt_writer_options_init(&wo);
-  if (a.has("--zstd")) {
-    if (!parse_zstd_level(a.get("--zstd"), wo.zstd_level))
-      return usage_error("convert", "--zstd takes a level (-131072..22)");
-    wo.encoding = ZT_ENCODING_ZSTD;
-  }
-  if (a.has("--digest") && !parse_digest(a.get("--digest"), wo.digest))
-    return usage_error("convert", "--digest takes none, crc32c or sha256");
-  if (a.has("--no-sync")) wo.sync = 0;
-  ztimport::Limits limits;
-  if (a.has("--max-member-size")) {
-    char *end = nullptr;
-    const std::string v = a.get("--max-member-size");
-    limits.max_member = std::strtoull(v.c_str(), &end, 10);
-    if (v.empty() || !end || *end) return usage_error("convert", "--max-member-size takes a byte count");
-  }
-  const bool quiet = a.has("--quiet"), as_json = a.has("--json");
-
-  // Read every input's structure first: clashes and malformed inputs are
-  // found before a byte is written.
-  std::vector<ztimport::Imported> inputs;
-  ztimport::CborAttributes attributes;        // sorted: see Imported::attributes
-  std::map<std::string, std::string> origin;  // object name → input
-  uint64_t total = 0;
-  try {
-    for (const auto &path : a.positional) {
-      inputs.push_back(ztimport::import_file(path, limits));
-      for (const auto &t : inputs.back().tensors) {
-        auto [it, fresh] = origin.emplace(t.name, path);
-        if (!fresh)
-          throw ztimport::InputError("tensor '" + t.name + "' is in both '" + it->second + "' and '" + path +
-                                     "'; names must be unique");
-        total += t.nbytes;
-      }
-      for (auto &[key, value] : inputs.back().attributes) {
-        auto [it, fresh] = attributes.emplace(key, value);
-        // Equal means the same encoded item (a NaN equals itself here).
-        if (!fresh && it->second != value)
-          throw ztimport::InputError("attribute '" + key + "' differs between inputs ('" + path +
-                                     "' and an earlier one)");
-      }
-    }
-  } catch (const ztimport::InputError &e) {
-    std::fprintf(stderr, "zt convert: %s\n", e.what());
-    return kFailure;
-  } catch (const std::bad_alloc &) {
-    std::fprintf(stderr, "zt convert: out of memory while reading the inputs\n");
-    return kFailure;
-  }
-
+// Writes the tensors of `inputs` and `attributes` as one .zt file at `out`
+// (atomically: on failure nothing is left). Returns kOk or an exit code
+// after a message.
+int write_zt(std::vector<ztimport::Imported> &inputs, const ztimport::CborAttributes &attributes,
+             const std::string &out, const zt_writer_options &wo, Progress &progress, size_t &objects) {
   zt_writer *w = nullptr;
   zt_status st = zt_writer_create(out.c_str(), &wo, &w);
   if (st != ZT_OK) return report("convert: cannot create '" + out + "'", st);
-  Progress progress("converting", total, quiet || as_json);
-  size_t objects = 0;
   try {
     // CBOR, not JSON text: foreign keys and values are taken as they are,
     // never as the JSON conventions ("$bytes", "$map", ...).
@@ -180,9 +132,201 @@ int cmd_convert(const std::vector<std::string> &argv) {
     std::fprintf(stderr, "zt convert: %s\n", e.what());
     return kFailure;
   }
+  zt_status fst = zt_writer_finish(w);
+  if (fst != ZT_OK) return report("convert: cannot finish '" + out + "'", fst);
+  return kOk;
+}
+
+// The index of a sharded safetensors checkpoint named by `input` (the index
+// itself, or the folder holding exactly one *.safetensors.index.json); ""
+// if `input` is neither (an ordinary input file).
+bool sharded_index(const std::string &input, std::string &index, std::string &err) {
+  struct stat st;
+  if (::stat(input.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    DIR *d = ::opendir(input.c_str());
+    if (!d) {
+      err = "cannot read folder '" + input + "'";
+      return true;
+    }
+    std::vector<std::string> found;
+    const std::string suffix = ".safetensors.index.json";
+    while (const dirent *e = ::readdir(d)) {
+      const std::string n = e->d_name;
+      if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+        found.push_back(n);
+    }
+    ::closedir(d);
+    if (found.size() != 1)
+      err = "folder '" + input + "' holds " + std::to_string(found.size()) +
+            " *.safetensors.index.json files; name the index to convert";
+    else
+      index = input + "/" + found[0];
+    return true;
+  }
+  const std::string suffix = ".json";
+  if (input.size() > suffix.size() && input.compare(input.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    index = input;
+    return true;
+  }
+  return false;
+}
+
+std::string replace_suffix(const std::string &name, const std::string &from, const std::string &to) {
+  if (name.size() > from.size() && name.compare(name.size() - from.size(), from.size(), from) == 0)
+    return name.substr(0, name.size() - from.size()) + to;
+  return name + to;
+}
+
+// zt convert INDEX -o OUTDIR: every shard to a .zt shard, and a .zt index.
+int convert_sharded(const std::string &index, const std::string &outdir, const zt_writer_options &wo,
+                    const ztimport::Limits &limits, bool quiet, bool as_json) {
+  const size_t slash = index.rfind('/');
+  const std::string dir = slash == std::string::npos ? std::string() : index.substr(0, slash + 1);
+  const std::string base = index.substr(dir.size());
+  const std::string out_index =
+      replace_suffix(replace_suffix(base, ".json", ""), ".safetensors.index", "") + ".zt.index.json";
+  ztimport::ShardIndexFile idx;
+  std::map<std::string, std::set<std::string>> by_shard;  // location → tensors the index puts there
+  try {
+    idx = ztimport::read_shard_index(index, limits);
+    for (const auto &[name, loc] : idx.weight_map) {
+      if (loc.find('/') != std::string::npos)
+        throw ztimport::InputError("'" + index + "': shard '" + loc +
+                                   "' is in a subfolder; zt convert writes the shards of a set side by side");
+      by_shard[loc].insert(name);
+    }
+  } catch (const ztimport::InputError &e) {
+    std::fprintf(stderr, "zt convert: %s (nothing written)\n", e.what());
+    return kFailure;
+  }
+  std::vector<std::string> names;
+  std::map<std::string, std::string> renamed;  // safetensors shard → zt shard
+  for (const auto &[loc, tensors] : by_shard) {
+    renamed[loc] = replace_suffix(loc, ".safetensors", ".zt");
+    names.push_back(renamed[loc]);
+  }
+  names.push_back(out_index);
+  SetOutput set;
+  if (int rc = set.begin("convert", outdir, names)) return rc;
+
+  size_t objects = 0;
+  for (const auto &[loc, tensors] : by_shard) {
+    std::vector<ztimport::Imported> inputs;
+    try {
+      inputs.push_back(ztimport::import_file(dir + loc, limits));
+      std::set<std::string> held;
+      for (const auto &t : inputs[0].tensors) {
+        if (!tensors.count(t.name))
+          throw ztimport::InputError("shard '" + loc + "' holds tensor '" + t.name +
+                                     "', which the index does not map to it");
+        held.insert(t.name);
+      }
+      for (const auto &name : tensors)
+        if (!held.count(name))
+          throw ztimport::InputError("the index maps tensor '" + name + "' to shard '" + loc +
+                                     "', which does not hold it");
+    } catch (const ztimport::InputError &e) {
+      std::fprintf(stderr, "zt convert: %s (nothing written)\n", e.what());
+      return kFailure;
+    }
+    Progress progress("converting " + loc, 0, quiet || as_json);
+    if (int rc = write_zt(inputs, inputs[0].attributes, set.temp_path(renamed[loc]), wo, progress, objects)) return rc;
+  }
+  nlohmann::json out = nlohmann::json::object();  // sorted: no quadratic insertion
+  if (!idx.metadata.is_null()) out["metadata"] = idx.metadata;
+  out["weight_map"] = nlohmann::json::object();
+  for (const auto &[name, loc] : idx.weight_map) out["weight_map"][name] = renamed[loc];
+  if (int rc = set.write_text(out_index, out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                              wo.sync != 0))
+    return rc;
+  if (int rc = set.commit(wo.sync != 0)) return rc;
+  if (as_json) {
+    json j{{"command", "convert"},
+           {"output", outdir + "/" + out_index},
+           {"inputs", {index}},
+           {"objects", objects},
+           {"shards", by_shard.size()}};
+    std::printf("%s\n", j.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+  } else if (!quiet) {
+    std::printf("%s/%s: %zu objects in %zu shard(s)\n", outdir.c_str(), out_index.c_str(), objects, by_shard.size());
+  }
+  return kOk;
+}
+
+}  // namespace
+
+int cmd_convert(const std::vector<std::string> &argv) {
+  Args a;
+  std::string err;
+  if (!parse_args(argv, {"--quiet", "--json", "--no-sync"},
+                  {"-o", "--output", "--zstd", "--digest", "--max-member-size"}, a, err))
+    return usage_error("convert", err);
+  const std::string out = a.get("-o", a.get("--output"));
+  if (a.positional.empty() || out.empty()) return usage_error("convert", "expected INPUT... and -o OUT.zt");
+  std::string index, index_err;
+  const bool sharded = a.positional.size() == 1 && sharded_index(a.positional[0], index, index_err);
+  if (sharded && !index_err.empty()) {
+    std::fprintf(stderr, "zt convert: %s\n", index_err.c_str());
+    return kFailure;
+  }
+  if (!sharded)
+    if (int rc = refuse_output_is_input("convert", out, a.positional)) return rc;
+  zt_writer_options wo;
+  zt_writer_options_init(&wo);
+  if (a.has("--zstd")) {
+    if (!parse_zstd_level(a.get("--zstd"), wo.zstd_level))
+      return usage_error("convert", "--zstd takes a level (-131072..22)");
+    wo.encoding = ZT_ENCODING_ZSTD;
+  }
+  if (a.has("--digest") && !parse_digest(a.get("--digest"), wo.digest))
+    return usage_error("convert", "--digest takes none, crc32c or sha256");
+  if (a.has("--no-sync")) wo.sync = 0;
+  ztimport::Limits limits;
+  if (a.has("--max-member-size")) {
+    char *end = nullptr;
+    const std::string v = a.get("--max-member-size");
+    limits.max_member = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || !end || *end) return usage_error("convert", "--max-member-size takes a byte count");
+  }
+  const bool quiet = a.has("--quiet"), as_json = a.has("--json");
+  if (sharded) return convert_sharded(index, out, wo, limits, quiet, as_json);
+
+  // Read every input's structure first: clashes and malformed inputs are
+  // found before a byte is written.
+  std::vector<ztimport::Imported> inputs;
+  ztimport::CborAttributes attributes;        // sorted: see Imported::attributes
+  std::map<std::string, std::string> origin;  // object name → input
+  uint64_t total = 0;
+  try {
+    for (const auto &path : a.positional) {
+      inputs.push_back(ztimport::import_file(path, limits));
+      for (const auto &t : inputs.back().tensors) {
+        auto [it, fresh] = origin.emplace(t.name, path);
+        if (!fresh)
+          throw ztimport::InputError("tensor '" + t.name + "' is in both '" + it->second + "' and '" + path +
+                                     "'; names must be unique");
+        total += t.nbytes;
+      }
+      for (auto &[key, value] : inputs.back().attributes) {
+        auto [it, fresh] = attributes.emplace(key, value);
+        // Equal means the same encoded item (a NaN equals itself here).
+        if (!fresh && it->second != value)
+          throw ztimport::InputError("attribute '" + key + "' differs between inputs ('" + path +
+                                     "' and an earlier one)");
+      }
+    }
+  } catch (const ztimport::InputError &e) {
+    std::fprintf(stderr, "zt convert: %s\n", e.what());
+    return kFailure;
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "zt convert: out of memory while reading the inputs\n");
+    return kFailure;
+  }
+
+  Progress progress("converting", total, quiet || as_json);
+  size_t objects = 0;
+  if (int rc = write_zt(inputs, attributes, out, wo, progress, objects)) return rc;
   progress.done();
-  st = zt_writer_finish(w);
-  if (st != ZT_OK) return report("convert: cannot finish '" + out + "'", st);
   const uint64_t out_size = file_size(out);
   if (as_json) {
     json j{{"command", "convert"}, {"output", out},         {"inputs", a.positional},

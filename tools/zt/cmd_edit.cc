@@ -37,11 +37,14 @@ const char *const kRemoveUsage =
     "for append.\n";
 
 const char *const kMergeUsage =
-    "usage: zt merge A.zt B.zt [MORE.zt...] -o OUT.zt [--quiet] [--json] [--no-sync]\n\n"
+    "usage: zt merge INPUT... -o OUT.zt [--quiet] [--json] [--no-sync]\n\n"
     "Writes every object of the inputs into OUT.zt (atomically), with the union\n"
-    "of their file attributes. A name present in two inputs, or an attribute\n"
-    "key with different values, is an error and no output is left behind.\n"
-    "OUT.zt may not be one of the inputs.\n";
+    "of their file attributes. An INPUT is a .zt file or the index of a sharded\n"
+    "set (a name ending in .json, e.g. model.zt.index.json; docs/sharding.md),\n"
+    "which stands for all its shards, in set order; the index's own metadata is\n"
+    "not copied. Give two or more inputs, or one index. A name present in two\n"
+    "inputs, or an attribute key with different values, is an error and no\n"
+    "output is left behind. OUT.zt may not be one of the inputs or shards.\n";
 
 namespace {
 
@@ -63,6 +66,12 @@ int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector
   return kOk;
 }
 
+std::vector<const zt_file *> raw_files(const std::vector<FilePtr> &files) {
+  std::vector<const zt_file *> raw;
+  for (const auto &f : files) raw.push_back(f.get());
+  return raw;
+}
+
 std::vector<const zt_object *> objects_of(const zt_file *f) {
   size_t n = 0;
   zt_file_object_count(f, &n);
@@ -73,7 +82,7 @@ std::vector<const zt_object *> objects_of(const zt_file *f) {
 
 // Writes `objects` (from `files`) to `out`, with the union of the files'
 // attributes; nothing is left at `out` (beyond what was there) on failure.
-int write_objects(const char *cmd, const std::string &out, const std::vector<FilePtr> &files,
+int write_objects(const char *cmd, const std::string &out, const std::vector<const zt_file *> &raw,
                   const std::vector<const zt_object *> &objects, const Options &o) {
   std::set<std::string> names;
   uint64_t total = 0;
@@ -95,8 +104,6 @@ int write_objects(const char *cmd, const std::string &out, const std::vector<Fil
   zt_writer *w = nullptr;
   zt_status st = zt_writer_create(out.c_str(), &wo, &w);
   if (st != ZT_OK) return report(std::string(cmd) + ": cannot create '" + out + "'", st);
-  std::vector<const zt_file *> raw;
-  for (const auto &f : files) raw.push_back(f.get());
   st = zt_writer_copy_file_fields(w, raw.data(), raw.size());
   if (st != ZT_OK) {
     int rc = report(std::string(cmd) + ": file attributes", st);
@@ -164,7 +171,7 @@ int cmd_append(const std::vector<std::string> &argv) {
     objects.push_back(obj);
     added.push_back(object_name(obj));
   }
-  if ((rc = write_objects("append", a.positional[0], files, objects, o))) return rc;
+  if ((rc = write_objects("append", a.positional[0], raw_files(files), objects, o))) return rc;
   summary("append", a.positional[0], objects.size(), o, "added", added);
   return kOk;
 }
@@ -187,7 +194,7 @@ int cmd_remove(const std::vector<std::string> &argv) {
   std::vector<const zt_object *> kept;
   for (const zt_object *obj : objects_of(files[0].get()))
     if (!drop.count(object_name(obj))) kept.push_back(obj);
-  if ((rc = write_objects("remove", a.positional[0], files, kept, o))) return rc;
+  if ((rc = write_objects("remove", a.positional[0], raw_files(files), kept, o))) return rc;
   summary("remove", a.positional[0], kept.size(), o, "removed", std::vector<std::string>(drop.begin(), drop.end()));
   return kOk;
 }
@@ -198,14 +205,44 @@ int cmd_merge(const std::vector<std::string> &argv) {
   int rc = kOk;
   if (!parse_common("merge", argv, {"-o", "--output"}, a, o, rc)) return rc;
   const std::string out = a.get("-o", a.get("--output"));
-  if (a.positional.size() < 2 || out.empty()) return usage_error("merge", "expected A.zt B.zt... -o OUT.zt");
-  if (int rc = refuse_output_is_input("merge", out, a.positional)) return rc;
+  const bool one_set = a.positional.size() == 1 && is_set_index(a.positional[0]);
+  if ((a.positional.size() < 2 && !one_set) || out.empty())
+    return usage_error("merge", "expected INPUT... (two or more, or one set index) -o OUT.zt");
+  // Open sets first: their shards are inputs too, which OUT must not be.
+  std::vector<SetPtr> sets;
+  std::vector<std::string> guarded = a.positional;
+  for (const auto &p : a.positional) {
+    if (!is_set_index(p)) continue;
+    SetPtr s;
+    if ((rc = open_set_input(p, s, "merge: cannot open set '" + display_path(p) + "'"))) return rc;
+    for (const auto &shard : shard_paths(p, s.get())) guarded.push_back(shard);
+    sets.push_back(std::move(s));
+  }
+  if (int rc = refuse_output_is_input("merge", out, guarded)) return rc;
   std::vector<FilePtr> files;
-  if ((rc = open_all("merge", a.positional, files))) return rc;
+  std::vector<const zt_file *> attribute_sources;
   std::vector<const zt_object *> objects;
-  for (const auto &f : files)
+  size_t next_set = 0;
+  for (const auto &p : a.positional) {
+    if (is_set_index(p)) {
+      const zt_set *s = sets[next_set++].get();
+      size_t n = 0;
+      zt_set_shard_count(s, &n);
+      for (size_t i = 0; i < n; ++i) {
+        const zt_file *f = nullptr;
+        zt_set_shard_at(s, i, &f, nullptr);
+        attribute_sources.push_back(f);
+        for (const zt_object *obj : objects_of(f)) objects.push_back(obj);
+      }
+      continue;
+    }
+    FilePtr f;
+    if ((rc = open_input(p, f, "merge: cannot open '" + p + "'"))) return rc;
+    attribute_sources.push_back(f.get());
     for (const zt_object *obj : objects_of(f.get())) objects.push_back(obj);
-  if ((rc = write_objects("merge", out, files, objects, o))) return rc;
+    files.push_back(std::move(f));
+  }
+  if ((rc = write_objects("merge", out, attribute_sources, objects, o))) return rc;
   summary("merge", out, objects.size(), o, "inputs", a.positional);
   return kOk;
 }

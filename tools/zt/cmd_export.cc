@@ -1,4 +1,5 @@
-// zt export: one dense object as a NumPy .npy file.
+// zt export: one dense object as a NumPy .npy file, or (--to) the whole file
+// as safetensors or GGUF (export_safetensors.cc, export_gguf.cc).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,13 +12,16 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "export_foreign.h"
 #include "output_guard.h"
 #include "progress.h"
+#include "temp_output.h"
 
 namespace ztcli {
 
 const char *const kExportUsage =
-    "usage: zt export FILE OBJECT -o OUT.npy [--verify] [--quiet]\n\n"
+    "usage: zt export FILE OBJECT -o OUT.npy [--verify] [--quiet]\n"
+    "       zt export FILE --to safetensors|gguf -o OUT [--quiet]\n\n"
     "Writes a dense object, decoded, as a NumPy .npy file (format 1.0, or 2.0\n"
     "when the shape is too long for 1.0's header; C order,\n"
     "little-endian). Dtypes map to '<f8' '<f4' '<f2' '<i8' ... '|u1' '|b1';\n"
@@ -30,7 +34,20 @@ const char *const kExportUsage =
     "an existing OUT keeps its permissions. OUT may not be FILE itself.\n"
     "The data is decoded in pieces: memory stays bounded whatever its size.\n"
     "  --verify   check the object's digest as it is read; on a mismatch OUT is\n"
-    "             left as it was.\n";
+    "             left as it was.\n\n"
+    "--to safetensors writes every object of FILE as one .safetensors file:\n"
+    "dense objects of every safetensors dtype (fp8 logical types as F8_*,\n"
+    "complex64 as C64), file attributes as __metadata__ (strings only), tensors\n"
+    "laid out as the safetensors library does (larger dtypes first, then by\n"
+    "name), the header padded to 8 bytes.\n"
+    "--to gguf writes a GGUF v3 file: dense f32/f16/bf16/f64/i8..i64 objects\n"
+    "(shapes reversed to GGUF's innermost-first order, at most 4 dims), objects\n"
+    "of format ggml_quantized (from 'zt convert' of a GGUF) back as their ggml\n"
+    "block type, file attributes as key/values (typed as docs/export.md says),\n"
+    "data aligned to general.alignment (32 unless the attributes set it).\n"
+    "Anything the target cannot hold (sparse or quantized_group objects, object\n"
+    "attributes, dtypes it lacks, non-string metadata for safetensors) is\n"
+    "refused, naming the object or attribute, before anything is written.\n";
 
 namespace {
 
@@ -88,44 +105,19 @@ std::string npy_header(const std::string &descr, const uint64_t *shape, size_t n
   return h + dict;
 }
 
-// The file the .npy replaces: `out` with symlinks followed, so a link keeps
-// pointing at the new data. Empty (after a message) if it cannot be written.
-std::string export_target(const std::string &out) {
-  struct stat st;
-  if (::lstat(out.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return out;
-  char *real = ::realpath(out.c_str(), nullptr);
-  if (!real) {
-    std::fprintf(stderr, "zt export: '%s' is a symlink whose target cannot be resolved: %s\n", out.c_str(),
-                 std::strerror(errno));
-    return std::string();
-  }
-  std::string r = real;
-  std::free(real);
-  return r;
-}
-
-// A new temporary file beside `target`, created exclusively (O_EXCL: never
-// through an attacker's symlink), with the mode `target` has now, or the
-// usual 0666 & ~umask for a new file.
-FILE *create_temp_beside(const std::string &target, std::string &tmp) {
-  std::string tmpl = target + ".zt-export-XXXXXX";
-  int fd = ::mkostemp(&tmpl[0], O_CLOEXEC);
-  if (fd < 0) return nullptr;
-  tmp = tmpl;
-  struct stat st;
-  if (::stat(target.c_str(), &st) == 0) {
-    ::fchmod(fd, st.st_mode & 07777);
-  } else {
-    mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
-  }
-  FILE *fp = ::fdopen(fd, "wb");
-  if (!fp) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-  }
-  return fp;
+// zt export FILE --to FORMAT -o OUT: the whole file in a foreign format.
+int export_whole_file(const Args &a) {
+  const std::string to = a.get("--to");
+  std::string out = a.get("-o", a.get("--output"));
+  if (out.empty() && a.positional.size() == 2) out = a.positional[1];
+  if (a.positional.empty() || a.positional.size() > (a.has("-o") || a.has("--output") ? 1u : 2u) || out.empty())
+    return usage_error("export", "expected FILE --to safetensors|gguf -o OUT");
+  if (to != "safetensors" && to != "gguf") return usage_error("export", "--to takes safetensors or gguf");
+  if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
+  FilePtr f;
+  if (int rc = open_input(a.positional[0], f, "export: cannot open '" + a.positional[0] + "'")) return rc;
+  return to == "safetensors" ? export_safetensors(f.get(), out, a.has("--quiet"))
+                             : export_gguf(f.get(), out, a.has("--quiet"));
 }
 
 }  // namespace
@@ -133,8 +125,9 @@ FILE *create_temp_beside(const std::string &target, std::string &tmp) {
 int cmd_export(const std::vector<std::string> &argv) {
   Args a;
   std::string err;
-  if (!parse_args(argv, {"--quiet", "--verify"}, {"-o", "--output"}, a, err)) return usage_error("export", err);
+  if (!parse_args(argv, {"--quiet", "--verify"}, {"-o", "--output", "--to"}, a, err)) return usage_error("export", err);
   if (a.has("--verify")) read_options().verify = true;
+  if (a.has("--to")) return export_whole_file(a);
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 2 || out.empty()) return usage_error("export", "expected FILE OBJECT -o OUT.npy");
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;

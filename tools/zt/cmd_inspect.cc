@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "composite_info.h"
+#include "foreign_info.h"
 
 namespace ztcli {
 
@@ -14,12 +15,18 @@ const char *const kInfoUsage =
     "Prints the spec version, the file attributes and every object (name, shape,\n"
     "format, attributes) with its components (role, dtype, logical type,\n"
     "encoding, offset, stored and decoded length, digest). Damaged objects are\n"
-    "listed with their error. --json prints the whole model as one JSON document.\n";
+    "listed with their error. --json prints the whole model as one JSON document.\n"
+    "FILE may also be a .safetensors, .npy, .npz or .gguf file (by extension, or\n"
+    "the magic bytes of the last three): it is described the same way, with\n"
+    "version 'none' (in JSON: \"version\": null and \"source_format\"), every\n"
+    "tensor as an object with one raw 'data' component (offset '-' / null where\n"
+    "the bytes are not stored contiguously, as in a deflated npz member).\n";
 
 const char *const kLsUsage =
     "usage: zt ls FILE\n\n"
     "One line per object: name, format, shape, dtype of its first component,\n"
-    "stored bytes.\n";
+    "stored bytes. FILE may also be a .safetensors, .npy, .npz or .gguf file\n"
+    "(see 'zt info --help').\n";
 
 const char *const kCatUsage =
     "usage: zt cat FILE OBJECT [--component ROLE] [--verify]\n\n"
@@ -46,6 +53,7 @@ int cmd_info(const std::vector<std::string> &argv) {
   std::string err;
   if (!parse_args(argv, {"--json"}, {}, a, err)) return usage_error("info", err);
   if (a.positional.size() != 1) return usage_error("info", "expected one FILE");
+  if (is_foreign_input(a.positional[0])) return foreign_info(a.positional[0], a.has("--json"));
   FilePtr f;
   if (int rc = open_input(a.positional[0], f)) return rc;
   if (a.has("--json")) {
@@ -102,6 +110,7 @@ int cmd_ls(const std::vector<std::string> &argv) {
   std::string err;
   if (!parse_args(argv, {}, {}, a, err)) return usage_error("ls", err);
   if (a.positional.size() != 1) return usage_error("ls", "expected one FILE");
+  if (is_foreign_input(a.positional[0])) return foreign_ls(a.positional[0]);
   FilePtr f;
   if (int rc = open_input(a.positional[0], f)) return rc;
   size_t count = 0;

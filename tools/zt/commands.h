@@ -18,6 +18,7 @@ int cmd_decompress(const std::vector<std::string> &args);
 int cmd_append(const std::vector<std::string> &args);
 int cmd_remove(const std::vector<std::string> &args);
 int cmd_merge(const std::vector<std::string> &args);
+int cmd_split(const std::vector<std::string> &args);
 
 extern const char *const kInfoUsage;
 extern const char *const kLsUsage;
@@ -31,5 +32,6 @@ extern const char *const kDecompressUsage;
 extern const char *const kAppendUsage;
 extern const char *const kRemoveUsage;
 extern const char *const kMergeUsage;
+extern const char *const kSplitUsage;
 
 }  // namespace ztcli

@@ -25,6 +25,10 @@ torch) live in two submodules, imported on demand:
 Bytes in, bytes out: ztensor.Reader(data) opens a file held in memory
 (bytes, bytearray, memoryview, mmap) without copying it, and
 ztensor.Writer.memory() / ztensor.numpy.save() give a file's bytes.
+
+Sharded checkpoints read as one reader:
+
+    shards = ztensor.load_sharded("model.zt.index.json")  # docs/sharding.md
 """
 
 from typing import Any, Dict, Mapping, Optional
@@ -37,12 +41,13 @@ from ._safe import safe_open
 from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike
 from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, Slice, SparseCOO, SparseCSR, Tensor
+from .sharded import ShardedReader, load_sharded
 from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
-           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "bf16_to_float32",
-           "float32_to_bf16", "library_version", "library_path", "library_source", "LibraryNotFoundError",
-           "__version__", "open", "open_url"]
+           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
+           "load_sharded", "bf16_to_float32", "float32_to_bf16", "library_version", "library_path",
+           "library_source", "LibraryNotFoundError", "__version__", "open", "open_url"]
 
 
 def library_version() -> str:

@@ -184,6 +184,14 @@ _SIGNATURES = {
     "zt_object_read_index": (zt_status, [_P, c_char_p, POINTER(c_uint64), c_size_t, POINTER(c_size_t)]),
     "zt_object_quant_info": (zt_status, [_P, POINTER(QuantInfo)]),
     "zt_object_dequantize": (zt_status, [_P, POINTER(ctypes.c_float), c_size_t]),
+    # ztensor_set.h (1.1.0)
+    "zt_open_set": (zt_status, [c_char_p, POINTER(OpenOptions), _OUT_P]),
+    "zt_set_close": (zt_status, [_P]),
+    "zt_set_object_count": (zt_status, [_P, POINTER(c_size_t)]),
+    "zt_set_object_at": (zt_status, [_P, c_size_t, _OUT_P]),
+    "zt_set_metadata_json": (zt_status, [_P, _OUT_P]),
+    "zt_set_shard_count": (zt_status, [_P, POINTER(c_size_t)]),
+    "zt_set_shard_at": (zt_status, [_P, c_size_t, _OUT_P, POINTER(c_char_p)]),
 }
 
 lib.zt_version_string.restype = c_char_p

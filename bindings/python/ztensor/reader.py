@@ -500,10 +500,20 @@ class Reader(Mapping[str, ObjectValue]):
             shape = tuple(info.shape[i] for i in range(info.ndim))
             plan.append((name, obj, index, dt, shape, np.empty(ci.decoded_length, dtype=np.uint8)))
         reqs = (ReadRequest * max(len(plan), 1))()
-        for req, (_, obj, index, _, _, buf) in zip(reqs, plan):
+        groups: Dict[Optional[int], List[int]] = {}  # file -> its requests (a set has one file per shard)
+        for i, (name, obj, index, _, _, buf) in enumerate(plan):
+            req = reqs[i]
             req.object, req.component = obj, index
             req.dst, req.dst_capacity = buf.ctypes.data if buf.size else None, buf.size
-        lib.zt_file_read_many(handle.ptr, reqs, len(plan))  # each request has its own status
+            req.status = -9  # not read: a call that fails as a whole leaves it so, and it is read alone below
+            groups.setdefault(self._file_of(name, handle), []).append(i)
+        for file_ptr, members in groups.items():
+            batch = (ReadRequest * len(members))()
+            for k, i in enumerate(members):
+                batch[k] = reqs[i]
+            lib.zt_file_read_many(file_ptr, batch, len(members))  # each request has its own status
+            for k, i in enumerate(members):
+                reqs[i] = batch[k]
         out: Dict[str, Array] = {}
         for req, (name, obj, index, dt, shape, buf) in zip(reqs, plan):
             if req.status != ZT_OK:
@@ -516,6 +526,11 @@ class Reader(Mapping[str, ObjectValue]):
                 raise ZTensorError(-47, f"{name!r}: {buf.size} bytes do not hold whole {dt} elements")
             out[name] = buf.view(dt).reshape(shape)
         return out
+
+    def _file_of(self, name: str, handle: "_FileHandle") -> Optional[int]:
+        """The zt_file * holding object `name` (one file here; a shard for a
+        ShardedReader)."""
+        return handle.ptr
 
     def iter_chunks(self, name: str, role: str = "data", chunk_bytes: int = 1 << 24) -> Iterator[Array]:
         """A component's decoded elements in pieces (flat arrays of at most

@@ -14,13 +14,7 @@
 namespace ztimport {
 namespace {
 
-struct GgmlType {
-  uint32_t id;
-  const char *name;     // lowercase ggml name
-  uint32_t block_size;  // elements per block
-  uint32_t type_size;   // bytes per block
-  zt_dtype dtype;       // direct zTensor dtype, or UNKNOWN for block types
-};
+using GgmlType = GgmlTypeInfo;
 
 // ggml_type values as numbered in ggml.h (gaps are types removed upstream).
 constexpr GgmlType kGgmlTypes[] = {
@@ -204,6 +198,12 @@ void read_value(Cursor &c, uint32_t type, const std::string &key, MetaBudget &bu
 
 }  // namespace
 
+const GgmlTypeInfo *ggml_type_info(uint32_t id) {
+  for (const auto &k : kGgmlTypes)
+    if (k.id == id) return &k;
+  return nullptr;
+}
+
 Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
   Cursor c(data, size, what);
   if (std::memcmp(c.take(4, "the magic"), "GGUF", 4) != 0) throw InputError(what + ": not a GGUF file (magic)");
@@ -218,6 +218,7 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
     throw InputError(what + ": tensor count " + std::to_string(n_tensors) + " is larger than the file allows");
 
   Imported r;
+  r.format_name = "gguf v" + std::to_string(version);
   MetaBudget budget{limits.max_elements_in_array};
   uint64_t alignment = 32;
   for (uint64_t i = 0; i < n_kv; ++i) {
@@ -298,6 +299,7 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
       throw InputError(ctx + ": data [" + std::to_string(begin) + ", " + std::to_string(end) +
                        ") runs past the end of the file (" + std::to_string(size) + " bytes)");
     const uint8_t *p = data + begin;
+    info.t.offset = begin;
     const uint64_t len = info.t.nbytes;
     info.t.emit = [p, len](const PieceFn &fn) { emit_bytes(p, len, 1, fn); };
     ranges.push_back({begin, end, info.t.name});

@@ -42,6 +42,37 @@ void refuse_overlapping(std::vector<DataRange> ranges, const std::string &what) 
   }
 }
 
+void check_json_depth(const char *p, size_t n, const std::string &what) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < n; ++i) {
+    char c = p[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > 64) throw InputError(what + ": JSON header nests deeper than 64 levels");
+    } else if ((c == ']' || c == '}') && depth) {
+      --depth;
+    }
+  }
+}
+
+std::string hex(const uint8_t *p, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    s.push_back(digits[p[i] >> 4]);
+    s.push_back(digits[p[i] & 15]);
+  }
+  return s;
+}
+
 void byteswap(uint8_t *p, size_t n, size_t esize) {
   if (esize <= 1) return;
   for (size_t i = 0; i + esize <= n; i += esize) std::reverse(p + i, p + i + esize);
@@ -112,23 +143,23 @@ Imported import_file(const std::string &path, const Limits &limits) {
   auto starts = [&](const char *magic, size_t n) { return size >= n && std::memcmp(data, magic, n) == 0; };
 
   Imported r;
-  if (ends_with(path, ".safetensors"))
+  if (ends_with(path, ".safetensors")) {
     r = read_safetensors(data, size, path, limits);
-  else if (ends_with(path, ".npy"))
+    r.format_name = "safetensors";
+  } else if (ends_with(path, ".npy") ||
+             (!ends_with(path, ".npz") && !ends_with(path, ".gguf") && starts("\x93NUMPY", 6))) {
     r = read_npy(data, size, path, stem_of(path), limits);
-  else if (ends_with(path, ".npz"))
+    r.format_name = "npy";
+  } else if (ends_with(path, ".npz") ||
+             (!ends_with(path, ".gguf") && (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4)))) {
     r = read_npz(data, size, path, limits);
-  else if (ends_with(path, ".gguf"))
-    r = read_gguf(data, size, path, limits);
-  else if (starts("GGUF", 4))
-    r = read_gguf(data, size, path, limits);
-  else if (starts("\x93NUMPY", 6))
-    r = read_npy(data, size, path, stem_of(path), limits);
-  else if (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4))
-    r = read_npz(data, size, path, limits);
-  else
+    r.format_name = "npz";
+  } else if (ends_with(path, ".gguf") || starts("GGUF", 4)) {
+    r = read_gguf(data, size, path, limits);  // names itself with its version
+  } else {
     throw InputError("'" + path +
                      "': unknown input format (expected .safetensors, .npy, .npz or .gguf by name or magic)");
+  }
   // Keep the mapping alive as long as anything the reader made needs it.
   // (The pair destroys its second member first: the reader's state, then the mapping.)
   std::shared_ptr<void> inner = r.keepalive;

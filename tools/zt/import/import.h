@@ -37,10 +37,11 @@ struct Tensor {
   std::string name;
   std::string format = "dense";  // "ggml_quantized" for GGUF block types
   zt_dtype dtype = ZT_DTYPE_UNKNOWN;
-  std::string logical_type;     // "" = none
-  std::vector<uint64_t> shape;  // row-major (C order)
-  uint64_t nbytes = 0;          // exactly what emit() delivers
-  CborAttributes attributes;    // object attributes; empty = none
+  std::string logical_type;      // "" = none
+  std::vector<uint64_t> shape;   // row-major (C order)
+  uint64_t nbytes = 0;           // exactly what emit() delivers
+  uint64_t offset = UINT64_MAX;  // where the stored bytes start in the input; MAX when not contiguous there
+  CborAttributes attributes;     // object attributes; empty = none
   // Delivers the bytes in pieces (converted to little-endian C order);
   // throws InputError if the source turns out shorter or longer.
   std::function<void(const PieceFn &)> emit;
@@ -53,6 +54,7 @@ struct Imported {
   // inputs with many metadata keys would cost quadratic time.
   CborAttributes attributes;
   std::shared_ptr<void> keepalive;  // what emit() reads from (mapping, zip archive)
+  std::string format_name;          // "safetensors", "npy", "npz", "gguf v3" (set by import_file)
 };
 
 // The buffer must outlive the result (the caller keeps it in keepalive).
@@ -63,9 +65,31 @@ Imported read_npy(const uint8_t *data, size_t size, const std::string &what, con
 Imported read_npz(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
 Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
 
+// A ggml tensor type as GGUF numbers it (ggml.h), also used by zt export.
+struct GgmlTypeInfo {
+  uint32_t id;
+  const char *name;     // lowercase ggml name
+  uint32_t block_size;  // elements per block
+  uint32_t type_size;   // bytes per block
+  zt_dtype dtype;       // direct zTensor dtype, or UNKNOWN for block types
+};
+// nullptr for an id the importer does not know.
+const GgmlTypeInfo *ggml_type_info(uint32_t id);
+
 // Maps `path` and dispatches on its extension (.safetensors, .npy, .npz,
 // .gguf); unknown extensions are recognised by their magic bytes.
 Imported import_file(const std::string &path, const Limits &limits);
+
+// The index of a sharded checkpoint (model.safetensors.index.json). Shard
+// locations are checked against the rules of docs/sharding.md (relative,
+// inside the index's folder); the file is bounded by limits.max_header.
+struct ShardIndexFile {
+  nlohmann::json metadata;                                      // null = none
+  std::vector<std::pair<std::string, std::string>> weight_map;  // tensor → shard, sorted by tensor
+};
+ShardIndexFile read_shard_index(const std::string &path, const Limits &limits);
+// Throws InputError (prefixed ctx) for a location that could leave the folder.
+void check_shard_location(const std::string &location, const std::string &ctx);
 
 // Helpers shared by the readers.
 uint64_t checked_mul(uint64_t a, uint64_t b, const std::string &ctx);
@@ -79,6 +103,11 @@ struct DataRange {
 // the output gets bytes of its own, so a few KB of input whose tensors all
 // name the same bytes would otherwise become gigabytes of output.
 void refuse_overlapping(std::vector<DataRange> ranges, const std::string &what);
+// Throws InputError when JSON text nests deeper than 64 levels (bounds the
+// parser's stack before hostile text reaches it).
+void check_json_depth(const char *p, size_t n, const std::string &what);
+// Bytes as lowercase hex.
+std::string hex(const uint8_t *p, size_t n);
 // Swaps each element of `esize` bytes in place.
 void byteswap(uint8_t *p, size_t n, size_t esize);
 // Delivers [p, p+n) in pieces, optionally byte-swapped per element.

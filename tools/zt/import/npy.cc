@@ -289,6 +289,7 @@ Imported read_npy(const uint8_t *data, size_t size, const std::string &what, con
                      std::to_string(avail) + (avail < h.nbytes ? " (truncated)" : ""));
   Imported r;
   Tensor t = tensor_from(stem, h);
+  t.offset = h.data_offset;
   const uint8_t *p = data + h.data_offset;
   if (needs_transpose(h)) {
     t.emit = [p, h](const PieceFn &fn) { emit_fortran_as_c(p, h, fn); };

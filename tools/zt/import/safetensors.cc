@@ -38,28 +38,6 @@ uint64_t le64(const uint8_t *p) {
   return v;
 }
 
-// nlohmann's parser keeps a stack per nesting level: bound the depth before
-// handing it hostile text.
-void check_depth(const char *p, size_t n, const std::string &what) {
-  size_t depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < n; ++i) {
-    char c = p[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > 64) throw InputError(what + ": JSON header nests deeper than 64 levels");
-    } else if ((c == ']' || c == '}') && depth) {
-      --depth;
-    }
-  }
-}
-
 }  // namespace
 
 Imported read_safetensors(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
@@ -72,7 +50,7 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
     throw InputError(what + ": header length " + std::to_string(n) + " runs past the end of the file (" +
                      std::to_string(size) + " bytes)");
   const char *text = reinterpret_cast<const char *>(data + 8);
-  check_depth(text, n, what);
+  check_json_depth(text, n, what);
   std::set<std::string> seen;
   std::string duplicate;
   json::parser_callback_t cb = [&](int depth, json::parse_event_t ev, json &parsed) {
@@ -133,6 +111,7 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
       throw InputError(ctx + ": data_offsets span " + std::to_string(end - begin) + " bytes but shape × " + dt +
                        " needs " + std::to_string(t.nbytes));
     const uint8_t *p = base + begin;
+    t.offset = 8 + n + begin;
     const uint64_t len = t.nbytes;
     t.emit = [p, len](const PieceFn &fn) { emit_bytes(p, len, 1, fn); };
     ranges.push_back({begin, end, name});

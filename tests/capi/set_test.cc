@@ -1,0 +1,277 @@
+// Sharded checkpoints through the public headers: an index and its shards
+// read as one set, and every way an index or a shard can disagree, escape
+// its folder or overwhelm the reader.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+#include "ztensor.h"
+#include "ztensor_set.h"
+
+namespace {
+
+using zttest::TempDir;
+using zttest::write_file;
+
+// A shard holding f32 tensors named `names`, tensor i filled with base + i.
+void write_shard(const std::string &path, const std::vector<std::string> &names, float base,
+                 const char *attrs = nullptr) {
+  zt_writer *w = nullptr;
+  ASSERT_EQ(zt_writer_create(path.c_str(), nullptr, &w), ZT_OK) << zt_last_error();
+  if (attrs) ASSERT_EQ(zt_writer_set_attributes_json(w, attrs), ZT_OK);
+  for (size_t i = 0; i < names.size(); ++i) {
+    float v[3] = {base + i, base + i, base + i};
+    uint64_t shape = 3;
+    ASSERT_EQ(zt_writer_add_dense(w, names[i].data(), names[i].size(), ZT_F32, &shape, 1, v, sizeof v, nullptr), ZT_OK);
+  }
+  ASSERT_EQ(zt_writer_finish(w), ZT_OK) << zt_last_error();
+}
+
+std::string name_of(const zt_object *o) {
+  zt_object_info info{};
+  info.struct_size = sizeof info;
+  EXPECT_EQ(zt_object_get_info(o, &info), ZT_OK);
+  return std::string(info.name, info.name_len);
+}
+
+// Opens the index and expects `want`; returns zt_last_error().
+std::string open_fails(const std::string &index, zt_status want, const zt_open_options *opts = nullptr) {
+  zt_set *s = reinterpret_cast<zt_set *>(1);
+  EXPECT_EQ(zt_open_set(index.c_str(), opts, &s), want) << zt_last_error();
+  EXPECT_EQ(s, nullptr);
+  zt_set_close(s);
+  return zt_last_error();
+}
+
+class SetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_shard(dir.file("model-00001-of-00002.zt"), {"a", "b"}, 1, "{\"framework\": \"pt\"}");
+    mkdir(dir.file("sub").c_str(), 0755);
+    write_shard(dir.file("sub/model-00002-of-00002.zt"), {"c"}, 10);
+  }
+  std::string index(const std::string &text) {
+    write_file(dir.file("model.zt.index.json"), text);
+    return dir.file("model.zt.index.json");
+  }
+  std::string good_index() {
+    return index(R"({"metadata": {"total_size": 36, "note": "x"},
+      "weight_map": {"c": "sub/model-00002-of-00002.zt", "a": "model-00001-of-00002.zt",
+                     "b": "model-00001-of-00002.zt"}})");
+  }
+  TempDir dir;
+};
+
+TEST_F(SetTest, ReadsObjectsAcrossShards) {
+  zt_set *s = nullptr;
+  ASSERT_EQ(zt_open_set(good_index().c_str(), nullptr, &s), ZT_OK) << zt_last_error();
+  size_t n = 0;
+  ASSERT_EQ(zt_set_object_count(s, &n), ZT_OK);
+  ASSERT_EQ(n, 3u);
+  // Shards sorted by location, objects in manifest order.
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n; ++i) {
+    const zt_object *o = nullptr;
+    ASSERT_EQ(zt_set_object_at(s, i, &o), ZT_OK);
+    names.push_back(name_of(o));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c"}));
+  const zt_object *o = nullptr;
+  EXPECT_EQ(zt_set_object_at(s, 3, &o), ZT_E_NOT_FOUND);
+  ASSERT_EQ(zt_set_object_by_name(s, "c", 1, &o), ZT_OK);
+  float v[3] = {};
+  size_t got = 0;
+  ASSERT_EQ(zt_component_read(o, 0, v, sizeof v, &got), ZT_OK);  // an ordinary object
+  EXPECT_EQ(got, sizeof v);
+  EXPECT_EQ(v[2], 10.0f);
+  ASSERT_EQ(zt_set_object_by_name(s, "b", 1, &o), ZT_OK);
+  ASSERT_EQ(zt_component_read(o, 0, v, sizeof v, &got), ZT_OK);
+  EXPECT_EQ(v[0], 2.0f);
+  EXPECT_EQ(zt_object_verify(o), ZT_OK);
+  EXPECT_EQ(zt_set_object_by_name(s, "zz", 2, &o), ZT_E_NOT_FOUND);
+  EXPECT_NE(std::string(zt_last_error()).find("zz"), std::string::npos);
+
+  char *meta = nullptr;
+  ASSERT_EQ(zt_set_metadata_json(s, &meta), ZT_OK);
+  EXPECT_EQ(std::string(meta), "{\"note\":\"x\",\"total_size\":36}");
+  zt_free(meta);
+
+  ASSERT_EQ(zt_set_shard_count(s, &n), ZT_OK);
+  ASSERT_EQ(n, 2u);
+  const zt_file *f = nullptr;
+  const char *loc = nullptr;
+  ASSERT_EQ(zt_set_shard_at(s, 1, &f, &loc), ZT_OK);
+  EXPECT_STREQ(loc, "sub/model-00002-of-00002.zt");
+  size_t fn = 0;
+  ASSERT_EQ(zt_file_object_count(f, &fn), ZT_OK);
+  EXPECT_EQ(fn, 1u);
+  EXPECT_EQ(zt_set_shard_at(s, 2, &f, &loc), ZT_E_NOT_FOUND);
+  EXPECT_EQ(zt_set_close(s), ZT_OK);
+  EXPECT_EQ(zt_set_close(nullptr), ZT_OK);
+}
+
+TEST_F(SetTest, NoMetadataIsNullAndUnnamedShardsAreNotPartOfTheSet) {
+  zt_set *s = nullptr;
+  ASSERT_EQ(zt_open_set(index(R"({"weight_map": {"c": "sub/model-00002-of-00002.zt"}})").c_str(), nullptr, &s), ZT_OK)
+      << zt_last_error();
+  char *meta = nullptr;
+  ASSERT_EQ(zt_set_metadata_json(s, &meta), ZT_OK);
+  EXPECT_STREQ(meta, "null");
+  zt_free(meta);
+  size_t n = 0;
+  ASSERT_EQ(zt_set_object_count(s, &n), ZT_OK);
+  EXPECT_EQ(n, 1u);
+  zt_set_close(s);
+}
+
+TEST_F(SetTest, OptionsApplyToShardsAndOldStructSizeWorks) {
+  zt_open_options o;
+  zt_open_options_init(&o);
+  o.access = ZT_ACCESS_PREAD;
+  zt_set *s = nullptr;
+  ASSERT_EQ(zt_open_set(good_index().c_str(), &o, &s), ZT_OK) << zt_last_error();
+  const zt_object *obj = nullptr;
+  ASSERT_EQ(zt_set_object_by_name(s, "a", 1, &obj), ZT_OK);
+  const void *view = nullptr;
+  size_t len = 0;
+  EXPECT_EQ(zt_component_view(obj, 0, &view, &len), ZT_E_NOT_ZERO_COPY);  // pread reached the shard
+  zt_set_close(s);
+  // A caller compiled when the struct ended at `threads` (no limits fields).
+  o.struct_size = offsetof(zt_open_options, threads) + sizeof o.threads;
+  ASSERT_EQ(zt_open_set(good_index().c_str(), &o, &s), ZT_OK) << zt_last_error();
+  zt_set_close(s);
+}
+
+TEST_F(SetTest, ShardMissingATensor) {
+  const std::string msg = open_fails(index(R"({"weight_map": {"a": "model-00001-of-00002.zt",
+      "b": "model-00001-of-00002.zt", "c": "sub/model-00002-of-00002.zt",
+      "d": "sub/model-00002-of-00002.zt"}})"),
+                                     ZT_E_NOT_FOUND);
+  EXPECT_NE(msg.find("tensor 'd'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("sub/model-00002-of-00002.zt"), std::string::npos) << msg;
+}
+
+TEST_F(SetTest, TensorMappedToTheWrongShard) {
+  const std::string msg = open_fails(index(R"({"weight_map": {"a": "sub/model-00002-of-00002.zt",
+      "b": "model-00001-of-00002.zt", "c": "sub/model-00002-of-00002.zt"}})"),
+                                     ZT_E_NOT_FOUND);
+  EXPECT_NE(msg.find("tensor 'a'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("but is in shard 'model-00001-of-00002.zt'"), std::string::npos) << msg;
+}
+
+TEST_F(SetTest, TensorInTwoShards) {
+  write_shard(dir.file("sub/model-00002-of-00002.zt"), {"c", "a"}, 10);
+  const std::string msg = open_fails(good_index(), ZT_E_DUPLICATE_KEY);
+  EXPECT_NE(msg.find("object 'a' is in two shards"), std::string::npos) << msg;
+}
+
+TEST_F(SetTest, ShardObjectNotInTheIndex) {
+  const std::string msg = open_fails(index(R"({"weight_map": {"a": "model-00001-of-00002.zt",
+      "c": "sub/model-00002-of-00002.zt"}})"),
+                                     ZT_E_MANIFEST);
+  EXPECT_NE(msg.find("holds object 'b'"), std::string::npos) << msg;
+}
+
+TEST_F(SetTest, DuplicateKeysAreRefused) {
+  std::string msg = open_fails(index(R"({"weight_map": {"a": "model-00001-of-00002.zt",
+      "b": "model-00001-of-00002.zt", "c": "sub/model-00002-of-00002.zt",
+      "a": "sub/model-00002-of-00002.zt"}})"),
+                               ZT_E_DUPLICATE_KEY);
+  EXPECT_NE(msg.find("'a' appears twice"), std::string::npos) << msg;
+  msg = open_fails(index(R"({"weight_map": {}, "weight_map": {}})"), ZT_E_DUPLICATE_KEY);
+  // Keys repeat freely across different objects.
+  zt_set *s = nullptr;
+  ASSERT_EQ(zt_open_set(index(R"({"metadata": {"a": {"a": 1}}, "weight_map": {"a": "model-00001-of-00002.zt",
+      "b": "model-00001-of-00002.zt", "c": "sub/model-00002-of-00002.zt"}})")
+                            .c_str(),
+                        nullptr, &s),
+            ZT_OK)
+      << zt_last_error();
+  zt_set_close(s);
+}
+
+TEST_F(SetTest, LocationsMayNotLeaveTheFolder) {
+  // Real files exist at every escaping location, so only the rule can refuse.
+  write_shard(dir.file("sub/inner.zt"), {"x"}, 0);
+  const std::string sub_index = dir.file("sub/i.json");
+  for (const char *loc :
+       {"../model-00001-of-00002.zt", "./model-00002-of-00002.zt", "model-00002-of-00002.zt/..", "a//b.zt", "",
+        "/etc/passwd", "file:///etc/passwd", "http://example.com/x.zt", "..\\\\x.zt", "c:x.zt"}) {
+    std::string text = std::string(R"({"weight_map": {"x": ")") + loc + "\"}}";
+    write_file(sub_index, text);
+    const std::string msg = open_fails(sub_index, ZT_E_MANIFEST);
+    EXPECT_NE(msg.find("rule: shard locations are relative paths"), std::string::npos) << loc << ": " << msg;
+  }
+  // The same shard named properly opens.
+  write_file(sub_index, R"({"weight_map": {"x": "inner.zt"}})");
+  zt_set *s = nullptr;
+  ASSERT_EQ(zt_open_set(sub_index.c_str(), nullptr, &s), ZT_OK) << zt_last_error();
+  zt_set_close(s);
+}
+
+TEST_F(SetTest, MalformedIndexes) {
+  open_fails(index("not json"), ZT_E_MANIFEST);
+  open_fails(index("[1, 2]"), ZT_E_MANIFEST);
+  open_fails(index("{}"), ZT_E_MANIFEST);
+  open_fails(index(R"({"weight_map": []})"), ZT_E_MANIFEST);
+  open_fails(index(R"({"weight_map": {"a": 3}})"), ZT_E_MANIFEST);
+  open_fails(index(R"({"metadata": 3, "weight_map": {}})"), ZT_E_MANIFEST);
+  open_fails(index("{\"weight_map\": {\"\xff\": \"a.zt\"}}"), ZT_E_MANIFEST);  // not UTF-8
+  open_fails(index(std::string(100000, '[') + std::string(100000, ']')), ZT_E_CBOR_DEPTH);
+  open_fails(dir.file("no-such-index.json"), ZT_E_IO);
+  open_fails(dir.path(), ZT_E_IO);  // a folder
+  const std::string msg = open_fails(index(R"({"weight_map": {"a": "missing.zt"}})"), ZT_E_IO);
+  EXPECT_NE(msg.find("shard 'missing.zt'"), std::string::npos) << msg;
+  // An empty set is a set.
+  zt_set *s = nullptr;
+  ASSERT_EQ(zt_open_set(index(R"({"weight_map": {}})").c_str(), nullptr, &s), ZT_OK);
+  size_t n = 1;
+  EXPECT_EQ(zt_set_object_count(s, &n), ZT_OK);
+  EXPECT_EQ(n, 0u);
+  zt_set_close(s);
+}
+
+TEST_F(SetTest, LimitsBoundHostileIndexes) {
+  // Larger than max_manifest_size: refused before it is read.
+  zt_open_options o;
+  zt_open_options_init(&o);
+  o.max_manifest_size = 64;
+  open_fails(good_index(), ZT_E_MANIFEST_LIMIT, &o);
+  // More distinct shards than a set may open: refused before any is opened.
+  std::string text = "{\"weight_map\": {";
+  for (size_t i = 0; i <= ZT_SET_MAX_SHARDS; ++i)
+    text += (i ? ",\"t" : "\"t") + std::to_string(i) + "\": \"s" + std::to_string(i) + ".zt\"";
+  text += "}}";
+  std::string msg = open_fails(index(text), ZT_E_LIMIT);
+  EXPECT_NE(msg.find("65536 shards"), std::string::npos) << msg;
+  // A million tensors in one shard that has none of them: one clear error.
+  text = "{\"weight_map\": {";
+  for (size_t i = 0; i < 1000000; ++i)
+    text += (i ? ",\"t" : "\"t") + std::to_string(i) + "\": \"model-00001-of-00002.zt\"";
+  text += "}}";
+  msg = open_fails(index(text), ZT_E_NOT_FOUND);
+  EXPECT_NE(msg.find("has no object of that name"), std::string::npos) << msg;
+  // A huge string key.
+  open_fails(index("{\"weight_map\": {\"" + std::string(20 << 20, 'k') + "\": \"model-00001-of-00002.zt\"}}"),
+             ZT_E_NOT_FOUND);
+}
+
+TEST_F(SetTest, Misuse) {
+  zt_set *s = nullptr;
+  EXPECT_EQ(zt_open_set(nullptr, nullptr, &s), ZT_E_INVALID_ARG);
+  EXPECT_EQ(zt_open_set(good_index().c_str(), nullptr, nullptr), ZT_E_INVALID_ARG);
+  size_t n = 0;
+  EXPECT_EQ(zt_set_object_count(nullptr, &n), ZT_E_INVALID_ARG);
+  ASSERT_EQ(zt_open_set(good_index().c_str(), nullptr, &s), ZT_OK);
+  EXPECT_EQ(zt_set_object_count(s, nullptr), ZT_E_INVALID_ARG);
+  int not_a_set = 0;
+  EXPECT_EQ(zt_set_object_count(reinterpret_cast<zt_set *>(&not_a_set), &n), ZT_E_MISUSE);
+  ASSERT_EQ(zt_set_close(s), ZT_OK);
+  EXPECT_EQ(zt_set_close(s), ZT_E_MISUSE);
+}
+
+}  // namespace

@@ -1,0 +1,159 @@
+// zt split: one .zt file → shards of bounded size plus a JSON index
+// (docs/sharding.md), written through a SetOutput: all or nothing, never
+// replacing a file.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "commands.h"
+#include "progress.h"
+#include "set_output.h"
+
+namespace ztcli {
+
+const char *const kSplitUsage =
+    "usage: zt split IN.zt --max-shard-size SIZE -o OUTDIR [--prefix STEM]\n"
+    "                [--quiet] [--json] [--no-sync]\n\n"
+    "Writes the objects of IN.zt, in order, into shards STEM-00001-of-0000N.zt\n"
+    "of at most SIZE stored bytes each, plus the index STEM.zt.index.json that\n"
+    "maps every object to its shard (docs/sharding.md; read it back with\n"
+    "zt_open_set, ztensor.load_sharded or 'zt merge'). An object is never split:\n"
+    "one larger than SIZE gets a shard of its own. Each shard is a complete .zt\n"
+    "file with IN's file attributes; objects are copied as they are (encoding,\n"
+    "dtypes, attributes; digests recomputed). The index's metadata holds\n"
+    "total_size, the stored bytes of all objects.\n"
+    "SIZE takes a unit: B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB\n"
+    "(powers of 1024), e.g. 5GB. STEM defaults to IN's name without '.zt'.\n"
+    "OUTDIR is created if missing (its parent must exist). Files are written in a\n"
+    "temporary folder inside OUTDIR and renamed into place at the end, the index\n"
+    "last; if a shard or index name already exists in OUTDIR nothing is written.\n";
+
+namespace {
+
+struct Shard {
+  std::string name;
+  std::vector<const zt_object *> objects;
+  uint64_t bytes = 0;
+};
+
+std::string object_name(const zt_object *o) {
+  const zt_object_info info = object_info(o);
+  return std::string(info.name, info.name_len);
+}
+
+std::string stem_of(const std::string &path) {
+  std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  if (base.size() > 3 && base.compare(base.size() - 3, 3, ".zt") == 0) base.resize(base.size() - 3);
+  return base.empty() ? "model" : base;
+}
+
+std::string shard_name(const std::string &stem, size_t i, size_t n) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "-%05zu-of-%05zu.zt", i + 1, n);
+  return stem + buf;
+}
+
+}  // namespace
+
+int cmd_split(const std::vector<std::string> &argv) {
+  Args a;
+  std::string err;
+  if (!parse_args(argv, {"--quiet", "--json", "--no-sync"}, {"-o", "--output", "--max-shard-size", "--prefix"}, a, err))
+    return usage_error("split", err);
+  const std::string in = a.positional.size() == 1 ? a.positional[0] : "";
+  const std::string outdir = a.get("-o", a.get("--output"));
+  if (in.empty() || outdir.empty() || !a.has("--max-shard-size"))
+    return usage_error("split", "expected IN.zt --max-shard-size SIZE -o OUTDIR");
+  uint64_t max_size = 0;
+  if (!parse_byte_size(a.get("--max-shard-size"), max_size))
+    return usage_error("split", "--max-shard-size takes a size such as 5GB, 500MiB or 1000000");
+  const std::string stem = a.get("--prefix", stem_of(in));
+  if (stem.empty() || stem.find('/') != std::string::npos || stem == "." || stem == "..")
+    return usage_error("split", "--prefix takes a file name stem without '/'");
+  const bool quiet = a.has("--quiet"), as_json = a.has("--json"), sync = !a.has("--no-sync");
+
+  FilePtr file;
+  if (int rc = open_input(in, file, "split: cannot open '" + in + "'")) return rc;
+  size_t count = 0;
+  zt_file_object_count(file.get(), &count);
+
+  // Greedy packing in manifest order: a shard closes before the object that
+  // would take it past the limit.
+  std::vector<Shard> shards;
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const zt_object *o = nullptr;
+    zt_file_object_at(file.get(), i, &o);
+    const uint64_t bytes = stored_bytes(o);
+    if (shards.empty() || (!shards.back().objects.empty() && shards.back().bytes + bytes > max_size))
+      shards.emplace_back();
+    shards.back().objects.push_back(o);
+    shards.back().bytes += bytes;
+    total += bytes;
+  }
+  if (shards.empty()) shards.emplace_back();  // an empty file is one empty shard
+  for (size_t i = 0; i < shards.size(); ++i) shards[i].name = shard_name(stem, i, shards.size());
+  const std::string index_name = stem + ".zt.index.json";
+
+  nlohmann::json index;  // sorted maps: no quadratic insertion for many objects
+  index["metadata"] = {{"total_size", total}};
+  index["weight_map"] = nlohmann::json::object();
+  for (const auto &s : shards)
+    for (const zt_object *o : s.objects) index["weight_map"][object_name(o)] = s.name;
+  std::string index_text;
+  try {
+    index_text = index.dump(2) + "\n";
+  } catch (const nlohmann::json::exception &e) {
+    std::fprintf(stderr, "zt split: an object name is not valid UTF-8 (%s); nothing written\n", e.what());
+    return kFailure;
+  }
+
+  std::vector<std::string> targets;
+  for (const auto &s : shards) targets.push_back(s.name);
+  targets.push_back(index_name);
+  SetOutput tmp;
+  if (int rc = tmp.begin("split", outdir, targets)) return rc;
+
+  zt_writer_options wo;
+  zt_writer_options_init(&wo);
+  wo.sync = sync ? 1 : 0;
+  Progress progress("split", total, quiet || as_json);
+  const zt_file *src = file.get();
+  for (const auto &s : shards) {
+    zt_writer *w = nullptr;
+    const std::string path = tmp.temp_path(s.name);
+    zt_status rc = zt_writer_create(path.c_str(), &wo, &w);
+    if (rc != ZT_OK) return report("split: cannot create '" + path + "'", rc);
+    rc = zt_writer_copy_file_fields(w, &src, 1);
+    for (size_t i = 0; rc == ZT_OK && i < s.objects.size(); ++i) {
+      rc = zt_writer_copy_object(w, s.objects[i], nullptr, 0);
+      if (rc != ZT_OK) {
+        progress.done();
+        zt_writer_discard(w);
+        return report("split: object '" + object_name(s.objects[i]) + "' (nothing written)", rc);
+      }
+      progress.add(stored_bytes(s.objects[i]));
+    }
+    if (rc != ZT_OK) {
+      zt_writer_discard(w);
+      return report("split: file attributes (nothing written)", rc);
+    }
+    rc = zt_writer_finish(w);
+    if (rc != ZT_OK) return report("split: cannot finish '" + path + "' (nothing written)", rc);
+  }
+  progress.done();
+  if (int rc = tmp.write_text(index_name, index_text, sync)) return rc;
+  if (int rc = tmp.commit(sync)) return rc;
+
+  if (as_json) {
+    nlohmann::ordered_json j{{"command", "split"},           {"input", in},      {"index", outdir + "/" + index_name},
+                             {"shards", targets.size() - 1}, {"objects", count}, {"total_size", total}};
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+  } else if (!quiet) {
+    std::printf("%s/%s: %zu objects in %zu shard(s), %s\n", outdir.c_str(), index_name.c_str(), count, shards.size(),
+                human_bytes(total).c_str());
+  }
+  return kOk;
+}
+
+}  // namespace ztcli

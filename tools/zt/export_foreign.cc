@@ -1,0 +1,81 @@
+// What zt export --to safetensors and --to gguf share: describing the
+// objects of the input, and copying an object's decoded data.
+#include "export_foreign.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "cli.h"
+
+namespace ztcli {
+
+bool export_objects(const char *cmd, const zt_file *f, std::vector<ExportObject> &out) {
+  size_t count = 0;
+  zt_file_object_count(f, &count);
+  for (size_t i = 0; i < count; ++i) {
+    ExportObject e;
+    zt_file_object_at(f, i, &e.obj);
+    const zt_object_info info = object_info(e.obj);
+    e.name.assign(info.name, info.name_len);
+    e.format = info.format;
+    e.shape.assign(info.shape, info.shape + info.ndim);
+    e.has_attributes = info.has_attributes != 0;
+    if (info.status != ZT_OK) {
+      report(std::string(cmd) + ": object '" + e.name + "' is damaged (nothing written)", info.status);
+      return false;
+    }
+    e.component_count = info.component_count;
+    if (zt_object_component_index(e.obj, "data", &e.data_index) != ZT_OK) e.data_index = 0;
+    e.data = component_info(e.obj, e.data_index);
+    out.push_back(std::move(e));
+  }
+  return true;
+}
+
+std::string single_data_problem(const ExportObject &o) {
+  if (o.component_count == 1 && o.data.role && std::strcmp(o.data.role, "data") == 0) return "";
+  return "object '" + o.name + "' has " + std::to_string(o.component_count) +
+         " components; only objects with exactly one, 'data', can be exported";
+}
+
+bool write_object_data(const char *cmd, FILE *fp, const ExportObject &o, Progress &progress, int &rc) {
+  const size_t esize = zt_dtype_size(o.data.dtype);
+  auto io_error = [&] {
+    std::fprintf(stderr, "zt %s: cannot write: %s (nothing written)\n", cmd, std::strerror(errno));
+    rc = kIo;
+    return false;
+  };
+  if (o.data.encoding == ZT_ENCODING_RAW && esize) {
+    // Raw data is read in ranges: memory stays bounded for huge tensors.
+    const uint64_t count = o.data.decoded_length / esize, per = (uint64_t{8} << 20) / esize;
+    std::vector<uint8_t> buf(static_cast<size_t>(std::min(count, per) * esize));
+    for (uint64_t first = 0; first < count; first += per) {
+      const uint64_t n = std::min(per, count - first);
+      const zt_status st = zt_component_read_range(o.obj, o.data_index, first, n, buf.data(), buf.size());
+      if (st != ZT_OK) {
+        rc = report(std::string(cmd) + ": object '" + o.name + "' (nothing written)", st);
+        return false;
+      }
+      if (std::fwrite(buf.data(), 1, n * esize, fp) != n * esize) return io_error();
+      progress.add(n * esize);
+    }
+    return true;
+  }
+  size_t size = 0;
+  zt_status st = zt_component_read(o.obj, o.data_index, nullptr, 0, &size);
+  std::vector<uint8_t> buf;
+  if (st == ZT_E_BUFFER_TOO_SMALL) {
+    buf.resize(size);
+    st = zt_component_read(o.obj, o.data_index, buf.data(), buf.size(), &size);
+  }
+  if (st != ZT_OK) {
+    rc = report(std::string(cmd) + ": object '" + o.name + "' (nothing written)", st);
+    return false;
+  }
+  if (size && std::fwrite(buf.data(), 1, size, fp) != size) return io_error();
+  progress.add(size);
+  return true;
+}
+
+}  // namespace ztcli
