@@ -318,7 +318,8 @@ ZT_API zt_status zt_object_component(const zt_object *obj, size_t index,
 ZT_API zt_status zt_object_component_index(const zt_object *obj,
                                            const char *role, size_t *out);
 
-/* Decodes component `index` of `obj` into dst (little-endian elements).
+/* Decodes component `index` of `obj` into dst, elements in the host's byte
+ * order (little-endian on x86 and ARM; swapped on a big-endian host).
  * Pass dst = NULL / dst_capacity = 0 to learn the size: returns
  * ZT_E_BUFFER_TOO_SMALL with *out_size = decoded length. out_size may be
  * NULL. Digests are not checked here (see zt_component_verify). */
@@ -333,8 +334,9 @@ ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index,
                                          uint64_t first, uint64_t count,
                                          void *dst, size_t dst_capacity);
 
-/* A borrowed zero-copy view of a raw, little-endian component of a
- * memory-mapped (or memory) file, valid until zt_close(). Else
+/* A borrowed zero-copy view of a raw component stored in the host's byte
+ * order (any 1-byte dtype; little-endian data except on a big-endian host)
+ * of a memory-mapped (or memory) file, valid until zt_close(). Else
  * ZT_E_NOT_ZERO_COPY. Empty components give a non-NULL pointer, *len 0. */
 ZT_API zt_status zt_component_view(const zt_object *obj, size_t index,
                                    const void **out, size_t *out_len);
@@ -425,7 +427,8 @@ ZT_API zt_status zt_writer_set_object_attributes_json(zt_writer *w,
                                                       const char *json);
 
 /* Writes one component (`role`) of a declared object: the bytes are
- * little-endian elements of `dtype`, encoded and digested as opts say.
+ * elements of `dtype` in the host's byte order, stored little-endian (a
+ * big-endian host swaps them), encoded and digested as opts say.
  * A len that cannot fit the shape (ZT_E_LENGTH), a bad dtype or option is
  * refused before anything is written, and the writer stays usable. A
  * failure while writing (I/O) fails the writer: only discard is left. */

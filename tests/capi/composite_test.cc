@@ -275,7 +275,9 @@ TEST(Composite, QuantizedEveryPackingDequantizesLikeTheReferenceLoop) {
     const std::string path = tmp.file(std::string(c.packing) + ".zt");
     std::vector<uint32_t> q(rows * cols);
     for (auto &v : q) v = rng() % (1u << c.bits);
+    // pack() lays words out little-endian; the API takes host-order words.
     std::vector<uint8_t> packed = pack(q, rows, cols, c.bits, c.word_bytes);
+    packed = zttest::le_to_host(packed.data(), packed.size(), c.word_bytes);
     std::vector<float> scales(rows * gpr), zeros(rows * gpr);
     for (size_t g = 0; g < scales.size(); ++g) {
       scales[g] = 0.125f * static_cast<float>(g + 1);
