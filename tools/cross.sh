@@ -6,8 +6,9 @@
 #                           compiler, qemu-user-static and the :s390x dev
 #                           packages, builds in build-s390x/, runs the core,
 #                           C ABI, C, reject and fuzz-replay suites under qemu,
-#                           and compares the files written there with those
-#                           written by a native build (build/).
+#                           and compares the files written there (by a test
+#                           program and by zt convert) with those written by
+#                           a native build (build/).
 #
 # Options (environment):
 #   ZT_CROSS_SUITES   suites to run (default: "core capi c reject fuzz")
@@ -94,9 +95,10 @@ for line in sys.stdin:
   test_s=$(since "$t0")
 
   # Byte identity with a little-endian build, beyond the checked-in
-  # references the host_order tests compare with: the same program's output.
-  local same="skipped (no native build/)"
-  if [ -x build/tests/cross/host_order_file ]; then
+  # references the host_order tests compare with: the same program's output,
+  # and the same zt convert.
+  local same="skipped (no native build/: tools/dev.sh test makes one)"
+  if [ -x build/tests/cross/host_order_file ] && [ -x build/tools/zt ]; then
     same="identical"
     local tmp enc
     tmp=$(mktemp -d)
@@ -108,6 +110,19 @@ for line in sys.stdin:
         rc=1
       fi
     done
+    # zt convert: foreign little-endian files (.npy exported by the native
+    # zt from the reference) become the same .zt on both hosts.
+    local o inputs=()
+    for o in a_f64 e_i16 h_u32 k_f16 o_c64; do
+      build/tools/zt export tests/data/host_order/raw.zt "$o" -o "$tmp/$o.npy"
+      inputs+=("$tmp/$o.npy")
+    done
+    build/tools/zt convert "${inputs[@]}" -o "$tmp/le_convert.zt" --no-sync --quiet
+    qemu-s390x-static build-s390x/tools/zt convert "${inputs[@]}" -o "$tmp/be_convert.zt" --no-sync --quiet
+    if ! cmp "$tmp/le_convert.zt" "$tmp/be_convert.zt"; then
+      same="DIFFERENT (zt convert)"
+      rc=1
+    fi
     rm -rf "$tmp"
   fi
 
