@@ -397,7 +397,7 @@ Imported read_npz(const uint8_t *data, size_t size, const std::string &what, con
 Imported read_npz(const uint8_t *, size_t, const std::string &what, const Limits &) {
   throw InputError(
       what +
-      ": this zt was built without libzip (the Windows and s390x cross builds), so it cannot read .npz archives");
+      ": this zt was configured with -Dlibzip=disabled (as the s390x cross build is), so it cannot read .npz archives");
 }
 #endif  // ZT_HAVE_LIBZIP
 
