@@ -47,8 +47,7 @@ void copy_component(const Reader &in, const Object &o, const Component &c, Write
     w.write_blob(name, c.role, c.dtype, bytes.data(), bytes.size(), bo);
     return;
   }
-  const bool swapped = c.big_endian && zt_dtype_size(c.dtype) > 1;
-  if (in.source().data() && !swapped) {
+  if (in.source().data() && !needs_swap(c)) {
     size_t len = 0;
     const uint8_t *view = in.view(o, c, &len);
     w.write_blob(name, c.role, c.dtype, view, len, bo);

@@ -340,7 +340,8 @@ ZT_API zt_status zt_object_component(const zt_object *obj, size_t index,
 ZT_API zt_status zt_object_component_index(const zt_object *obj,
                                            const char *role, size_t *out);
 
-/* Decodes component `index` of `obj` into dst (little-endian elements).
+/* Decodes component `index` of `obj` into dst, elements in the host's byte
+ * order (little-endian on x86 and ARM; swapped on a big-endian host).
  * Pass dst = NULL / dst_capacity = 0 to learn the size: returns
  * ZT_E_BUFFER_TOO_SMALL with *out_size = decoded length. out_size may be
  * NULL. Digests are checked only when the file was opened with
@@ -358,7 +359,7 @@ ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index,
 
 /* Reads an N-d box of a component, like numpy's a[start0:stop0, ...]:
  * for each of the ndim dimensions, start[d] <= stop[d] <= shape[d] (stop
- * exclusive). The result is row-major and contiguous in dst, little-endian,
+ * exclusive). The result is row-major and contiguous in dst, in the host's byte order,
  * and fills exactly prod(stop[d] - start[d]) * element size bytes.
  * The shape is the object's for the "data" component of a dense object (a
  * logical element of a compound type, e.g. complex64, counts as one); any
@@ -384,8 +385,8 @@ ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index,
  * zt_component_stream_close (NULL accepted). The stream shares the open
  * file, so it stays usable after zt_close of the handle it came from.
  *
- * zt_component_stream_read: fills dst with the next decoded bytes,
- * little-endian: as many as fit, rounded down to whole storage elements
+ * zt_component_stream_read: fills dst with the next decoded bytes, in the
+ * host's byte order: as many as fit, rounded down to whole storage elements
  * (fewer only at the end); *out_len = 0 means everything was delivered.
  * A capacity below one element while bytes remain is
  * ZT_E_BUFFER_TOO_SMALL (the stream stays usable). A zstd component is
@@ -406,8 +407,9 @@ ZT_API zt_status zt_component_stream_read(zt_component_stream *stream,
                                           size_t *out_len);
 ZT_API zt_status zt_component_stream_close(zt_component_stream *stream);
 
-/* A borrowed zero-copy view of a raw, little-endian component of a
- * memory-mapped (or memory) file, valid until zt_close(). Else
+/* A borrowed zero-copy view of a raw component stored in the host's byte
+ * order (any 1-byte dtype; little-endian data except on a big-endian host)
+ * of a memory-mapped (or memory) file, valid until zt_close(). Else
  * ZT_E_NOT_ZERO_COPY. Empty components give a non-NULL pointer, *len 0.
  * The view is const in the contract. Still, files opened with zt_open are
  * mapped private copy-on-write (since 1.1.0): a write through a view (or a
@@ -554,7 +556,8 @@ ZT_API zt_status zt_writer_set_object_attributes_json(zt_writer *w,
                                                       const char *json);
 
 /* Writes one component (`role`) of a declared object: the bytes are
- * little-endian elements of `dtype`, encoded and digested as opts say.
+ * elements of `dtype` in the host's byte order, stored little-endian (a
+ * big-endian host swaps them), encoded and digested as opts say.
  * A len that cannot fit the shape (ZT_E_LENGTH), a bad dtype or option is
  * refused before anything is written, and the writer stays usable. A
  * failure while writing (I/O) fails the writer: only discard is left. */

@@ -3,7 +3,7 @@
 //   ztensor::File f("model.zt");
 //   for (ztensor::Object o : f) {
 //     std::cout << o.name() << " " << o.format() << "\n";
-//     auto w = o.read_as<float>("data");   // decoded, little-endian elements
+//     auto w = o.read_as<float>("data");   // decoded, host-order elements
 //   }
 //
 // Failures throw ztensor::Error, carrying the zt_status and the library's
@@ -413,7 +413,7 @@ class Object {
   }
   ComponentInfo component(const std::string &role) const { return component(component_index(role)); }
 
-  // Zero-copy bytes of a raw little-endian component of a mapped file; throws
+  // Zero-copy bytes of a raw host-order component of a mapped file; throws
   // Error(ZT_E_NOT_ZERO_COPY) otherwise (use read()).
   ByteView view(size_t index) const {
     const void *p = nullptr;
@@ -423,7 +423,7 @@ class Object {
   }
   ByteView view(const std::string &role) const { return view(component_index(role)); }
 
-  // Decoded bytes (little-endian elements), copied.
+  // Decoded bytes (host-order elements), copied.
   std::vector<uint8_t> read(size_t index) const {
     size_t need = 0;
     zt_status s = zt_component_read(h_, index, nullptr, 0, &need);

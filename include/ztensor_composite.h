@@ -204,7 +204,8 @@ ZT_API zt_status zt_object_quant_info(const zt_object *obj, zt_quant_info *out);
  * below numel; ZT_E_UNSUPPORTED for an unknown packing. */
 ZT_API zt_status zt_object_dequantize(const zt_object *obj, float *dst, size_t count);
 
-/* Converts src_len bytes of little-endian storage elements of `dtype` to
+/* Converts src_len bytes of host-order storage elements of `dtype` (what a
+ * read returns) to
  * f32, one output per storage element: f16, bf16, f32, f64 (rounded), all
  * integer dtypes (rounded to nearest f32), bool (0/1). logical_type (NULL or
  * "" for none) selects the fp8 decoders over u8; complex64 / complex128

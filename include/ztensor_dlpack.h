@@ -6,7 +6,8 @@
  * byte_offset = 0.
  *
  * Zero-copy or owned:
- *  - A raw, little-endian component of a file opened with ZT_ACCESS_MMAP (or
+ *  - A raw component stored in the host's byte order (little-endian, or any
+ *    1-byte dtype on a big-endian host) of a file opened with ZT_ACCESS_MMAP (or
  *    with zt_open_memory) is handed out zero-copy: dl_tensor.data points into
  *    the mapping. Such data is READ-ONLY: writing through it is undefined (the
  *    mapping is PROT_READ). DLPack headers before 1.0 have no read-only flag,
@@ -14,7 +15,7 @@
  *    zt_close() may be called before or after the deleter, in any order. For
  *    zt_open_memory, the caller's buffer must stay valid until both zt_close()
  *    and every deleter have run.
- *  - Anything else (zstd, legacy big-endian data, ZT_ACCESS_PREAD) is decoded
+ *  - Anything else (zstd, data in the other byte order, ZT_ACCESS_PREAD) is decoded
  *    into a buffer the tensor owns, freed by the deleter (writable).
  *
  * dtype mapping (DLDataType code, bits, lanes = 1):

@@ -22,7 +22,7 @@ ComponentStream::ComponentStream(const Reader &reader, std::shared_ptr<const Rea
   reader_->check_readable(o, c);
   const size_t es = dtype_size(c.dtype);
   elem_ = es ? es : 1;
-  swap_ = c.big_endian && es > 1;
+  swap_ = needs_swap(c) && es > 1;  // stored order differs from the host's
   if (c.encoding == ZT_ENCODING_RAW) {
     limit_ = c.length;
   } else {

@@ -57,8 +57,7 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
       }
       size_t len = 0;
       const uint8_t *view = nullptr;
-      if (c.encoding == ZT_ENCODING_RAW && in.source().data() &&
-          !(c.big_endian && c.dtype != ZT_U8 && c.dtype != ZT_I8 && c.dtype != ZT_BOOL)) {
+      if (c.encoding == ZT_ENCODING_RAW && in.source().data() && !needs_swap(c)) {
         view = in.view(o, c, &len);
         w.write_blob(o.name, c.role, c.dtype, view, len, bo);
       } else if (c.decoded_known && c.decoded_length <= kWholeCopyMax) {

@@ -12,6 +12,7 @@
 #include "digest/digest.h"
 #include "manifest/decode.h"
 #include "types/dtype.h"
+#include "util/endian.h"
 #include "util/error.h"
 
 namespace zt {
@@ -34,11 +35,11 @@ std::string operator+(const LazyCtx &l, const char *s) {
   return l.str() + s;
 }
 
-bool needs_swap(const Component &c) {
-  return c.big_endian && dtype_size(c.dtype) > 1;
-}
-
 }  // namespace
+
+bool needs_swap(const Component &c) {
+  return c.big_endian != kHostBigEndian && dtype_size(c.dtype) > 1;
+}
 
 void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)> &fn) {
   if (n == 0) return;
@@ -414,7 +415,11 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": the file was opened with pread access; views need a memory map");
   if (c.encoding != ZT_ENCODING_RAW)
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": " + c.encoding_name + "-encoded data must be decoded (use a read)");
-  if (needs_swap(c)) fail(ZT_E_NOT_ZERO_COPY, ctx + ": data is stored big-endian (legacy 0.1); a read byte-swaps it");
+  if (needs_swap(c))
+    fail(ZT_E_NOT_ZERO_COPY,
+         ctx +
+             (c.big_endian ? ": data is stored big-endian (legacy 0.1)" : ": little-endian data on a big-endian host") +
+             "; a read byte-swaps it");
   verify_before_read(o, c);
   *len = static_cast<size_t>(c.length);
   return source_->data() + c.offset;

@@ -16,6 +16,10 @@
 
 namespace zt {
 
+// Whether a component's multi-byte elements are stored in another byte order
+// than the host's, so reads swap them and views are refused (util/endian.h).
+bool needs_swap(const Component &c);
+
 struct ReaderOptions {
   zt_access access = ZT_ACCESS_MMAP;
   bool strict = false;
@@ -77,7 +81,8 @@ class Reader {
   // split into chunks so both cores copy, small neighbouring raw ones are
   // read together. Each job records its own outcome.
   void read_many(std::vector<ReadJob> &jobs) const;
-  // Borrowed pointer to a raw little-endian component, or ZT_E_NOT_ZERO_COPY.
+  // Borrowed pointer to a raw component stored in the host's byte order
+  // (little-endian on x86/ARM), or ZT_E_NOT_ZERO_COPY.
   const uint8_t *view(const Object &o, const Component &c, size_t *len) const;
   // Calls fn on consecutive pieces of the stored (encoded) bytes.
   // The stored bytes of a component: a pointer into the map, or a copy in

@@ -180,7 +180,7 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
       fail(ZT_E_DECODED_SIZE, ctx + ": zstd data ends after " + std::to_string(decoded) +
                                   " bytes, before the end of the slice (" + std::to_string(total) + " declared)");
   }
-  if (c.big_endian && storage_size > 1) byteswap_inplace(dst, static_cast<size_t>(bytes), storage_size);
+  if (needs_swap(c) && storage_size > 1) byteswap_inplace(dst, static_cast<size_t>(bytes), storage_size);
   return static_cast<size_t>(bytes);
 }
 

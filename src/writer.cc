@@ -10,6 +10,8 @@
 #include "manifest/encode.h"
 #include "reader.h"
 #include "types/dtype.h"
+#include "types/host_order.h"
+#include "util/endian.h"
 #include "util/error.h"
 
 namespace zt {
@@ -185,7 +187,12 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
   if (!data && len) fail(ZT_E_INVALID_ARG, where(name, role) + ": data is NULL but length is " + std::to_string(len));
   open_blob(name, role, dtype, opts, /*streaming=*/false);
   refuse_before_writing(len);
+  std::vector<uint8_t> le;  // a big-endian host's elements, stored little-endian
   try {
+    if (kHostBigEndian && dtype_size(dtype) > 1) {
+      le = byteswapped_copy(data, len, dtype_size(dtype));
+      data = le.data();
+    }
     Stream &s = *stream_;
     Component &c = manifest_.objects[s.object].components[s.component];
     if (c.encoding == ZT_ENCODING_ZSTD) {
@@ -257,6 +264,8 @@ void Writer::open_blob(const std::string &name, const std::string &role, zt_dtyp
       s->zstd = std::make_unique<ZstdStream>(opts.has_level ? opts.zstd_level : opts_.zstd_level,
                                              zstd_threads(kParallelZstdThreshold));
     if (c.has_digest) s->digest = std::make_unique<Digester>(c.parsed_digest.alg);
+    if (streaming && kHostBigEndian && dtype_size(dtype) > 1)
+      s->to_le = std::make_unique<ByteSwapFeed>(dtype_size(dtype));
     stream_ = std::move(s);
   } catch (...) {
     o.components.pop_back();
@@ -271,6 +280,15 @@ void Writer::emit(Component &c, const uint8_t *p, size_t n) {
   c.length += n;
 }
 
+void Writer::store_streamed(Stream &s, Component &c, const void *data, size_t len) {
+  if (s.zstd) {
+    s.zstd->update(data, len, [&](const uint8_t *p, size_t n) { emit(c, p, n); });
+  } else {
+    if (s.digest) s.digest->update(data, len);
+    sink_->write(data, len);
+  }
+}
+
 void Writer::blob_append(const void *data, size_t len) {
   check_open();
   if (!stream_) fail(ZT_E_MISUSE, "no blob is being streamed (call zt_write_blob_begin first)");
@@ -279,12 +297,11 @@ void Writer::blob_append(const void *data, size_t len) {
     Stream &s = *stream_;
     Component &c = manifest_.objects[s.object].components[s.component];
     s.raw_bytes += len;
-    if (s.zstd) {
-      s.zstd->update(data, len, [&](const uint8_t *p, size_t n) { emit(c, p, n); });
-    } else {
-      if (s.digest) s.digest->update(data, len);
-      sink_->write(data, len);
-    }
+    auto store = [&](const void *p, size_t n) { store_streamed(s, c, p, n); };
+    if (s.to_le)
+      s.to_le->feed(data, len, store);
+    else
+      store(data, len);
   } catch (...) {
     state_ = State::Failed;
     throw;
@@ -298,6 +315,7 @@ void Writer::blob_end() {
     Stream &s = *stream_;
     Object &o = manifest_.objects[s.object];
     Component &c = o.components[s.component];
+    if (s.to_le) s.to_le->flush([&](const uint8_t *p, size_t n) { store_streamed(s, c, p, n); });
     if (s.zstd) s.zstd->finish([&](const uint8_t *p, size_t n) { emit(c, p, n); });
     if (c.encoding == ZT_ENCODING_ZSTD) {
       c.has_uncompressed_length = true;

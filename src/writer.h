@@ -14,6 +14,7 @@
 #include "digest/digest.h"
 #include "manifest/model.h"
 #include "types/dtype.h"
+#include "types/host_order.h"
 #include "util/name_index.h"
 
 namespace zt {
@@ -92,6 +93,9 @@ class Writer {
   // Digests and writes compressed bytes of the blob being written.
   void emit(Component &c, const uint8_t *p, size_t n);
   void check_written();
+  struct Stream;
+  // Encodes, digests and writes bytes of the streamed blob (in stored order).
+  void store_streamed(Stream &s, Component &c, const void *data, size_t len);
 
   WriterOptions opts_;
   std::unique_ptr<Sink> sink_;
@@ -110,6 +114,7 @@ class Writer {
     uint64_t raw_bytes = 0;
     std::unique_ptr<ZstdStream> zstd;
     std::unique_ptr<Digester> digest;
+    std::unique_ptr<ByteSwapFeed> to_le;  // big-endian hosts, multi-byte dtypes
   };
   std::unique_ptr<Stream> stream_;
 };

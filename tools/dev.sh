@@ -7,6 +7,8 @@
 #                       ASan/UBSan build and suite (README command 2; CI runs this)
 #                       ZT_DEBIAN_CHECK=1 also builds, installs and tries the
 #                       Debian packages (tools/debian-check.sh)
+#                       ZT_CROSS=s390x also runs the big-endian cross build
+#                       under qemu (tools/cross.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -103,6 +105,11 @@ case "${1:-}" in
     # minutes; it installs packages system-wide, so it is opt-in, and CI opts in).
     if [ "${ZT_DEBIAN_CHECK:-0}" = 1 ]; then
       tools/debian-check.sh
+    fi
+    # The big-endian cross build under qemu (tools/cross.sh, docs/cross.md;
+    # about 15 minutes on two cores), opt-in: ZT_CROSS=s390x.
+    if [ "${ZT_CROSS:-}" = s390x ]; then
+      tools/cross.sh s390x
     fi
     ;;
   *)

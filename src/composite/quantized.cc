@@ -201,8 +201,13 @@ void dequantize(const Reader &reader, const Object &obj, float *dst) {
     const uint8_t *row = packed.data() + r * q.words_per_row * word_bytes;
     for (uint64_t c = 0; c < q.cols; ++c) {
       const uint8_t *w = row + (c / per) * word_bytes;
+      // A read hands elements over in the host's byte order.
       uint32_t word = 0;
-      for (size_t b = 0; b < word_bytes; ++b) word |= static_cast<uint32_t>(w[b]) << (8 * b);
+      if (word_bytes == 4) {
+        std::memcpy(&word, w, 4);
+      } else {
+        for (size_t b = 0; b < word_bytes; ++b) word |= static_cast<uint32_t>(w[b]) << (8 * b);
+      }
       const uint32_t v = (word >> ((c % per) * bits)) & mask;
       const uint64_t g = r * q.groups_per_row + c / q.group_size;
       const float zero = q.zeros ? zeros[g] : default_zero;

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "util/endian.h"
 #include "util/error.h"
 
 #ifdef ZT_HAVE_ISAL
@@ -57,6 +58,7 @@ uint32_t crc32c(const void *data, size_t len, uint32_t crc) {
   while (len >= 8) {
     uint64_t v;
     std::memcpy(&v, p, 8);
+    if constexpr (kHostBigEndian) v = __builtin_bswap64(v);  // the tables take the bytes in stored order
     v ^= c;
     c = tables.t[7][v & 0xff] ^ tables.t[6][(v >> 8) & 0xff] ^ tables.t[5][(v >> 16) & 0xff] ^
         tables.t[4][(v >> 24) & 0xff] ^ tables.t[3][(v >> 32) & 0xff] ^ tables.t[2][(v >> 40) & 0xff] ^

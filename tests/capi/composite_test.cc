@@ -275,7 +275,9 @@ TEST(Composite, QuantizedEveryPackingDequantizesLikeTheReferenceLoop) {
     const std::string path = tmp.file(std::string(c.packing) + ".zt");
     std::vector<uint32_t> q(rows * cols);
     for (auto &v : q) v = rng() % (1u << c.bits);
+    // pack() lays words out little-endian; the API takes host-order words.
     std::vector<uint8_t> packed = pack(q, rows, cols, c.bits, c.word_bytes);
+    packed = zttest::le_to_host(packed.data(), packed.size(), c.word_bytes);
     std::vector<float> scales(rows * gpr), zeros(rows * gpr);
     for (size_t g = 0; g < scales.size(); ++g) {
       scales[g] = 0.125f * static_cast<float>(g + 1);
@@ -647,7 +649,9 @@ TEST(CompositeCli, InfoShowsSparseAndQuantParameters) {
   const char *tool = std::getenv("ZT_TOOL");
   if (!tool) GTEST_SKIP() << "ZT_TOOL not set";
   auto run = [&](const std::string &file) {
-    std::string cmd = std::string(tool) + " info '" + interop(file) + "'";
+    // A cross build's zt runs under the emulator meson test names.
+    const char *wrapper = std::getenv("MESON_EXE_WRAPPER");
+    std::string cmd = (wrapper ? std::string(wrapper) + " " : "") + tool + " info '" + interop(file) + "'";
     FILE *p = popen(cmd.c_str(), "r");
     std::string out;
     char buf[4096];

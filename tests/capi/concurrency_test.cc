@@ -80,7 +80,8 @@ TEST(Concurrency, EightThreadsShareOneReader) {
             case 1: {
               const void *view = nullptr;
               zt_status st = zt_component_view(o, 0, &view, &n);
-              bool raw = i % 2 == 0 && access == ZT_ACCESS_MMAP;
+              // f32s: a big-endian host has no view of them (reads swap).
+              bool raw = i % 2 == 0 && access == ZT_ACCESS_MMAP && !zttest::kHostBigEndian;
               if (raw ? (st != ZT_OK || std::memcmp(view, expect[i].data(), n) != 0) : st != ZT_E_NOT_ZERO_COPY)
                 ++errors;
               break;

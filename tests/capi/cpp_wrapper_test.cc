@@ -72,11 +72,20 @@ TEST(CppWrapper, WriteThenReadEverything) {
   EXPECT_EQ(w.numel(), 4u);
   EXPECT_EQ(w.status(), ZT_OK);
   EXPECT_EQ(w.read_as<float>("data"), (std::vector<float>{1.f, 2.f, 3.f, 4.f}));
-  ztensor::ByteView bytes = w.view("data");
-  ASSERT_EQ(bytes.size(), 16u);
-  float second;
-  std::memcpy(&second, bytes.data() + 4, 4);
-  EXPECT_EQ(second, 2.f);
+  if (zttest::kHostBigEndian) {  // no view of little-endian f32s there: reads swap
+    try {
+      w.view("data");
+      ADD_FAILURE() << "a big-endian host must refuse a view of little-endian f32s";
+    } catch (const ztensor::Error &e) {
+      EXPECT_EQ(e.status(), ZT_E_NOT_ZERO_COPY);
+    }
+  } else {
+    ztensor::ByteView bytes = w.view("data");
+    ASSERT_EQ(bytes.size(), 16u);
+    float second;
+    std::memcpy(&second, bytes.data() + 4, 4);
+    EXPECT_EQ(second, 2.f);
+  }
 
   ztensor::Object ids = f.get("ids");
   ztensor::ComponentInfo ci = ids.component("data");
@@ -172,8 +181,13 @@ TEST(CppWrapper, ReadsInteropFileFromMemory) {
   size_t count = 0;
   for (ztensor::Object o : f) {
     ++count;
+    const std::vector<uint8_t> decoded = o.read(0);
+    if (zttest::kHostBigEndian) {  // the stored little-endian bytes are the read's, swapped back
+      EXPECT_THROW(o.view(0), ztensor::Error);
+      continue;
+    }
     ztensor::ByteView v = o.view(0);
-    EXPECT_EQ(zttest::sha256_hex(v.data(), v.size()), zttest::sha256_hex(o.read(0).data(), o.read(0).size()));
+    EXPECT_EQ(zttest::sha256_hex(v.data(), v.size()), zttest::sha256_hex(decoded.data(), decoded.size()));
   }
   EXPECT_EQ(count, f.size());
   EXPECT_GT(count, 0u);

@@ -111,8 +111,15 @@ TEST_F(Dlpack, RawMappedDataIsZeroCopy) {
   ASSERT_NE(t, nullptr);
   const void *view = nullptr;
   size_t len = 0;
-  ASSERT_EQ(zt_component_view(object(f, "f32"), 0, &view, &len), ZT_OK);
-  EXPECT_EQ(t->dl_tensor.data, view);
+  if (zttest::kHostBigEndian) {
+    // DLPack data is in the host's byte order: a big-endian host cannot
+    // lend little-endian f32s, and hands out a swapped copy.
+    EXPECT_EQ(zt_component_view(object(f, "f32"), 0, &view, &len), ZT_E_NOT_ZERO_COPY);
+    EXPECT_EQ(std::memcmp(t->dl_tensor.data, kF32.data(), kF32.size() * 4), 0);
+  } else {
+    ASSERT_EQ(zt_component_view(object(f, "f32"), 0, &view, &len), ZT_OK);
+    EXPECT_EQ(t->dl_tensor.data, view);
+  }
   EXPECT_EQ(t->dl_tensor.device.device_type, kDLCPU);
   EXPECT_EQ(t->dl_tensor.dtype.code, kDLFloat);
   EXPECT_EQ(t->dl_tensor.dtype.bits, 32);
@@ -177,8 +184,10 @@ TEST_F(Dlpack, MemoryOpenedFileIsZeroCopyIntoTheBuffer) {
   DLManagedTensor *t = export_tensor(f, "f32");
   ASSERT_NE(t, nullptr);
   const char *p = static_cast<const char *>(t->dl_tensor.data);
-  EXPECT_GE(p, bytes.data());
-  EXPECT_LT(p, bytes.data() + bytes.size());
+  if (!zttest::kHostBigEndian) {  // there: a swapped copy (RawMappedDataIsZeroCopy)
+    EXPECT_GE(p, bytes.data());
+    EXPECT_LT(p, bytes.data() + bytes.size());
+  }
   EXPECT_EQ(zt_close(f), ZT_OK);
   EXPECT_EQ(std::memcmp(p, kF32.data(), kF32.size() * 4), 0);
   t->deleter(t);
@@ -270,8 +279,9 @@ TEST(DlpackInterop, LegacyBigEndianIsSwappedAndBf16Mapped) {
       EXPECT_EQ(std::memcmp(t->dl_tensor.data, want.data(), want.size()), 0);
       t->deleter(t);
     }
-    // The big-endian file must have gone through the decoding path.
-    EXPECT_EQ(decoded > 0, std::string(rel).find("_be") != std::string::npos);
+    // The file not in the host's byte order must have gone through the
+    // decoding path (the big-endian one, or on a big-endian host the other).
+    EXPECT_EQ(decoded > 0, (std::string(rel).find("_be") != std::string::npos) != zttest::kHostBigEndian);
     EXPECT_EQ(zt_close(f), ZT_OK);
   }
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cbor_writer.h"
+#include "test_util.h"
 #include "ztensor.h"
 #include "ztensor_composite.h"
 
@@ -29,7 +30,7 @@ std::string bytes_of(size_t n, unsigned seed) {
 
 template <typename T>
 std::string le(const std::vector<T> &v) {
-  return std::string(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T));
+  return zttest::le_bytes(v);
 }
 
 // A zstd frame without a content size, as the original writers emit.
@@ -89,7 +90,12 @@ std::string read(const zt_object *o, size_t i = 0) {
   size_t got = 0;
   EXPECT_EQ(zt_component_read(o, i, out.data(), out.size(), &got), ZT_OK) << zt_last_error();
   out.resize(got);
-  return out;
+  // In stored order, to compare with the blobs the file was built from.
+  zt_component_info ci{};
+  ci.struct_size = sizeof ci;
+  EXPECT_EQ(zt_object_component(o, i, &ci), ZT_OK);
+  std::vector<uint8_t> le = zttest::host_to_le(out.data(), out.size(), zt_dtype_size(ci.dtype));
+  return std::string(le.begin(), le.end());
 }
 
 // One legacy 0.1 entry with the six required fields, plus `more` pairs.

@@ -13,6 +13,7 @@
 #include "cbor_writer.h"
 #include "composite/validate.h"
 #include "reader.h"
+#include "test_util.h"
 #include "util/error.h"
 
 using zttest::Cbor;
@@ -27,9 +28,7 @@ struct Part {
 
 template <typename T>
 std::string le(const std::vector<T> &v) {
-  std::string s(v.size() * sizeof(T), '\0');
-  if (!v.empty()) std::memcpy(&s[0], v.data(), s.size());
-  return s;
+  return zttest::le_bytes(v);
 }
 
 std::string u64s(const std::vector<uint64_t> &v) {

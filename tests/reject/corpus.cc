@@ -108,7 +108,7 @@ std::string build(const FileDesc &d) {
 
 template <typename T>
 std::string bytes_of(const std::vector<T> &v) {
-  return std::string(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T));
+  return zttest::le_bytes(v);  // files are little-endian on every host
 }
 
 std::string f32s(const std::vector<float> &v) {

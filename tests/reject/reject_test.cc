@@ -112,7 +112,9 @@ void expect_good_intact(const zt_file *f) {
   EXPECT_STATUS(ZT_OK, object_status(good));
   std::string bytes;
   EXPECT_STATUS(ZT_OK, read_component(good, 0, &bytes));
-  EXPECT_EQ(bytes, zttest::good_object_bytes());
+  // Stored little-endian f32s; a read hands them over in host order.
+  std::vector<uint8_t> le = zttest::host_to_le(bytes.data(), bytes.size(), 4);
+  EXPECT_EQ(std::string(le.begin(), le.end()), zttest::good_object_bytes());
   EXPECT_STATUS(ZT_OK, zt_object_verify(good));
 }
 

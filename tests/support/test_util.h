@@ -10,8 +10,24 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace zttest {
+
+// The library hands elements over in the host's byte order; expected.json
+// and files hold them little-endian. On a big-endian host (s390x, see
+// docs/cross.md) the tests turn what they read back into little-endian
+// bytes before comparing hashes.
+constexpr bool kHostBigEndian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+
+inline std::vector<uint8_t> host_to_le(const void *data, size_t len, size_t elem_size) {
+  const auto *p = static_cast<const uint8_t *>(data);
+  std::vector<uint8_t> v(p, p + len);
+  if (kHostBigEndian && elem_size > 1)
+    for (size_t i = 0; i + elem_size <= len; i += elem_size)
+      for (size_t a = i, b = i + elem_size - 1; a < b; ++a, --b) std::swap(v[a], v[b]);
+  return v;
+}
 
 inline std::string sha256_hex(const void *data, size_t len) {
   unsigned char md[SHA256_DIGEST_LENGTH];
@@ -23,6 +39,25 @@ inline std::string sha256_hex(const void *data, size_t len) {
     s += hex[b & 15];
   }
   return s;
+}
+
+// The stored (little-endian) bytes of host-order numbers: what a test that
+// crafts a file byte by byte puts in it.
+template <typename T>
+std::string le_bytes(const std::vector<T> &v) {
+  std::vector<uint8_t> b = host_to_le(v.data(), v.size() * sizeof(T), sizeof(T));
+  return std::string(b.begin(), b.end());
+}
+
+// Little-endian bytes as the API takes them (the same swap, other way).
+inline std::vector<uint8_t> le_to_host(const void *data, size_t len, size_t elem_size) {
+  return host_to_le(data, len, elem_size);
+}
+
+// SHA-256 of host-order elements as they are stored (little-endian).
+inline std::string sha256_le_hex(const void *data, size_t len, size_t elem_size) {
+  std::vector<uint8_t> le = host_to_le(data, len, elem_size);
+  return sha256_hex(le.data(), le.size());
 }
 
 inline std::string read_file(const std::string &path) {
@@ -71,7 +106,8 @@ inline std::string interop_dir() {
   const char *v = std::getenv("ZT_INTEROP_DIR");
   std::string dir = v && *v ? v : std::string();
   if (dir.empty()) {
-    fprintf(stderr, "ZT_INTEROP_DIR is not set: run the tests through 'meson test' (it points at tests/data/interop)\n");
+    fprintf(stderr,
+            "ZT_INTEROP_DIR is not set: run the tests through 'meson test' (it points at tests/data/interop)\n");
     std::abort();
   }
   std::ifstream probe(dir + "/v1/expected.json", std::ios::binary);

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "import/import.h"
+#include "le_to_host.h"
 #include "output_guard.h"
 #include "progress.h"
 #include "set_output.h"
@@ -107,11 +108,14 @@ int write_zt(std::vector<ztimport::Imported> &inputs, const ztimport::CborAttrib
         bo.logical_type = t.logical_type.empty() ? nullptr : t.logical_type.c_str();
         check(zt_write_blob_begin(w, t.name.data(), t.name.size(), "data", t.dtype, &bo), where);
         uint64_t written = 0;
+        LeToHost to_host(zt_dtype_size(t.dtype),
+                         [&](const void *p, size_t n) { check(zt_write_blob_append(w, p, n), where); });
         t.emit([&](const void *p, size_t n) {
-          check(zt_write_blob_append(w, p, n), where);
+          to_host(p, n);
           written += n;
           progress.add(n);
         });
+        to_host.flush();
         if (written != t.nbytes)
           throw ztimport::InputError("object '" + t.name + "': source delivered " + std::to_string(written) +
                                      " bytes, expected " + std::to_string(t.nbytes));

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "export_foreign.h"
+#include "le_to_host.h"  // kHostBigEndian
 #include "output_guard.h"
 #include "progress.h"
 #include "temp_output.h"
@@ -171,6 +172,9 @@ int cmd_export(const std::vector<std::string> &argv) {
         "zt export: warning: object '%s' is bf16, which NumPy lacks; writing its bit patterns as uint16 ('<u2')\n",
         name.c_str());
   }
+
+  // Reads hand elements over in the host's byte order: say which.
+  if (kHostBigEndian && d[0] == '<') d[0] = '>';
 
   const std::string target = export_target(out);
   if (target.empty()) return kIo;

@@ -1,7 +1,9 @@
 // NumPy .npy (format versions 1-3) and .npz (a zip of .npy members, stored
 // or deflated, read with libzip). The .npy header is a Python dict literal:
 // {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }.
+#ifdef ZT_HAVE_LIBZIP  // .npz archives; optional in cross builds (meson option libzip)
 #include <zip.h>
+#endif
 
 #include <cstring>
 #include <memory>
@@ -165,9 +167,11 @@ class DictParser {
     h.dtype = m->dtype;
     h.logical_type = m->logical;
     h.esize = m->esize;
-    // Complex numbers swap each part; '=' is native, and zt runs on
-    // little-endian hosts only (the library stores little-endian).
-    h.swap_esize = order == '>' ? zt_dtype_size(m->dtype) : 1;
+    // Importers deliver little-endian elements (zt convert turns them into
+    // the host's order for the writer); complex numbers swap each part, and
+    // '=' is the order of the host that wrote the file, taken as this one.
+    const bool big = order == '>' || (order == '=' && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+    h.swap_esize = big ? zt_dtype_size(m->dtype) : 1;
   }
 
   const char *p_;
@@ -253,6 +257,7 @@ Tensor tensor_from(const std::string &name, const NpyHeader &h) {
   return t;
 }
 
+#ifdef ZT_HAVE_LIBZIP
 struct ZipCloser {
   void operator()(zip_t *z) const { zip_discard(z); }
 };
@@ -279,6 +284,7 @@ size_t read_member(zip_file_t *f, uint8_t *dst, size_t n, const std::string &ctx
   return got;
 }
 
+#endif  // ZT_HAVE_LIBZIP
 }  // namespace
 
 Imported read_npy(const uint8_t *data, size_t size, const std::string &what, const std::string &stem, const Limits &) {
@@ -300,6 +306,7 @@ Imported read_npy(const uint8_t *data, size_t size, const std::string &what, con
   return r;
 }
 
+#ifdef ZT_HAVE_LIBZIP
 Imported read_npz(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
   zip_error_t ze;
   zip_error_init(&ze);
@@ -396,5 +403,12 @@ Imported read_npz(const uint8_t *data, size_t size, const std::string &what, con
   }
   return r;
 }
+#else
+Imported read_npz(const uint8_t *, size_t, const std::string &what, const Limits &) {
+  throw InputError(
+      what +
+      ": this zt was configured with -Dlibzip=disabled (as the s390x cross build is), so it cannot read .npz archives");
+}
+#endif  // ZT_HAVE_LIBZIP
 
 }  // namespace ztimport
