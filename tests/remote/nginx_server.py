@@ -88,9 +88,25 @@ http {{
             self.proc.wait()
         self.proc = None
 
-    def log_lines(self):
-        try:
-            with open(self.access_log) as f:
-                return f.read().splitlines()
-        except FileNotFoundError:
-            return []
+    def log_lines(self, settle=0.15, limit=5.0):
+        """The access log's lines once it has stopped growing for `settle`
+        seconds: nginx logs a request after it has sent the response, so a
+        client can be done before its line is written."""
+        import time
+
+        def read():
+            try:
+                with open(self.access_log) as f:
+                    return f.read().splitlines()
+            except FileNotFoundError:
+                return []
+
+        deadline = time.monotonic() + limit
+        lines = read()
+        while time.monotonic() < deadline:
+            time.sleep(settle)
+            again = read()
+            if len(again) == len(lines):
+                return again
+            lines = again
+        return lines
