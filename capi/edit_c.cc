@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "component_stream.h"
 #include "handles.h"
 #include "manifest/cbor_tree.h"
 #include "migrate.h"
@@ -37,14 +38,20 @@ void copy_component(const Reader &in, const Object &o, const Component &c, Write
   // digested file.
   in.verify_component(o, c, false);
   const BlobOptions bo = blob_options_like(c);
-  std::vector<uint8_t> widened;  // a spec 1.1 sparse index: written as u64
-  if (sparse_index_as_u64(in, o, c, widened)) {
-    w.write_blob(name, c.role, ZT_U64, widened.data(), widened.size(), bo);
-    return;
-  }
+  if (copy_sparse_index_as_u64(in, o, c, w, name, bo)) return;  // a spec 1.1 sparse index: written as u64
   if (c.encoding != ZT_ENCODING_RAW) {
-    std::vector<uint8_t> bytes = in.read_vector(o, c);
-    w.write_blob(name, c.role, c.dtype, bytes.data(), bytes.size(), bo);
+    if (c.decoded_known && c.decoded_length <= kCopyPiece) {
+      std::vector<uint8_t> bytes = in.read_vector(o, c);
+      w.write_blob(name, c.role, c.dtype, bytes.data(), bytes.size(), bo);
+      return;
+    }
+    // Large, or of unknown size (spec 1.1): decoded piece by piece, so a
+    // small frame that decodes to gigabytes never sits in memory whole.
+    ComponentStream s(in, nullptr, o, c);
+    std::vector<uint8_t> piece(static_cast<size_t>(kCopyPiece));
+    w.blob_begin(name, c.role, c.dtype, bo);
+    while (size_t n = s.read(piece.data(), piece.size())) w.blob_append(piece.data(), n);
+    w.blob_end();
     return;
   }
   if (in.source().data() && !needs_swap(c)) {

@@ -13,15 +13,25 @@ namespace {
 // bytes as ever); larger ones are streamed through kStreamPiece buffers.
 constexpr uint64_t kWholeCopyMax = uint64_t{64} << 20;
 constexpr size_t kStreamPiece = size_t{8} << 20;
+// Index entries are widened up to 8x: 1 MiB of narrow ones at a time.
+constexpr size_t kIndexPiece = size_t{1} << 20;
 
 }  // namespace
 
-bool sparse_index_as_u64(const Reader &in, const Object &o, const Component &c, std::vector<uint8_t> &out) {
+bool copy_sparse_index_as_u64(const Reader &in, const Object &o, const Component &c, Writer &w, const std::string &name,
+                              const BlobOptions &bo) {
   if (!is_sparse_index(o.format, c.role) || c.dtype == ZT_U64 || !dtype_is_integer(c.dtype)) return false;
-  const std::vector<uint64_t> v = read_index_component(in, o, c, ZT_E_SPARSE_INDEX);
-  out.resize(v.size() * 8);
-  for (size_t i = 0; i < v.size(); ++i)
-    for (int b = 0; b < 8; ++b) out[i * 8 + b] = static_cast<uint8_t>(v[i] >> (8 * b));
+  const std::string ctx = where(o.name, c.role);
+  ComponentStream s(in, nullptr, o, c);
+  std::vector<uint8_t> piece(kIndexPiece);
+  w.blob_begin(name, c.role, ZT_U64, bo);
+  uint64_t first = 0;
+  while (size_t n = s.read(piece.data(), piece.size())) {
+    const std::vector<uint64_t> wide = index_bytes_to_u64(piece.data(), n, c.dtype, ctx, ZT_E_SPARSE_INDEX, first);
+    w.blob_append(wide.data(), wide.size() * sizeof(uint64_t));
+    first += wide.size();
+  }
+  w.blob_end();
   return true;
 }
 
@@ -50,11 +60,7 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
       // Verify the source before copying, so damage is not laundered into a
       // freshly digested file.
       in.verify_component(o, c, false);
-      std::vector<uint8_t> widened;
-      if (sparse_index_as_u64(in, o, c, widened)) {
-        w.write_blob(o.name, c.role, ZT_U64, widened.data(), widened.size(), bo);
-        continue;
-      }
+      if (copy_sparse_index_as_u64(in, o, c, w, o.name, bo)) continue;
       size_t len = 0;
       const uint8_t *view = nullptr;
       if (c.encoding == ZT_ENCODING_RAW && in.source().data() && !needs_swap(c)) {

@@ -20,9 +20,13 @@ struct MigrateOptions {
 
 // Spec 1.1 allowed any integer dtype for the index components of sparse
 // objects (indices, indptr, coords); 1.2 requires u64. For such a component
-// of another integer dtype, sets `out` to its entries as little-endian u64
-// (a negative entry is ZT_E_SPARSE_INDEX) and returns true; else false.
-bool sparse_index_as_u64(const Reader &in, const Object &o, const Component &c, std::vector<uint8_t> &out);
+// of another integer dtype, writes it to `w` as blob (name, role) of u64
+// entries, decoded and widened piece by piece (a negative entry is
+// ZT_E_SPARSE_INDEX), and returns true; else false and writes nothing.
+// Memory stays bounded: a few KB of zstd u8 indices can decode to
+// gigabytes, eight times that once widened.
+bool copy_sparse_index_as_u64(const Reader &in, const Object &o, const Component &c, Writer &w, const std::string &name,
+                              const BlobOptions &bo);
 
 // Copies every object of `in` into `w` (which the caller finishes).
 void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts);

@@ -11,12 +11,13 @@ namespace zt {
 namespace {
 
 template <typename T>
-void widen(const uint8_t *data, size_t n, std::vector<uint64_t> &out, const std::string &ctx, zt_status neg) {
+void widen(const uint8_t *data, size_t n, std::vector<uint64_t> &out, const std::string &ctx, zt_status neg,
+           uint64_t first) {
   for (size_t i = 0; i < n; ++i) {
     T v;
     std::memcpy(&v, data + i * sizeof(T), sizeof(T));
     if constexpr (std::is_signed_v<T>) {
-      if (v < 0) fail(neg, ctx + ": entry " + std::to_string(i) + " is negative (" + std::to_string(v) + ")");
+      if (v < 0) fail(neg, ctx + ": entry " + std::to_string(first + i) + " is negative (" + std::to_string(v) + ")");
     }
     out[i] = static_cast<uint64_t>(v);
   }
@@ -52,7 +53,7 @@ uint64_t element_count(const Reader &reader, const Object &obj, const Component 
 }
 
 std::vector<uint64_t> index_bytes_to_u64(const uint8_t *data, size_t bytes, zt_dtype dtype, const std::string &ctx,
-                                         zt_status negative_status) {
+                                         zt_status negative_status, uint64_t first) {
   if (!dtype_is_integer(dtype))
     fail(ZT_E_INDEX_DTYPE, ctx + ": index component has dtype " + (dtype_name(dtype) ? dtype_name(dtype) : "unknown") +
                                ", not an integer dtype");
@@ -63,28 +64,28 @@ std::vector<uint64_t> index_bytes_to_u64(const uint8_t *data, size_t bytes, zt_d
   const size_t n = out.size();
   switch (dtype) {
     case ZT_I8:
-      widen<int8_t>(data, n, out, ctx, negative_status);
+      widen<int8_t>(data, n, out, ctx, negative_status, first);
       break;
     case ZT_I16:
-      widen<int16_t>(data, n, out, ctx, negative_status);
+      widen<int16_t>(data, n, out, ctx, negative_status, first);
       break;
     case ZT_I32:
-      widen<int32_t>(data, n, out, ctx, negative_status);
+      widen<int32_t>(data, n, out, ctx, negative_status, first);
       break;
     case ZT_I64:
-      widen<int64_t>(data, n, out, ctx, negative_status);
+      widen<int64_t>(data, n, out, ctx, negative_status, first);
       break;
     case ZT_U8:
-      widen<uint8_t>(data, n, out, ctx, negative_status);
+      widen<uint8_t>(data, n, out, ctx, negative_status, first);
       break;
     case ZT_U16:
-      widen<uint16_t>(data, n, out, ctx, negative_status);
+      widen<uint16_t>(data, n, out, ctx, negative_status, first);
       break;
     case ZT_U32:
-      widen<uint32_t>(data, n, out, ctx, negative_status);
+      widen<uint32_t>(data, n, out, ctx, negative_status, first);
       break;
     default:
-      widen<uint64_t>(data, n, out, ctx, negative_status);
+      widen<uint64_t>(data, n, out, ctx, negative_status, first);
       break;
   }
   return out;

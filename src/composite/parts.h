@@ -36,8 +36,9 @@ bool is_sparse_index(const std::string &format, const std::string &role);
 std::vector<uint64_t> read_index_component(const Reader &reader, const Object &obj, const Component &c,
                                            zt_status negative_status);
 
-// Converts little-endian integers of `dtype` to u64 (same rules).
+// Converts host-order integers of `dtype` to u64 (same rules). `first` is
+// the position of data's first entry in the component, for messages.
 std::vector<uint64_t> index_bytes_to_u64(const uint8_t *data, size_t bytes, zt_dtype dtype, const std::string &ctx,
-                                         zt_status negative_status);
+                                         zt_status negative_status, uint64_t first = 0);
 
 }  // namespace zt

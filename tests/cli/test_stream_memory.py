@@ -25,7 +25,9 @@ ZT_DIGEST_SHA256 = 2
 class WriterOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("digest", ctypes.c_uint32), ("encoding", ctypes.c_uint32),
                 ("zstd_level", ctypes.c_int32), ("threads", ctypes.c_uint32), ("sync", ctypes.c_uint32),
-                ("validate", ctypes.c_uint32)]
+                ("validate", ctypes.c_uint32),
+                # 1.1: the default zt_writer_options_init fills this field too
+                ("verify_before_replace", ctypes.c_uint32)]
 
 
 def ok(status):
@@ -142,6 +144,58 @@ class StreamedCommands(ztcli.TmpCase):
         c = o["components"][0] if isinstance(o["components"], list) else o["components"]["data"]
         self.assertEqual(c["encoding"], "raw")
         self.assertGreater(os.path.getsize(out), GIB)
+
+
+def v11_csr_file(path, nnz, cols):
+    """A spec 1.1 sparse_csr [1, cols] of nnz zeros at column 0: values f32
+    and indices u8 as zstd frames without a declared decoded size (1.1
+    allowed both), indptr raw u64. Built from the spec's layout with
+    python3-zstandard and python3-cbor2, not with our writer (it writes 1.2)."""
+    import struct
+
+    import cbor2
+    import zstandard
+
+    def frame(n):
+        c = zstandard.ZstdCompressor(level=1, write_content_size=False).compressobj()
+        zeros = bytes(8 << 20)
+        out = [c.compress(zeros) for _ in range(n // len(zeros))]
+        out.append(c.compress(bytes(n % len(zeros))))
+        return b"".join(out) + c.flush()
+
+    blobs = [("values", "f32", frame(4 * nnz), True), ("indices", "u8", frame(nnz), True),
+             ("indptr", "u64", struct.pack("<QQ", 0, nnz), False)]
+    body = bytearray(b"ZTEN1000")
+    components = {}
+    for role, dtype, data, zstd in blobs:
+        body += bytes(-len(body) % 64)
+        comp = {"dtype": dtype, "offset": len(body), "length": len(data)}
+        if zstd:
+            comp["encoding"] = "zstd"
+        components[role] = comp
+        body += data
+    manifest = cbor2.dumps({"version": "1.1.0", "objects": {
+        "csr": {"shape": [1, cols], "format": "sparse_csr", "components": components}}})
+    with open(path, "wb") as f:
+        f.write(bytes(body) + manifest + struct.pack("<Q", len(manifest)) + b"ZTEN1000")
+
+
+class MigrateWidensIndicesInPieces(ztcli.TmpCase):
+    def test_u8_zstd_indices_become_u64_in_bounded_memory(self):
+        # 64 Mi u8 indices (a few KB of zstd) are 512 MiB once widened to u64:
+        # copied whole (decoded, widened, encoded) that was over 1 GB.
+        nnz = 64 << 20
+        src, out = self.path("v11.zt"), self.path("v12.zt")
+        v11_csr_file(src, nnz, 256)
+        self.assertLess(os.path.getsize(src), 1 << 20)
+        rc, rss, err = run_measured(["migrate", src, "-o", out, "--no-sync"])
+        print("zt migrate of a 1.1 CSR, 64 Mi u8 indices: peak RSS %.1f MB" % rss)
+        self.assertEqual(rc, 0, err)
+        self.assertLess(rss, MAX_RSS_MB)
+        comps = ztcli.objects(out)["csr"]["components"]
+        by_role = {c["role"]: c for c in comps} if isinstance(comps, list) else comps
+        self.assertEqual(by_role["indices"]["dtype"], "u64")
+        self.assertEqual(ztcli.run("verify", "--strict", out).returncode, 0)
 
 
 class VerifyFlag(ztcli.TmpCase):

@@ -71,7 +71,9 @@ class ComponentInfo(Structure):
 
 class WriterOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("digest", c_uint32), ("encoding", c_uint32), ("zstd_level", c_int32),
-                ("threads", c_uint32), ("sync", c_uint32), ("validate", c_uint32)]
+                ("threads", c_uint32), ("sync", c_uint32), ("validate", c_uint32),
+                # since 1.1.0: ctypes binds zt_writer_options_init@@ZTENSOR_1.1, which fills this too
+                ("verify_before_replace", c_uint32)]
 
 
 class BlobOptions(Structure):
