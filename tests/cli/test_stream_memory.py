@@ -198,6 +198,30 @@ class MigrateWidensIndicesInPieces(ztcli.TmpCase):
         self.assertEqual(ztcli.run("verify", "--strict", out).returncode, 0)
 
 
+class MaxMemory(ztcli.TmpCase):
+    """zt --max-memory bounds the heap: what fits still works, what does not
+    ends in a clear 'out of memory' and exit 1, never a crash."""
+
+    def test_streaming_fits_and_a_whole_index_does_not(self):
+        src, out = self.path("v11.zt"), self.path("v12.zt")
+        v11_csr_file(src, 64 << 20, 256)
+        # Migration streams: it fits in 128 MiB.
+        p = ztcli.run("--max-memory", "128M", "migrate", src, "-o", out, "--no-sync", check=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # A strict verify validates the CSR with its 64 Mi indices held as u64
+        # (512 MiB): refused with a message, not killed.
+        p = ztcli.run("--max-memory", "128M", "verify", "--strict", out, check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("memory", p.stderr.lower())
+        # Without the limit it passes.
+        self.assertEqual(ztcli.run("verify", "--strict", out).returncode, 0)
+
+    def test_bad_values_are_usage_errors(self):
+        for v in ("0", "-1", "lots", ""):
+            p = ztcli.run("--max-memory", v, "ls", "x.zt", check=False)
+            self.assertEqual(p.returncode, 2, (v, p.stderr))
+
+
 class VerifyFlag(ztcli.TmpCase):
     def damaged(self):
         p = self.path("sha.zt")

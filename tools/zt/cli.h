@@ -70,6 +70,7 @@ struct ReadOptions {
   uint64_t max_decoded_size = 0;  // per component; 0 = the library's default
   std::string bearer_token;       // for http(s) inputs: --bearer-token-file or $ZT_BEARER_TOKEN
   bool verify = false;            // verify-on-read: digests checked as components are read (--verify)
+  uint64_t max_memory = 0;        // --max-memory (RLIMIT_DATA); 0 = none, for messages
 };
 ReadOptions &read_options();
 // Opens a .zt input with read_options(); on failure prints "what: ..." and

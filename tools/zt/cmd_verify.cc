@@ -39,6 +39,9 @@ int cmd_verify(const std::vector<std::string> &argv) {
   Tally t;
   t.quiet = a.has("--quiet");
   zt_status st = zt_file_verify(f.get(), a.has("--strict") ? 1 : 0, on_failure, &t);
+  // A failure of the whole run (out of memory, a bad argument) reaches no
+  // callback: report it here, before another call replaces the message.
+  if (st != ZT_OK && t.failures == 0) return report("verify: '" + display_path(a.positional[0]) + "'", st);
   size_t count = 0;
   zt_file_object_count(f.get(), &count);
   f.reset();

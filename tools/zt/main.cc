@@ -1,9 +1,12 @@
 // zt — inspect, check, convert and maintain zTensor files.
+#include <sys/resource.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -14,7 +17,8 @@ using namespace ztcli;
 static void print_help() {
   std::printf("zt %s — inspect, check, convert and maintain zTensor (.zt) files\n\n", zt_version_string());
   std::printf(
-      "usage: zt [--pread] [--max-decoded-size BYTES] [--bearer-token-file FILE] COMMAND [ARGS...]\n\ncommands:\n");
+      "usage: zt [--pread] [--max-decoded-size BYTES] [--max-memory BYTES] [--bearer-token-file FILE]\n"
+      "          COMMAND [ARGS...]\n\ncommands:\n");
   for (const auto &c : commands()) std::printf("  %-11s %s\n", c.name, c.summary);
   std::printf(
       "\n'zt COMMAND --help' describes a command.\n\n"
@@ -24,6 +28,10 @@ static void print_help() {
       "                             truncated while it is read is an I/O error, not SIGBUS\n"
       "  --max-decoded-size BYTES   refuse a component that decodes to more than BYTES\n"
       "                             (default 64 GiB; suffixes K, M, G, T in powers of 1024)\n"
+      "  --max-memory BYTES         bound the process's heap (RLIMIT_DATA): an operation\n"
+      "                             that needs more fails with 'out of memory' (exit 1)\n"
+      "                             instead of exhausting the machine; implies --pread, so\n"
+      "                             mapped inputs do not count against it\n"
       "  --bearer-token-file FILE   for http(s):// inputs, send the token in FILE as\n"
       "                             'Authorization: Bearer' (else $ZT_BEARER_TOKEN, if set)\n\n"
       "An input starting with http:// or https:// is read remotely with ranged GETs.\n\n"
@@ -90,6 +98,24 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "zt: --max-decoded-size takes a positive size in bytes (e.g. 4096, 512M, 2G)\n");
         return kUsage;
       }
+    } else if (opt == "--max-memory" || opt.rfind("--max-memory=", 0) == 0) {
+      std::string v = opt.size() > 12 ? opt.substr(13) : (first + 1 < argc ? argv[++first] : "");
+      uint64_t limit = 0;
+      if (!parse_size(v, limit)) {
+        std::fprintf(stderr, "zt: --max-memory takes a positive size in bytes (e.g. 512M, 2G)\n");
+        return kUsage;
+      }
+      struct rlimit rl;
+      if (::getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && limit > rl.rlim_max)
+        limit = rl.rlim_max;  // never above what the system already allows
+      rl.rlim_cur = static_cast<rlim_t>(limit);
+      if (::setrlimit(RLIMIT_DATA, &rl) != 0) {
+        std::fprintf(stderr, "zt: cannot set --max-memory: %s\n", std::strerror(errno));
+        return kIo;
+      }
+      read_options().max_memory = limit;
+      // A private mapping of an input counts as data: read with pread.
+      read_options().pread = true;
     } else if (opt == "--bearer-token-file" || opt.rfind("--bearer-token-file=", 0) == 0) {
       std::string v = opt.size() > 19 ? opt.substr(20) : (first + 1 < argc ? argv[++first] : "");
       if (v.empty()) {
@@ -123,7 +149,18 @@ int main(int argc, char **argv) {
         std::printf("%s", c.usage);
         return kOk;
       }
-      return c.run(args);
+      try {
+        return c.run(args);
+      } catch (const std::bad_alloc &) {
+        // An allocation of the tool itself (the library reports its own as
+        // ZT_E_NOMEM): a message and exit 1, never an abort.
+        if (read_options().max_memory)
+          std::fprintf(stderr, "zt %s: out of memory (--max-memory %llu bytes)\n", cmd.c_str(),
+                       static_cast<unsigned long long>(read_options().max_memory));
+        else
+          std::fprintf(stderr, "zt %s: out of memory\n", cmd.c_str());
+        return kFailure;
+      }
     }
   }
   std::fprintf(stderr, "zt: unknown command '%s' (see 'zt --help')\n", cmd.c_str());
