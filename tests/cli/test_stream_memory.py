@@ -133,6 +133,23 @@ class StreamedCommands(ztcli.TmpCase):
         self.assertIn(b"'shape': (%d,)" % (GIB // 4), head[:header_len])
         check_zeros(out, header_len, GIB, self)
 
+    def test_total_decoded_budget(self):
+        # 1 GiB of zstd in a file under 1 MiB: refused before any decoding by a
+        # smaller budget, for every whole-file command; allowed by a larger one.
+        write_zt(self.path("dest.zt"), "x", [1], ZT_F32, [bytes(4)])
+        dest_before = open(self.path("dest.zt"), "rb").read()
+        for args in (["verify", self.big], ["migrate", self.big, "-o", self.path("m.zt")],
+                     ["decompress", self.big, "-o", self.path("d.zt")],
+                     ["append", self.path("dest.zt"), "--from", self.big]):
+            p = ztcli.run("--max-total-decoded", "512M", *args, check=False)
+            self.assertEqual(p.returncode, 1, (args, p.stderr))
+            self.assertIn("--max-total-decoded", p.stderr)
+            self.assertIn(str(GIB), p.stderr)
+        self.assertFalse(os.path.exists(self.path("m.zt")) or os.path.exists(self.path("d.zt")))
+        self.assertEqual(open(self.path("dest.zt"), "rb").read(), dest_before)
+        p = ztcli.run("--max-total-decoded", "2G", "verify", self.big, check=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_decompress(self):
         out = self.path("raw.zt")
         rc, rss, err = run_measured(["decompress", self.big, "-o", out, "--quiet", "--no-sync"])

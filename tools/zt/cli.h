@@ -66,17 +66,27 @@ uint64_t stored_bytes(const zt_object *o);
 // Options given before the command (zt [--pread] [--max-decoded-size N] CMD)
 // that apply to every .zt file a command reads.
 struct ReadOptions {
-  bool pread = false;             // read with pread(2): a file truncated underfoot is an error, not SIGBUS
-  uint64_t max_decoded_size = 0;  // per component; 0 = the library's default
-  std::string bearer_token;       // for http(s) inputs: --bearer-token-file or $ZT_BEARER_TOKEN
-  bool verify = false;            // verify-on-read: digests checked as components are read (--verify)
-  uint64_t max_memory = 0;        // --max-memory (RLIMIT_DATA); 0 = none, for messages
+  bool pread = false;              // read with pread(2): a file truncated underfoot is an error, not SIGBUS
+  uint64_t max_decoded_size = 0;   // per component; 0 = the library's default
+  std::string bearer_token;        // for http(s) inputs: --bearer-token-file or $ZT_BEARER_TOKEN
+  bool verify = false;             // verify-on-read: digests checked as components are read (--verify)
+  uint64_t max_memory = 0;         // --max-memory (RLIMIT_DATA); 0 = none, for messages
+  uint64_t max_total_decoded = 0;  // --max-total-decoded: per whole-file operation; 0 = none
 };
 ReadOptions &read_options();
 // Opens a .zt input with read_options(); on failure prints "what: ..." and
 // returns its exit code (kOk on success).
 // An input starting with http:// or https:// is opened with zt_open_url.
 int open_input(const std::string &path, FilePtr &out, const std::string &what = "");
+// --max-total-decoded: the bytes a whole-file operation (verify, migrate,
+// compress, append, remove, merge) would decode from zstd components of `f`,
+// each distinct blob (offset, length, encoding) once, against the budget,
+// before any is decoded. A component without a declared decoded size (spec
+// 1.1) counts at the per-component limit. Prints why and returns kFailure
+// when over; kOk otherwise (or when no budget is set).
+int check_total_decoded(const zt_file *f, const std::string &what);
+// The same for a file named by path (opened and closed here).
+int check_total_decoded(const std::string &path, const std::string &what);
 // True for an http:// or https:// input.
 bool is_url(const std::string &path);
 // How an input is shown in messages: URLs without user:pass@ or query.

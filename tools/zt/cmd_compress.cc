@@ -49,6 +49,7 @@ int rewrite(const char *cmd, const std::vector<std::string> &argv, bool compress
     return usage_error(cmd, "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) mo.sync = 0;
   const std::string &in = a.positional[0];
+  if (int rc = check_total_decoded(in, "'" + in + "'")) return rc;
   zt_status st = zt_migrate(in.c_str(), out.c_str(), &mo);
   if (st != ZT_OK) return report(std::string(cmd) + " '" + in + "'", st);
   const uint64_t before = file_size(in), after = file_size(out);

@@ -61,6 +61,7 @@ int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector
   for (const auto &p : paths) {
     FilePtr f;
     if (int rc = open_input(p, f, std::string(cmd) + ": cannot open '" + p + "'")) return rc;
+    if (int rc = check_total_decoded(f.get(), std::string(cmd) + ": '" + p + "'")) return rc;
     out.push_back(std::move(f));
   }
   return kOk;
@@ -238,6 +239,7 @@ int cmd_merge(const std::vector<std::string> &argv) {
     }
     FilePtr f;
     if ((rc = open_input(p, f, "merge: cannot open '" + p + "'"))) return rc;
+    if ((rc = check_total_decoded(f.get(), "merge: '" + p + "'"))) return rc;
     attribute_sources.push_back(f.get());
     for (const zt_object *obj : objects_of(f.get())) objects.push_back(obj);
     files.push_back(std::move(f));

@@ -34,6 +34,7 @@ int cmd_migrate(const std::vector<std::string> &argv) {
   if (a.has("--digest") && !parse_digest(a.get("--digest"), mo.digest))
     return usage_error("migrate", "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) mo.sync = 0;
+  if (int rc = check_total_decoded(a.positional[0], "migrate: '" + a.positional[0] + "'")) return rc;
   zt_status st = zt_migrate(a.positional[0].c_str(), out.c_str(), &mo);
   if (st != ZT_OK) return report("migrate '" + a.positional[0] + "'", st);
   return kOk;

@@ -17,8 +17,8 @@ using namespace ztcli;
 static void print_help() {
   std::printf("zt %s — inspect, check, convert and maintain zTensor (.zt) files\n\n", zt_version_string());
   std::printf(
-      "usage: zt [--pread] [--max-decoded-size BYTES] [--max-memory BYTES] [--bearer-token-file FILE]\n"
-      "          COMMAND [ARGS...]\n\ncommands:\n");
+      "usage: zt [--pread] [--max-decoded-size BYTES] [--max-total-decoded BYTES] [--max-memory BYTES]\n"
+      "          [--bearer-token-file FILE] COMMAND [ARGS...]\n\ncommands:\n");
   for (const auto &c : commands()) std::printf("  %-11s %s\n", c.name, c.summary);
   std::printf(
       "\n'zt COMMAND --help' describes a command.\n\n"
@@ -28,6 +28,10 @@ static void print_help() {
       "                             truncated while it is read is an I/O error, not SIGBUS\n"
       "  --max-decoded-size BYTES   refuse a component that decodes to more than BYTES\n"
       "                             (default 64 GiB; suffixes K, M, G, T in powers of 1024)\n"
+      "  --max-total-decoded BYTES  refuse, before decoding anything, a verify, migrate,\n"
+      "                             compress, decompress, append, remove or merge whose\n"
+      "                             input's zstd components decode to more than BYTES in\n"
+      "                             all (each shared blob once; no default)\n"
       "  --max-memory BYTES         bound the process's heap (RLIMIT_DATA): an operation\n"
       "                             that needs more fails with 'out of memory' (exit 1)\n"
       "                             instead of exhausting the machine; implies --pread, so\n"
@@ -96,6 +100,12 @@ int main(int argc, char **argv) {
       std::string v = opt.size() > 18 ? opt.substr(19) : (first + 1 < argc ? argv[++first] : "");
       if (!parse_size(v, read_options().max_decoded_size)) {
         std::fprintf(stderr, "zt: --max-decoded-size takes a positive size in bytes (e.g. 4096, 512M, 2G)\n");
+        return kUsage;
+      }
+    } else if (opt == "--max-total-decoded" || opt.rfind("--max-total-decoded=", 0) == 0) {
+      std::string v = opt.size() > 19 ? opt.substr(20) : (first + 1 < argc ? argv[++first] : "");
+      if (!parse_size(v, read_options().max_total_decoded)) {
+        std::fprintf(stderr, "zt: --max-total-decoded takes a positive size in bytes (e.g. 512M, 2G)\n");
         return kUsage;
       }
     } else if (opt == "--max-memory" || opt.rfind("--max-memory=", 0) == 0) {
