@@ -25,22 +25,7 @@ namespace ztcli {
 namespace {
 
 using json = nlohmann::json;
-
-enum GgufType : uint32_t {
-  kU8 = 0,
-  kI8 = 1,
-  kU16 = 2,
-  kI16 = 3,
-  kU32 = 4,
-  kI32 = 5,
-  kF32 = 6,
-  kBool = 7,
-  kString = 8,
-  kArray = 9,
-  kU64 = 10,
-  kI64 = 11,
-  kF64 = 12,
-};
+using namespace ztimport;  // GgufValueType (kU8, kString, ...)
 
 constexpr uint32_t kGgmlMaxDims = 4;
 constexpr size_t kGgmlMaxName = 64;  // ggml's GGML_MAX_NAME, including the NUL

@@ -299,14 +299,7 @@ class Reader(Mapping[str, ObjectValue]):
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
-        opts = OpenOptions()
-        lib.zt_open_options_init(byref(opts))
-        opts.access = 0 if mmap else 1
-        opts.strict = 1 if strict else 0
-        # The library checks digests as it reads when it can (verify_on_read,
-        # ABI 1.1); with an older library each object is verified once here.
-        self._verify_here = verify and not set_verify_on_read(opts)
-        self._verified: Set[str] = set()
+        opts = self._open_options(mmap, strict, verify)
         out = c_void_p()
         buffer: Optional[Array] = None
         if isinstance(source, (str, os.PathLike)) and is_url(source):
@@ -526,6 +519,19 @@ class Reader(Mapping[str, ObjectValue]):
                 raise ZTensorError(-47, f"{name!r}: {buf.size} bytes do not hold whole {dt} elements")
             out[name] = buf.view(dt).reshape(shape)
         return out
+
+    def _open_options(self, mmap: bool, strict: bool, verify: bool) -> OpenOptions:
+        """zt_open_options for these settings; also decides how verify=True
+        is honoured: the library checks digests as it reads when it can
+        (verify_on_read, ABI 1.1); with an older library each object is
+        verified once here."""
+        opts = OpenOptions()
+        lib.zt_open_options_init(byref(opts))
+        opts.access = 0 if mmap else 1
+        opts.strict = 1 if strict else 0
+        self._verify_here = verify and not set_verify_on_read(opts)
+        self._verified: Set[str] = set()
+        return opts
 
     def _file_of(self, name: str, handle: "_FileHandle") -> Optional[int]:
         """The zt_file * holding object `name` (one file here; a shard for a

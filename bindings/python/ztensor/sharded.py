@@ -44,13 +44,7 @@ class ShardedReader(Reader):
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
-        opts = OpenOptions()
-        lib.zt_open_options_init(byref(opts))
-        opts.access = 0 if mmap else 1
-        opts.strict = 1 if strict else 0
-        # As Reader: the library checks digests on read when it can.
-        self._verify_here = verify and not set_verify_on_read(opts)
-        self._verified: Set[str] = set()
+        opts = self._open_options(mmap, strict, verify)
         out = c_void_p()
         check(lib.zt_open_set(os.fsencode(index), byref(opts), byref(out)))
         handle = _SetHandle(out.value)

@@ -58,22 +58,6 @@ constexpr GgmlType kGgmlTypes[] = {
     {39, "mxfp4", 32, 17, ZT_DTYPE_UNKNOWN},
 };
 
-enum ValueType : uint32_t {
-  kU8 = 0,
-  kI8 = 1,
-  kU16 = 2,
-  kI16 = 3,
-  kU32 = 4,
-  kI32 = 5,
-  kF32 = 6,
-  kBool = 7,
-  kString = 8,
-  kArray = 9,
-  kU64 = 10,
-  kI64 = 11,
-  kF64 = 12,
-};
-
 class Cursor {
  public:
   Cursor(const uint8_t *p, size_t n, const std::string &what) : p_(p), n_(n), what_(what) {}

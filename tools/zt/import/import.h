@@ -65,6 +65,24 @@ Imported read_npy(const uint8_t *data, size_t size, const std::string &what, con
 Imported read_npz(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
 Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
 
+// GGUF metadata value types (the GGUF format description), read by the
+// importer and written by zt export --to gguf.
+enum GgufValueType : uint32_t {
+  kU8 = 0,
+  kI8 = 1,
+  kU16 = 2,
+  kI16 = 3,
+  kU32 = 4,
+  kI32 = 5,
+  kF32 = 6,
+  kBool = 7,
+  kString = 8,
+  kArray = 9,
+  kU64 = 10,
+  kI64 = 11,
+  kF64 = 12,
+};
+
 // A ggml tensor type as GGUF numbers it (ggml.h), also used by zt export.
 struct GgmlTypeInfo {
   uint32_t id;
