@@ -18,6 +18,8 @@ export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # Programs that are not themselves built with the sanitizers (Python, Rust,
 # Go, the installed pkg-config consumer) cannot load an ASan-instrumented
-# libztensor.so; they run in the plain build of tools/dev.sh test.
+# libztensor.so; they run in the plain build of tools/dev.sh test. The
+# 'inproc' suite holds the Python drivers of zt that also load the library
+# in-process (and measure peak RSS, which ASan's shadow and quarantine skew).
 meson test -C "$build" --num-processes "$jobs" --print-errorlogs --timeout-multiplier 3 \
-  --no-suite bindings --no-suite languages --no-suite install --no-suite complexity "$@"
+  --no-suite bindings --no-suite languages --no-suite install --no-suite complexity --no-suite inproc "$@"
