@@ -226,18 +226,28 @@ def save(tensors: Mapping[str, "torch.Tensor"], metadata: Optional[Dict[str, str
     return data
 
 
-def load_file(filename: PathLike, device: Device = "cpu", *, verify: bool = False) -> Dict[str, "torch.Tensor"]:
-    """Every tensor of a .zt file (any spec version) as new, writable torch
+def load_file(filename: PathLike, device: Device = "cpu", *, verify: bool = False,
+              copy: Optional[bool] = None) -> Dict[str, "torch.Tensor"]:
+    """Every tensor of a .zt file (any spec version) as writable torch
     tensors on `device`.
 
         tensors = load_file("model.zt")
         tensors["w"].add_(1)         # the file is not touched
 
-    verify=True checks each tensor's digest and raises ZTensorError on
-    damage instead of returning bad data. Objects that are not dense tensors
-    are refused by name (use ztensor.Reader).
+    By default (copy=None) raw tensors of a mapped file are not copied: they
+    sit on the library's private copy-on-write mapping, so loading costs no
+    read at all, and an in-place op copies only the pages it touches, into
+    this process, never the file (no crash either). copy=True makes private
+    copies up front (faster if every tensor is then written in place; see
+    the README's figures). zstd or legacy big-endian data is always decoded
+    into a copy. verify=True checks each tensor's digest and raises
+    ZTensorError on damage instead of returning bad data. Objects that are
+    not dense tensors are refused by name (use ztensor.Reader).
     """
     with Reader(filename, verify=verify) as r:
+        if copy is not True and _safe.file_is_copy_on_write(r):
+            return _move({name: _zero_copy(r, name, r[name], _safe.zt_type(r, name))
+                          for name in _safe.dense_names(r)}, device)
         return _move(_safe.read_all(r, _from_numpy), device)
 
 
