@@ -146,6 +146,15 @@ class SafetensorsTest(ztcli.TmpCase):
             run("convert", src, "-o", zt)
             self.assertEqual(manifest(zt)["attributes"], {key: "00"}, key)
 
+    def test_verify_checks_the_output_before_it_replaces_anything(self):
+        src = self.path("v.safetensors")
+        with open(src, "wb") as f:
+            f.write(safetensors_bytes([("x", "F32", (2,), np.float32([1, 2]).tobytes())]))
+        zt = self.path("v.zt")
+        run("convert", src, "-o", zt, "--verify", "--digest", "sha256", "--zstd", "3")
+        self.assertEqual(export(zt, "x", self.tmp).tolist(), [1.0, 2.0])
+        self.assertIn("--verify", run("convert", "--help").stdout)
+
     def test_sharded_inputs_merge(self):
         a, b = sample("<f4", (3, 3)), sample("<i8", (5,))
         with open(self.path("s1.safetensors"), "wb") as f:

@@ -19,7 +19,7 @@ namespace ztcli {
 
 const char *const kConvertUsage =
     "usage: zt convert INPUT... -o OUT.zt [--zstd LEVEL] [--digest none|crc32c|sha256]\n"
-    "                  [--max-member-size BYTES] [--quiet] [--json] [--no-sync]\n"
+    "                  [--max-member-size BYTES] [--verify] [--quiet] [--json] [--no-sync]\n"
     "       zt convert NAME.safetensors.index.json|FOLDER -o OUTDIR [options as above]\n\n"
     "Converts one or more foreign tensor files into one zTensor file (written\n"
     "atomically: on any error nothing is left at OUT; OUT may not be one of the\n"
@@ -58,7 +58,10 @@ const char *const kConvertUsage =
     "  --max-member-size BYTES  refuse npz members that inflate to more (16 GiB)\n"
     "  --quiet           no progress bar, no summary\n"
     "  --json            print a JSON summary on stdout\n"
-    "  --no-sync         do not fsync the output\n";
+    "  --no-sync         do not fsync the output\n"
+    "  --verify          before OUT is replaced, open what was written with an\n"
+    "                    independent reader and check every object, digest and\n"
+    "                    zstd frame; on a failure OUT is left as it was\n";
 
 namespace {
 
@@ -262,7 +265,7 @@ int convert_sharded(const std::string &index, const std::string &outdir, const z
 int cmd_convert(const std::vector<std::string> &argv) {
   Args a;
   std::string err;
-  if (!parse_args(argv, {"--quiet", "--json", "--no-sync"},
+  if (!parse_args(argv, {"--quiet", "--json", "--no-sync", "--verify"},
                   {"-o", "--output", "--zstd", "--digest", "--max-member-size"}, a, err))
     return usage_error("convert", err);
   const std::string out = a.get("-o", a.get("--output"));
@@ -285,6 +288,7 @@ int cmd_convert(const std::vector<std::string> &argv) {
   if (a.has("--digest") && !parse_digest(a.get("--digest"), wo.digest))
     return usage_error("convert", "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) wo.sync = 0;
+  if (a.has("--verify")) wo.verify_before_replace = 1;
   ztimport::Limits limits;
   if (a.has("--max-member-size")) {
     char *end = nullptr;
