@@ -402,7 +402,9 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what, cons
   // Whether the item about to open is a value of a key named
   // opts.check_only_under in its parent map.
   auto under_checked_key = [&]() {
-    if (opts.check_only_under.empty() || b.stack.empty()) return false;
+    if (opts.check_only_under.empty() || b.stack.empty() || b.stack.size() >= 32 ||
+        !(opts.check_only_depths & (uint32_t{1} << b.stack.size())))
+      return false;
     const Open &parent = b.stack.back();
     if (nodes_[parent.node].kind != Kind::Map || parent.done % 2 != 1) return false;
     const Node &key = nodes_[parent.last_key];

@@ -73,10 +73,14 @@ struct ParseOptions {
   // follows the widest map, not the item count: a 100 MB array of small
   // integers would otherwise take 24 bytes per element.
   bool check_only = false;
-  // The same, only for the values of map keys equal to this text, wherever
-  // they are ("attributes": the decoder keeps those as raw bytes, so their
-  // insides need checking but no nodes). Empty: none.
+  // The same, only for the values of map keys equal to this text in maps at
+  // the depths set in check_only_depths (bit d: a map at depth d - 1, its
+  // value at depth d; the root is depth 0). "attributes" at the root and in
+  // each object: the decoder keeps those as raw bytes, so their insides need
+  // checking but no nodes. Only those places: an object may itself be named
+  // "attributes", and its fields must stay. Empty: none.
   std::string_view check_only_under;
+  uint32_t check_only_depths = 0;
 };
 
 class Tree {

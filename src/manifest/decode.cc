@@ -445,6 +445,7 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
       opts.base_offset = t.offset_of(v);
       opts.already_checked = true;
       opts.check_only_under = "attributes";  // kept as raw bytes: no nodes needed
+      opts.check_only_depths = 1u << 1;      // the object's own attributes
       one.parse(t.data() + vn.begin, vn.end - vn.begin, what, opts);
       decode_object_v1(one, one.root(), o, man, limits);
     } else {
@@ -655,9 +656,12 @@ Manifest decode_manifest(const uint8_t *data, size_t size, Container container, 
   // File and object attributes are kept as their raw bytes: checked, but
   // their insides take no nodes (a big metadata array would cost 24 bytes
   // per element).
-  opts.check_only_under = "attributes";
   EarlyObjects early(man, limits, size);
   if (container != Container::V0) {
+    // The file's attributes (a value of the root) and each object's (a value
+    // of an object map, two levels further down).
+    opts.check_only_under = "attributes";
+    opts.check_only_depths = (1u << 1) | (1u << 3);
     opts.collapse_depth = kCollapseObjects;
     opts.on_collapsed = [&early](const Tree &t, uint32_t node, const cbor::detail::OpenItem *anc, size_t depth) {
       early.offer(t, node, anc, depth);

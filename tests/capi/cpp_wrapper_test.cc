@@ -522,4 +522,38 @@ TEST(CppWrapper, SlicesStreamsMemoryWritersAndVerifyOnRead) {
   EXPECT_EQ(unchecked["m"].read_as<float>(0).size(), v.size()) << "off by default";
 }
 
+// Attribute values are checked without parse nodes at open; an object that
+// is itself named "attributes" (or has a component of that role) is not an
+// attribute value and must decode in full.
+TEST(CppWrapper, ObjectsNamedAttributesReadInFull) {
+  TempDir tmp;
+  const std::string path = tmp.file("names.zt");
+  {
+    ztensor::WriterOptions wo;
+    wo.sync = false;
+    ztensor::Writer w(path, wo);
+    w.set_attributes_json(R"({"attributes": [1, 2, 3], "k": {"attributes": 1}})");
+    w.add("attributes", {3}, std::vector<float>{1.f, 2.f, 3.f});
+    w.set_object_attributes_json("attributes", R"({"attributes": {"nested": [4, 5]}})");
+    w.begin_object("o", "dense", {2});
+    const double d[2] = {7.0, 8.0};
+    w.write_blob("o", "data", ZT_F64, d, sizeof d);
+    w.finish();
+  }
+  for (const auto access : {ztensor::Access::Mmap, ztensor::Access::Pread}) {
+    ztensor::OpenOptions oo;
+    oo.access = access;
+    oo.strict = true;
+    ztensor::File f(path, oo);
+    EXPECT_EQ(f.names(), (std::vector<std::string>{"attributes", "o"}));
+    ztensor::Object a = f["attributes"];
+    EXPECT_EQ(a.status(), ZT_OK) << a.error();
+    EXPECT_EQ(a.read_as<float>("data"), (std::vector<float>{1.f, 2.f, 3.f}));
+    EXPECT_EQ(a.attributes_json(), R"({"attributes":{"nested":[4,5]}})");
+    EXPECT_EQ(f["o"].read_as<double>(0), (std::vector<double>{7.0, 8.0}));
+    EXPECT_EQ(f.attributes_json(), R"({"attributes":[1,2,3],"k":{"attributes":1}})");
+    f.verify(true);
+  }
+}
+
 }  // namespace

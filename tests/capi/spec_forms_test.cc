@@ -532,4 +532,46 @@ TEST(SpecForms, QuantizedFp8Scales) {
   }
 }
 
+// 'version' first (as the original implementation writes it), so objects are
+// decoded while the manifest is parsed. Attribute values are checked there
+// without keeping their insides; an object named "attributes", and one whose
+// component has that role, are not attribute values and must decode whole.
+TEST(SpecForms, ObjectsNamedAttributesDecodeWhileParsing) {
+  const std::string a = le(std::vector<float>{1.f, 2.f, 3.f});
+  const std::string b = le(std::vector<uint8_t>{9, 8});
+  std::vector<std::string> blobs = {a, b};
+  auto offs = zttest::layout_offsets(blobs);
+  Cbor c;
+  c.map(3).text("version").text("1.2.0");
+  c.text("attributes").map(1).text("big").array(3).uint(1).uint(2).uint(3);
+  c.text("objects").map(2);
+  c.text("attributes").map(4).text("shape").shape({3}).text("format").text("dense");
+  c.text("attributes").map(1).text("attributes").map(1).text("x").uint(1);
+  c.text("components").map(1).text("data").map(3).text("dtype").text("f32").text("offset").uint(offs[0]);
+  c.text("length").uint(a.size());
+  c.text("b").map(3).text("shape").shape({2}).text("format").text("dense").text("components").map(1);
+  c.text("data").map(3).text("dtype").text("u8").text("offset").uint(offs[1]).text("length").uint(b.size());
+  Opened f(zttest::build_v1_file(blobs, c.bytes), 1);
+  ASSERT_NE(f.f, nullptr);
+  zt_object_info info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  ASSERT_EQ(zt_object_get_info(f.object("attributes"), &info), ZT_OK);
+  EXPECT_EQ(info.status, ZT_OK);
+  ASSERT_EQ(info.ndim, 1u);
+  EXPECT_EQ(info.shape[0], 3u);
+  EXPECT_EQ(info.has_attributes, 1u);
+  std::vector<float> got(3);
+  ASSERT_EQ(zt_component_read(f.object("attributes"), 0, got.data(), 12, nullptr), ZT_OK) << zt_last_error();
+  EXPECT_EQ(got, (std::vector<float>{1.f, 2.f, 3.f}));
+  char *json = nullptr;
+  ASSERT_EQ(zt_object_attributes_json(f.object("attributes"), &json), ZT_OK);
+  EXPECT_STREQ(json, R"({"attributes":{"x":1}})");
+  zt_free(json);
+  uint8_t small[2];
+  ASSERT_EQ(zt_component_read(f.object("b"), 0, small, 2, nullptr), ZT_OK) << zt_last_error();
+  EXPECT_EQ(small[1], 8);
+  EXPECT_EQ(zt_file_verify(f.f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+}
+
 }  // namespace
