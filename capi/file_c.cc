@@ -71,12 +71,7 @@ ZT_API void zt_open_options_init(zt_open_options *o) {
 // which fills the whole struct.
 #if defined(__ELF__)
 extern "C" __attribute__((visibility("default"))) void ztensor_open_options_init_1_0(zt_open_options *o) {
-  if (!o) return;
-  constexpr size_t kSize10 = offsetof(zt_open_options, max_decoded_size) + sizeof(uint64_t);
-  zt_open_options full;
-  zt_open_options_init(&full);
-  full.struct_size = kSize10;
-  std::memcpy(o, &full, kSize10);
+  init_older_struct(o, offsetof(zt_open_options, max_decoded_size) + sizeof(uint64_t), zt_open_options_init);
 }
 __asm__(".symver ztensor_open_options_init_1_0, zt_open_options_init@ZTENSOR_1");
 #endif

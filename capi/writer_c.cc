@@ -98,12 +98,7 @@ ZT_API void zt_writer_options_init(zt_writer_options *o) {
 // smaller struct; programs built against 1.1 get @@ZTENSOR_1.1.
 #if defined(__ELF__)
 extern "C" __attribute__((visibility("default"))) void ztensor_writer_options_init_1_0(zt_writer_options *o) {
-  if (!o) return;
-  constexpr size_t kSize10 = offsetof(zt_writer_options, validate) + sizeof(uint32_t);
-  zt_writer_options full;
-  zt_writer_options_init(&full);
-  full.struct_size = kSize10;
-  std::memcpy(o, &full, kSize10);
+  init_older_struct(o, offsetof(zt_writer_options, validate) + sizeof(uint32_t), zt_writer_options_init);
 }
 __asm__(".symver ztensor_writer_options_init_1_0, zt_writer_options_init@ZTENSOR_1");
 #endif
