@@ -13,6 +13,7 @@
 
 #include "container/iovec_util.h"
 #include "container/replace_target.h"
+#include "container/replaced_file.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -85,12 +86,14 @@ void FileSink::write_through(const void *data, size_t len) {
 }
 
 // Starts writeback of each kWritebackChunk written, without waiting for
-// it. Left to itself, ext4 writes the whole file back when the rename
-// replaces the destination (auto_da_alloc), and the old file's blocks are
-// then freed (with a discard on this kind of disk) behind that burst: the
-// rename waited ~0.1 s per 256 MiB. Started while the rest is still being
-// copied, the I/O is mostly done by then (mixed: 0.89-0.97 -> 1.04-1.22 of
-// the truncate-in-place baseline, large 0.75-0.80 -> 0.99-1.24).
+// it. Left to itself, ext4 writes the whole file back inside the rename
+// that replaces the destination (auto_da_alloc); started while the rest is
+// still being copied, most of that I/O is done by then, and an fsync (sync=1)
+// has little left to wait for. 64 MiB measured best on this kind of machine
+// (write rows of bench/, sync=0, against the write() loop: mixed 1.1-1.4 with
+// 16 MiB or 32 MiB pieces, 2.0-2.3 with 64 MiB, 1.7-2.0 with 128 MiB; large
+// 1.1-1.5, 2.1-2.6 and 0.8-1.1). Fewer calls block less often on a full
+// device queue; much bigger pieces leave too much for the rename.
 void FileSink::start_writeback() {
   if (written_ - started_ < kWritebackChunk) return;
 #ifdef SYNC_FILE_RANGE_WRITE
@@ -140,9 +143,12 @@ void FileSink::commit(bool sync) {
     fail(ZT_E_IO, "close of '" + temp_path_ + "' failed: " + std::strerror(errno));
   }
   fd_ = -1;
+  ReplacedFile replaced(path_);
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
     fail(ZT_E_IO, "cannot rename '" + temp_path_ + "' to '" + path_ + "': " + std::strerror(errno));
   done_ = true;
+  replaced.release();
+  replaced_in_background_ = replaced.released_in_background();
   if (sync) {
     int dfd = ::open(dir_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {

@@ -64,6 +64,8 @@ class FileSink final : public Sink {
   }
   const std::string &path() const { return path_; }
   const std::string &temp_path() const { return temp_path_; }
+  // After commit: the replaced file is being freed on a background thread.
+  bool replaced_in_background() const { return replaced_in_background_; }
 
   // Below this a write is copied into the buffer (a copy is cheaper than a
   // system call); at or above it, it is written from the caller's memory.
@@ -85,7 +87,8 @@ class FileSink final : public Sink {
   size_t used_ = 0;
   uint64_t written_ = 0;  // bytes handed to the kernel
   uint64_t started_ = 0;  // bytes whose writeback was started
-  static constexpr size_t kWritebackChunk = size_t{16} << 20;
+  bool replaced_in_background_ = false;
+  static constexpr size_t kWritebackChunk = size_t{64} << 20;
   bool done_ = false;
 };
 

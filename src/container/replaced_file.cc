@@ -1,0 +1,68 @@
+#include "container/replaced_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <system_error>
+#include <thread>
+
+namespace zt {
+namespace {
+
+// Static storage, trivially destructible: a release thread still running at
+// exit touches nothing that has been destroyed. The library is linked with
+// -z nodelete, so its code stays mapped after a dlclose as well.
+std::atomic<int> g_in_flight{0};
+
+}  // namespace
+
+ReplacedFile::ReplacedFile(const std::string &path) noexcept {
+#ifdef O_PATH
+  int fd = ::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    // A file with other links is not freed by the rename: nothing to defer.
+    ::close(fd);
+    return;
+  }
+  fd_ = fd;
+  size_ = static_cast<uint64_t>(st.st_size);
+#else
+  (void)path;
+#endif
+}
+
+ReplacedFile::~ReplacedFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int ReplacedFile::in_flight() {
+  return g_in_flight.load(std::memory_order_acquire);
+}
+
+void ReplacedFile::release() noexcept {
+  if (fd_ < 0) return;
+  const int fd = fd_;
+  fd_ = -1;
+  if (size_ >= kBackgroundMinSize) {
+    if (g_in_flight.fetch_add(1, std::memory_order_acq_rel) < kMaxInFlight) {
+      try {
+        std::thread([fd] {
+          ::close(fd);
+          g_in_flight.fetch_sub(1, std::memory_order_acq_rel);
+        }).detach();
+        background_ = true;
+        return;
+      } catch (const std::system_error &) {
+        // No thread to be had: freed here, below.
+      }
+    }
+    g_in_flight.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  ::close(fd);
+}
+
+}  // namespace zt
