@@ -211,6 +211,79 @@ TEST(WritePath, ZstdFramesAreWhatZstdCompress2Makes) {
   }
 }
 
+// Two writers on one thread, each with its own level, interleaving a zstd
+// stream of one with whole zstd blobs and a stream of the other: compression
+// contexts are reused between blobs, and no context may be shared by two
+// frames in progress or carry one writer's level into the other's frames.
+TEST(WritePath, InterleavedZstdWritersOnOneThreadKeepTheirOwnFrames) {
+  TempDir tmp;
+  const size_t big = size_t{5} << 20;  // above the size where workers start
+  std::vector<uint8_t> s1 = pattern(big, 11), s2 = pattern(big, 12), w1 = pattern(big, 13), w2 = pattern(3000, 14);
+  for (auto *v : {&s1, &s2, &w1, &w2})
+    for (auto &b : *v) b %= 23;
+  const std::string pa = tmp.file("a.zt"), pb = tmp.file("b.zt");
+  zt_writer *a = create(pa, 2), *b = create(pb, 2);
+  zt_blob_options fast, slow;
+  zt_blob_options_init(&fast);
+  zt_blob_options_init(&slow);
+  fast.encoding = slow.encoding = ZT_ENCODING_ZSTD;
+  fast.zstd_level = 1;
+  slow.zstd_level = 5;
+  uint64_t shape_big[1] = {big}, shape_small[1] = {w2.size()};
+  auto begin_stream = [&](zt_writer *w, const char *name, const zt_blob_options *bo) {
+    ASSERT_EQ(zt_writer_begin_object(w, name, std::strlen(name), nullptr, shape_big, 1), ZT_OK) << zt_last_error();
+    ASSERT_EQ(zt_write_blob_begin(w, name, std::strlen(name), "data", ZT_U8, bo), ZT_OK) << zt_last_error();
+  };
+  begin_stream(b, "s1", &slow);
+  ASSERT_EQ(zt_write_blob_append(b, s1.data(), big / 3), ZT_OK) << zt_last_error();
+  // Whole blobs of the other writer while b's frame is half written.
+  ASSERT_EQ(zt_writer_add_dense(a, "w1", 2, ZT_U8, shape_big, 1, w1.data(), big, &fast), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_writer_add_dense(a, "w2", 2, ZT_U8, shape_small, 1, w2.data(), w2.size(), &fast), ZT_OK);
+  begin_stream(a, "s2", &fast);
+  ASSERT_EQ(zt_write_blob_append(b, s1.data() + big / 3, big - big / 3), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_write_blob_append(a, s2.data(), big), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_write_blob_end(b), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_write_blob_end(a), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_writer_finish(a), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_writer_finish(b), ZT_OK) << zt_last_error();
+
+  struct Expect {
+    const std::string *path;
+    const char *name;
+    const std::vector<uint8_t> *data;
+    int level;
+  };
+  for (const Expect &e :
+       {Expect{&pb, "s1", &s1, 5}, Expect{&pa, "w1", &w1, 1}, Expect{&pa, "w2", &w2, 1}, Expect{&pa, "s2", &s2, 1}}) {
+    SCOPED_TRACE(e.name);
+    zt_file *f = nullptr;
+    ASSERT_EQ(zt_open(e.path->c_str(), nullptr, &f), ZT_OK) << zt_last_error();
+    const zt_object *o = nullptr;
+    ASSERT_EQ(zt_file_object_by_name(f, e.name, std::strlen(e.name), &o), ZT_OK);
+    std::vector<uint8_t> got(e.data->size());
+    size_t len = 0;
+    ASSERT_EQ(zt_component_read(o, 0, got.data(), got.size(), &len), ZT_OK) << zt_last_error();
+    EXPECT_TRUE(got == *e.data);
+    zt_component_info ci{};
+    ci.struct_size = sizeof ci;
+    ASSERT_EQ(zt_object_component(o, 0, &ci), ZT_OK);
+    zt_close(f);
+    if (e.name[0] != 'w') continue;  // streamed frames are cut where the pieces fell
+    // A whole blob's frame is ZSTD_compress2's at that writer's level.
+    std::string stored = read_file(*e.path).substr(ci.offset, ci.length);
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, e.level);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+    if (e.data->size() >= (size_t{4} << 20)) ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, 2);
+    std::string ref(ZSTD_compressBound(e.data->size()), '\0');
+    size_t r = ZSTD_compress2(c, &ref[0], ref.size(), e.data->data(), e.data->size());
+    ZSTD_freeCCtx(c);
+    ASSERT_FALSE(ZSTD_isError(r));
+    ref.resize(r);
+    EXPECT_TRUE(stored == ref) << "frame differs from ZSTD_compress2's at level " << e.level;
+  }
+}
+
 // Names declared in increasing order are checked without an index; the
 // first one out of order switches to a hash index. Duplicates, lookups of
 // earlier objects and the withdrawal of a refused add work in both modes.
