@@ -331,6 +331,18 @@ void bench_write(const Config &cfg, const Workload &w) {
   add("price of durability: sync=0 time / sync=1 time", w.name, ours(t_ours[0]) + " sync=0",
       ours(t_ours[1]) + " sync=1", t_ours[0] / t_ours[1], 0, "—");
   if (!per_object) {
+    // What a digest adds to a write (each blob's digest is computed beside
+    // its write on a second thread when the blob is big).
+    for (zt_digest_alg alg : {ZT_DIGEST_CRC32C, ZT_DIGEST_SHA256}) {
+      auto [tn, td] = paired(
+          cfg.reps, [&] { write_zt(w, zpath, {}); },
+          [&] {
+            write_zt(w, zpath, {ZT_ENCODING_RAW, alg, 3, 0});
+          });
+      add(std::string("write raw with a ") + (alg == ZT_DIGEST_CRC32C ? "crc32c" : "sha256") + " digest vs none",
+          w.name, gbps(w.total_bytes(), tn) + " no digest", gbps(w.total_bytes(), td), tn / td, 0,
+          "report only (the price of a digest)");
+    }
     auto [tw, ts] = paired(
         cfg.reps, [&] { write_zt(w, zpath, {}); },
         [&] {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <system_error>
 #include <thread>
 
 #include "composite/parts.h"
@@ -18,6 +20,8 @@ namespace zt {
 namespace {
 
 constexpr size_t kParallelZstdThreshold = size_t{4} << 20;
+// From here a blob's digest runs on a thread of its own (see write_digested).
+constexpr size_t kParallelDigestThreshold = size_t{1} << 20;
 
 void put_le64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
@@ -201,8 +205,7 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
       zstd_compress_each(data, len, level, zstd_threads(len), [&](const uint8_t *p, size_t n) { emit(c, p, n); });
       s.raw_bytes = len;
     } else {
-      if (s.digest) s.digest->update(data, len);
-      sink_->write(data, len);
+      write_digested(s.digest.get(), data, len);
       s.raw_bytes = len;
     }
     blob_end();
@@ -284,9 +287,52 @@ void Writer::store_streamed(Stream &s, Component &c, const void *data, size_t le
   if (s.zstd) {
     s.zstd->update(data, len, [&](const uint8_t *p, size_t n) { emit(c, p, n); });
   } else {
-    if (s.digest) s.digest->update(data, len);
-    sink_->write(data, len);
+    write_digested(s.digest.get(), data, len);
   }
+}
+
+// A big blob's digest is taken on a second thread while this one writes it:
+// both read the caller's bytes from memory at the same time, and the blob
+// costs the slower of the two instead of their sum: with sha256 (~1.6 GB/s
+// here, against ~3-4 for the page-cache copy) writing large took 0.167 s
+// instead of 0.22, mixed 0.19 instead of 0.22 (medians, one run); crc32c,
+// at memory speed, is the same either way. Not with threads = 1, nor when no
+// thread can be had.
+void Writer::write_digested(Digester *digest, const void *data, size_t len) {
+  if (!digest) {
+    sink_->write(data, len);
+    return;
+  }
+  const bool parallel =
+      len >= kParallelDigestThreshold && opts_.threads != 1 && std::thread::hardware_concurrency() > 1;
+  if (parallel) {
+    std::exception_ptr digest_error;
+    std::thread worker;
+    try {
+      worker = std::thread([&] {
+        try {
+          digest->update(data, len);
+        } catch (...) {
+          digest_error = std::current_exception();
+        }
+      });
+    } catch (const std::system_error &) {
+      // No thread to be had: both in turn, below.
+    }
+    if (worker.joinable()) {
+      try {
+        sink_->write(data, len);
+      } catch (...) {
+        worker.join();
+        throw;
+      }
+      worker.join();
+      if (digest_error) std::rethrow_exception(digest_error);
+      return;
+    }
+  }
+  digest->update(data, len);
+  sink_->write(data, len);
 }
 
 void Writer::blob_append(const void *data, size_t len) {

@@ -96,6 +96,8 @@ class Writer {
   struct Stream;
   // Encodes, digests and writes bytes of the streamed blob (in stored order).
   void store_streamed(Stream &s, Component &c, const void *data, size_t len);
+  // Writes len bytes at data, their digest (if any) taken on the way.
+  void write_digested(Digester *digest, const void *data, size_t len);
 
   WriterOptions opts_;
   std::unique_ptr<Sink> sink_;

@@ -211,6 +211,54 @@ TEST(WritePath, ZstdFramesAreWhatZstdCompress2Makes) {
   }
 }
 
+// Digests of blobs big enough to be taken on a second thread beside the
+// write, whole and streamed, with and without worker threads: each must be
+// what a reader recomputes from the stored bytes.
+TEST(WritePath, DigestsTakenBesideTheWriteMatchTheStoredBytes) {
+  TempDir tmp;
+  const size_t sizes[] = {(size_t{1} << 20) - 1, size_t{1} << 20, (size_t{3} << 20) + 5, size_t{9} << 20};
+  for (uint32_t threads : {0u, 1u}) {
+    for (uint32_t alg : {ZT_DIGEST_CRC32C, ZT_DIGEST_SHA256}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, digest " + std::to_string(alg));
+      const std::string path = tmp.file("d.zt");
+      zt_writer *w = create(path, threads);
+      zt_blob_options bo;
+      zt_blob_options_init(&bo);
+      bo.digest = alg;
+      std::vector<std::vector<uint8_t>> blobs;
+      for (size_t i = 0; i < 2 * std::size(sizes); ++i) {
+        blobs.push_back(pattern(sizes[i % std::size(sizes)], static_cast<uint32_t>(i + 40)));
+        const std::vector<uint8_t> &b = blobs.back();
+        uint64_t shape[1] = {b.size()};
+        std::string n = name_of(i);
+        if (i < std::size(sizes)) {
+          ASSERT_EQ(zt_writer_add_dense(w, n.data(), n.size(), ZT_U8, shape, 1, b.data(), b.size(), &bo), ZT_OK)
+              << zt_last_error();
+          continue;
+        }
+        ASSERT_EQ(zt_writer_begin_object(w, n.data(), n.size(), nullptr, shape, 1), ZT_OK);
+        ASSERT_EQ(zt_write_blob_begin(w, n.data(), n.size(), "data", ZT_U8, &bo), ZT_OK) << zt_last_error();
+        const size_t piece = (size_t{2} << 20) + 3;
+        for (size_t off = 0; off < b.size(); off += piece)
+          ASSERT_EQ(zt_write_blob_append(w, b.data() + off, std::min(piece, b.size() - off)), ZT_OK);
+        ASSERT_EQ(zt_write_blob_end(w), ZT_OK) << zt_last_error();
+      }
+      ASSERT_EQ(zt_writer_finish(w), ZT_OK) << zt_last_error();
+      zt_file *f = nullptr;
+      ASSERT_EQ(zt_open(path.c_str(), nullptr, &f), ZT_OK) << zt_last_error();
+      for (size_t i = 0; i < blobs.size(); ++i) {
+        const zt_object *o = nullptr;
+        std::string n = name_of(i);
+        ASSERT_EQ(zt_file_object_by_name(f, n.data(), n.size(), &o), ZT_OK);
+        zt_verify_result r = ZT_VERIFY_NO_DIGEST;
+        ASSERT_EQ(zt_component_verify(o, 0, &r), ZT_OK) << n << ": " << zt_last_error();
+        EXPECT_EQ(r, ZT_VERIFY_OK) << n;
+      }
+      zt_close(f);
+    }
+  }
+}
+
 // Two writers on one thread, each with its own level, interleaving a zstd
 // stream of one with whole zstd blobs and a stream of the other: compression
 // contexts are reused between blobs, and no context may be shared by two
@@ -367,17 +415,22 @@ TEST(WritePath, AWriteErrorLeavesTheOldFileAndNothingElse) {
     ASSERT_EQ(zt_writer_finish(w), ZT_OK);
   }
   const std::string before = read_file(path);
-  for (size_t blob : {size_t{3000}, size_t{16384}, size_t{300000}}) {
+  // The 3 MiB blobs with a sha256 digest fail while their digest runs on
+  // a second thread: the failure must wait for it, not crash past it.
+  for (size_t blob : {size_t{3000}, size_t{16384}, size_t{300000}, size_t{3} << 20}) {
     SCOPED_TRACE(blob);
     int rc = with_file_size_limit(1 << 20, [&] {
       std::vector<uint8_t> data = pattern(blob, 1);
       zt_writer *w = create(path);
       if (!w) return 10;
+      zt_blob_options bo;
+      zt_blob_options_init(&bo);
+      bo.digest = ZT_DIGEST_SHA256;
       zt_status s = ZT_OK;
-      for (size_t i = 0; s == ZT_OK && i < (size_t{2} << 20) / blob; ++i) {
+      for (size_t i = 0; s == ZT_OK && i < std::max<size_t>(2, (size_t{2} << 20) / blob); ++i) {
         uint64_t shape[1] = {blob};
         std::string n = name_of(i);
-        s = zt_writer_add_dense(w, n.data(), n.size(), ZT_U8, shape, 1, data.data(), data.size(), nullptr);
+        s = zt_writer_add_dense(w, n.data(), n.size(), ZT_U8, shape, 1, data.data(), data.size(), &bo);
       }
       const bool failed_adding = s != ZT_OK;
       if (!failed_adding) s = zt_writer_finish(w);
