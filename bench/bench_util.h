@@ -60,6 +60,36 @@ std::pair<double, double> paired(int reps, A &&a, B &&b) {
   return {median(ta), median(tb)};
 }
 
+// For writes: sync(2) before each timed call, outside its timing. A write
+// that returns leaves writeback running, and in an interleaved pair the
+// other side's next call would pay for it (which side leaves more varies
+// with the disk: the rows swung from 0.5x to 2x between runs without this).
+template <typename A, typename B>
+std::pair<double, double> paired_writes(int reps, A &&a, B &&b) {
+  a();
+  b();
+  std::vector<double> ta, tb;
+  for (int r = 0; r < reps; ++r) {
+    ::sync();
+    ta.push_back(time_once(a));
+    ::sync();
+    tb.push_back(time_once(b));
+  }
+  return {median(ta), median(tb)};
+}
+
+// The same for one side alone (its baseline measured elsewhere the same way).
+template <typename A>
+double timed_writes(int reps, A &&a) {
+  a();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    ::sync();
+    t.push_back(time_once(a));
+  }
+  return median(t);
+}
+
 template <typename A>
 double timed(int reps, A &&a) {
   a();

@@ -5,7 +5,8 @@ SHAPES_FILE has one "name d0 d1 ..." line per f32 tensor. Prints
 "<measure> <median seconds>" lines: save_npz, load_npz (numpy.savez, then
 numpy.load materialising every array) and, with "npy", save_npy/load_npy
 (one .npy file per tensor). Timed inside Python, so interpreter start-up is
-not counted.
+not counted; saves start with writeback drained (os.sync), as zt_bench's
+writes do.
 """
 import os
 import shutil
@@ -16,10 +17,12 @@ import time
 import numpy as np
 
 
-def timed(reps, fn):
+def timed(reps, fn, drain=False):
     fn()  # warm-up (and page cache)
     times = []
     for _ in range(reps):
+        if drain:  # writes: no writeback left over from the previous one
+            os.sync()
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
@@ -47,7 +50,7 @@ def main():
             loaded = {k: z[k] for k in z.files}
         assert len(loaded) == len(tensors)
 
-    print("save_npz", timed(reps, save_npz))
+    print("save_npz", timed(reps, save_npz, drain=True))
     print("load_npz", timed(reps, load_npz))
     os.unlink(npz)
 
@@ -63,7 +66,7 @@ def main():
             loaded = {k: np.load(os.path.join(d, k + ".npy")) for k in tensors}
             assert len(loaded) == len(tensors)
 
-        print("save_npy", timed(reps, save_npy))
+        print("save_npy", timed(reps, save_npy, drain=True))
         print("load_npy", timed(reps, load_npy))
         shutil.rmtree(d)
 

@@ -319,7 +319,7 @@ void bench_write(const Config &cfg, const Workload &w) {
   };
   double t_ours[2] = {0, 0};
   for (bool sync : {false, true}) {
-    auto [tb, tz] = paired(
+    auto [tb, tz] = paired_writes(
         cfg.reps, [&] { write_original(w, bpath, sync); },
         [&] {
           write_zt(w, zpath, {ZT_ENCODING_RAW, ZT_DIGEST_NONE, 3, 0, sync});
@@ -334,7 +334,7 @@ void bench_write(const Config &cfg, const Workload &w) {
     // What a digest adds to a write (each blob's digest is computed beside
     // its write on a second thread when the blob is big).
     for (zt_digest_alg alg : {ZT_DIGEST_CRC32C, ZT_DIGEST_SHA256}) {
-      auto [tn, td] = paired(
+      auto [tn, td] = paired_writes(
           cfg.reps, [&] { write_zt(w, zpath, {}); },
           [&] {
             write_zt(w, zpath, {ZT_ENCODING_RAW, alg, 3, 0});
@@ -343,7 +343,7 @@ void bench_write(const Config &cfg, const Workload &w) {
           w.name, gbps(w.total_bytes(), tn) + " no digest", gbps(w.total_bytes(), td), tn / td, 0,
           "report only (the price of a digest)");
     }
-    auto [tw, ts] = paired(
+    auto [tw, ts] = paired_writes(
         cfg.reps, [&] { write_zt(w, zpath, {}); },
         [&] {
           write_zt(w, zpath, {ZT_ENCODING_RAW, ZT_DIGEST_NONE, 3, 0, false, size_t{8} << 20});
@@ -411,7 +411,7 @@ void bench_zstd_write(const Config &cfg, const Workload &w) {
   std::string p1 = cfg.dir + "/wz1.zt", p2 = cfg.dir + "/wz2.zt";
   WriteSettings one{ZT_ENCODING_ZSTD, ZT_DIGEST_NONE, 3, 1}, all{ZT_ENCODING_ZSTD, ZT_DIGEST_NONE, 3, 0};
   double cpu = 0, wall = 0;
-  auto [t1, t2] = paired(
+  auto [t1, t2] = paired_writes(
       cfg.reps, [&] { write_zt(w, p1, one); },
       [&] {
         double c0 = cpu_s(), w0 = now_s();
@@ -421,13 +421,13 @@ void bench_zstd_write(const Config &cfg, const Workload &w) {
       });
   add("zstd-3 write, cores vs 1 thread", w.name, gbps(w.total_bytes(), t1) + " 1 thread",
       gbps(w.total_bytes(), t2) + fmt(", CPU/wall %.2f", cpu / wall), t1 / t2, 0, "uses all cores");
-  auto [to, tz] = paired(
+  auto [to, tz] = paired_writes(
       cfg.reps, [&] { write_original_zstd(w, p1, 3); }, [&] { write_zt(w, p2, all); });
   add("zstd-3 write vs original-style ZSTD_compress + write()", w.name, gbps(w.total_bytes(), to) + " 1 thread",
       gbps(w.total_bytes(), tz), to / tz, 1.8, "≥ 1.8×");
   WriteSettings streamed = all;
   streamed.stream_piece = size_t{8} << 20;
-  auto [tw, ts] = paired(
+  auto [tw, ts] = paired_writes(
       cfg.reps, [&] { write_zt(w, p2, all); }, [&] { write_zt(w, p2, streamed); });
   add("zstd-3 streaming write (8 MiB appends) vs whole blobs", w.name, gbps(w.total_bytes(), tw) + " add_dense",
       gbps(w.total_bytes(), ts), tw / ts, 0.90, "≥ 0.90");
@@ -560,10 +560,9 @@ std::map<std::string, double> run_numpy(const Config &cfg, const Workload &w, bo
 void bench_numpy(const Config &cfg, const Workload &w, bool npy) {
   auto np = run_numpy(cfg, w, npy);
   std::string zpath = cfg.dir + "/np_" + w.name + ".zt";
-  double tw = timed(std::min(cfg.reps, 3), [&] {
-    ::unlink(zpath.c_str());
-    write_zt(w, zpath, {});
-  });
+  // Replacing the file, as numpy.save/savez replace theirs (O_TRUNC), with
+  // writeback drained before each repetition on both sides.
+  double tw = timed_writes(std::min(cfg.reps, 3), [&] { write_zt(w, zpath, {}); });
   Slots s = make_slots(zpath);
   // Like numpy.load, each tensor lands in freshly allocated memory.
   double tr = timed(std::min(cfg.reps, 3), [&] {

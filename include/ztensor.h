@@ -464,7 +464,8 @@ typedef struct zt_writer_options {
   uint32_t digest;        /* zt_digest_alg default for blobs (NONE) */
   uint32_t encoding;      /* zt_encoding default for blobs (RAW) */
   int32_t zstd_level;     /* default level for zstd blobs (3) */
-  uint32_t threads;       /* zstd worker threads for large blobs; 0 = cores */
+  uint32_t threads;       /* zstd worker threads for large blobs; 0 = cores;
+                             1 also keeps digests on the caller's thread */
   uint32_t sync;          /* 1 (default): fsync file and directory on finish */
   uint32_t validate;      /* 1 (default): check composite objects on finish */
   /* Since 1.1.0 (a caller compiled against 1.0 leaves it off): 1: before
