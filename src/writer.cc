@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
-#include <system_error>
 #include <thread>
 
 #include "composite/parts.h"
@@ -316,8 +315,8 @@ void Writer::write_digested(Digester *digest, const void *data, size_t len) {
           digest_error = std::current_exception();
         }
       });
-    } catch (const std::system_error &) {
-      // No thread to be had: both in turn, below.
+    } catch (...) {
+      // No thread (or no memory for one) to be had: both in turn, below.
     }
     if (worker.joinable()) {
       try {

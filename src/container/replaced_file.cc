@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <system_error>
 #include <thread>
 
 namespace zt {
@@ -56,8 +55,8 @@ void ReplacedFile::release() noexcept {
         }).detach();
         background_ = true;
         return;
-      } catch (const std::system_error &) {
-        // No thread to be had: freed here, below.
+      } catch (...) {
+        // No thread (or no memory for one) to be had: freed here, below.
       }
     }
     g_in_flight.fetch_sub(1, std::memory_order_acq_rel);
