@@ -47,55 +47,45 @@ double time_once(F &&f) {
 }
 
 // Runs both once to warm up, then `reps` interleaved rounds; returns the
-// medians (seconds) of a and b.
+// medians (seconds) of a and b. With drain (the write rows), sync(2) runs
+// before each timed call, outside its timing: a write that returns leaves
+// writeback running, and in an interleaved pair the other side's next call
+// would pay for it (which side leaves more varies with the disk: the rows
+// swung from 0.5x to 2x between runs without it).
 template <typename A, typename B>
-std::pair<double, double> paired(int reps, A &&a, B &&b) {
+std::pair<double, double> paired(int reps, A &&a, B &&b, bool drain = false) {
   a();
   b();
   std::vector<double> ta, tb;
   for (int r = 0; r < reps; ++r) {
+    if (drain) ::sync();
     ta.push_back(time_once(a));
+    if (drain) ::sync();
     tb.push_back(time_once(b));
   }
   return {median(ta), median(tb)};
 }
 
-// For writes: sync(2) before each timed call, outside its timing. A write
-// that returns leaves writeback running, and in an interleaved pair the
-// other side's next call would pay for it (which side leaves more varies
-// with the disk: the rows swung from 0.5x to 2x between runs without this).
 template <typename A, typename B>
 std::pair<double, double> paired_writes(int reps, A &&a, B &&b) {
-  a();
-  b();
-  std::vector<double> ta, tb;
-  for (int r = 0; r < reps; ++r) {
-    ::sync();
-    ta.push_back(time_once(a));
-    ::sync();
-    tb.push_back(time_once(b));
-  }
-  return {median(ta), median(tb)};
+  return paired(reps, std::forward<A>(a), std::forward<B>(b), true);
 }
 
-// The same for one side alone (its baseline measured elsewhere the same way).
 template <typename A>
-double timed_writes(int reps, A &&a) {
+double timed(int reps, A &&a, bool drain = false) {
   a();
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
-    ::sync();
+    if (drain) ::sync();
     t.push_back(time_once(a));
   }
   return median(t);
 }
 
+// One side alone, as paired_writes (its baseline measured the same way).
 template <typename A>
-double timed(int reps, A &&a) {
-  a();
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) t.push_back(time_once(a));
-  return median(t);
+double timed_writes(int reps, A &&a) {
+  return timed(reps, std::forward<A>(a), true);
 }
 
 [[noreturn]] inline void die(const std::string &what) {
