@@ -3,6 +3,7 @@
 // medians measured in the same run (interleaved, so drift hits both).
 #pragma once
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -46,9 +47,34 @@ double time_once(F &&f) {
   return now_s() - t;
 }
 
+// Before a timed write: no writeback pending (sync(2)), and no replaced
+// file of an earlier write still being freed on the library's "zt-release"
+// threads (docs/writing-rules.md), whose discards would otherwise land in
+// the next timed call, whichever side's it is.
+inline void drain_writes() {
+  auto releasing = [] {
+    bool found = false;
+    if (DIR *d = ::opendir("/proc/self/task")) {
+      while (dirent *e = ::readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        char comm[64] = {0};
+        std::string p = std::string("/proc/self/task/") + e->d_name + "/comm";
+        if (FILE *f = std::fopen(p.c_str(), "r")) {
+          if (std::fgets(comm, sizeof comm, f) && std::strncmp(comm, "zt-release", 10) == 0) found = true;
+          std::fclose(f);
+        }
+      }
+      ::closedir(d);
+    }
+    return found;
+  };
+  for (int i = 0; i < 30000 && releasing(); ++i) ::usleep(1000);
+  ::sync();
+}
+
 // Runs both once to warm up, then `reps` interleaved rounds; returns the
-// medians (seconds) of a and b. With drain (the write rows), sync(2) runs
-// before each timed call, outside its timing: a write that returns leaves
+// medians (seconds) of a and b. With drain (the write rows), drain_writes
+// runs before each timed call, outside its timing: a write that returns leaves
 // writeback running, and in an interleaved pair the other side's next call
 // would pay for it (which side leaves more varies with the disk: the rows
 // swung from 0.5x to 2x between runs without it).
@@ -58,9 +84,9 @@ std::pair<double, double> paired(int reps, A &&a, B &&b, bool drain = false) {
   b();
   std::vector<double> ta, tb;
   for (int r = 0; r < reps; ++r) {
-    if (drain) ::sync();
+    if (drain) drain_writes();
     ta.push_back(time_once(a));
-    if (drain) ::sync();
+    if (drain) drain_writes();
     tb.push_back(time_once(b));
   }
   return {median(ta), median(tb)};
@@ -76,7 +102,7 @@ double timed(int reps, A &&a, bool drain = false) {
   a();
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
-    if (drain) ::sync();
+    if (drain) drain_writes();
     t.push_back(time_once(a));
   }
   return median(t);

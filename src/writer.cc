@@ -1,5 +1,7 @@
 #include "writer.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cstring>
 #include <exception>
@@ -309,6 +311,9 @@ void Writer::write_digested(Digester *digest, const void *data, size_t len) {
     std::thread worker;
     try {
       worker = std::thread([&] {
+#ifdef __linux__
+        (void)::pthread_setname_np(::pthread_self(), "zt-digest");
+#endif
         try {
           digest->update(data, len);
         } catch (...) {

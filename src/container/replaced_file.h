@@ -22,8 +22,9 @@ class ReplacedFile {
   ReplacedFile &operator=(const ReplacedFile &) = delete;
 
   // Drops the reference once its name is gone: on a short-lived background
-  // thread when the file is big enough for freeing it to cost (and fewer
-  // than kMaxInFlight such threads are running), inline otherwise.
+  // thread named "zt-release" when the file is big enough for freeing it to
+  // cost (and fewer than kMaxInFlight such threads are running), inline
+  // otherwise.
   void release() noexcept;
 
   bool held() const { return fd_ >= 0; }
