@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -30,6 +31,8 @@ ReplacedFile::ReplacedFile(const std::string &path) noexcept {
   }
   fd_ = fd;
   size_ = static_cast<uint64_t>(st.st_size);
+  struct statvfs fs;
+  if (::fstatvfs(fd, &fs) == 0) free_bytes_ = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
 #else
   (void)path;
 #endif
@@ -47,7 +50,7 @@ void ReplacedFile::release() noexcept {
   if (fd_ < 0) return;
   const int fd = fd_;
   fd_ = -1;
-  if (size_ >= kBackgroundMinSize) {
+  if (worth_deferring(size_, free_bytes_)) {
     if (g_in_flight.fetch_add(1, std::memory_order_acq_rel) < kMaxInFlight) {
       try {
         // Named for ps/top, and for callers (a benchmark) that wait for it.

@@ -32,6 +32,14 @@ class ReplacedFile {
 
   // Smaller files are freed inline: a thread costs more than their freeing.
   static constexpr uint64_t kBackgroundMinSize = uint64_t{16} << 20;
+  // Whether a file of `size` bytes is freed on a thread, on a filesystem with
+  // `free_bytes` available: not when space is short (less than twice the
+  // file free), where the next write may need those blocks at once (a loop
+  // replacing checkpoints on a nearly full disk must not hit ENOSPC because
+  // the previous version is still being freed).
+  static bool worth_deferring(uint64_t size, uint64_t free_bytes) {
+    return size >= kBackgroundMinSize && free_bytes / 2 >= size;
+  }
   static constexpr int kMaxInFlight = 4;
   // Releases still running on background threads (for tests).
   static int in_flight();
@@ -39,6 +47,7 @@ class ReplacedFile {
  private:
   int fd_ = -1;
   uint64_t size_ = 0;
+  uint64_t free_bytes_ = 0;  // available on its filesystem when it was held
   bool background_ = false;
 };
 
