@@ -1,6 +1,7 @@
 """zt convert stays O(n log n) in the number of metadata keys of its inputs:
-growth from n to 8n keys is compared with an input of the same sizes whose
-metadata is one key (same bytes), in the same run. Ratios, not seconds."""
+from n to 8n keys, the time the keys add (over an input of the same size
+whose metadata is one key, measured in the same run) may grow about 8x
+(n log n: ~10x), not 64x. Ratios, not seconds."""
 import os
 import struct
 import subprocess
@@ -11,9 +12,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ztcli  # noqa: E402
 from ztcli import GGUF_STRING, ZT, gguf_bytes, safetensors_bytes  # noqa: E402
 
-# Process start-up flattens the one-key growth, so the bound is looser than
-# the core suite's; a quadratic parser shows an excess of 15 or more.
-MAX_EXCESS = 4.0
+# Growth of the keys' own time from n to 8n keys: n log n gives ~10, a
+# quadratic parser ~64. (Comparing whole run times instead, as this test
+# once did, let process start-up flatten the one-key side: a linear parser
+# then showed an "excess" anywhere from 2 to 8 depending on the machine.)
+MAX_KEY_GROWTH = 24.0
+# Below this the keys' time at n is too small to divide by reliably.
+MIN_KEY_SECONDS = 0.004
 
 
 def best_seconds(args, reps=3):
@@ -36,9 +41,13 @@ class ConvertMetadataComplexity(ztcli.TmpCase):
     def check(self, what, hostile, benign, n):
         gh, th = self.growth(hostile, n)
         gb, tb = self.growth(benign, n)
-        print("%s: many keys %.3fs -> %.3fs (x%.1f); one key %.3fs -> %.3fs (x%.1f); excess %.2f"
-              % (what, th[0], th[1], gh, tb[0], tb[1], gb, gh / gb))
-        self.assertLess(gh / gb, MAX_EXCESS, "%s: convert grows faster than n log n in metadata keys" % what)
+        keys_small = max(th[0] - tb[0], MIN_KEY_SECONDS)
+        keys_big = th[1] - tb[1]
+        print("%s: many keys %.3fs -> %.3fs (x%.1f); one key %.3fs -> %.3fs (x%.1f); keys' own time %.3fs -> %.3fs "
+              "(x%.1f for 8x the keys)" % (what, th[0], th[1], gh, tb[0], tb[1], gb, keys_small, keys_big,
+                                          keys_big / keys_small))
+        self.assertLess(keys_big / keys_small, MAX_KEY_GROWTH,
+                        "%s: convert grows faster than n log n in metadata keys" % what)
 
     def test_safetensors_metadata_keys(self):
         def many(n):
@@ -53,7 +62,7 @@ class ConvertMetadataComplexity(ztcli.TmpCase):
                 f.write(safetensors_bytes([], {"key": "v" * (n * len('"key0000000": "v", '))}))
             return p
 
-        self.check("safetensors __metadata__", many, one, 8192)
+        self.check("safetensors __metadata__", many, one, 16384)
 
     def test_gguf_metadata_keys(self):
         def many(n):
@@ -68,7 +77,7 @@ class ConvertMetadataComplexity(ztcli.TmpCase):
                 f.write(gguf_bytes([("key", GGUF_STRING, "v" * (n * 20))], []))
             return p
 
-        self.check("GGUF key/values", many, one, 8192)
+        self.check("GGUF key/values", many, one, 16384)
 
 
 def peak_rss_kib(args):
