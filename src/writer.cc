@@ -24,6 +24,12 @@ constexpr size_t kParallelZstdThreshold = size_t{4} << 20;
 // From here a blob's digest runs on a thread of its own (see write_digested).
 constexpr size_t kParallelDigestThreshold = size_t{1} << 20;
 
+// Read once: on glibc each call reads /sys, and it is asked per large blob.
+unsigned cores() {
+  static const unsigned n = std::thread::hardware_concurrency();
+  return n;
+}
+
 void put_le64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
@@ -142,7 +148,7 @@ void Writer::set_object_extra(const std::string &name, std::vector<RawField> ext
 
 unsigned Writer::zstd_threads(size_t len) const {
   if (len < kParallelZstdThreshold) return 0;
-  unsigned t = opts_.threads ? opts_.threads : std::thread::hardware_concurrency();
+  unsigned t = opts_.threads ? opts_.threads : cores();
   return t > 1 ? t : 0;
 }
 
@@ -304,8 +310,7 @@ void Writer::write_digested(Digester *digest, const void *data, size_t len) {
     sink_->write(data, len);
     return;
   }
-  const bool parallel =
-      len >= kParallelDigestThreshold && opts_.threads != 1 && std::thread::hardware_concurrency() > 1;
+  const bool parallel = len >= kParallelDigestThreshold && opts_.threads != 1 && cores() > 1;
   if (parallel) {
     std::exception_ptr digest_error;
     std::thread worker;

@@ -59,6 +59,21 @@ std::vector<size_t> mixed_sizes() {
 
 // The file up to its manifest, built independently: magic, then each blob
 // at the next multiple of 64 with zero padding before it.
+// The frame ZSTD_compress2 makes of n bytes with the writer's parameters
+// (level, no content size, 2 workers from 4 MiB as the writer's threads = 2),
+// in ref; returns ZSTD_compress2's result.
+size_t zstd2_reference(const uint8_t *data, size_t n, int level, std::string &ref) {
+  ZSTD_CCtx *c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+  if (n >= (size_t{4} << 20)) ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, 2);
+  ref.assign(ZSTD_compressBound(n), '\0');
+  size_t r = ZSTD_compress2(c, &ref[0], ref.size(), data, n);
+  ZSTD_freeCCtx(c);
+  if (!ZSTD_isError(r)) ref.resize(r);
+  return r;
+}
+
 std::string expected_data_region(const std::vector<std::vector<uint8_t>> &blobs) {
   std::string out = "ZTEN1000";
   for (const auto &b : blobs) {
@@ -198,15 +213,9 @@ TEST(WritePath, ZstdFramesAreWhatZstdCompress2Makes) {
     std::string stored = file.substr(ci.offset, ci.length);
     zt_close(f);
 
-    ZSTD_CCtx *c = ZSTD_createCCtx();
-    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 3);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
-    if (n >= (size_t{4} << 20)) ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, 2);
-    std::string ref(ZSTD_compressBound(n), '\0');
-    size_t r = ZSTD_compress2(c, &ref[0], ref.size(), data.data(), n);
-    ZSTD_freeCCtx(c);
+    std::string ref;
+    size_t r = zstd2_reference(data.data(), n, 3, ref);
     ASSERT_FALSE(ZSTD_isError(r));
-    ref.resize(r);
     EXPECT_TRUE(stored == ref) << "stored frame of " << stored.size() << " bytes differs from ZSTD_compress2's " << r;
   }
 }
@@ -319,15 +328,9 @@ TEST(WritePath, InterleavedZstdWritersOnOneThreadKeepTheirOwnFrames) {
     if (e.name[0] != 'w') continue;  // streamed frames are cut where the pieces fell
     // A whole blob's frame is ZSTD_compress2's at that writer's level.
     std::string stored = read_file(*e.path).substr(ci.offset, ci.length);
-    ZSTD_CCtx *c = ZSTD_createCCtx();
-    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, e.level);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
-    if (e.data->size() >= (size_t{4} << 20)) ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, 2);
-    std::string ref(ZSTD_compressBound(e.data->size()), '\0');
-    size_t r = ZSTD_compress2(c, &ref[0], ref.size(), e.data->data(), e.data->size());
-    ZSTD_freeCCtx(c);
+    std::string ref;
+    size_t r = zstd2_reference(e.data->data(), e.data->size(), e.level, ref);
     ASSERT_FALSE(ZSTD_isError(r));
-    ref.resize(r);
     EXPECT_TRUE(stored == ref) << "frame differs from ZSTD_compress2's at level " << e.level;
   }
 }
