@@ -413,12 +413,17 @@ impl<'f> Object<'f> {
         Ok(c_str(p).to_string())
     }
 
-    /// Component `index`.
-    pub fn component(&self, index: usize) -> Result<ComponentInfo> {
+    fn raw_component(&self, index: usize) -> Result<sys::zt_component_info> {
         // SAFETY: zeroed is a valid zt_component_info.
         let mut c: sys::zt_component_info = unsafe { std::mem::zeroed() };
         c.struct_size = std::mem::size_of::<sys::zt_component_info>() as u32;
         check(unsafe { sys::zt_object_component(self.raw, index, &mut c) })?;
+        Ok(c)
+    }
+
+    /// Component `index`.
+    pub fn component(&self, index: usize) -> Result<ComponentInfo> {
+        let c = self.raw_component(index)?;
         Ok(ComponentInfo {
             role: c_str(c.role).to_string(),
             dtype: Dtype::from_raw(c.dtype),
@@ -470,9 +475,13 @@ impl<'f> Object<'f> {
         Ok(buf)
     }
 
-    fn typed_info<T: Element>(&self, index: usize) -> Result<ComponentInfo> {
-        let info = self.component(index)?;
-        check_dtype::<T>(info.dtype, &|| format!("object {:?} component {:?}", self.name_lossy(), info.role))?;
+    /// The component's C description (no string copies: this runs before
+    /// every typed read), once its dtype is known to be readable as `T`.
+    fn typed_info<T: Element>(&self, index: usize) -> Result<sys::zt_component_info> {
+        let info = self.raw_component(index)?;
+        check_dtype::<T>(Dtype::from_raw(info.dtype), &|| {
+            format!("object {:?} component {:?}", self.name_lossy(), c_str(info.role))
+        })?;
         Ok(info)
     }
 
