@@ -1,0 +1,3 @@
+module ztensor
+
+go 1.19

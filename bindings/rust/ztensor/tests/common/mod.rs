@@ -1,0 +1,236 @@
+//! Test helpers without crates (there is no crates index here): SHA-256, a
+//! small JSON reader for expected.json, and paths.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// tests/data/interop of this repository, or $ZT_INTEROP_DIR (meson sets it).
+pub fn interop_dir() -> PathBuf {
+    match std::env::var_os("ZT_INTEROP_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/data/interop"),
+    }
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("zt-{}-{}", name, std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// SHA-256 (FIPS 180-4) as lowercase hex.
+pub fn sha256_hex(data: &[u8]) -> String {
+    const K: [u32; 64] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ];
+    let mut h: [u32; 8] =
+        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    let mut msg = data.to_vec();
+    let bit_len = (data.len() as u64).wrapping_mul(8);
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bit_len.to_be_bytes());
+    for block in msg.chunks(64) {
+        let mut w = [0u32; 64];
+        for i in 0..16 {
+            w[i] = u32::from_be_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]]);
+        }
+        for i in 16..64 {
+            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
+            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
+        }
+        let mut v = h;
+        for i in 0..64 {
+            let s1 = v[4].rotate_right(6) ^ v[4].rotate_right(11) ^ v[4].rotate_right(25);
+            let ch = (v[4] & v[5]) ^ (!v[4] & v[6]);
+            let t1 = v[7].wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i]);
+            let s0 = v[0].rotate_right(2) ^ v[0].rotate_right(13) ^ v[0].rotate_right(22);
+            let maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
+            v = [t1.wrapping_add(s0.wrapping_add(maj)), v[0], v[1], v[2], v[3].wrapping_add(t1), v[4], v[5], v[6]];
+        }
+        for i in 0..8 {
+            h[i] = h[i].wrapping_add(v[i]);
+        }
+    }
+    h.iter().map(|x| format!("{:08x}", x)).collect()
+}
+
+/// A JSON value (numbers kept as text: only strings and integers are read).
+#[derive(Debug, Clone)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    Num(String),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(BTreeMap<String, Json>),
+}
+
+impl Json {
+    pub fn parse(text: &str) -> Json {
+        let b = text.as_bytes();
+        let mut i = 0;
+        let v = parse_value(b, &mut i);
+        skip_ws(b, &mut i);
+        assert_eq!(i, b.len(), "trailing bytes in JSON");
+        v
+    }
+    pub fn get(&self, key: &str) -> &Json {
+        match self {
+            Json::Obj(m) => m.get(key).unwrap_or_else(|| panic!("no key {:?}", key)),
+            _ => panic!("not an object looking up {:?}", key),
+        }
+    }
+    pub fn str(&self) -> &str {
+        match self {
+            Json::Str(s) => s,
+            other => panic!("not a string: {:?}", other),
+        }
+    }
+    pub fn arr(&self) -> &[Json] {
+        match self {
+            Json::Arr(a) => a,
+            other => panic!("not an array: {:?}", other),
+        }
+    }
+    pub fn obj(&self) -> &BTreeMap<String, Json> {
+        match self {
+            Json::Obj(m) => m,
+            other => panic!("not an object: {:?}", other),
+        }
+    }
+    pub fn u64(&self) -> u64 {
+        match self {
+            Json::Num(n) => n.parse().unwrap(),
+            other => panic!("not a number: {:?}", other),
+        }
+    }
+}
+
+fn skip_ws(b: &[u8], i: &mut usize) {
+    while *i < b.len() && b[*i].is_ascii_whitespace() {
+        *i += 1;
+    }
+}
+
+fn parse_value(b: &[u8], i: &mut usize) -> Json {
+    skip_ws(b, i);
+    match b[*i] {
+        b'{' => {
+            *i += 1;
+            let mut m = BTreeMap::new();
+            loop {
+                skip_ws(b, i);
+                if b[*i] == b'}' {
+                    *i += 1;
+                    return Json::Obj(m);
+                }
+                let k = match parse_value(b, i) {
+                    Json::Str(s) => s,
+                    other => panic!("object key {:?}", other),
+                };
+                skip_ws(b, i);
+                assert_eq!(b[*i], b':');
+                *i += 1;
+                m.insert(k, parse_value(b, i));
+                skip_ws(b, i);
+                if b[*i] == b',' {
+                    *i += 1;
+                }
+            }
+        }
+        b'[' => {
+            *i += 1;
+            let mut a = Vec::new();
+            loop {
+                skip_ws(b, i);
+                if b[*i] == b']' {
+                    *i += 1;
+                    return Json::Arr(a);
+                }
+                a.push(parse_value(b, i));
+                skip_ws(b, i);
+                if b[*i] == b',' {
+                    *i += 1;
+                }
+            }
+        }
+        b'"' => {
+            *i += 1;
+            let mut s = String::new();
+            loop {
+                match b[*i] {
+                    b'"' => {
+                        *i += 1;
+                        return Json::Str(s);
+                    }
+                    b'\\' => {
+                        *i += 1;
+                        match b[*i] {
+                            b'n' => s.push('\n'),
+                            b't' => s.push('\t'),
+                            b'r' => s.push('\r'),
+                            b'b' => s.push('\u{8}'),
+                            b'f' => s.push('\u{c}'),
+                            b'u' => {
+                                let hex = std::str::from_utf8(&b[*i + 1..*i + 5]).unwrap();
+                                let mut cp = u32::from_str_radix(hex, 16).unwrap();
+                                *i += 4;
+                                if (0xd800..0xdc00).contains(&cp) && b[*i + 1] == b'\\' && b[*i + 2] == b'u' {
+                                    let lo = u32::from_str_radix(std::str::from_utf8(&b[*i + 3..*i + 7]).unwrap(), 16)
+                                        .unwrap();
+                                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                                    *i += 6;
+                                }
+                                s.push(char::from_u32(cp).unwrap_or('\u{fffd}'));
+                            }
+                            c => s.push(c as char),
+                        }
+                        *i += 1;
+                    }
+                    _ => {
+                        let start = *i;
+                        while b[*i] != b'"' && b[*i] != b'\\' {
+                            *i += 1;
+                        }
+                        s.push_str(std::str::from_utf8(&b[start..*i]).unwrap());
+                    }
+                }
+            }
+        }
+        b't' => {
+            *i += 4;
+            Json::Bool(true)
+        }
+        b'f' => {
+            *i += 5;
+            Json::Bool(false)
+        }
+        b'n' => {
+            *i += 4;
+            Json::Null
+        }
+        _ => {
+            let start = *i;
+            while *i < b.len() && (b[*i] == b'-' || b[*i] == b'+' || b[*i] == b'.' || b[*i] == b'e'
+                || b[*i] == b'E' || b[*i].is_ascii_digit())
+            {
+                *i += 1;
+            }
+            Json::Num(String::from_utf8(b[start..*i].to_vec()).unwrap())
+        }
+    }
+}
