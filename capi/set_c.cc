@@ -16,6 +16,7 @@
 
 #include "handles.h"
 #include "io/http_source.h"
+#include "io/s3_location.h"
 #include "set/shard_index.h"
 #include "url_settings.h"
 #include "ztensor_io.h"
@@ -56,13 +57,14 @@ uint64_t index_limit(const zt_open_options *o) {
 }
 
 bool is_url(const std::string &s) {
-  return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0;
+  return is_remote_url(s);
 }
 
 // An index URL without its query string and fragment: shard locations are
 // resolved against its path (a signed query string belongs to the index
-// object alone).
+// object alone). An s3:// key is literal: '?' and '#' are part of it.
 std::string url_base(const std::string &url) {
+  if (is_s3_url(url)) return url;
   return url.substr(0, url.find_first_of("?#"));
 }
 
@@ -201,7 +203,7 @@ ZT_API zt_status zt_open_set_url(const char *index_url, const zt_url_options *uo
     if (!out) invalid("zt_open_set_url: out is NULL");
     *out = nullptr;
     if (!index_url) invalid("zt_open_set_url: index_url is NULL");
-    if (!is_url(index_url)) invalid("zt_open_set_url: index_url is not an http:// or https:// URL");
+    if (!is_url(index_url)) invalid("zt_open_set_url: index_url is not an http://, https:// or s3:// URL");
     auto set = open_set(index_url, opts, uopts);
     register_handle(set.get());
     *out = set.release();

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/s3_location.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -19,7 +20,20 @@
 
 namespace zt {
 
+bool is_remote_url(const std::string &url) {
+  auto starts = [&](const char *p) {
+    const size_t n = std::strlen(p);
+    if (url.size() < n) return false;
+    for (size_t i = 0; i < n; ++i)
+      if (std::tolower(static_cast<unsigned char>(url[i])) != p[i]) return false;
+    return true;
+  };
+  return starts("http://") || starts("https://") || starts("s3://");
+}
+
 std::string redact_url(const std::string &url) {
+  // An s3:// location holds no credential, and its key may hold '?' or '#'.
+  if (is_s3_url(url)) return printable(url);
   std::string u = url;
   // A query often carries a signature or a token (pre-signed object-store
   // URLs); a fragment is never sent, so it is dropped.
@@ -46,6 +60,7 @@ constexpr uint64_t kBlock = uint64_t{64} << 10;     // cache granularity
 constexpr uint64_t kDirect = uint64_t{1} << 20;     // reads this large bypass the cache
 constexpr uint64_t kChunk = uint64_t{8} << 20;      // one request of a large read
 constexpr size_t kMaxErrorBody = size_t{64} << 10;  // an error page we skip
+constexpr size_t kKeptErrorBody = size_t{8} << 10;  // of which we keep (S3's error XML)
 
 bool starts_with_nocase(const std::string &s, const char *prefix) {
   size_t n = std::strlen(prefix);
@@ -76,16 +91,21 @@ struct Transfer {
   bool suffix = false;       // "bytes=-len"
   bool allow_whole = false;  // a 200 with the whole object is accepted (first request)
   uint8_t *dst = nullptr;    // len bytes (suffix: len bytes of room)
+  // Instead of dst: bytes are appended as they arrive, so a range whose
+  // length only a footer claims is never zero-filled ahead of its bytes.
+  std::vector<uint8_t> *sink = nullptr;
   // Response
   long code = 0;
   bool have_range = false;
   uint64_t range_start = 0, range_end = 0, range_total = 0;
   bool total_unknown = false;
   std::string etag, last_modified;
+  std::string bucket_region;  // S3's x-amz-bucket-region
   uint64_t header_bytes = 0;
   uint64_t received = 0;
   std::vector<uint8_t> whole;  // a 200 body when allowed
   uint64_t discarded = 0;      // body bytes of an error response
+  std::string error_body;      // its first kKeptErrorBody bytes (S3's error XML)
   // Why a callback stopped the transfer (not retried).
   zt_status abort_status = ZT_OK;
   std::string abort_message;
@@ -123,6 +143,8 @@ size_t on_header(char *data, size_t size, size_t n, void *p) {
     t->etag = value;
   } else if (name == "last-modified") {
     t->last_modified = value;
+  } else if (name == "x-amz-bucket-region") {
+    t->bucket_region = printable(value.substr(0, 64));
   } else if (name == "content-range") {
     // "bytes a-b/total", or "bytes */total" with a 416.
     unsigned long long a = 0, b = 0, total = 0;
@@ -152,7 +174,10 @@ size_t on_body(char *data, size_t size, size_t n, void *p) {
       t->abort_message = "the server sent more than the " + std::to_string(t->len) + " bytes requested";
       return 0;
     }
-    std::memcpy(t->dst + t->received, data, bytes);
+    if (t->sink)
+      t->sink->insert(t->sink->end(), data, data + bytes);
+    else
+      std::memcpy(t->dst + t->received, data, bytes);
     t->received += bytes;
     return bytes;
   }
@@ -171,10 +196,28 @@ size_t on_body(char *data, size_t size, size_t n, void *p) {
     t->received += bytes;
     return bytes;
   }
-  // An error page: skipped, within a bound.
+  // An error page: skipped, within a bound; its start kept for messages.
+  if (t->error_body.size() < kKeptErrorBody)
+    t->error_body.append(data, std::min(bytes, kKeptErrorBody - t->error_body.size()));
   t->discarded += bytes;
   if (t->discarded > kMaxErrorBody) return 0;
   return bytes;
+}
+
+// The text of <name>...</name> in an S3 error document (no nesting, no
+// entities beyond the five XML ones), at most 200 characters, printable.
+std::string xml_field(const std::string &xml, const char *name) {
+  const std::string open = std::string("<") + name + ">", close = std::string("</") + name + ">";
+  const size_t a = xml.find(open);
+  if (a == std::string::npos) return "";
+  const size_t b = xml.find(close, a + open.size());
+  if (b == std::string::npos) return "";
+  std::string v = xml.substr(a + open.size(), std::min<size_t>(b - a - open.size(), 200));
+  static const std::pair<const char *, char> kEntities[] = {
+      {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}, {"&amp;", '&'}};
+  for (const auto &[ent, ch] : kEntities)
+    for (size_t p; (p = v.find(ent)) != std::string::npos;) v.replace(p, std::strlen(ent), 1, ch);
+  return printable(v);
 }
 
 bool retryable_curl(CURLcode c) {
@@ -199,10 +242,15 @@ class HttpSource final : public Source {
       : url_(url), s_(s), max_manifest_(max_manifest_size) {
     path_ = redact_url(url);
     global_init();
-    http_ = starts_with_nocase(url, "http://") || starts_with_nocase(url, "https://");
-    if (!http_ && !s_.allow_any_scheme)
-      fail(ZT_E_UNSUPPORTED, "'" + path_ + "': only http:// and https:// URLs are opened (set allow_any_scheme " +
-                                 "to let libcurl try others)");
+    if (is_s3_url(url)) {
+      s3_ = std::make_unique<S3Location>(resolve_s3(url, s_));
+      url_ = s3_->http_url;
+    }
+    if (s_.deadline_ms) deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(s_.deadline_ms);
+    http_ = starts_with_nocase(url_, "http://") || starts_with_nocase(url_, "https://");
+    if (!http_ && (!s_.allow_any_scheme || s3_))
+      fail(ZT_E_UNSUPPORTED, "'" + path_ + "': only http://, https:// and s3:// URLs are opened (set " +
+                                 "allow_any_scheme to let libcurl try others)");
     if (s_.user_agent.empty()) s_.user_agent = std::string("libztensor/") + zt_version_string();
     if (s_.max_parallel == 0) s_.max_parallel = 1;
     if (s_.tail_bytes < 64) s_.tail_bytes = 64;
@@ -354,14 +402,21 @@ class HttpSource final : public Source {
     curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    // S3 is never followed: its redirects name another region (reported
+    // as such), and a session token travels in a header libcurl would
+    // replay to whatever host the redirect names.
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, s3_ ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(s_.max_redirects));
     if (!s_.allow_any_scheme) {
       curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
       curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     }
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(s_.connect_timeout_ms));
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(s_.timeout_ms));
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request_timeout_ms()));
+    if (s_.low_speed_bytes) {
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(s_.low_speed_bytes));
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)));
+    }
     curl_easy_setopt(h, CURLOPT_USERAGENT, s_.user_agent.c_str());
     if (!s_.bearer_token.empty()) {
       // libcurl's own bearer support: not replayed to another host on a
@@ -371,12 +426,28 @@ class HttpSource final : public Source {
     }
     std::string range =
         t.suffix ? "-" + std::to_string(t.len) : std::to_string(t.offset) + "-" + std::to_string(t.offset + t.len - 1);
-    curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());  // copied by libcurl
-    // A strong ETag makes the server itself refuse a changed object (412).
-    if (!etag_.empty() && etag_.compare(0, 2, "W/") != 0) {
-      *headers = curl_slist_append(*headers, ("If-Match: " + etag_).c_str());
-      curl_easy_setopt(h, CURLOPT_HTTPHEADER, *headers);
+    if (s3_ && s3_->sign) {
+      // libcurl's SigV4 signer (7.75+) signs host, x-amz-date and every
+      // header of CURLOPT_HTTPHEADER: so Range, the payload hash and the
+      // session token go there, where they are signed. (A CURLOPT_RANGE
+      // Range would be sent unsigned.) The key is already in S3's
+      // canonical encoding and PATH_AS_IS keeps "a/../b" and "//" as they
+      // are, so the path signed is the path S3 canonicalises.
+      curl_easy_setopt(h, CURLOPT_AWS_SIGV4, ("aws:amz:" + s3_->region + ":s3").c_str());
+      curl_easy_setopt(h, CURLOPT_USERNAME, s3_->access_key.c_str());
+      curl_easy_setopt(h, CURLOPT_PASSWORD, s3_->secret_key.c_str());
+      *headers = curl_slist_append(*headers, ("Range: bytes=" + range).c_str());
+      *headers = curl_slist_append(*headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+      if (!s3_->session_token.empty())
+        *headers = curl_slist_append(*headers, ("x-amz-security-token: " + s3_->session_token).c_str());
+    } else {
+      curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());  // copied by libcurl
     }
+    if (s3_) curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
+    // A strong ETag makes the server itself refuse a changed object (412).
+    if (!etag_.empty() && etag_.compare(0, 2, "W/") != 0)
+      *headers = curl_slist_append(*headers, ("If-Match: " + etag_).c_str());
+    if (*headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, *headers);
     const uint64_t cap = std::max<uint64_t>({t.len, s_.max_unranged_bytes, kMaxErrorBody});
     curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(cap));
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
@@ -395,6 +466,10 @@ class HttpSource final : public Source {
     };
     replace_all(url_, path_);
     replace_all(s_.bearer_token, "<token>");
+    if (s3_) {
+      replace_all(s3_->secret_key, "<secret>");
+      replace_all(s3_->session_token, "<session token>");
+    }
     return msg;
   }
 
@@ -425,18 +500,34 @@ class HttpSource final : public Source {
       return {ZT_E_LIMIT, false, what + "more than max_redirects (" + std::to_string(s_.max_redirects) + ") redirects"};
     if (rc != CURLE_OK) {
       std::string detail = t.errbuf[0] ? std::string(t.errbuf) : std::string(curl_easy_strerror(rc));
-      if (rc == CURLE_OPERATION_TIMEDOUT) detail += " (timeout " + std::to_string(s_.timeout_ms) + " ms)";
+      if (rc == CURLE_OPERATION_TIMEDOUT) {
+        if (past_deadline())
+          return {ZT_E_IO, false,
+                  what + scrub(detail) + " (the overall deadline of " + std::to_string(s_.deadline_ms) +
+                      " ms passed)"};
+        detail += " (timeout " + std::to_string(s_.timeout_ms) + " ms";
+        if (s_.low_speed_bytes)
+          detail += ", or below " + std::to_string(s_.low_speed_bytes) + " bytes/s for " +
+                    std::to_string(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)) + " s";
+        detail += ")";
+      }
       return {ZT_E_IO, retryable_curl(rc), what + scrub(detail)};
     }
     if (t.code == 412) return {ZT_E_CHANGED, false, what + changed_text("the server refused If-Match " + etag_)};
     if (t.code >= 500 || t.code == 429 || t.code == 408)
       return {ZT_E_IO, true, what + "HTTP " + std::to_string(t.code)};
+    if (s3_ && t.code >= 300 && t.code != 416) return {ZT_E_IO, false, scrub(s3_failure(t, what))};
     if (t.code == 416 && t.range_total == 0 && t.suffix) return o;  // an empty object
     if (t.code == 200 && t.allow_whole) return o;
     if (t.code != 206 && !(t.code == 0 && !http_))
       return {ZT_E_IO, false, what + "HTTP " + std::to_string(t.code) + (t.code == 200 ? " (Range ignored)" : "")};
     if (http_) {
       if (!t.have_range) return {ZT_E_IO, false, what + "206 response without a Content-Range"};
+      // Once the size is known, a server that no longer knows it is
+      // serving something else.
+      if (size_known_ && t.total_unknown)
+        return {ZT_E_CHANGED, false,
+                what + changed_text("Content-Range now gives no total size ('/*'), was " + std::to_string(size_))};
       if (!t.total_unknown && t.range_end >= t.range_total)
         return {ZT_E_IO, false,
                 what + "inconsistent Content-Range: bytes " + std::to_string(t.range_start) + "-" +
@@ -468,6 +559,58 @@ class HttpSource final : public Source {
     return o;
   }
 
+  // An S3 refusal in words: the error XML's Code, and for a 403 where the
+  // credentials came from and which region was signed for, with the
+  // likely cause when S3 names it (clock skew, region, key, secret, token).
+  std::string s3_failure(const Transfer &t, const std::string &what) const {
+    const std::string code = xml_field(t.error_body, "Code");
+    const std::string creds = "credentials: " + s3_->credential_source;
+    const std::string region = "signed for region '" + s3_->region + "' from " + s3_->region_source;
+    std::string m = what + "HTTP " + std::to_string(t.code) + (code.empty() ? "" : " " + code);
+    const std::string wanted = !xml_field(t.error_body, "Region").empty() ? xml_field(t.error_body, "Region")
+                                                                          : t.bucket_region;
+    if (code == "RequestTimeTooSkewed") {
+      m += ": this machine's clock looks wrong (request time " + xml_field(t.error_body, "RequestTime") +
+           ", server time " + xml_field(t.error_body, "ServerTime") + ")";
+    } else if (code == "AuthorizationHeaderMalformed" || code == "PermanentRedirect" || code == "IllegalLocationConstraintException" ||
+               (t.code >= 300 && t.code < 400) || (!wanted.empty() && wanted != s3_->region)) {
+      m += ": the region looks wrong: " + region;
+      if (!wanted.empty()) m += ", the bucket is in '" + wanted + "'";
+      m += " (set AWS_REGION, the profile's region or zt_url_options.s3_region)";
+    } else if (code == "SignatureDoesNotMatch") {
+      m += ": the secret key does not match the access key id (" + creds + ")";
+    } else if (code == "InvalidAccessKeyId") {
+      m += ": the server does not know the access key id (" + creds + ")";
+    } else if (code == "InvalidToken" || code == "ExpiredToken" || code == "TokenRefreshRequired") {
+      m += ": the session token is invalid or expired (" + creds + ")";
+    } else if (code == "NoSuchKey" || (code.empty() && t.code == 404)) {
+      m += ": bucket '" + printable(s3_->bucket) + "' has no key '" + printable(s3_->key) + "'";
+    } else if (code == "NoSuchBucket") {
+      m += ": there is no bucket '" + printable(s3_->bucket) + "'";
+    } else if (t.code == 403 || t.code == 401) {
+      m += ": access denied";
+    }
+    if (t.code == 403 || t.code == 401 || t.code == 400) m += " [" + creds + "; " + region + "]";
+    const std::string said = xml_field(t.error_body, "Message");
+    if (!said.empty()) m += "; the server says: " + said;
+    return m;
+  }
+
+  bool past_deadline() const {
+    return s_.deadline_ms && std::chrono::steady_clock::now() >= deadline_;
+  }
+
+  // The per-request timeout, cut to what is left of the overall deadline.
+  uint64_t request_timeout_ms() const {
+    uint64_t t = s_.timeout_ms;
+    if (s_.deadline_ms) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now()).count();
+      t = std::min<uint64_t>(t, left > 1 ? static_cast<uint64_t>(left) : 1);
+    }
+    return t;
+  }
+
   std::string changed_text(const std::string &detail) const {
     return "the object changed while being read (" + detail + "); reopen it";
   }
@@ -484,9 +627,13 @@ class HttpSource final : public Source {
       run_once(ts, pending, again, fatal);
       if (fatal.status != ZT_OK) fail(fatal.status, fatal.message);
       if (again.empty()) return;
-      if (attempt >= s_.retries) {
+      if (attempt >= s_.retries || past_deadline()) {
         Outcome last = last_retry_;
-        fail(last.status, last.message + " (after " + std::to_string(attempt + 1) + " attempts)");
+        fail(last.status, last.message + " (after " + std::to_string(attempt + 1) + " attempts" +
+                              (past_deadline() ? "; the overall deadline of " + std::to_string(s_.deadline_ms) +
+                                                     " ms passed"
+                                               : std::string()) +
+                              ")");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100u << std::min(attempt, 6u)));
       for (size_t i : again) {
@@ -496,6 +643,8 @@ class HttpSource final : public Source {
         fresh.suffix = ts[i].suffix;
         fresh.allow_whole = ts[i].allow_whole;
         fresh.dst = ts[i].dst;
+        fresh.sink = ts[i].sink;
+        if (fresh.sink) fresh.sink->clear();
         ts[i] = std::move(fresh);
       }
       pending.swap(again);
@@ -587,11 +736,10 @@ class HttpSource final : public Source {
     Transfer t;
     std::vector<uint8_t> buf;
     if (http_) {
-      buf.resize(s_.tail_bytes);
       t.suffix = true;
       t.len = s_.tail_bytes;
       t.allow_whole = s_.max_unranged_bytes > 0;
-      t.dst = buf.data();
+      t.sink = &buf;  // grows with the bytes that come, up to tail_bytes
     } else {
       size_ = probe_size();
       size_known_ = true;
@@ -623,8 +771,7 @@ class HttpSource final : public Source {
       if (r.total_unknown) fail(ZT_E_IO, "'" + path_ + "': the server does not tell the object's size");
       size_ = r.range_total;
       held_offset_ = r.range_start;
-      buf.resize(r.range_end - r.range_start + 1);
-      held_ = std::move(buf);
+      held_ = std::move(buf);  // judge checked: exactly range_end - range_start + 1 bytes
     }
     size_known_ = true;
   }
@@ -672,13 +819,14 @@ class HttpSource final : public Source {
       const uint64_t fixed = v1 ? 16 : 8;
       if (msize <= max_manifest_ && size_ >= fixed + 8 && msize <= size_ - fixed - 8) mstart = size_ - fixed - msize;
     }
+    // The footer's claim alone sizes this range: the buffer grows as its
+    // bytes arrive (bounded by max_manifest_size), never zero-filled ahead.
     std::vector<uint8_t> extra;
     if (mstart < held_offset_) {
-      extra.resize(held_offset_ - mstart);
       Transfer m;
       m.offset = mstart;
-      m.len = extra.size();
-      m.dst = extra.data();
+      m.len = held_offset_ - mstart;
+      m.sink = &extra;
       ts.push_back(std::move(m));
     }
     run(ts);
@@ -690,8 +838,10 @@ class HttpSource final : public Source {
     }
   }
 
-  const std::string url_;
+  std::string url_;  // what is fetched: for s3://, the endpoint's URL
   UrlSettings s_;
+  std::unique_ptr<S3Location> s3_;  // set for s3:// URLs
+  std::chrono::steady_clock::time_point deadline_;
   const uint64_t max_manifest_;
   bool http_ = true;
   bool size_known_ = false;

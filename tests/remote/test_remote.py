@@ -267,6 +267,14 @@ def test_sharded_set_over_http(server, tmp_path):
         json.dump({"weight_map": {"x": "../v1/dense_f32.zt"}}, f)
     with pytest.raises(ztensor.ZTensorError, match="relative paths"):
         ztensor.ShardedReader(url)
+    # nginx decodes %2e%2e into '..' and resolves it: refused before any request
+    for loc in ["%2e%2e/v1/dense_f32.zt", "%2E./v1/dense_f32.zt", "sub/%2e%2E/%2e%2e/v1/dense_f32.zt"]:
+        with open(index, "w") as f:
+            json.dump({"weight_map": {"dense": loc}}, f)
+        mark = len(server.log_lines())
+        with pytest.raises(ztensor.ZTensorError, match="percent-encoded '..'"):
+            ztensor.ShardedReader(url)
+        assert not any("dense_f32" in line for line in requests_since(server, mark, at_least=1))
     # a missing shard: the shard's own status, naming the shard
     with open(index, "w") as f:
         json.dump({"weight_map": {"a": "m-1.zt", "z": "gone.zt"}}, f)
