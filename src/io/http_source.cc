@@ -487,6 +487,16 @@ class HttpSource final : public Source {
   Outcome judge(const Transfer &t, CURLcode rc) const {
     Outcome o;
     const std::string what = "'" + path_ + "': GET " + range_text(t) + ": ";
+    // "bytes=-N" answered from the start (s3rver does this): the server
+    // has no suffix ranges, but told the size; open_tail asks again with
+    // an explicit range. Judged before the body's length, which is wrong.
+    if (t.suffix && t.code == 206 && t.have_range && !t.total_unknown && t.range_start == 0 &&
+        t.range_end + 1 < t.range_total) {
+      no_suffix_total_ = t.range_total;
+      return {ZT_E_IO, false,
+              what + "the server answered a suffix range with bytes 0-" + std::to_string(t.range_end) + "/" +
+                  std::to_string(t.range_total)};
+    }
     if (t.abort_status != ZT_OK) return {t.abort_status, false, what + t.abort_message};
     if (rc == CURLE_FILESIZE_EXCEEDED && t.code == 200)
       return {ZT_E_UNSUPPORTED, false,
@@ -578,11 +588,11 @@ class HttpSource final : public Source {
       if (!wanted.empty()) m += ", the bucket is in '" + wanted + "'";
       m += " (set AWS_REGION, the profile's region or zt_url_options.s3_region)";
     } else if (code == "SignatureDoesNotMatch") {
-      m += ": the secret key does not match the access key id (" + creds + ")";
+      m += ": the secret key does not match the access key id";
     } else if (code == "InvalidAccessKeyId") {
-      m += ": the server does not know the access key id (" + creds + ")";
+      m += ": the server does not know the access key id";
     } else if (code == "InvalidToken" || code == "ExpiredToken" || code == "TokenRefreshRequired") {
-      m += ": the session token is invalid or expired (" + creds + ")";
+      m += ": the session token is invalid or expired";
     } else if (code == "NoSuchKey" || (code.empty() && t.code == 404)) {
       m += ": bucket '" + printable(s3_->bucket) + "' has no key '" + printable(s3_->key) + "'";
     } else if (code == "NoSuchBucket") {
@@ -751,7 +761,21 @@ class HttpSource final : public Source {
     }
     std::vector<Transfer> ts;
     ts.push_back(std::move(t));
-    run(ts);
+    try {
+      run(ts);
+    } catch (const Error &) {
+      if (!http_ || !no_suffix_total_) throw;
+      // A server without suffix ranges that told the size: the tail by an
+      // explicit range (one more round trip, for such servers only).
+      buf.clear();
+      Transfer e;
+      e.offset = no_suffix_total_ > s_.tail_bytes ? no_suffix_total_ - s_.tail_bytes : 0;
+      e.len = no_suffix_total_ - e.offset;
+      e.sink = &buf;
+      ts.clear();
+      ts.push_back(std::move(e));
+      run(ts);
+    }
     Transfer &r = ts[0];
     if (!http_) {
       held_offset_ = r.offset;
@@ -838,6 +862,9 @@ class HttpSource final : public Source {
     }
   }
 
+  // Set by judge (open only) when the server answered "bytes=-N" from the
+  // start of the object: the object's size.
+  mutable uint64_t no_suffix_total_ = 0;
   std::string url_;  // what is fetched: for s3://, the endpoint's URL
   UrlSettings s_;
   std::unique_ptr<S3Location> s3_;  // set for s3:// URLs

@@ -155,7 +155,7 @@ def test_credential_sources(s3, model, monkeypatch, tmp_path):
     # The environment's keys come before the profile's.
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKUNKNOWN")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "whatever")
-    msg = fails(url, r"InvalidAccessKeyId: the server does not know the access key id \(credentials: environment")
+    msg = fails(url, r"InvalidAccessKeyId: the server does not know the access key id \[credentials: environment")
     # An explicit profile comes before the environment; explicit keys before all.
     same(read_all(url, s3_profile="dev")[0], model[0])
     same(read_all(url, aws_access_key_id=AK, aws_secret_access_key=SECRET)[0], model[0])
