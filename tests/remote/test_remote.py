@@ -319,6 +319,7 @@ def test_503_then_success(faulty):
     ("/hugeheaders", ZT_E_LIMIT, "max_header_bytes"),
     ("/loop", ZT_E_LIMIT, "redirects"),
     ("/changing", ZT_E_CHANGED, "changed"),
+    ("/star", ZT_E_CHANGED, "no total size"),
 ])
 def test_hostile_server(faulty, path, status, words):
     t0 = time.time()
@@ -354,3 +355,46 @@ def test_block_cache(server):
         before = r.io_stats()["requests"]
         r["t2000"]
         assert r.io_stats()["requests"] == before + 1
+
+
+def zt_cli(args, timeout=120):
+    return subprocess.run([os.environ["ZT_TOOL"], *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("flags,bound,words", [
+    (["--low-speed", "100", "--low-speed-time", "1", "--retries", "1"], 12, "below 100 bytes/s for 1 s"),
+    (["--low-speed", "0", "--deadline", "2s"], 8, "overall deadline of 2000 ms"),
+    (["--low-speed", "0", "--timeout", "1500ms", "--retries", "0"], 8, "timeout 1500 ms"),
+])
+def test_cli_ends_a_crawling_server(faulty, flags, bound, words):
+    """A 1 byte/s server: each limit ends `zt info` on its own (the defaults,
+    1024 B/s for 10 s with 3 retries, end it in ~40 s: zt --help)."""
+    t0 = time.time()
+    p = zt_cli([*flags, "info", f"{faulty.base}/slow"])
+    took = time.time() - t0
+    assert p.returncode == 3 and words in p.stderr, p.stderr
+    assert took < bound, took
+
+
+def test_cli_limit_defaults_are_documented():
+    p = zt_cli(["--help"])
+    for words in ("--timeout T", "default 60s", "--retries N", "(default 3)", "--low-speed BYTES", "default 1024",
+                  "--deadline T", "~40 s"):
+        assert words in p.stdout, words
+    assert zt_cli(["--retries", "x", "info", "f.zt"]).returncode == 2
+    assert zt_cli(["--timeout", "0", "info", "f.zt"]).returncode == 2
+
+
+def test_claimed_manifest_is_not_zero_filled(faulty):
+    """A footer claiming a 1 GiB manifest whose bytes never come: the
+    client's memory grows with what arrives, not with the claim."""
+    code = (f"import resource, ztensor\n"
+            f"try:\n"
+            f"    ztensor.open('{faulty.base}/claims1g', url_options={{'retries': 0, 'timeout_ms': 5000}})\n"
+            f"except ztensor.ZTensorError as e:\n"
+            f"    print('ERR', e.message)\n"
+            f"print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    p = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, timeout=60)
+    assert "ERR" in p.stdout, p.stdout + p.stderr
+    rss_kib = int(p.stdout.split("RSS")[1])
+    assert rss_kib < 400 * 1024, rss_kib
