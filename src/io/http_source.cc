@@ -302,6 +302,51 @@ class HttpSource final : public Source {
     }
   }
 
+  // A strided slice's groups: each fetched as exactly its range (no cache
+  // blocks around it: a rank reading its columns of a matrix must not pull
+  // in its neighbours' bytes), max_parallel at a time. Groups inside the
+  // held tail, and large ones (parallel chunks already), go through
+  // read_pieces.
+  void read_groups(const Group *groups, size_t n) const override {
+    std::vector<Transfer> ts;
+    std::vector<std::vector<uint8_t>> bufs;
+    std::vector<size_t> owner;  // group of each transfer
+    for (size_t g = 0; g < n; ++g) {
+      uint64_t span = 0;
+      for (size_t i = 0; i < groups[g].n; ++i) span += groups[g].pieces[i].len;
+      if (span == 0) continue;
+      const uint64_t off = groups[g].offset;
+      const bool held = off >= held_offset_ && off - held_offset_ + span <= held_.size();
+      if (held || span >= kDirect) {
+        read_pieces(off, groups[g].pieces, groups[g].n);
+        continue;
+      }
+      Transfer t;
+      t.offset = off;
+      t.len = span;
+      if (groups[g].n == 1) {
+        t.dst = static_cast<uint8_t *>(groups[g].pieces[0].dst);
+      } else {
+        bufs.emplace_back(span);
+        t.dst = bufs.back().data();
+      }
+      ts.push_back(std::move(t));
+      owner.push_back(g);
+    }
+    if (ts.empty()) return;
+    run(ts);
+    size_t b = 0;
+    for (size_t k = 0; k < ts.size(); ++k) {
+      const Group &grp = groups[owner[k]];
+      if (grp.n == 1) continue;
+      const uint8_t *src = bufs[b++].data();
+      for (size_t i = 0; i < grp.n; ++i) {
+        if (grp.pieces[i].dst && grp.pieces[i].len) std::memcpy(grp.pieces[i].dst, src, grp.pieces[i].len);
+        src += grp.pieces[i].len;
+      }
+    }
+  }
+
  private:
   using Block = std::shared_ptr<const std::vector<uint8_t>>;
 
