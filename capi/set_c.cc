@@ -106,13 +106,22 @@ std::string read_index(const std::string &location, uint64_t limit, const zt_url
   return text;
 }
 
-// Opens one shard: a local path, or a URL when the index was one.
+// Opens one shard: a local path, or a URL when the index was one. Remote
+// shards share `remote` (one memory budget, one connection pool).
 // `label` is the location as the index writes it, for messages.
 zt_file *open_member(const std::string &location, const std::string &label, const zt_open_options *opts,
-                     const zt_url_options *uopts, const std::string &index) {
+                     const UrlSettings *remote, const std::string &index) {
   zt_file *f = nullptr;
-  const zt_status st =
-      is_url(location) ? zt_open_url(location.c_str(), uopts, opts, &f) : zt_open(location.c_str(), opts, &f);
+  zt_status st;
+  if (is_url(location)) {
+    st = guard([&] {
+      const ReaderOptions ropts = to_reader_options(opts);
+      return finish_open(Reader::open_source(open_http_source(location, *remote, ropts.max_manifest_size), ropts),
+                         &f);
+    });
+  } else {
+    st = zt_open(location.c_str(), opts, &f);
+  }
   if (st != ZT_OK) fail(st, "index '" + index + "': shard '" + printable(label) + "': " + zt_last_error());
   return f;
 }
@@ -132,17 +141,24 @@ const zt_set &set_ref(const zt_set *s, const char *fn) {
 
 std::unique_ptr<zt_set> open_set(const std::string &index_path, const zt_open_options *opts,
                                  const zt_url_options *uopts) {
-  const bool remote = is_url(index_path);
-  const std::string shown = remote ? redact_url(index_path) : printable(index_path);
+  const bool remote_index = is_url(index_path);
+  const std::string shown = remote_index ? redact_url(index_path) : printable(index_path);
   const std::string what = "index '" + shown + "'";
-  const std::string base = remote ? url_base(index_path) : index_path;
+  const std::string base = remote_index ? url_base(index_path) : index_path;
   const ShardIndex idx = parse_shard_index(read_index(index_path, index_limit(opts), uopts), what, ZT_SET_MAX_SHARDS);
+  // A remote set's shards hold their tails and cache blocks within one
+  // cache_bytes budget, not one each, and share their connections.
+  UrlSettings remote;
+  if (remote_index) {
+    remote = to_url_settings(uopts, "zt_open_set_url");
+    remote.shared = make_remote_shared(remote.cache_bytes);
+  }
   auto set = std::make_unique<zt_set>();
   set->metadata_json = idx.metadata_json;
   set->locations = idx.shards;
   for (size_t s = 0; s < idx.shards.size(); ++s) {
     set->shards.push_back(nullptr);
-    set->shards.back() = open_member(resolve_shard_location(base, idx.shards[s]), idx.shards[s], opts, uopts, shown);
+    set->shards.back() = open_member(resolve_shard_location(base, idx.shards[s]), idx.shards[s], opts, &remote, shown);
     size_t n = 0;
     ok_or_throw(zt_file_object_count(set->shards.back(), &n));
     for (size_t i = 0; i < n; ++i) {

@@ -54,6 +54,40 @@ bool http_supported() {
   return true;
 }
 
+// Idle easy handles, kept for their live connections; freed with the last
+// source sharing them, so a constructor that throws (a failed open) frees
+// them too.
+struct RemoteShared {
+  explicit RemoteShared(uint64_t b) : budget(b) {}
+  ~RemoteShared() {
+    for (CURL *h : idle) curl_easy_cleanup(h);
+  }
+  // Takes n bytes of the budget; false (nothing taken) when they do not fit.
+  bool charge(uint64_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (used + n > budget) return false;
+    used += n;
+    return true;
+  }
+  void force_charge(uint64_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    used += n;
+  }
+  void release(uint64_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    used -= std::min(used, n);
+  }
+  const uint64_t budget;
+  std::mutex mu;
+  uint64_t used = 0;
+  std::mutex pool_mu;
+  std::vector<CURL *> idle;
+};
+
+std::shared_ptr<RemoteShared> make_remote_shared(uint64_t budget_bytes) {
+  return std::make_shared<RemoteShared>(budget_bytes);
+}
+
 namespace {
 
 constexpr uint64_t kBlock = uint64_t{64} << 10;     // cache granularity
@@ -240,6 +274,7 @@ class HttpSource final : public Source {
  public:
   HttpSource(const std::string &url, const UrlSettings &s, uint64_t max_manifest_size)
       : url_(url), s_(s), max_manifest_(max_manifest_size) {
+    shared_ = s_.shared ? s_.shared : make_remote_shared(UINT64_MAX);
     path_ = redact_url(url);
     global_init();
     if (is_s3_url(url)) {
@@ -256,6 +291,11 @@ class HttpSource final : public Source {
     if (s_.tail_bytes < 64) s_.tail_bytes = 64;
     open_tail();
     prefetch_head_and_manifest();
+    hold_within_budget();
+  }
+
+  ~HttpSource() override {
+    shared_->release(held_charged_ + cache_used_);
   }
 
   IoStats stats() const {
@@ -410,25 +450,72 @@ class HttpSource final : public Source {
     for (size_t i = 0; i < blocks.size(); ++i) {
       const uint64_t b = first + i;
       if (cache_.count(b) || blocks[i]->size() > s_.cache_bytes) continue;
+      // The shared budget first: make room by dropping this source's own
+      // least recent blocks; when there are none, the block is not kept.
+      bool room = shared_->charge(blocks[i]->size());
+      while (!room && !lru_.empty()) {
+        evict_one();
+        room = shared_->charge(blocks[i]->size());
+      }
+      if (!room) continue;
       lru_.push_front(b);
       cache_.emplace(b, std::make_pair(blocks[i], lru_.begin()));
       cache_used_ += blocks[i]->size();
     }
-    while (cache_used_ > s_.cache_bytes && !lru_.empty()) {
-      uint64_t victim = lru_.back();
-      lru_.pop_back();
-      auto it = cache_.find(victim);
-      cache_used_ -= it->second.first->size();
-      cache_.erase(it);
+    while (cache_used_ > s_.cache_bytes && !lru_.empty()) evict_one();
+  }
+
+  void evict_one() const {
+    uint64_t victim = lru_.back();
+    lru_.pop_back();
+    auto it = cache_.find(victim);
+    cache_used_ -= it->second.first->size();
+    shared_->release(it->second.first->size());
+    cache_.erase(it);
+  }
+
+  // Where the manifest starts, by the footer in the held bytes (v1:
+  // ...size, "ZTEN1000"; v0: ...size), or held_offset_ when it says nothing
+  // usable.
+  uint64_t manifest_start() const {
+    if (held_.size() < 16) return held_offset_;
+    const uint8_t *end = held_.data() + held_.size();
+    auto le64 = [](const uint8_t *p) {
+      uint64_t v = 0;
+      for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+      return v;
+    };
+    const bool v1 = std::memcmp(end - 8, "ZTEN1000", 8) == 0;
+    const uint64_t msize = v1 ? le64(end - 16) : le64(end - 8);
+    const uint64_t fixed = v1 ? 16 : 8;
+    if (msize <= max_manifest_ && size_ >= fixed + 8 && msize <= size_ - fixed - 8) return size_ - fixed - msize;
+    return held_offset_;
+  }
+
+  // The held bytes count against the shared budget. When they do not fit,
+  // only the manifest and footer stay (the reader needs them; its other
+  // bytes are fetched again when read).
+  void hold_within_budget() {
+    if (shared_->charge(held_.size())) {
+      held_charged_ = held_.size();
+      return;
     }
+    const uint64_t m = std::max(manifest_start(), held_offset_);
+    if (m > held_offset_ && m - held_offset_ <= held_.size()) {
+      held_.erase(held_.begin(), held_.begin() + static_cast<ptrdiff_t>(m - held_offset_));
+      held_.shrink_to_fit();
+      held_offset_ = m;
+    }
+    shared_->force_charge(held_.size());
+    held_charged_ = held_.size();
   }
 
   CURL *acquire() const {
     {
-      std::lock_guard<std::mutex> lock(pool_.mu);
-      if (!pool_.idle.empty()) {
-        CURL *h = pool_.idle.back();
-        pool_.idle.pop_back();
+      std::lock_guard<std::mutex> lock(shared_->pool_mu);
+      if (!shared_->idle.empty()) {
+        CURL *h = shared_->idle.back();
+        shared_->idle.pop_back();
         curl_easy_reset(h);  // keeps its live connection
         return h;
       }
@@ -438,8 +525,13 @@ class HttpSource final : public Source {
     return h;
   }
   void release(CURL *h) const {
-    std::lock_guard<std::mutex> lock(pool_.mu);
-    pool_.idle.push_back(h);
+    std::lock_guard<std::mutex> lock(shared_->pool_mu);
+    // A shared pool keeps as many idle connections as one source may use.
+    if (shared_->idle.size() >= std::max<size_t>(s_.max_parallel, 4) * 2 && s_.shared) {
+      curl_easy_cleanup(h);
+      return;
+    }
+    shared_->idle.push_back(h);
   }
 
   void configure(CURL *h, Transfer &t, curl_slist **headers) const {
@@ -875,19 +967,7 @@ class HttpSource final : public Source {
     auto head_buf = std::make_shared<std::vector<uint8_t>>(head.len);
     head.dst = head_buf->data();
     ts.push_back(std::move(head));
-    uint64_t mstart = held_offset_;
-    if (held_.size() >= 16) {
-      const uint8_t *end = held_.data() + held_.size();
-      auto le64 = [](const uint8_t *p) {
-        uint64_t v = 0;
-        for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-        return v;
-      };
-      const bool v1 = std::memcmp(end - 8, "ZTEN1000", 8) == 0;
-      const uint64_t msize = v1 ? le64(end - 16) : le64(end - 8);
-      const uint64_t fixed = v1 ? 16 : 8;
-      if (msize <= max_manifest_ && size_ >= fixed + 8 && msize <= size_ - fixed - 8) mstart = size_ - fixed - msize;
-    }
+    const uint64_t mstart = manifest_start();
     // The footer's claim alone sizes this range: the buffer grows as its
     // bytes arrive (bounded by max_manifest_size), never zero-filled ahead.
     std::vector<uint8_t> extra;
@@ -923,16 +1003,10 @@ class HttpSource final : public Source {
   std::vector<uint8_t> held_;
   uint64_t held_offset_ = 0;
 
-  // Idle easy handles, kept for their live connections. A member with its
-  // own destructor, so a constructor that throws (a failed open) frees them.
-  struct Pool {
-    std::mutex mu;
-    std::vector<CURL *> idle;
-    ~Pool() {
-      for (CURL *h : idle) curl_easy_cleanup(h);
-    }
-  };
-  mutable Pool pool_;
+  // The budget and connection pool: the set's, or this source's own
+  // (unbounded budget: cache_bytes alone bounds a lone file).
+  std::shared_ptr<RemoteShared> shared_;
+  uint64_t held_charged_ = 0;
   mutable std::mutex cache_mu_;
   mutable std::unordered_map<uint64_t, std::pair<Block, std::list<uint64_t>::iterator>> cache_;
   mutable std::list<uint64_t> lru_;

@@ -15,6 +15,12 @@
 
 namespace zt {
 
+// What the remote sources of one sharded set share: one memory budget for
+// their held tails and cached blocks, and one pool of idle connections
+// (so n shards cost neither n caches nor n sockets). Opaque here.
+struct RemoteShared;
+std::shared_ptr<RemoteShared> make_remote_shared(uint64_t budget_bytes);
+
 struct UrlSettings {
   uint32_t connect_timeout_ms = 10000;
   uint32_t timeout_ms = 60000;
@@ -40,6 +46,8 @@ struct UrlSettings {
   std::string aws_access_key_id, aws_secret_access_key, aws_session_token;
   uint32_t s3_addressing = 0;
   bool s3_unsigned = false;
+  // Internal (sets): shared budget and connections; null = the source's own.
+  std::shared_ptr<RemoteShared> shared;
 };
 
 struct IoStats {

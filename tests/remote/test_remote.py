@@ -398,3 +398,42 @@ def test_claimed_manifest_is_not_zero_filled(faulty):
     assert "ERR" in p.stdout, p.stdout + p.stderr
     rss_kib = int(p.stdout.split("RSS")[1])
     assert rss_kib < 400 * 1024, rss_kib
+
+
+def test_remote_set_has_one_budget(server, tmp_path):
+    """A remote set's shards share one cache_bytes budget (held tails and
+    cached blocks) and one connection pool: 200 shards of 160 KiB opened
+    with cache_bytes = 1 MiB keep ~1 MiB, not 200 x (64 KiB tail + 64 KiB
+    first block), and a handful of sockets, not one per shard."""
+    import numpy as np
+    d = os.path.join(server.root, "many")
+    os.makedirs(d, exist_ok=True)
+    weight_map = {}
+    for i in range(200):
+        ztensor.save_file({f"t{i}": np.full(40960, i, np.float32)}, os.path.join(d, f"s{i:03d}.zt"))
+        weight_map[f"t{i}"] = f"s{i:03d}.zt"
+    with open(os.path.join(d, "index.json"), "w") as f:
+        json.dump({"weight_map": weight_map}, f)
+    code = f"""
+import ctypes, os, resource
+from ctypes import byref, c_void_p
+from ztensor._lib import UrlOptions, lib, check
+def rss():
+    return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+u = UrlOptions(); lib.zt_url_options_init(byref(u)); u.cache_bytes = int(os.environ["CACHE"])
+lib.zt_open_set_url.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(c_void_p)]
+s = c_void_p(); before = rss()
+check(lib.zt_open_set_url(b"{server.base}/many/index.json", ctypes.addressof(u), None, byref(s)))
+print("GROWTH", rss() - before, "FDS", len(os.listdir("/proc/self/fd")))
+"""
+    out = {}
+    for cache in (1 << 20, 64 << 20):
+        p = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, CACHE=str(cache)))
+        assert "GROWTH" in p.stdout, p.stdout + p.stderr
+        words = p.stdout.split()
+        out[cache] = (int(words[1]), int(words[3]))
+    small, big = out[1 << 20], out[64 << 20]
+    assert big[0] > 20 << 20, out          # 200 x 128 KiB held when the budget allows
+    assert small[0] < big[0] - (15 << 20), out
+    assert small[1] < 40 and big[1] < 40, out  # one pool: not a socket per shard
