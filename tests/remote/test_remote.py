@@ -402,9 +402,9 @@ def test_claimed_manifest_is_not_zero_filled(faulty):
 
 def test_remote_set_has_one_budget(server, tmp_path):
     """A remote set's shards share one cache_bytes budget (held tails and
-    cached blocks) and one connection pool: 200 shards of 160 KiB opened
+    cached blocks): 200 shards of 160 KiB opened
     with cache_bytes = 1 MiB keep ~1 MiB, not 200 x (64 KiB tail + 64 KiB
-    first block), and a handful of sockets, not one per shard."""
+    first block); and no socket per shard stays open."""
     import numpy as np
     d = os.path.join(server.root, "many")
     os.makedirs(d, exist_ok=True)
@@ -436,4 +436,4 @@ print("GROWTH", rss() - before, "FDS", len(os.listdir("/proc/self/fd")))
     small, big = out[1 << 20], out[64 << 20]
     assert big[0] > 20 << 20, out          # 200 x 128 KiB held when the budget allows
     assert small[0] < big[0] - (15 << 20), out
-    assert small[1] < 40 and big[1] < 40, out  # one pool: not a socket per shard
+    assert small[1] < 40 and big[1] < 40, out  # no socket kept per shard
