@@ -116,8 +116,7 @@ zt_file *open_member(const std::string &location, const std::string &label, cons
   if (is_url(location)) {
     st = guard([&] {
       const ReaderOptions ropts = to_reader_options(opts);
-      return finish_open(Reader::open_source(open_http_source(location, *remote, ropts.max_manifest_size), ropts),
-                         &f);
+      return finish_open(Reader::open_source(open_http_source(location, *remote, ropts.max_manifest_size), ropts), &f);
     });
   } else {
     st = zt_open(location.c_str(), opts, &f);

@@ -294,9 +294,7 @@ class HttpSource final : public Source {
     hold_within_budget();
   }
 
-  ~HttpSource() override {
-    shared_->release(held_charged_ + cache_used_);
-  }
+  ~HttpSource() override { shared_->release(held_charged_ + cache_used_); }
 
   IoStats stats() const {
     IoStats st;
@@ -552,7 +550,8 @@ class HttpSource final : public Source {
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request_timeout_ms()));
     if (s_.low_speed_bytes) {
       curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(s_.low_speed_bytes));
-      curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)));
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
+                       static_cast<long>(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)));
     }
     curl_easy_setopt(h, CURLOPT_USERAGENT, s_.user_agent.c_str());
     if (!s_.bearer_token.empty()) {
@@ -650,8 +649,7 @@ class HttpSource final : public Source {
       if (rc == CURLE_OPERATION_TIMEDOUT) {
         if (past_deadline())
           return {ZT_E_IO, false,
-                  what + scrub(detail) + " (the overall deadline of " + std::to_string(s_.deadline_ms) +
-                      " ms passed)"};
+                  what + scrub(detail) + " (the overall deadline of " + std::to_string(s_.deadline_ms) + " ms passed)"};
         detail += " (timeout " + std::to_string(s_.timeout_ms) + " ms";
         if (s_.low_speed_bytes)
           detail += ", or below " + std::to_string(s_.low_speed_bytes) + " bytes/s for " +
@@ -714,13 +712,14 @@ class HttpSource final : public Source {
     const std::string creds = "credentials: " + s3_->credential_source;
     const std::string region = "signed for region '" + s3_->region + "' from " + s3_->region_source;
     std::string m = what + "HTTP " + std::to_string(t.code) + (code.empty() ? "" : " " + code);
-    const std::string wanted = !xml_field(t.error_body, "Region").empty() ? xml_field(t.error_body, "Region")
-                                                                          : t.bucket_region;
+    const std::string wanted =
+        !xml_field(t.error_body, "Region").empty() ? xml_field(t.error_body, "Region") : t.bucket_region;
     if (code == "RequestTimeTooSkewed") {
       m += ": this machine's clock looks wrong (request time " + xml_field(t.error_body, "RequestTime") +
            ", server time " + xml_field(t.error_body, "ServerTime") + ")";
-    } else if (code == "AuthorizationHeaderMalformed" || code == "PermanentRedirect" || code == "IllegalLocationConstraintException" ||
-               (t.code >= 300 && t.code < 400) || (!wanted.empty() && wanted != s3_->region)) {
+    } else if (code == "AuthorizationHeaderMalformed" || code == "PermanentRedirect" ||
+               code == "IllegalLocationConstraintException" || (t.code >= 300 && t.code < 400) ||
+               (!wanted.empty() && wanted != s3_->region)) {
       m += ": the region looks wrong: " + region;
       if (!wanted.empty()) m += ", the bucket is in '" + wanted + "'";
       m += " (set AWS_REGION, the profile's region or zt_url_options.s3_region)";
@@ -743,9 +742,7 @@ class HttpSource final : public Source {
     return m;
   }
 
-  bool past_deadline() const {
-    return s_.deadline_ms && std::chrono::steady_clock::now() >= deadline_;
-  }
+  bool past_deadline() const { return s_.deadline_ms && std::chrono::steady_clock::now() >= deadline_; }
 
   // The per-request timeout, cut to what is left of the overall deadline.
   uint64_t request_timeout_ms() const {
@@ -776,11 +773,11 @@ class HttpSource final : public Source {
       if (again.empty()) return;
       if (attempt >= s_.retries || past_deadline()) {
         Outcome last = last_retry_;
-        fail(last.status, last.message + " (after " + std::to_string(attempt + 1) + " attempts" +
-                              (past_deadline() ? "; the overall deadline of " + std::to_string(s_.deadline_ms) +
-                                                     " ms passed"
-                                               : std::string()) +
-                              ")");
+        fail(last.status,
+             last.message + " (after " + std::to_string(attempt + 1) + " attempts" +
+                 (past_deadline() ? "; the overall deadline of " + std::to_string(s_.deadline_ms) + " ms passed"
+                                  : std::string()) +
+                 ")");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100u << std::min(attempt, 6u)));
       for (size_t i : again) {

@@ -210,13 +210,13 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
     loc.access_key.clear();
     loc.secret_key.clear();
     loc.session_token.clear();
-    loc.credential_source = "none found (anonymous request): no AWS_ACCESS_KEY_ID, and profile '" + profile_name +
-                            "' has no keys";
+    loc.credential_source =
+        "none found (anonymous request): no AWS_ACCESS_KEY_ID, and profile '" + profile_name + "' has no keys";
   }
   loc.sign = !loc.access_key.empty();
   if (loc.access_key.find(':') != std::string::npos)
-    fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': the access key id from " + loc.credential_source +
-                               " contains ':'");
+    fail(ZT_E_INVALID_ARG,
+         "'" + printable(url) + "': the access key id from " + loc.credential_source + " contains ':'");
 
   // Region and endpoint.
   std::string where;

@@ -167,7 +167,8 @@ int main(int argc, char **argv) {
       // A private mapping of an input counts as data: read with pread.
       read_options().pread = true;
     } else if (opt == "--timeout" || opt.rfind("--timeout=", 0) == 0 || opt == "--deadline" ||
-               opt.rfind("--deadline=", 0) == 0 || opt == "--low-speed-time" || opt.rfind("--low-speed-time=", 0) == 0) {
+               opt.rfind("--deadline=", 0) == 0 || opt == "--low-speed-time" ||
+               opt.rfind("--low-speed-time=", 0) == 0) {
       const size_t eq = opt.find('=');
       const std::string name = opt.substr(0, eq);
       std::string v = eq != std::string::npos ? opt.substr(eq + 1) : (first + 1 < argc ? argv[++first] : "");
