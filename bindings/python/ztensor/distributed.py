@@ -93,7 +93,7 @@ def load_rank_slices(source: str, plan: Plan, rank: int, world: int, *, framewor
     from ._safe import safe_open
     with safe_open(source, framework) as f:
         for name, dim in plan.items():
-            sl = f.get_slice(name)
-            out[name] = sl[rank_index(sl.get_shape(), dim, rank, world)]
+            piece = f.get_slice(name)
+            out[name] = piece[rank_index(piece.get_shape(), dim, rank, world)]
         st = f.reader.io_stats()
         return out, {"requests": st["requests"], "bytes": st["bytes"]}
