@@ -56,7 +56,7 @@ def library_version() -> str:
 
 
 def open(path_or_url: PathLike, **kwargs: Any) -> Reader:  # noqa: A001 (ztensor.open, like io.open)
-    """Opens a local .zt file or an http(s):// URL: the same as Reader(...).
+    """Opens a local .zt file, an http(s):// URL or s3://bucket/key: the same as Reader(...).
 
         with ztensor.open("https://example.org/model.zt",
                           bearer_token=os.environ.get("HF_TOKEN")) as r:
