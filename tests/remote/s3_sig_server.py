@@ -38,7 +38,7 @@ def s3_error(code, message, status=403, **extra):
 
 
 class SigV4Server:
-    def __init__(self, objects, secrets, region="us-east-1", public=(), skew_seconds=0):
+    def __init__(self, objects, secrets, region="us-east-1", public=(), skew_seconds=0, redirects=None):
         """objects: {(bucket, key): bytes}; secrets: {access key: (secret,
         session token or None)}; skew_seconds: the server's clock offset."""
         self.objects = dict(objects)
@@ -46,6 +46,7 @@ class SigV4Server:
         self.region = region
         self.public = set(public)
         self.skew = skew_seconds
+        self.redirects = dict(redirects or {})  # bucket: (Location, its region), answered 301
         self.log = []  # (method, raw path, host, signed headers or None, status)
         self.lock = threading.Lock()
         outer = self
@@ -150,6 +151,11 @@ class SigV4Server:
             status, body = s3_error("InvalidURI", "Couldn't parse the specified URI.", status=400)
             return self.reply(h, status, body, None)
         signed = "Authorization" in h.headers
+        if bucket in self.redirects:
+            location, region = self.redirects[bucket]
+            status, body = s3_error("PermanentRedirect", "The bucket you are attempting to access must be "
+                                    "addressed using the specified endpoint.", status=301, Endpoint=location)
+            return self.reply(h, status, body, signed, {"Location": location, "x-amz-bucket-region": region})
         denied = None
         if signed:
             denied = self.check_signature(h, canonical)

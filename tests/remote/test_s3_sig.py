@@ -228,3 +228,21 @@ def test_cli_reads_s3(s3, monkeypatch):
     env["AWS_SECRET_ACCESS_KEY"] = "wrong-secret"
     p = subprocess.run([os.environ["ZT_TOOL"], "ls", "s3://bkt/plain.zt"], capture_output=True, text=True, env=env)
     assert p.returncode != 0 and "SignatureDoesNotMatch" in p.stderr and "wrong-secret" not in p.stderr
+
+
+def test_redirect_is_not_followed(model, monkeypatch):
+    """S3 answers a bucket of another region with a 301: reported as a wrong
+    region, and nothing (no signature, no session token) goes to the host
+    the redirect names."""
+    other = SigV4Server({("bkt", "m.zt"): model[1]}, {TAK: (TSECRET, TOKEN)}, region="us-west-2")
+    srv = SigV4Server({}, {TAK: (TSECRET, TOKEN)}, region=REGION,
+                      redirects={"bkt": (f"http://localhost:{other.port}/bkt/m.zt", "us-west-2")})
+    try:
+        fails("s3://bkt/m.zt", r"301 PermanentRedirect: the region looks wrong: signed for region "
+                               rf"'{REGION}' from zt_url_options, the bucket is in 'us-west-2'",
+              s3_endpoint=srv.endpoint, s3_region=REGION, aws_access_key_id=TAK, aws_secret_access_key=TSECRET,
+              aws_session_token=TOKEN)
+        assert other.log == []
+    finally:
+        srv.close()
+        other.close()
