@@ -16,6 +16,9 @@ out=$(mktemp)
 # Remote reads: loopback HTTP (a real nginx) vs local pread, same run.
 ZTENSOR_LIBRARY=$(ls "$build"/libztensor.so.*.*.* | head -1) PYTHONPATH="$src/bindings/python" \
   /usr/bin/python3 "$src/bench/remote_bench.py" >>"$out"
+# Tensor-parallel loading: W ranks' slices vs one full load, same run.
+ZTENSOR_LIBRARY=$(ls "$build"/libztensor.so.*.*.* | head -1) PYTHONPATH="$src/bindings/python" \
+  /usr/bin/python3 "$src/bench/tp_load_bench.py" >>"$out"
 cat "$out"
 {
   echo "# libztensor benchmark results"

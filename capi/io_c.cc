@@ -49,6 +49,29 @@ UrlSettings to_url_settings(const zt_url_options *u, const char *fn) {
     if (has(offsetof(zt_url_options, bearer_token) + sizeof u->bearer_token) && u->bearer_token)
       s.bearer_token = u->bearer_token;
     if (has(offsetof(zt_url_options, user_agent) + sizeof u->user_agent) && u->user_agent) s.user_agent = u->user_agent;
+    // 1.2 fields.
+    if (has(offsetof(zt_url_options, low_speed_bytes) + sizeof u->low_speed_bytes))
+      s.low_speed_bytes = u->low_speed_bytes;
+    if (has(offsetof(zt_url_options, low_speed_time_ms) + sizeof u->low_speed_time_ms) && u->low_speed_time_ms)
+      s.low_speed_time_ms = u->low_speed_time_ms;
+    if (has(offsetof(zt_url_options, deadline_ms) + sizeof u->deadline_ms)) s.deadline_ms = u->deadline_ms;
+    auto text = [&](size_t off, const char *v, std::string &dst) {
+      if (has(off + sizeof(const char *)) && v) dst = v;
+    };
+    text(offsetof(zt_url_options, s3_region), u->s3_region, s.s3_region);
+    text(offsetof(zt_url_options, s3_endpoint), u->s3_endpoint, s.s3_endpoint);
+    text(offsetof(zt_url_options, s3_profile), u->s3_profile, s.s3_profile);
+    text(offsetof(zt_url_options, aws_access_key_id), u->aws_access_key_id, s.aws_access_key_id);
+    text(offsetof(zt_url_options, aws_secret_access_key), u->aws_secret_access_key, s.aws_secret_access_key);
+    text(offsetof(zt_url_options, aws_session_token), u->aws_session_token, s.aws_session_token);
+    if (has(offsetof(zt_url_options, s3_addressing) + sizeof u->s3_addressing)) {
+      if (u->s3_addressing > ZT_S3_ADDRESSING_VIRTUAL)
+        invalid((std::string(fn) + ": zt_url_options.s3_addressing is " + std::to_string(u->s3_addressing) +
+                 " (ZT_S3_ADDRESSING_AUTO, _PATH or _VIRTUAL)")
+                    .c_str());
+      s.s3_addressing = u->s3_addressing;
+    }
+    if (has(offsetof(zt_url_options, s3_unsigned) + sizeof u->s3_unsigned)) s.s3_unsigned = u->s3_unsigned != 0;
   }
   return s;
 }
@@ -120,7 +143,19 @@ ZT_API void zt_url_options_init(zt_url_options *u) {
   u->tail_bytes = d.tail_bytes;
   u->max_unranged_bytes = d.max_unranged_bytes;
   u->max_header_bytes = d.max_header_bytes;
+  u->low_speed_time_ms = d.low_speed_time_ms;
 }
+
+// zt_url_options grew in 1.2 (stall limits, deadline, S3). A program built
+// against 1.1 calls zt_url_options_init@ZTENSOR_1.1 with the 1.1 struct:
+// that version writes only the 1.1 fields. Programs built against 1.2 get
+// zt_url_options_init@@ZTENSOR_1.2 (capi/ztensor.map).
+#if defined(__ELF__)
+extern "C" __attribute__((visibility("default"))) void ztensor_url_options_init_1_1(zt_url_options *u) {
+  init_older_struct(u, offsetof(zt_url_options, user_agent) + sizeof(const char *), zt_url_options_init);
+}
+__asm__(".symver ztensor_url_options_init_1_1, zt_url_options_init@ZTENSOR_1.1");
+#endif
 
 ZT_API zt_status zt_open_url(const char *url, const zt_url_options *u, const zt_open_options *opts, zt_file **out) {
   return guard([&] {

@@ -16,6 +16,7 @@
 
 #include "handles.h"
 #include "io/http_source.h"
+#include "io/s3_location.h"
 #include "set/shard_index.h"
 #include "url_settings.h"
 #include "ztensor_io.h"
@@ -56,13 +57,14 @@ uint64_t index_limit(const zt_open_options *o) {
 }
 
 bool is_url(const std::string &s) {
-  return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0;
+  return is_remote_url(s);
 }
 
 // An index URL without its query string and fragment: shard locations are
 // resolved against its path (a signed query string belongs to the index
-// object alone).
+// object alone). An s3:// key is literal: '?' and '#' are part of it.
 std::string url_base(const std::string &url) {
+  if (is_s3_url(url)) return url;
   return url.substr(0, url.find_first_of("?#"));
 }
 
@@ -104,13 +106,21 @@ std::string read_index(const std::string &location, uint64_t limit, const zt_url
   return text;
 }
 
-// Opens one shard: a local path, or a URL when the index was one.
+// Opens one shard: a local path, or a URL when the index was one. Remote
+// shards share `remote` (one memory budget, one connection pool).
 // `label` is the location as the index writes it, for messages.
 zt_file *open_member(const std::string &location, const std::string &label, const zt_open_options *opts,
-                     const zt_url_options *uopts, const std::string &index) {
+                     const UrlSettings *remote, const std::string &index) {
   zt_file *f = nullptr;
-  const zt_status st =
-      is_url(location) ? zt_open_url(location.c_str(), uopts, opts, &f) : zt_open(location.c_str(), opts, &f);
+  zt_status st;
+  if (is_url(location)) {
+    st = guard([&] {
+      const ReaderOptions ropts = to_reader_options(opts);
+      return finish_open(Reader::open_source(open_http_source(location, *remote, ropts.max_manifest_size), ropts), &f);
+    });
+  } else {
+    st = zt_open(location.c_str(), opts, &f);
+  }
   if (st != ZT_OK) fail(st, "index '" + index + "': shard '" + printable(label) + "': " + zt_last_error());
   return f;
 }
@@ -130,17 +140,24 @@ const zt_set &set_ref(const zt_set *s, const char *fn) {
 
 std::unique_ptr<zt_set> open_set(const std::string &index_path, const zt_open_options *opts,
                                  const zt_url_options *uopts) {
-  const bool remote = is_url(index_path);
-  const std::string shown = remote ? redact_url(index_path) : printable(index_path);
+  const bool remote_index = is_url(index_path);
+  const std::string shown = remote_index ? redact_url(index_path) : printable(index_path);
   const std::string what = "index '" + shown + "'";
-  const std::string base = remote ? url_base(index_path) : index_path;
+  const std::string base = remote_index ? url_base(index_path) : index_path;
   const ShardIndex idx = parse_shard_index(read_index(index_path, index_limit(opts), uopts), what, ZT_SET_MAX_SHARDS);
+  // A remote set's shards hold their tails and cache blocks within one
+  // cache_bytes budget, not one each, and share their connections.
+  UrlSettings remote;
+  if (remote_index) {
+    remote = to_url_settings(uopts, "zt_open_set_url");
+    remote.shared = make_remote_shared(remote.cache_bytes);
+  }
   auto set = std::make_unique<zt_set>();
   set->metadata_json = idx.metadata_json;
   set->locations = idx.shards;
   for (size_t s = 0; s < idx.shards.size(); ++s) {
     set->shards.push_back(nullptr);
-    set->shards.back() = open_member(resolve_shard_location(base, idx.shards[s]), idx.shards[s], opts, uopts, shown);
+    set->shards.back() = open_member(resolve_shard_location(base, idx.shards[s]), idx.shards[s], opts, &remote, shown);
     size_t n = 0;
     ok_or_throw(zt_file_object_count(set->shards.back(), &n));
     for (size_t i = 0; i < n; ++i) {
@@ -201,7 +218,7 @@ ZT_API zt_status zt_open_set_url(const char *index_url, const zt_url_options *uo
     if (!out) invalid("zt_open_set_url: out is NULL");
     *out = nullptr;
     if (!index_url) invalid("zt_open_set_url: index_url is NULL");
-    if (!is_url(index_url)) invalid("zt_open_set_url: index_url is not an http:// or https:// URL");
+    if (!is_url(index_url)) invalid("zt_open_set_url: index_url is not an http://, https:// or s3:// URL");
     auto set = open_set(index_url, opts, uopts);
     register_handle(set.get());
     *out = set.release();

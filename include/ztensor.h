@@ -38,7 +38,7 @@
 
 /* The library version: the single source of truth (Meson reads it here). */
 #define ZT_VERSION_MAJOR 1
-#define ZT_VERSION_MINOR 1
+#define ZT_VERSION_MINOR 2
 #define ZT_VERSION_PATCH 0
 #define ZT_VERSION_NUMBER \
   (ZT_VERSION_MAJOR * 10000 + ZT_VERSION_MINOR * 100 + ZT_VERSION_PATCH)

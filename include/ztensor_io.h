@@ -102,11 +102,46 @@ typedef struct zt_url_options {
   const char *bearer_token;    /* "Authorization: Bearer ..."; NULL = none;
                                   never appears in messages */
   const char *user_agent;      /* NULL = "libztensor/<version>" */
+  /* Added in 1.2 (programs built against 1.1 pass the smaller struct_size;
+   * the library then uses the defaults for these). */
+  uint32_t low_speed_bytes;   /* a request slower than this many bytes/s
+                                 for low_speed_time_ms is a timeout
+                                 (retried as one); default 0 = off */
+  uint32_t low_speed_time_ms; /* default 10000 (whole seconds count) */
+  uint64_t deadline_ms;       /* no request of the file runs later than
+                                 open + this; retries stop; default 0 =
+                                 none. Meant for one-shot tools */
+  /* s3://bucket/key (docs/remote.md, "S3"). NULL or 0 = found as the AWS
+   * tools find them: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
+   * AWS_SESSION_TOKEN, then the profile (AWS_PROFILE or "default") in
+   * ~/.aws/credentials and ~/.aws/config, else unsigned (anonymous). None
+   * of these ever appears in a message. */
+  const char *s3_region;             /* else AWS_REGION, AWS_DEFAULT_REGION, the
+                                        profile's region, "us-east-1" */
+  const char *s3_endpoint;           /* "http(s)://host[:port][/path]" of an
+                                        S3-compatible store; else
+                                        AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the
+                                        profile's endpoint_url, AWS itself */
+  const char *s3_profile;            /* a profile of the AWS files, used before the
+                                        environment's keys */
+  const char *aws_access_key_id;     /* with aws_secret_access_key: used */
+  const char *aws_secret_access_key; /* before anything else */
+  const char *aws_session_token;     /* optional, with the two above */
+  uint32_t s3_addressing;            /* ZT_S3_ADDRESSING_*: default AUTO = path-style
+                                        when an endpoint is set (or the bucket
+                                        has a '.'), virtual-hosted otherwise */
+  uint32_t s3_unsigned;              /* 1: never sign, even when credentials are
+                                        found (public buckets); default 0 */
 } zt_url_options;
+
+#define ZT_S3_ADDRESSING_AUTO 0u
+#define ZT_S3_ADDRESSING_PATH 1u    /* https://endpoint/bucket/key */
+#define ZT_S3_ADDRESSING_VIRTUAL 2u /* https://bucket.endpoint/key */
 
 ZT_API void zt_url_options_init(zt_url_options *uopts);
 
-/* Opens the .zt file at url (http:// or https://) with ranged GETs: at most
+/* Opens the .zt file at url (http://, https://, or s3://bucket/key signed
+ * with AWS Signature V4 since 1.2) with ranged GETs: at most
  * two requests for any manifest size (one tail read, then the manifest if
  * it did not fit). uopts and opts may be NULL. Credentials in the URL
  * (user:pass@) and the token are redacted from every message. A response

@@ -131,23 +131,37 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
 
   if (c.encoding == ZT_ENCODING_RAW) {
     // Runs that start within Source::kMaxGap of the previous one's end are
-    // read together, the gap skipped.
+    // read together, the gap skipped; up to kBatch such groups go to the
+    // source at once (a remote one fetches them concurrently, exactly).
+    constexpr size_t kBatch = 4096;
     std::vector<Source::Piece> pieces;
-    uint64_t group_start = 0, group_end = 0;
+    std::vector<std::pair<uint64_t, size_t>> starts;  // group offset, first piece
+    uint64_t group_end = 0;
     auto flush = [&] {
-      if (!pieces.empty()) source_->read_pieces(c.offset + group_start, pieces.data(), pieces.size());
+      if (starts.empty()) return;
+      std::vector<Source::Group> groups(starts.size());
+      for (size_t g = 0; g < starts.size(); ++g) {
+        const size_t end = g + 1 < starts.size() ? starts[g + 1].second : pieces.size();
+        groups[g] = {c.offset + starts[g].first, pieces.data() + starts[g].second, end - starts[g].second};
+      }
+      source_->read_groups(groups.data(), groups.size());
       pieces.clear();
+      starts.clear();
     };
     size_t written = 0;
+    size_t in_group = 0;
     do {
       const uint64_t off = runs.offset();
-      if (pieces.empty() || off - group_end > Source::kMaxGap || pieces.size() >= 1024) {
-        flush();
-        group_start = off;
+      if (starts.empty() || off - group_end > Source::kMaxGap || in_group >= 1024) {
+        if (starts.size() >= kBatch) flush();
+        starts.emplace_back(off, pieces.size());
+        in_group = 0;
       } else if (off > group_end) {
         pieces.push_back({nullptr, static_cast<size_t>(off - group_end)});
+        ++in_group;
       }
       pieces.push_back({out + written, static_cast<size_t>(run)});
+      ++in_group;
       written += static_cast<size_t>(run);
       group_end = off + run;
     } while (runs.next());

@@ -21,14 +21,15 @@ DEMO_PACKAGES=(
 # What the whole test suite needs on top: GoogleTest, the Python binding's
 # tests and its venv install, other languages' examples, the independent
 # conformance checker, the install test's CMake consumer, the clang builds,
-# the real HTTP server of the remote-read tests (tests/remote).
+# the real HTTP server of the remote-read tests (tests/remote), botocore for
+# their S3 signature checks (node and npm, for s3rver, are added by deps()).
 TEST_PACKAGES=(
   libgtest-dev libgmock-dev cmake abigail-tools
   python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard python3-mypy
   python3-venv python3-pip python3-mesonpy python3-setuptools python3-wheel
   golang-go clang libclang-rt-14-dev zstd binutils
   cargo rustc bindgen librust-half-dev librust-pkg-config-dev
-  nginx-light
+  nginx-light python3-botocore
 )
 
 # install_missing PACKAGE...: apt-get install of those not yet installed.
@@ -62,6 +63,12 @@ deps() {
   # The Rust example needs a rustc; the machines may already have one from rustup.
   if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then
     extra+=(rustc)
+  fi
+  # The s3:// tests install s3rver with npm (tests/remote/s3rver). A node
+  # from elsewhere (NodeSource, nvm) brings its own npm, which Debian's npm
+  # package would conflict with: only when there is none.
+  if ! command -v npm >/dev/null 2>&1; then
+    extra+=(nodejs npm)
   fi
   install_missing "${DEMO_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${extra[@]}"
 }

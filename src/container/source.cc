@@ -189,6 +189,10 @@ void Source::read_pieces(uint64_t offset, const Piece *pieces, size_t n) const {
   }
 }
 
+void Source::read_groups(const Group *groups, size_t n) const {
+  for (size_t i = 0; i < n; ++i) read_pieces(groups[i].offset, groups[i].pieces, groups[i].n);
+}
+
 std::unique_ptr<Source> open_mmap_source(const std::string &path) {
   return std::make_unique<MmapSource>(path);
 }

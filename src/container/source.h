@@ -29,6 +29,15 @@ class Source {
   };
   static constexpr size_t kMaxGap = 4096;  // the widest skipped piece
   virtual void read_pieces(uint64_t offset, const Piece *pieces, size_t n) const;
+  // Several such ranges at once (a strided slice: one per group of runs).
+  // A remote source fetches exactly these ranges, concurrently, instead of
+  // whole cache blocks; the default reads them one after another.
+  struct Group {
+    uint64_t offset;
+    const Piece *pieces;
+    size_t n;
+  };
+  virtual void read_groups(const Group *groups, size_t n) const;
   // Hints that [offset, offset+len) will be read soon (madvise/fadvise).
   virtual void will_need(uint64_t offset, uint64_t len) const;
 

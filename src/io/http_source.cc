@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/s3_location.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -19,7 +20,20 @@
 
 namespace zt {
 
+bool is_remote_url(const std::string &url) {
+  auto starts = [&](const char *p) {
+    const size_t n = std::strlen(p);
+    if (url.size() < n) return false;
+    for (size_t i = 0; i < n; ++i)
+      if (std::tolower(static_cast<unsigned char>(url[i])) != p[i]) return false;
+    return true;
+  };
+  return starts("http://") || starts("https://") || starts("s3://");
+}
+
 std::string redact_url(const std::string &url) {
+  // An s3:// location holds no credential, and its key may hold '?' or '#'.
+  if (is_s3_url(url)) return printable(url);
   std::string u = url;
   // A query often carries a signature or a token (pre-signed object-store
   // URLs); a fragment is never sent, so it is dropped.
@@ -40,12 +54,47 @@ bool http_supported() {
   return true;
 }
 
+// Idle easy handles, kept for their live connections; freed with the last
+// source sharing them, so a constructor that throws (a failed open) frees
+// them too.
+struct RemoteShared {
+  explicit RemoteShared(uint64_t b) : budget(b) {}
+  ~RemoteShared() {
+    for (CURL *h : idle) curl_easy_cleanup(h);
+  }
+  // Takes n bytes of the budget; false (nothing taken) when they do not fit.
+  bool charge(uint64_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (used + n > budget) return false;
+    used += n;
+    return true;
+  }
+  void force_charge(uint64_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    used += n;
+  }
+  void release(uint64_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    used -= std::min(used, n);
+  }
+  const uint64_t budget;
+  std::mutex mu;
+  uint64_t used = 0;
+  std::mutex pool_mu;
+  std::vector<CURL *> idle;
+};
+
+std::shared_ptr<RemoteShared> make_remote_shared(uint64_t budget_bytes) {
+  return std::make_shared<RemoteShared>(budget_bytes);
+}
+
 namespace {
 
 constexpr uint64_t kBlock = uint64_t{64} << 10;     // cache granularity
 constexpr uint64_t kDirect = uint64_t{1} << 20;     // reads this large bypass the cache
 constexpr uint64_t kChunk = uint64_t{8} << 20;      // one request of a large read
 constexpr size_t kMaxErrorBody = size_t{64} << 10;  // an error page we skip
+constexpr size_t kKeptErrorBody = size_t{8} << 10;  // of which we keep (S3's error XML)
 
 bool starts_with_nocase(const std::string &s, const char *prefix) {
   size_t n = std::strlen(prefix);
@@ -76,16 +125,21 @@ struct Transfer {
   bool suffix = false;       // "bytes=-len"
   bool allow_whole = false;  // a 200 with the whole object is accepted (first request)
   uint8_t *dst = nullptr;    // len bytes (suffix: len bytes of room)
+  // Instead of dst: bytes are appended as they arrive, so a range whose
+  // length only a footer claims is never zero-filled ahead of its bytes.
+  std::vector<uint8_t> *sink = nullptr;
   // Response
   long code = 0;
   bool have_range = false;
   uint64_t range_start = 0, range_end = 0, range_total = 0;
   bool total_unknown = false;
   std::string etag, last_modified;
+  std::string bucket_region;  // S3's x-amz-bucket-region
   uint64_t header_bytes = 0;
   uint64_t received = 0;
   std::vector<uint8_t> whole;  // a 200 body when allowed
   uint64_t discarded = 0;      // body bytes of an error response
+  std::string error_body;      // its first kKeptErrorBody bytes (S3's error XML)
   // Why a callback stopped the transfer (not retried).
   zt_status abort_status = ZT_OK;
   std::string abort_message;
@@ -123,6 +177,8 @@ size_t on_header(char *data, size_t size, size_t n, void *p) {
     t->etag = value;
   } else if (name == "last-modified") {
     t->last_modified = value;
+  } else if (name == "x-amz-bucket-region") {
+    t->bucket_region = printable(value.substr(0, 64));
   } else if (name == "content-range") {
     // "bytes a-b/total", or "bytes */total" with a 416.
     unsigned long long a = 0, b = 0, total = 0;
@@ -152,7 +208,10 @@ size_t on_body(char *data, size_t size, size_t n, void *p) {
       t->abort_message = "the server sent more than the " + std::to_string(t->len) + " bytes requested";
       return 0;
     }
-    std::memcpy(t->dst + t->received, data, bytes);
+    if (t->sink)
+      t->sink->insert(t->sink->end(), data, data + bytes);
+    else
+      std::memcpy(t->dst + t->received, data, bytes);
     t->received += bytes;
     return bytes;
   }
@@ -171,10 +230,28 @@ size_t on_body(char *data, size_t size, size_t n, void *p) {
     t->received += bytes;
     return bytes;
   }
-  // An error page: skipped, within a bound.
+  // An error page: skipped, within a bound; its start kept for messages.
+  if (t->error_body.size() < kKeptErrorBody)
+    t->error_body.append(data, std::min(bytes, kKeptErrorBody - t->error_body.size()));
   t->discarded += bytes;
   if (t->discarded > kMaxErrorBody) return 0;
   return bytes;
+}
+
+// The text of <name>...</name> in an S3 error document (no nesting, no
+// entities beyond the five XML ones), at most 200 characters, printable.
+std::string xml_field(const std::string &xml, const char *name) {
+  const std::string open = std::string("<") + name + ">", close = std::string("</") + name + ">";
+  const size_t a = xml.find(open);
+  if (a == std::string::npos) return "";
+  const size_t b = xml.find(close, a + open.size());
+  if (b == std::string::npos) return "";
+  std::string v = xml.substr(a + open.size(), std::min<size_t>(b - a - open.size(), 200));
+  static const std::pair<const char *, char> kEntities[] = {
+      {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}, {"&amp;", '&'}};
+  for (const auto &[ent, ch] : kEntities)
+    for (size_t p; (p = v.find(ent)) != std::string::npos;) v.replace(p, std::strlen(ent), 1, ch);
+  return printable(v);
 }
 
 bool retryable_curl(CURLcode c) {
@@ -197,18 +274,27 @@ class HttpSource final : public Source {
  public:
   HttpSource(const std::string &url, const UrlSettings &s, uint64_t max_manifest_size)
       : url_(url), s_(s), max_manifest_(max_manifest_size) {
+    shared_ = s_.shared ? s_.shared : make_remote_shared(UINT64_MAX);
     path_ = redact_url(url);
     global_init();
-    http_ = starts_with_nocase(url, "http://") || starts_with_nocase(url, "https://");
-    if (!http_ && !s_.allow_any_scheme)
-      fail(ZT_E_UNSUPPORTED, "'" + path_ + "': only http:// and https:// URLs are opened (set allow_any_scheme " +
-                                 "to let libcurl try others)");
+    if (is_s3_url(url)) {
+      s3_ = std::make_unique<S3Location>(resolve_s3(url, s_));
+      url_ = s3_->http_url;
+    }
+    if (s_.deadline_ms) deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(s_.deadline_ms);
+    http_ = starts_with_nocase(url_, "http://") || starts_with_nocase(url_, "https://");
+    if (!http_ && (!s_.allow_any_scheme || s3_))
+      fail(ZT_E_UNSUPPORTED, "'" + path_ + "': only http://, https:// and s3:// URLs are opened (set " +
+                                 "allow_any_scheme to let libcurl try others)");
     if (s_.user_agent.empty()) s_.user_agent = std::string("libztensor/") + zt_version_string();
     if (s_.max_parallel == 0) s_.max_parallel = 1;
     if (s_.tail_bytes < 64) s_.tail_bytes = 64;
     open_tail();
     prefetch_head_and_manifest();
+    hold_within_budget();
   }
+
+  ~HttpSource() override { shared_->release(held_charged_ + cache_used_); }
 
   IoStats stats() const {
     IoStats st;
@@ -251,6 +337,51 @@ class HttpSource final : public Source {
     for (size_t i = 0; i < n; ++i) {
       if (pieces[i].dst && pieces[i].len) std::memcpy(pieces[i].dst, buf.data() + at, pieces[i].len);
       at += pieces[i].len;
+    }
+  }
+
+  // A strided slice's groups: each fetched as exactly its range (no cache
+  // blocks around it: a rank reading its columns of a matrix must not pull
+  // in its neighbours' bytes), max_parallel at a time. Groups inside the
+  // held tail, and large ones (parallel chunks already), go through
+  // read_pieces.
+  void read_groups(const Group *groups, size_t n) const override {
+    std::vector<Transfer> ts;
+    std::vector<std::vector<uint8_t>> bufs;
+    std::vector<size_t> owner;  // group of each transfer
+    for (size_t g = 0; g < n; ++g) {
+      uint64_t span = 0;
+      for (size_t i = 0; i < groups[g].n; ++i) span += groups[g].pieces[i].len;
+      if (span == 0) continue;
+      const uint64_t off = groups[g].offset;
+      const bool held = off >= held_offset_ && off - held_offset_ + span <= held_.size();
+      if (held || span >= kDirect) {
+        read_pieces(off, groups[g].pieces, groups[g].n);
+        continue;
+      }
+      Transfer t;
+      t.offset = off;
+      t.len = span;
+      if (groups[g].n == 1) {
+        t.dst = static_cast<uint8_t *>(groups[g].pieces[0].dst);
+      } else {
+        bufs.emplace_back(span);
+        t.dst = bufs.back().data();
+      }
+      ts.push_back(std::move(t));
+      owner.push_back(g);
+    }
+    if (ts.empty()) return;
+    run(ts);
+    size_t b = 0;
+    for (size_t k = 0; k < ts.size(); ++k) {
+      const Group &grp = groups[owner[k]];
+      if (grp.n == 1) continue;
+      const uint8_t *src = bufs[b++].data();
+      for (size_t i = 0; i < grp.n; ++i) {
+        if (grp.pieces[i].dst && grp.pieces[i].len) std::memcpy(grp.pieces[i].dst, src, grp.pieces[i].len);
+        src += grp.pieces[i].len;
+      }
     }
   }
 
@@ -317,25 +448,72 @@ class HttpSource final : public Source {
     for (size_t i = 0; i < blocks.size(); ++i) {
       const uint64_t b = first + i;
       if (cache_.count(b) || blocks[i]->size() > s_.cache_bytes) continue;
+      // The shared budget first: make room by dropping this source's own
+      // least recent blocks; when there are none, the block is not kept.
+      bool room = shared_->charge(blocks[i]->size());
+      while (!room && !lru_.empty()) {
+        evict_one();
+        room = shared_->charge(blocks[i]->size());
+      }
+      if (!room) continue;
       lru_.push_front(b);
       cache_.emplace(b, std::make_pair(blocks[i], lru_.begin()));
       cache_used_ += blocks[i]->size();
     }
-    while (cache_used_ > s_.cache_bytes && !lru_.empty()) {
-      uint64_t victim = lru_.back();
-      lru_.pop_back();
-      auto it = cache_.find(victim);
-      cache_used_ -= it->second.first->size();
-      cache_.erase(it);
+    while (cache_used_ > s_.cache_bytes && !lru_.empty()) evict_one();
+  }
+
+  void evict_one() const {
+    uint64_t victim = lru_.back();
+    lru_.pop_back();
+    auto it = cache_.find(victim);
+    cache_used_ -= it->second.first->size();
+    shared_->release(it->second.first->size());
+    cache_.erase(it);
+  }
+
+  // Where the manifest starts, by the footer in the held bytes (v1:
+  // ...size, "ZTEN1000"; v0: ...size), or held_offset_ when it says nothing
+  // usable.
+  uint64_t manifest_start() const {
+    if (held_.size() < 16) return held_offset_;
+    const uint8_t *end = held_.data() + held_.size();
+    auto le64 = [](const uint8_t *p) {
+      uint64_t v = 0;
+      for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+      return v;
+    };
+    const bool v1 = std::memcmp(end - 8, "ZTEN1000", 8) == 0;
+    const uint64_t msize = v1 ? le64(end - 16) : le64(end - 8);
+    const uint64_t fixed = v1 ? 16 : 8;
+    if (msize <= max_manifest_ && size_ >= fixed + 8 && msize <= size_ - fixed - 8) return size_ - fixed - msize;
+    return held_offset_;
+  }
+
+  // The held bytes count against the shared budget. When they do not fit,
+  // only the manifest and footer stay (the reader needs them; its other
+  // bytes are fetched again when read).
+  void hold_within_budget() {
+    if (shared_->charge(held_.size())) {
+      held_charged_ = held_.size();
+      return;
     }
+    const uint64_t m = std::max(manifest_start(), held_offset_);
+    if (m > held_offset_ && m - held_offset_ <= held_.size()) {
+      held_.erase(held_.begin(), held_.begin() + static_cast<ptrdiff_t>(m - held_offset_));
+      held_.shrink_to_fit();
+      held_offset_ = m;
+    }
+    shared_->force_charge(held_.size());
+    held_charged_ = held_.size();
   }
 
   CURL *acquire() const {
     {
-      std::lock_guard<std::mutex> lock(pool_.mu);
-      if (!pool_.idle.empty()) {
-        CURL *h = pool_.idle.back();
-        pool_.idle.pop_back();
+      std::lock_guard<std::mutex> lock(shared_->pool_mu);
+      if (!shared_->idle.empty()) {
+        CURL *h = shared_->idle.back();
+        shared_->idle.pop_back();
         curl_easy_reset(h);  // keeps its live connection
         return h;
       }
@@ -345,8 +523,13 @@ class HttpSource final : public Source {
     return h;
   }
   void release(CURL *h) const {
-    std::lock_guard<std::mutex> lock(pool_.mu);
-    pool_.idle.push_back(h);
+    std::lock_guard<std::mutex> lock(shared_->pool_mu);
+    // A shared pool keeps as many idle connections as one source may use.
+    if (shared_->idle.size() >= std::max<size_t>(s_.max_parallel, 4) * 2 && s_.shared) {
+      curl_easy_cleanup(h);
+      return;
+    }
+    shared_->idle.push_back(h);
   }
 
   void configure(CURL *h, Transfer &t, curl_slist **headers) const {
@@ -354,14 +537,22 @@ class HttpSource final : public Source {
     curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    // S3 is never followed: its redirects name another region (reported
+    // as such), and a session token travels in a header libcurl would
+    // replay to whatever host the redirect names.
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, s3_ ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(s_.max_redirects));
     if (!s_.allow_any_scheme) {
       curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
       curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     }
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(s_.connect_timeout_ms));
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(s_.timeout_ms));
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request_timeout_ms()));
+    if (s_.low_speed_bytes) {
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(s_.low_speed_bytes));
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
+                       static_cast<long>(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)));
+    }
     curl_easy_setopt(h, CURLOPT_USERAGENT, s_.user_agent.c_str());
     if (!s_.bearer_token.empty()) {
       // libcurl's own bearer support: not replayed to another host on a
@@ -371,12 +562,28 @@ class HttpSource final : public Source {
     }
     std::string range =
         t.suffix ? "-" + std::to_string(t.len) : std::to_string(t.offset) + "-" + std::to_string(t.offset + t.len - 1);
-    curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());  // copied by libcurl
-    // A strong ETag makes the server itself refuse a changed object (412).
-    if (!etag_.empty() && etag_.compare(0, 2, "W/") != 0) {
-      *headers = curl_slist_append(*headers, ("If-Match: " + etag_).c_str());
-      curl_easy_setopt(h, CURLOPT_HTTPHEADER, *headers);
+    if (s3_ && s3_->sign) {
+      // libcurl's SigV4 signer (7.75+) signs host, x-amz-date and every
+      // header of CURLOPT_HTTPHEADER: so Range, the payload hash and the
+      // session token go there, where they are signed. (A CURLOPT_RANGE
+      // Range would be sent unsigned.) The key is already in S3's
+      // canonical encoding and PATH_AS_IS keeps "a/../b" and "//" as they
+      // are, so the path signed is the path S3 canonicalises.
+      curl_easy_setopt(h, CURLOPT_AWS_SIGV4, ("aws:amz:" + s3_->region + ":s3").c_str());
+      curl_easy_setopt(h, CURLOPT_USERNAME, s3_->access_key.c_str());
+      curl_easy_setopt(h, CURLOPT_PASSWORD, s3_->secret_key.c_str());
+      *headers = curl_slist_append(*headers, ("Range: bytes=" + range).c_str());
+      *headers = curl_slist_append(*headers, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+      if (!s3_->session_token.empty())
+        *headers = curl_slist_append(*headers, ("x-amz-security-token: " + s3_->session_token).c_str());
+    } else {
+      curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());  // copied by libcurl
     }
+    if (s3_) curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
+    // A strong ETag makes the server itself refuse a changed object (412).
+    if (!etag_.empty() && etag_.compare(0, 2, "W/") != 0)
+      *headers = curl_slist_append(*headers, ("If-Match: " + etag_).c_str());
+    if (*headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, *headers);
     const uint64_t cap = std::max<uint64_t>({t.len, s_.max_unranged_bytes, kMaxErrorBody});
     curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(cap));
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
@@ -395,6 +602,10 @@ class HttpSource final : public Source {
     };
     replace_all(url_, path_);
     replace_all(s_.bearer_token, "<token>");
+    if (s3_) {
+      replace_all(s3_->secret_key, "<secret>");
+      replace_all(s3_->session_token, "<session token>");
+    }
     return msg;
   }
 
@@ -412,6 +623,16 @@ class HttpSource final : public Source {
   Outcome judge(const Transfer &t, CURLcode rc) const {
     Outcome o;
     const std::string what = "'" + path_ + "': GET " + range_text(t) + ": ";
+    // "bytes=-N" answered from the start (s3rver does this): the server
+    // has no suffix ranges, but told the size; open_tail asks again with
+    // an explicit range. Judged before the body's length, which is wrong.
+    if (t.suffix && t.code == 206 && t.have_range && !t.total_unknown && t.range_start == 0 &&
+        t.range_end + 1 < t.range_total) {
+      no_suffix_total_ = t.range_total;
+      return {ZT_E_IO, false,
+              what + "the server answered a suffix range with bytes 0-" + std::to_string(t.range_end) + "/" +
+                  std::to_string(t.range_total)};
+    }
     if (t.abort_status != ZT_OK) return {t.abort_status, false, what + t.abort_message};
     if (rc == CURLE_FILESIZE_EXCEEDED && t.code == 200)
       return {ZT_E_UNSUPPORTED, false,
@@ -425,18 +646,33 @@ class HttpSource final : public Source {
       return {ZT_E_LIMIT, false, what + "more than max_redirects (" + std::to_string(s_.max_redirects) + ") redirects"};
     if (rc != CURLE_OK) {
       std::string detail = t.errbuf[0] ? std::string(t.errbuf) : std::string(curl_easy_strerror(rc));
-      if (rc == CURLE_OPERATION_TIMEDOUT) detail += " (timeout " + std::to_string(s_.timeout_ms) + " ms)";
+      if (rc == CURLE_OPERATION_TIMEDOUT) {
+        if (past_deadline())
+          return {ZT_E_IO, false,
+                  what + scrub(detail) + " (the overall deadline of " + std::to_string(s_.deadline_ms) + " ms passed)"};
+        detail += " (timeout " + std::to_string(s_.timeout_ms) + " ms";
+        if (s_.low_speed_bytes)
+          detail += ", or below " + std::to_string(s_.low_speed_bytes) + " bytes/s for " +
+                    std::to_string(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)) + " s";
+        detail += ")";
+      }
       return {ZT_E_IO, retryable_curl(rc), what + scrub(detail)};
     }
     if (t.code == 412) return {ZT_E_CHANGED, false, what + changed_text("the server refused If-Match " + etag_)};
     if (t.code >= 500 || t.code == 429 || t.code == 408)
       return {ZT_E_IO, true, what + "HTTP " + std::to_string(t.code)};
+    if (s3_ && t.code >= 300 && t.code != 416) return {ZT_E_IO, false, scrub(s3_failure(t, what))};
     if (t.code == 416 && t.range_total == 0 && t.suffix) return o;  // an empty object
     if (t.code == 200 && t.allow_whole) return o;
     if (t.code != 206 && !(t.code == 0 && !http_))
       return {ZT_E_IO, false, what + "HTTP " + std::to_string(t.code) + (t.code == 200 ? " (Range ignored)" : "")};
     if (http_) {
       if (!t.have_range) return {ZT_E_IO, false, what + "206 response without a Content-Range"};
+      // Once the size is known, a server that no longer knows it is
+      // serving something else.
+      if (size_known_ && t.total_unknown)
+        return {ZT_E_CHANGED, false,
+                what + changed_text("Content-Range now gives no total size ('/*'), was " + std::to_string(size_))};
       if (!t.total_unknown && t.range_end >= t.range_total)
         return {ZT_E_IO, false,
                 what + "inconsistent Content-Range: bytes " + std::to_string(t.range_start) + "-" +
@@ -468,6 +704,57 @@ class HttpSource final : public Source {
     return o;
   }
 
+  // An S3 refusal in words: the error XML's Code, and for a 403 where the
+  // credentials came from and which region was signed for, with the
+  // likely cause when S3 names it (clock skew, region, key, secret, token).
+  std::string s3_failure(const Transfer &t, const std::string &what) const {
+    const std::string code = xml_field(t.error_body, "Code");
+    const std::string creds = "credentials: " + s3_->credential_source;
+    const std::string region = "signed for region '" + s3_->region + "' from " + s3_->region_source;
+    std::string m = what + "HTTP " + std::to_string(t.code) + (code.empty() ? "" : " " + code);
+    const std::string wanted =
+        !xml_field(t.error_body, "Region").empty() ? xml_field(t.error_body, "Region") : t.bucket_region;
+    if (code == "RequestTimeTooSkewed") {
+      m += ": this machine's clock looks wrong (request time " + xml_field(t.error_body, "RequestTime") +
+           ", server time " + xml_field(t.error_body, "ServerTime") + ")";
+    } else if (code == "AuthorizationHeaderMalformed" || code == "PermanentRedirect" ||
+               code == "IllegalLocationConstraintException" || (t.code >= 300 && t.code < 400) ||
+               (!wanted.empty() && wanted != s3_->region)) {
+      m += ": the region looks wrong: " + region;
+      if (!wanted.empty()) m += ", the bucket is in '" + wanted + "'";
+      m += " (set AWS_REGION, the profile's region or zt_url_options.s3_region)";
+    } else if (code == "SignatureDoesNotMatch") {
+      m += ": the secret key does not match the access key id";
+    } else if (code == "InvalidAccessKeyId") {
+      m += ": the server does not know the access key id";
+    } else if (code == "InvalidToken" || code == "ExpiredToken" || code == "TokenRefreshRequired") {
+      m += ": the session token is invalid or expired";
+    } else if (code == "NoSuchKey" || (code.empty() && t.code == 404)) {
+      m += ": bucket '" + printable(s3_->bucket) + "' has no key '" + printable(s3_->key) + "'";
+    } else if (code == "NoSuchBucket") {
+      m += ": there is no bucket '" + printable(s3_->bucket) + "'";
+    } else if (t.code == 403 || t.code == 401) {
+      m += ": access denied";
+    }
+    if (t.code == 403 || t.code == 401 || t.code == 400) m += " [" + creds + "; " + region + "]";
+    const std::string said = xml_field(t.error_body, "Message");
+    if (!said.empty()) m += "; the server says: " + said;
+    return m;
+  }
+
+  bool past_deadline() const { return s_.deadline_ms && std::chrono::steady_clock::now() >= deadline_; }
+
+  // The per-request timeout, cut to what is left of the overall deadline.
+  uint64_t request_timeout_ms() const {
+    uint64_t t = s_.timeout_ms;
+    if (s_.deadline_ms) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now()).count();
+      t = std::min<uint64_t>(t, left > 1 ? static_cast<uint64_t>(left) : 1);
+    }
+    return t;
+  }
+
   std::string changed_text(const std::string &detail) const {
     return "the object changed while being read (" + detail + "); reopen it";
   }
@@ -484,9 +771,13 @@ class HttpSource final : public Source {
       run_once(ts, pending, again, fatal);
       if (fatal.status != ZT_OK) fail(fatal.status, fatal.message);
       if (again.empty()) return;
-      if (attempt >= s_.retries) {
+      if (attempt >= s_.retries || past_deadline()) {
         Outcome last = last_retry_;
-        fail(last.status, last.message + " (after " + std::to_string(attempt + 1) + " attempts)");
+        fail(last.status,
+             last.message + " (after " + std::to_string(attempt + 1) + " attempts" +
+                 (past_deadline() ? "; the overall deadline of " + std::to_string(s_.deadline_ms) + " ms passed"
+                                  : std::string()) +
+                 ")");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100u << std::min(attempt, 6u)));
       for (size_t i : again) {
@@ -496,6 +787,8 @@ class HttpSource final : public Source {
         fresh.suffix = ts[i].suffix;
         fresh.allow_whole = ts[i].allow_whole;
         fresh.dst = ts[i].dst;
+        fresh.sink = ts[i].sink;
+        if (fresh.sink) fresh.sink->clear();
         ts[i] = std::move(fresh);
       }
       pending.swap(again);
@@ -587,11 +880,10 @@ class HttpSource final : public Source {
     Transfer t;
     std::vector<uint8_t> buf;
     if (http_) {
-      buf.resize(s_.tail_bytes);
       t.suffix = true;
       t.len = s_.tail_bytes;
       t.allow_whole = s_.max_unranged_bytes > 0;
-      t.dst = buf.data();
+      t.sink = &buf;  // grows with the bytes that come, up to tail_bytes
     } else {
       size_ = probe_size();
       size_known_ = true;
@@ -603,7 +895,21 @@ class HttpSource final : public Source {
     }
     std::vector<Transfer> ts;
     ts.push_back(std::move(t));
-    run(ts);
+    try {
+      run(ts);
+    } catch (const Error &) {
+      if (!http_ || !no_suffix_total_) throw;
+      // A server without suffix ranges that told the size: the tail by an
+      // explicit range (one more round trip, for such servers only).
+      buf.clear();
+      Transfer e;
+      e.offset = no_suffix_total_ > s_.tail_bytes ? no_suffix_total_ - s_.tail_bytes : 0;
+      e.len = no_suffix_total_ - e.offset;
+      e.sink = &buf;
+      ts.clear();
+      ts.push_back(std::move(e));
+      run(ts);
+    }
     Transfer &r = ts[0];
     if (!http_) {
       held_offset_ = r.offset;
@@ -623,8 +929,7 @@ class HttpSource final : public Source {
       if (r.total_unknown) fail(ZT_E_IO, "'" + path_ + "': the server does not tell the object's size");
       size_ = r.range_total;
       held_offset_ = r.range_start;
-      buf.resize(r.range_end - r.range_start + 1);
-      held_ = std::move(buf);
+      held_ = std::move(buf);  // judge checked: exactly range_end - range_start + 1 bytes
     }
     size_known_ = true;
   }
@@ -659,26 +964,15 @@ class HttpSource final : public Source {
     auto head_buf = std::make_shared<std::vector<uint8_t>>(head.len);
     head.dst = head_buf->data();
     ts.push_back(std::move(head));
-    uint64_t mstart = held_offset_;
-    if (held_.size() >= 16) {
-      const uint8_t *end = held_.data() + held_.size();
-      auto le64 = [](const uint8_t *p) {
-        uint64_t v = 0;
-        for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-        return v;
-      };
-      const bool v1 = std::memcmp(end - 8, "ZTEN1000", 8) == 0;
-      const uint64_t msize = v1 ? le64(end - 16) : le64(end - 8);
-      const uint64_t fixed = v1 ? 16 : 8;
-      if (msize <= max_manifest_ && size_ >= fixed + 8 && msize <= size_ - fixed - 8) mstart = size_ - fixed - msize;
-    }
+    const uint64_t mstart = manifest_start();
+    // The footer's claim alone sizes this range: the buffer grows as its
+    // bytes arrive (bounded by max_manifest_size), never zero-filled ahead.
     std::vector<uint8_t> extra;
     if (mstart < held_offset_) {
-      extra.resize(held_offset_ - mstart);
       Transfer m;
       m.offset = mstart;
-      m.len = extra.size();
-      m.dst = extra.data();
+      m.len = held_offset_ - mstart;
+      m.sink = &extra;
       ts.push_back(std::move(m));
     }
     run(ts);
@@ -690,8 +984,13 @@ class HttpSource final : public Source {
     }
   }
 
-  const std::string url_;
+  // Set by judge (open only) when the server answered "bytes=-N" from the
+  // start of the object: the object's size.
+  mutable uint64_t no_suffix_total_ = 0;
+  std::string url_;  // what is fetched: for s3://, the endpoint's URL
   UrlSettings s_;
+  std::unique_ptr<S3Location> s3_;  // set for s3:// URLs
+  std::chrono::steady_clock::time_point deadline_;
   const uint64_t max_manifest_;
   bool http_ = true;
   bool size_known_ = false;
@@ -701,16 +1000,10 @@ class HttpSource final : public Source {
   std::vector<uint8_t> held_;
   uint64_t held_offset_ = 0;
 
-  // Idle easy handles, kept for their live connections. A member with its
-  // own destructor, so a constructor that throws (a failed open) frees them.
-  struct Pool {
-    std::mutex mu;
-    std::vector<CURL *> idle;
-    ~Pool() {
-      for (CURL *h : idle) curl_easy_cleanup(h);
-    }
-  };
-  mutable Pool pool_;
+  // The budget and connection pool: the set's, or this source's own
+  // (unbounded budget: cache_bytes alone bounds a lone file).
+  std::shared_ptr<RemoteShared> shared_;
+  uint64_t held_charged_ = 0;
   mutable std::mutex cache_mu_;
   mutable std::unordered_map<uint64_t, std::pair<Block, std::list<uint64_t>::iterator>> cache_;
   mutable std::list<uint64_t> lru_;

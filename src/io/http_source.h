@@ -15,6 +15,12 @@
 
 namespace zt {
 
+// What the remote sources of one sharded set share: one memory budget for
+// their held tails and cached blocks, and one pool of idle connections
+// (so n shards cost neither n caches nor n sockets). Opaque here.
+struct RemoteShared;
+std::shared_ptr<RemoteShared> make_remote_shared(uint64_t budget_bytes);
+
 struct UrlSettings {
   uint32_t connect_timeout_ms = 10000;
   uint32_t timeout_ms = 60000;
@@ -28,6 +34,20 @@ struct UrlSettings {
   uint64_t max_header_bytes = uint64_t{64} << 10;
   std::string bearer_token;
   std::string user_agent;
+  // 1.2: stalls and an overall end (0 = off). A request whose rate stays
+  // below low_speed_bytes per second for low_speed_time_ms is a timeout
+  // (retried like one); no request of the file runs past open + deadline_ms.
+  uint32_t low_speed_bytes = 0;
+  uint32_t low_speed_time_ms = 10000;
+  uint64_t deadline_ms = 0;
+  // 1.2: s3:// (s3_location.h). Empty = found in the environment or the
+  // AWS files; s3_addressing 0 = auto, 1 = path-style, 2 = virtual-hosted.
+  std::string s3_region, s3_endpoint, s3_profile;
+  std::string aws_access_key_id, aws_secret_access_key, aws_session_token;
+  uint32_t s3_addressing = 0;
+  bool s3_unsigned = false;
+  // Internal (sets): shared budget and connections; null = the source's own.
+  std::shared_ptr<RemoteShared> shared;
 };
 
 struct IoStats {
@@ -36,7 +56,8 @@ struct IoStats {
   uint64_t cache_hits = 0;
 };
 
-// Throws ZT_E_UNSUPPORTED when built without libcurl.
+// url: http://, https:// or s3://bucket/key (signed with AWS SigV4 when
+// credentials are found). Throws ZT_E_UNSUPPORTED when built without libcurl.
 // max_manifest_size: a footer naming a larger manifest is not prefetched.
 std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettings &settings,
                                          uint64_t max_manifest_size);
@@ -47,6 +68,9 @@ IoStats http_stats(const Source &src);
 // The URL with user:pass@ and the query string replaced by placeholders:
 // what messages may show.
 std::string redact_url(const std::string &url);
+
+// http://, https:// or s3:// (any case).
+bool is_remote_url(const std::string &url);
 
 // True when the build has libcurl.
 bool http_supported();

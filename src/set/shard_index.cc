@@ -62,6 +62,32 @@ json parse_unique_keys(std::string_view text, const std::string &what) {
   return root;
 }
 
+// A path component as a web server would see it after decoding %XX
+// escapes, up to three times (double-encoded "%252e%252e" too).
+std::string percent_decoded(const std::string &part) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string cur = part;
+  for (int round = 0; round < 3 && cur.find('%') != std::string::npos; ++round) {
+    std::string next;
+    for (size_t i = 0; i < cur.size(); ++i) {
+      if (cur[i] == '%' && i + 2 < cur.size() && hex(cur[i + 1]) >= 0 && hex(cur[i + 2]) >= 0) {
+        next += static_cast<char>(hex(cur[i + 1]) * 16 + hex(cur[i + 2]));
+        i += 2;
+      } else {
+        next += cur[i];
+      }
+    }
+    if (next == cur) break;
+    cur = std::move(next);
+  }
+  return cur;
+}
+
 }  // namespace
 
 void check_shard_location(const std::string &loc, const std::string &ctx) {
@@ -80,6 +106,14 @@ void check_shard_location(const std::string &loc, const std::string &ctx) {
     const std::string part = loc.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
     if (part.empty()) bad("has an empty path component");
     if (part == "." || part == "..") bad("has a '" + part + "' path component");
+    // A remote index's shard is fetched by URL and servers decode %XX
+    // before resolving dot segments: "%2e%2e" is ".." to them.
+    if (part.find('%') != std::string::npos) {
+      const std::string dec = percent_decoded(part);
+      if (dec == "." || dec == "..") bad("has a percent-encoded '" + dec + "' path component");
+      if (dec.find_first_of(std::string("/\\\0", 3)) != std::string::npos)
+        bad("has a percent-encoded '/', '\\' or NUL");
+    }
     if (slash == std::string::npos) break;
     start = slash + 1;
   }

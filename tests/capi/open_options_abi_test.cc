@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "ztensor.h"
+#include "ztensor_io.h"
 
 namespace {
 
@@ -84,6 +85,46 @@ TEST(WriterOptionsAbi, TheOneZeroInitWritesOnlyTheOneZeroStruct) {
   init11(&cur);
   EXPECT_EQ(cur.struct_size, sizeof(zt_writer_options));
   EXPECT_EQ(cur.verify_before_replace, 0u);
+  dlclose(lib);
+}
+
+// zt_url_options grew in 1.2.0 (stall limits, deadline, S3). A program built
+// against 1.1 gets zt_url_options_init@ZTENSOR_1.1: it writes the 1.1 bytes
+// only, and zt_open_url reads the new fields as their defaults.
+TEST(UrlOptionsAbi, TheOneOneInitWritesOnlyTheOneOneStruct) {
+  void *lib = dlopen("libztensor.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) lib = dlopen("libztensor.so.1", RTLD_NOW);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  using Init = void (*)(void *);
+  auto init11 = reinterpret_cast<Init>(dlvsym(lib, "zt_url_options_init", "ZTENSOR_1.1"));
+  auto init12 = reinterpret_cast<Init>(dlvsym(lib, "zt_url_options_init", "ZTENSOR_1.2"));
+  ASSERT_NE(init11, nullptr) << "zt_url_options_init@ZTENSOR_1.1 must stay exported";
+  ASSERT_NE(init12, nullptr);
+  EXPECT_EQ(reinterpret_cast<void *>(init12), reinterpret_cast<void *>(&zt_url_options_init));
+  constexpr size_t k11 = offsetof(zt_url_options, user_agent) + sizeof(const char *);
+  struct {
+    unsigned char o[k11];
+    unsigned char canary[32];
+  } old;
+  std::memset(&old, 0xA5, sizeof old);
+  init11(old.o);
+  uint32_t size = 0;
+  std::memcpy(&size, old.o, sizeof size);
+  EXPECT_EQ(size, k11);
+  for (unsigned char b : old.canary) ASSERT_EQ(b, 0xA5) << "the 1.1 init wrote past the 1.1 struct";
+  // zt_open_url takes it: the 1.2 fields beyond it are not read (no S3
+  // endpoint from the canary bytes), so the URL's own failure comes back.
+  zt_file *f = nullptr;
+  EXPECT_EQ(zt_open_url("ftp://127.0.0.1/x.zt", reinterpret_cast<const zt_url_options *>(old.o), nullptr, &f),
+            ZT_E_UNSUPPORTED);
+  zt_url_options cur;
+  std::memset(&cur, 0xA5, sizeof cur);
+  init12(&cur);
+  EXPECT_EQ(cur.struct_size, sizeof(zt_url_options));
+  EXPECT_EQ(cur.low_speed_bytes, 0u);
+  EXPECT_EQ(cur.deadline_ms, 0u);
+  EXPECT_EQ(cur.s3_region, nullptr);
+  EXPECT_EQ(cur.s3_addressing, ZT_S3_ADDRESSING_AUTO);
   dlclose(lib);
 }
 

@@ -200,7 +200,11 @@ TEST_F(SetTest, LocationsMayNotLeaveTheFolder) {
   const std::string sub_index = dir.file("sub/i.json");
   for (const char *loc :
        {"../model-00001-of-00002.zt", "./model-00002-of-00002.zt", "model-00002-of-00002.zt/..", "a//b.zt", "",
-        "/etc/passwd", "file:///etc/passwd", "http://example.com/x.zt", "..\\\\x.zt", "c:x.zt"}) {
+        "/etc/passwd", "file:///etc/passwd", "http://example.com/x.zt", "..\\\\x.zt", "c:x.zt",
+        // percent-encoded dot segments and separators, which a web server
+        // decodes before resolving (issue 27)
+        "%2e%2e/model-00001-of-00002.zt", "%2E%2E/x.zt", "%2e./x.zt", ".%2E/x.zt", "sub/%2e/x.zt", "%252e%252e/x.zt",
+        "..%2fx.zt", "%2e%2e%2fx.zt", "a%5cx.zt", "a%00.zt"}) {
     std::string text = std::string(R"({"weight_map": {"x": ")") + loc + "\"}}";
     write_file(sub_index, text);
     const std::string msg = open_fails(sub_index, ZT_E_MANIFEST);

@@ -1,10 +1,13 @@
 """A small real HTTP/1.1 server (sockets, http.server) for the faults nginx
 cannot produce: 503 then success, truncated bodies, lying Content-Length,
-endless bodies, huge headers, redirect loops, an ETag that keeps changing.
+endless bodies, huge headers, redirect loops, an ETag that keeps changing,
+a size that turns unknown, a 1 byte/s server, a footer claiming a 1 GiB
+manifest.
 It serves one file's bytes with Range support; the path picks the fault."""
 import http.server
 import re
 import threading
+import time
 
 
 class FaultServer:
@@ -107,6 +110,54 @@ class FaultServer:
             h.end_headers()
         elif path == "/changing":  # a new ETag on every response
             self.send_range(h, etag=f'"v{n}"')
+        elif path == "/star":  # after the first response, Content-Range "a-b/*": the size is no longer known
+            a, b = self.range_of(h)
+            body = self.data[a:b + 1]
+            h.send_response(206)
+            h.send_header("Content-Range", f"bytes {a}-{b}/{len(self.data) if n == 0 else '*'}")
+            h.send_header("Content-Length", str(len(body)))
+            h.send_header("ETag", '"v1"')
+            h.end_headers()
+            h.wfile.write(body)
+        elif path == "/slow":  # 1 byte per second, for ever
+            a, b = self.range_of(h)
+            h.send_response(206)
+            h.send_header("Content-Range", f"bytes {a}-{b}/{len(self.data)}")
+            h.send_header("Content-Length", str(b - a + 1))
+            h.end_headers()
+            for i in range(a, b + 1):
+                h.wfile.write(self.data[i:i + 1])
+                h.wfile.flush()
+                time.sleep(1)
+        elif path == "/claims1g":  # a 2 GiB object whose footer claims a 1 GiB manifest, never sent
+            size = 2 << 30
+            m = re.match(r"bytes=(\d*)-(\d*)$", h.headers.get("Range", ""))
+            if m.group(1) == "":
+                n_tail = int(m.group(2))
+                body = bytearray(n_tail)
+                body[-16:] = ((1 << 30) - 64).to_bytes(8, "little") + b"ZTEN1000"
+                a = size - n_tail
+            else:
+                a = int(m.group(1))
+                b = int(m.group(2))
+                if b - a + 1 > 65536:  # the manifest: headers, a trickle, then the connection drops
+                    h.send_response(206)
+                    h.send_header("Content-Range", f"bytes {a}-{b}/{size}")
+                    h.send_header("Content-Length", str(b - a + 1))
+                    h.send_header("Connection", "close")
+                    h.end_headers()
+                    h.wfile.write(b"\0" * 4096)
+                    h.wfile.flush()
+                    time.sleep(1.5)
+                    h.close_connection = True
+                    return
+                body = bytes(b - a + 1)
+                body = b"ZTEN0001" + body[8:] if a == 0 else body
+            h.send_response(206)
+            h.send_header("Content-Range", f"bytes {a}-{a + len(body) - 1}/{size}")
+            h.send_header("Content-Length", str(len(body)))
+            h.end_headers()
+            h.wfile.write(bytes(body))
         else:
             h.send_response(404)
             h.send_header("Content-Length", "0")

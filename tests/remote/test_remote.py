@@ -267,6 +267,14 @@ def test_sharded_set_over_http(server, tmp_path):
         json.dump({"weight_map": {"x": "../v1/dense_f32.zt"}}, f)
     with pytest.raises(ztensor.ZTensorError, match="relative paths"):
         ztensor.ShardedReader(url)
+    # nginx decodes %2e%2e into '..' and resolves it: refused before any request
+    for loc in ["%2e%2e/v1/dense_f32.zt", "%2E./v1/dense_f32.zt", "sub/%2e%2E/%2e%2e/v1/dense_f32.zt"]:
+        with open(index, "w") as f:
+            json.dump({"weight_map": {"dense": loc}}, f)
+        mark = len(server.log_lines())
+        with pytest.raises(ztensor.ZTensorError, match="percent-encoded '..'"):
+            ztensor.ShardedReader(url)
+        assert not any("dense_f32" in line for line in requests_since(server, mark, at_least=1))
     # a missing shard: the shard's own status, naming the shard
     with open(index, "w") as f:
         json.dump({"weight_map": {"a": "m-1.zt", "z": "gone.zt"}}, f)
@@ -311,6 +319,7 @@ def test_503_then_success(faulty):
     ("/hugeheaders", ZT_E_LIMIT, "max_header_bytes"),
     ("/loop", ZT_E_LIMIT, "redirects"),
     ("/changing", ZT_E_CHANGED, "changed"),
+    ("/star", ZT_E_CHANGED, "no total size"),
 ])
 def test_hostile_server(faulty, path, status, words):
     t0 = time.time()
@@ -346,3 +355,85 @@ def test_block_cache(server):
         before = r.io_stats()["requests"]
         r["t2000"]
         assert r.io_stats()["requests"] == before + 1
+
+
+def zt_cli(args, timeout=120):
+    return subprocess.run([os.environ["ZT_TOOL"], *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("flags,bound,words", [
+    (["--low-speed", "100", "--low-speed-time", "1", "--retries", "1"], 12, "below 100 bytes/s for 1 s"),
+    (["--low-speed", "0", "--deadline", "2s"], 8, "overall deadline of 2000 ms"),
+    (["--low-speed", "0", "--timeout", "1500ms", "--retries", "0"], 8, "timeout 1500 ms"),
+])
+def test_cli_ends_a_crawling_server(faulty, flags, bound, words):
+    """A 1 byte/s server: each limit ends `zt info` on its own (the defaults,
+    1024 B/s for 10 s with 3 retries, end it in ~40 s: zt --help)."""
+    t0 = time.time()
+    p = zt_cli([*flags, "info", f"{faulty.base}/slow"])
+    took = time.time() - t0
+    assert p.returncode == 3 and words in p.stderr, p.stderr
+    assert took < bound, took
+
+
+def test_cli_limit_defaults_are_documented():
+    p = zt_cli(["--help"])
+    for words in ("--timeout T", "default 60s", "--retries N", "(default 3)", "--low-speed BYTES", "default 1024",
+                  "--deadline T", "~40 s"):
+        assert words in p.stdout, words
+    assert zt_cli(["--retries", "x", "info", "f.zt"]).returncode == 2
+    assert zt_cli(["--timeout", "0", "info", "f.zt"]).returncode == 2
+
+
+def test_claimed_manifest_is_not_zero_filled(faulty):
+    """A footer claiming a 1 GiB manifest whose bytes never come: the
+    client's memory grows with what arrives, not with the claim."""
+    code = (f"import resource, ztensor\n"
+            f"try:\n"
+            f"    ztensor.open('{faulty.base}/claims1g', url_options={{'retries': 0, 'timeout_ms': 5000}})\n"
+            f"except ztensor.ZTensorError as e:\n"
+            f"    print('ERR', e.message)\n"
+            f"print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    p = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, timeout=60)
+    assert "ERR" in p.stdout, p.stdout + p.stderr
+    rss_kib = int(p.stdout.split("RSS")[1])
+    assert rss_kib < 400 * 1024, rss_kib
+
+
+def test_remote_set_has_one_budget(server, tmp_path):
+    """A remote set's shards share one cache_bytes budget (held tails and
+    cached blocks): 200 shards of 160 KiB opened
+    with cache_bytes = 1 MiB keep ~1 MiB, not 200 x (64 KiB tail + 64 KiB
+    first block); and no socket per shard stays open."""
+    import numpy as np
+    d = os.path.join(server.root, "many")
+    os.makedirs(d, exist_ok=True)
+    weight_map = {}
+    for i in range(200):
+        ztensor.save_file({f"t{i}": np.full(40960, i, np.float32)}, os.path.join(d, f"s{i:03d}.zt"))
+        weight_map[f"t{i}"] = f"s{i:03d}.zt"
+    with open(os.path.join(d, "index.json"), "w") as f:
+        json.dump({"weight_map": weight_map}, f)
+    code = f"""
+import ctypes, os, resource
+from ctypes import byref, c_void_p
+from ztensor._lib import UrlOptions, lib, check
+def rss():
+    return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+u = UrlOptions(); lib.zt_url_options_init(byref(u)); u.cache_bytes = int(os.environ["CACHE"])
+lib.zt_open_set_url.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(c_void_p)]
+s = c_void_p(); before = rss()
+check(lib.zt_open_set_url(b"{server.base}/many/index.json", ctypes.addressof(u), None, byref(s)))
+print("GROWTH", rss() - before, "FDS", len(os.listdir("/proc/self/fd")))
+"""
+    out = {}
+    for cache in (1 << 20, 64 << 20):
+        p = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, CACHE=str(cache)))
+        assert "GROWTH" in p.stdout, p.stdout + p.stderr
+        words = p.stdout.split()
+        out[cache] = (int(words[1]), int(words[3]))
+    small, big = out[1 << 20], out[64 << 20]
+    assert big[0] > 20 << 20, out          # 200 x 128 KiB held when the budget allows
+    assert small[0] < big[0] - (15 << 20), out
+    assert small[1] < 40 and big[1] < 40, out  # no socket kept per shard

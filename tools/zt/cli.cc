@@ -71,11 +71,22 @@ bool is_url(const std::string &path) {
       if (std::tolower(static_cast<unsigned char>(path[i])) != p[i]) return false;
     return true;
   };
-  return starts("http://") || starts("https://");
+  return starts("http://") || starts("https://") || starts("s3://");
+}
+
+void fill_url_options(zt_url_options &u) {
+  zt_url_options_init(&u);
+  const ReadOptions &o = read_options();
+  if (!o.bearer_token.empty()) u.bearer_token = o.bearer_token.c_str();
+  u.timeout_ms = o.timeout_ms;
+  u.retries = o.retries;
+  u.low_speed_bytes = o.low_speed_bytes;
+  u.low_speed_time_ms = o.low_speed_time_ms;
+  u.deadline_ms = o.deadline_ms;
 }
 
 std::string display_path(const std::string &path) {
-  if (!is_url(path)) return path;
+  if (!is_url(path) || path.compare(0, 5, "s3://") == 0 || path.compare(0, 5, "S3://") == 0) return path;
   std::string u = path.substr(0, path.find_first_of("?#"));
   if (u.size() < path.size() && path[u.size()] == '?') u += "?<redacted>";
   size_t auth = u.find("://") + 3;
@@ -95,8 +106,7 @@ int open_input(const std::string &path, FilePtr &out, const std::string &what) {
   zt_status st;
   if (is_url(path)) {
     zt_url_options uopts;
-    zt_url_options_init(&uopts);
-    if (!read_options().bearer_token.empty()) uopts.bearer_token = read_options().bearer_token.c_str();
+    fill_url_options(uopts);
     st = zt_open_url(path.c_str(), &uopts, &opts, &f);
   } else {
     st = zt_open(path.c_str(), &opts, &f);
@@ -136,8 +146,7 @@ int open_set_input(const std::string &path, SetPtr &out, const std::string &what
   zt_status st;
   if (is_url(path)) {
     zt_url_options uopts;
-    zt_url_options_init(&uopts);
-    if (!read_options().bearer_token.empty()) uopts.bearer_token = read_options().bearer_token.c_str();
+    fill_url_options(uopts);
     st = zt_open_set_url(path.c_str(), &uopts, &opts, &s);
   } else {
     st = zt_open_set(path.c_str(), &opts, &s);

@@ -72,7 +72,16 @@ struct ReadOptions {
   bool verify = false;             // verify-on-read: digests checked as components are read (--verify)
   uint64_t max_memory = 0;         // --max-memory (RLIMIT_DATA); 0 = none, for messages
   uint64_t max_total_decoded = 0;  // --max-total-decoded: per whole-file operation; 0 = none
+  // Remote inputs (http(s)://, s3://): a stalled or crawling server ends the
+  // command in about 40 s by default (4 attempts of 10 s below 1 KiB/s).
+  uint32_t timeout_ms = 60000;         // --timeout: one request, whole transfer
+  uint32_t retries = 3;                // --retries
+  uint32_t low_speed_bytes = 1024;     // --low-speed BYTES/s (0 = off) ...
+  uint32_t low_speed_time_ms = 10000;  // ... for --low-speed-time
+  uint64_t deadline_ms = 0;            // --deadline: all requests of an input; 0 = none
 };
+// zt_url_options for a remote input, from read_options().
+void fill_url_options(zt_url_options &u);
 ReadOptions &read_options();
 // Opens a .zt input with read_options(); on failure prints "what: ..." and
 // returns its exit code (kOk on success).

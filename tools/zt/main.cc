@@ -1,6 +1,7 @@
 // zt — inspect, check, convert and maintain zTensor files.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -18,7 +19,8 @@ static void print_help() {
   std::printf("zt %s — inspect, check, convert and maintain zTensor (.zt) files\n\n", zt_version_string());
   std::printf(
       "usage: zt [--pread] [--max-decoded-size BYTES] [--max-total-decoded BYTES] [--max-memory BYTES]\n"
-      "          [--bearer-token-file FILE] COMMAND [ARGS...]\n\ncommands:\n");
+      "          [--bearer-token-file FILE] [--timeout T] [--retries N] [--low-speed BYTES]\n"
+      "          [--low-speed-time T] [--deadline T] COMMAND [ARGS...]\n\ncommands:\n");
   for (const auto &c : commands()) std::printf("  %-11s %s\n", c.name, c.summary);
   std::printf(
       "\n'zt COMMAND --help' describes a command.\n\n"
@@ -37,8 +39,18 @@ static void print_help() {
       "                             instead of exhausting the machine; implies --pread, so\n"
       "                             mapped inputs do not count against it\n"
       "  --bearer-token-file FILE   for http(s):// inputs, send the token in FILE as\n"
-      "                             'Authorization: Bearer' (else $ZT_BEARER_TOKEN, if set)\n\n"
-      "An input starting with http:// or https:// is read remotely with ranged GETs.\n\n"
+      "                             'Authorization: Bearer' (else $ZT_BEARER_TOKEN, if set)\n"
+      "  --timeout T                one remote request, whole transfer (default 60s;\n"
+      "                             T is seconds, or 500ms, 30s, 2m)\n"
+      "  --retries N                extra attempts after a timeout, reset or 5xx (default 3)\n"
+      "  --low-speed BYTES          a request slower than BYTES/s for --low-speed-time\n"
+      "                             (default 10s) is a timeout (default 1024; 0 = off):\n"
+      "                             a stalled server ends the command in ~40 s\n"
+      "  --deadline T               no request of an input after T from its open\n"
+      "                             (default 0 = none)\n\n"
+      "An input starting with http://, https:// or s3://BUCKET/KEY is read remotely\n"
+      "with ranged GETs; s3:// requests are signed with the AWS tools' credentials\n"
+      "(AWS_ACCESS_KEY_ID..., AWS_PROFILE, ~/.aws; docs/remote.md).\n\n"
       "limits on what is read (defaults; all of them in docs/limits.md):\n"
       "  manifest 1 GiB; one component decoded 64 GiB (--max-decoded-size); CBOR\n"
       "  nesting 256 levels; zstd bytes per whole-file command: none\n"
@@ -73,6 +85,29 @@ static bool parse_size(const std::string &s, uint64_t &out) {
   if (v > (UINT64_MAX >> shift)) return false;
   out = static_cast<uint64_t>(v) << shift;
   return out > 0;
+}
+
+// "30", "30s", "500ms", "2m": a duration in milliseconds (0 allowed when
+// zero_ok: "off").
+static bool parse_duration_ms(const std::string &s, uint64_t &out, bool zero_ok) {
+  if (s.empty() || s[0] < '0' || s[0] > '9') return false;
+  char *end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno) return false;
+  const std::string unit = end;
+  uint64_t mult = 0;
+  if (unit.empty() || unit == "s")
+    mult = 1000;
+  else if (unit == "ms")
+    mult = 1;
+  else if (unit == "m" || unit == "min")
+    mult = 60000;
+  else
+    return false;
+  if (v > UINT32_MAX / mult * 1000) return false;  // at most ~49 days
+  out = v * mult;
+  return zero_ok || out > 0;
 }
 
 // The token is the file's first line (a trailing newline is not part of it).
@@ -131,6 +166,42 @@ int main(int argc, char **argv) {
       read_options().max_memory = limit;
       // A private mapping of an input counts as data: read with pread.
       read_options().pread = true;
+    } else if (opt == "--timeout" || opt.rfind("--timeout=", 0) == 0 || opt == "--deadline" ||
+               opt.rfind("--deadline=", 0) == 0 || opt == "--low-speed-time" ||
+               opt.rfind("--low-speed-time=", 0) == 0) {
+      const size_t eq = opt.find('=');
+      const std::string name = opt.substr(0, eq);
+      std::string v = eq != std::string::npos ? opt.substr(eq + 1) : (first + 1 < argc ? argv[++first] : "");
+      uint64_t ms = 0;
+      const bool deadline = name == "--deadline";
+      if (!parse_duration_ms(v, ms, deadline) || (!deadline && ms > UINT32_MAX)) {
+        std::fprintf(stderr, "zt: %s takes a duration (e.g. 30, 30s, 500ms, 2m)%s\n", name.c_str(),
+                     deadline ? "; 0 = none" : "");
+        return kUsage;
+      }
+      if (name == "--timeout")
+        read_options().timeout_ms = static_cast<uint32_t>(ms);
+      else if (name == "--deadline")
+        read_options().deadline_ms = ms;
+      else
+        read_options().low_speed_time_ms = static_cast<uint32_t>(std::max<uint64_t>(ms, 1000));
+    } else if (opt == "--retries" || opt.rfind("--retries=", 0) == 0 || opt == "--low-speed" ||
+               opt.rfind("--low-speed=", 0) == 0) {
+      const size_t eq = opt.find('=');
+      const std::string name = opt.substr(0, eq);
+      std::string v = eq != std::string::npos ? opt.substr(eq + 1) : (first + 1 < argc ? argv[++first] : "");
+      char *end = nullptr;
+      errno = 0;
+      const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || v[0] < '0' || v[0] > '9' || *end || errno || n > (name == "--retries" ? 100 : UINT32_MAX)) {
+        std::fprintf(stderr, "zt: %s takes a whole number%s\n", name.c_str(),
+                     name == "--retries" ? " from 0 to 100" : " of bytes per second (0 = off)");
+        return kUsage;
+      }
+      if (name == "--retries")
+        read_options().retries = static_cast<uint32_t>(n);
+      else
+        read_options().low_speed_bytes = static_cast<uint32_t>(n);
     } else if (opt == "--bearer-token-file" || opt.rfind("--bearer-token-file=", 0) == 0) {
       std::string v = opt.size() > 19 ? opt.substr(20) : (first + 1 < argc ? argv[++first] : "");
       if (v.empty()) {

@@ -31,7 +31,7 @@ Sharded checkpoints read as one reader:
     shards = ztensor.load_sharded("model.zt.index.json")  # docs/sharding.md
 """
 
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Union
 
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
@@ -56,7 +56,7 @@ def library_version() -> str:
 
 
 def open(path_or_url: PathLike, **kwargs: Any) -> Reader:  # noqa: A001 (ztensor.open, like io.open)
-    """Opens a local .zt file or an http(s):// URL: the same as Reader(...).
+    """Opens a local .zt file, an http(s):// URL or s3://bucket/key: the same as Reader(...).
 
         with ztensor.open("https://example.org/model.zt",
                           bearer_token=os.environ.get("HF_TOKEN")) as r:
@@ -65,11 +65,14 @@ def open(path_or_url: PathLike, **kwargs: Any) -> Reader:  # noqa: A001 (ztensor
     return Reader(path_or_url, **kwargs)
 
 
-def open_url(url: str, *, bearer_token: Optional[str] = None, strict: bool = False, **url_options: int) -> Reader:
-    """Opens a .zt file over HTTP(S); url_options are zt_url_options fields
-    (timeout_ms=, retries=, cache_bytes=, max_parallel=, ...)."""
-    if not isinstance(url, str) or not url[:8].lower().startswith(("http://", "https://")):
-        raise ValueError("open_url needs an http:// or https:// URL")
+def open_url(url: str, *, bearer_token: Optional[str] = None, strict: bool = False,
+             **url_options: Union[int, str]) -> Reader:
+    """Opens a .zt file over HTTP(S) or S3 (s3://bucket/key, signed with the
+    AWS tools' credentials); url_options are zt_url_options fields
+    (timeout_ms=, retries=, cache_bytes=, max_parallel=, s3_region=,
+    s3_endpoint=, s3_profile=, ...)."""
+    if not isinstance(url, str) or not url[:8].lower().startswith(("http://", "https://", "s3://")):
+        raise ValueError("open_url needs an http://, https:// or s3:// URL")
     return Reader(url, bearer_token=bearer_token, strict=strict, url_options=url_options)
 
 

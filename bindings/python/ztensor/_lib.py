@@ -47,7 +47,12 @@ class UrlOptions(Structure):
                 ("retries", c_uint32), ("max_parallel", c_uint32), ("max_redirects", c_uint32),
                 ("allow_any_scheme", c_uint32), ("reserved0", c_uint32), ("cache_bytes", c_uint64),
                 ("tail_bytes", c_uint64), ("max_unranged_bytes", c_uint64), ("max_header_bytes", c_uint64),
-                ("bearer_token", c_char_p), ("user_agent", c_char_p)]
+                ("bearer_token", c_char_p), ("user_agent", c_char_p),
+                # 1.2
+                ("low_speed_bytes", c_uint32), ("low_speed_time_ms", c_uint32), ("deadline_ms", c_uint64),
+                ("s3_region", c_char_p), ("s3_endpoint", c_char_p), ("s3_profile", c_char_p),
+                ("aws_access_key_id", c_char_p), ("aws_secret_access_key", c_char_p),
+                ("aws_session_token", c_char_p), ("s3_addressing", c_uint32), ("s3_unsigned", c_uint32)]
 
 
 class IoStats(Structure):

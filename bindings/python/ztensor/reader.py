@@ -22,8 +22,8 @@ Shape = Tuple[int, ...]
 
 
 def is_url(path: object) -> bool:
-    """True for a str starting with http:// or https:// (case-insensitive)."""
-    return isinstance(path, str) and path[:8].lower().startswith(("http://", "https://"))
+    """True for a str starting with http://, https:// or s3:// (case-insensitive)."""
+    return isinstance(path, str) and path[:8].lower().startswith(("http://", "https://", "s3://"))
 
 
 class SparseCSR(NamedTuple):
@@ -295,7 +295,7 @@ class Reader(Mapping[str, ObjectValue]):
 
     def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
                  sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False,
-                 bearer_token: Optional[str] = None, url_options: Optional[Mapping[str, int]] = None) -> None:
+                 bearer_token: Optional[str] = None, url_options: Optional[Mapping[str, Any]] = None) -> None:
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
@@ -311,12 +311,15 @@ class Reader(Mapping[str, ObjectValue]):
                 if key in ("struct_size", "bearer_token", "user_agent", "reserved0") or \
                         key not in dict(UrlOptions._fields_):
                     raise ValueError(f"unknown url option {key!r}")
-                setattr(uopts, key, int(value))
+                if dict(UrlOptions._fields_)[key] is c_char_p:  # s3_region, aws_secret_access_key, ...
+                    setattr(uopts, key, None if value is None else str(value).encode())
+                else:
+                    setattr(uopts, key, int(value))
             url = os.fsdecode(source)
             check(lib.zt_open_url(url.encode(), byref(uopts), byref(opts), byref(out)))
             self.path: Optional[str] = url
         elif bearer_token is not None or url_options:
-            raise ValueError("bearer_token and url_options apply to http(s) URLs only")
+            raise ValueError("bearer_token and url_options apply to http(s):// and s3:// URLs only")
         elif isinstance(source, (str, os.PathLike)):
             check(lib.zt_open(os.fsencode(source), byref(opts), byref(out)))
             self.path = os.fsdecode(source)
