@@ -60,10 +60,6 @@ demo_deps() { install_missing "${DEMO_PACKAGES[@]}"; }
 
 deps() {
   local extra=()
-  # The Rust example needs a rustc; the machines may already have one from rustup.
-  if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then
-    extra+=(rustc)
-  fi
   # The s3:// tests install s3rver with npm (tests/remote/s3rver). A node
   # from elsewhere (NodeSource, nvm) brings its own npm, which Debian's npm
   # package would conflict with: only when there is none.
