@@ -41,6 +41,12 @@ class ReadRequest(Structure):
                 ("out_size", c_size_t), ("status", c_int)]
 
 
+class ObjectTable(Structure):
+    """zt_object_table (ABI 1.2); its rows are read with numpy (_table.ROW_DTYPE)."""
+    _fields_ = [("count", c_size_t), ("row_size", c_size_t), ("rows", c_void_p), ("names", c_void_p),
+                ("names_len", c_size_t), ("dims", c_void_p), ("dims_len", c_size_t)]
+
+
 class UrlOptions(Structure):
     """zt_url_options (ztensor_io.h)."""
     _fields_ = [("struct_size", c_uint32), ("connect_timeout_ms", c_uint32), ("timeout_ms", c_uint32),
@@ -222,6 +228,8 @@ _OPTIONAL_SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "zt_writer_create_memory": (zt_status, [POINTER(WriterOptions), _OUT_P]),
     "zt_writer_create_callbacks": (zt_status, [WriteCallback, c_void_p, POINTER(WriterOptions), _OUT_P]),
     "zt_writer_finish_memory": (zt_status, [_P, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
+    # ABI 1.2
+    "zt_file_object_table": (zt_status, [_P, POINTER(POINTER(ObjectTable))]),
 }
 _present = set()
 for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
@@ -233,7 +241,7 @@ for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
 
 
 def has(name: str) -> bool:
-    """Whether the loaded library exports the optional (ABI 1.1) call `name`."""
+    """Whether the loaded library exports the optional (ABI 1.1 or 1.2) call `name`."""
     return name in _present
 
 

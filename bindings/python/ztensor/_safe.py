@@ -70,6 +70,9 @@ def write(tensors: Mapping[str, Any], target: Optional[PathLike], metadata: Opti
 def dense_names(reader: Reader) -> List[str]:
     """Every object's name; objects that are not dense tensors are refused by name."""
     names = list(reader)
+    table = reader._table
+    if table is not None and bool(table.rows["dense"].all()):
+        return names
     for name in names:
         fmt = reader.format_of(name)
         if fmt != "dense":
@@ -84,9 +87,10 @@ def zt_type(reader: Reader, name: str) -> str:
 
 
 def read_all(reader: Reader, from_numpy: FromNumpy) -> Dict[str, Any]:
-    names = dense_names(reader)
-    arrays = reader.read_many(names)  # new, writable arrays
-    return {name: from_numpy(arrays[name], zt_type(reader, name), name) for name in names}
+    """Every tensor, as views of one new buffer this process owns (not a
+    mapping of the file): writable, and untouched by later changes to the file."""
+    dense = reader.read_dense(dense_names(reader))
+    return dict(zip(dense.names, dense.split(from_numpy)))
 
 
 def file_is_copy_on_write(reader: Reader) -> bool:

@@ -1,15 +1,17 @@
 """Reading .zt files: a mapping from object names to numpy arrays."""
 
 import ctypes
+import functools
 import os
 from collections.abc import Iterator, Mapping
 from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Literal, NamedTuple, Optional, Set, Tuple, overload
+from typing import Any, Callable, Dict, Iterable, List, Literal, NamedTuple, Optional, Set, Tuple, TypeVar, cast, overload
 
 import numpy as np
 
 from . import _attributes, _dlpack
+from ._table import Table as _Table, read as _read_table
 from ._dtypes import BY_CODE, numpy_dtype, safetensors_name, zt_type_name
 from ._slicing import Index, box_of
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo,
@@ -80,6 +82,47 @@ class ObjectInfo:
     dtype: Optional[str] = field(default=None)  # the "data" component's dtype, for dense objects
 
 
+class DenseGroup(NamedTuple):
+    """Tensors of one element type and shape, read back to back: `block` is
+    a (len(members), *shape) array; members are positions in DenseRead.names."""
+    zt_type: str
+    block: Array
+    members: List[int]
+    shape: Tuple[int, ...]
+
+
+class DenseRead(NamedTuple):
+    """Reader.read_dense's result: names in the order asked, groups, and the
+    tensors read alone (position -> (array, zt_type)), which replace their
+    slot in their group."""
+    names: List[str]
+    groups: List[DenseGroup]
+    alone: Dict[int, Tuple[Array, str]]
+
+    def split(self, convert: Callable[[Array, str, str], Any]) -> List[Any]:
+        """One value per name: convert(block, zt_type, first name) turns a
+        group's block into the framework's tensor once, then it is split
+        into per-tensor views (a C loop: list() of its first dimension)."""
+        values: List[Any] = [None] * len(self.names)
+        for g in self.groups:
+            whole = convert(g.block, g.zt_type, self.names[g.members[0]])
+            if g.shape:
+                parts = list(whole)
+            else:  # 0-d tensors: list() would give scalars
+                parts = [whole[j:j + 1].reshape(()) for j in range(len(g.members))]
+            for k, part in zip(g.members, parts):
+                values[k] = part
+        for k, (array, zt_type) in self.alone.items():
+            values[k] = convert(array, zt_type, self.names[k])
+        return values
+
+
+# zt_read_request as a numpy record (ctypes field-by-field costs ~1 us per tensor).
+_REQUEST_DTYPE = np.dtype({"names": ["object", "component", "dst", "dst_capacity", "out_size", "status"],
+                           "formats": ["<u8", "<u8", "<u8", "<u8", "<u8", "<i4"],
+                           "offsets": [0, 8, 16, 24, 32, 40], "itemsize": ctypes.sizeof(ReadRequest)})
+
+
 class _FileHandle:
     """Owns one zt_file *. Zero-copy arrays hold it too, so the mapping
     lives until the Reader is closed AND the last such array is gone. For a
@@ -112,6 +155,25 @@ class _MappedBuffer:
             "descr": dtype.descr,
             "version": 3,
         }
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _holding(method: _F) -> _F:
+    """Runs a Reader method with the file handle held for the whole call.
+    Reader.close() only drops the reader's own reference: when another
+    thread is inside a call, the real zt_close happens when that call (the
+    last holder) returns, so no object pointer it uses is freed under it; a
+    call that starts after close() raises ValueError instead."""
+    @functools.wraps(method)
+    def held(self: "Reader", *args: Any, **kwargs: Any) -> Any:
+        handle = self._require_open()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            del handle
+    return cast(_F, held)
 
 
 def _component_info(obj: Optional[int], index: int) -> _CComponentInfo:
@@ -230,6 +292,7 @@ class Slice:
         return self.shape[0]
 
     def __getitem__(self, index: Index) -> Array:
+        handle = self._reader._require_open()  # held until the read returns (see _holding)
         box = box_of(index, self.shape)
         extent = tuple(b - a for a, b in zip(box.start, box.stop))
         out = np.empty(extent, dtype=self._dtype)
@@ -242,6 +305,7 @@ class Slice:
             stop, _ = shape_array(box.stop)
             check(lib.zt_component_read_slice(obj, self._index, len(self.shape), start, stop,
                                               c_void_p(out.ctypes.data), out.nbytes))
+        del handle
         part = out[box.post]
         # A view of the box is returned as is when no step or int made it
         # strided; np.array also turns an all-int index's scalar into a 0-d array.
@@ -293,6 +357,10 @@ class Reader(Mapping[str, ObjectValue]):
     name (timeout_ms, retries, cache_bytes, max_parallel, ...).
     """
 
+    # The object table (None for readers that list objects another way, as
+    # ShardedReader does).
+    _table: Optional[_Table] = None
+
     def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
                  sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False,
                  bearer_token: Optional[str] = None, url_options: Optional[Mapping[str, int]] = None) -> None:
@@ -331,16 +399,15 @@ class Reader(Mapping[str, ObjectValue]):
             check(lib.zt_open_memory(c_void_p(data), buffer.size, byref(opts), byref(out)))
             self.path = None
         self._h: Optional[_FileHandle] = _FileHandle(out.value, buffer)
-        count = c_size_t()
-        check(lib.zt_file_object_count(self._h.ptr, byref(count)))
-        self._names: List[str] = []
-        for i in range(count.value):
-            info = self._c_info(self._object_at(i))
-            self._names.append(ctypes.string_at(info.name, info.name_len).decode("utf-8", "surrogateescape"))
-        self._index = {n: i for i, n in enumerate(self._names)}
+        # Every object's name, shape and data component, listed once (one
+        # call with libztensor >= 1.2): lookups then cost no C call.
+        self._table = _read_table(self._h.ptr)
+        self._names: List[str] = self._table.names
+        self._index = self._table.index
         self._attributes: Any = None
         self._attributes_read = False
 
+    @_holding
     def io_stats(self) -> Dict[str, int]:
         """Requests sent, body bytes received and cache hits of a remote
         file (zeros for a local one)."""
@@ -376,6 +443,7 @@ class Reader(Mapping[str, ObjectValue]):
     def __contains__(self, name: object) -> bool:
         return name in self._index
 
+    @_holding
     def __getitem__(self, name: str) -> ObjectValue:
         obj = self._data_object(name)
         info = self._c_info(obj)
@@ -391,6 +459,7 @@ class Reader(Mapping[str, ObjectValue]):
 
     # -- file-level ------------------------------------------------------
     @property
+    @_holding
     def version(self) -> str:
         """The file's format version ("1.2.0", "0.1.0", ...)."""
         v = c_char_p()
@@ -398,6 +467,7 @@ class Reader(Mapping[str, ObjectValue]):
         return (v.value or b"").decode()
 
     @property
+    @_holding
     def attributes(self) -> Any:
         """File attributes as Python values (bytes, float('nan'), Tagged, ...); None when absent."""
         if not self._attributes_read:
@@ -407,6 +477,7 @@ class Reader(Mapping[str, ObjectValue]):
             self._attributes_read = True
         return self._attributes
 
+    @_holding
     def info(self, name: str) -> ObjectInfo:
         """Metadata of one object: ObjectInfo(name, format, shape, components, attributes, status, error, dtype)."""
         obj = self._object(name)
@@ -425,10 +496,12 @@ class Reader(Mapping[str, ObjectValue]):
                           components=comps, attributes=attrs, status=info.status, error=_text(err.value) or "",
                           dtype=data[0].dtype if fmt == "dense" and data else None)
 
+    @_holding
     def format_of(self, name: str) -> str:
         """The object's format ("dense", "sparse_csr", ...), without the rest of info()."""
         return _text(self._c_info(self._object(name)).format) or ""
 
+    @_holding
     def element_type(self, name: str, role: str = "data") -> str:
         """A component's element type: its logical type ("f8_e4m3fn",
         "complex64") if it has one, else its storage dtype ("f32", "bf16")."""
@@ -436,6 +509,7 @@ class Reader(Mapping[str, ObjectValue]):
         ci = _component_info(obj, self._role_index(obj, role))
         return zt_type_name(ci.dtype, _text(ci.logical_type))
 
+    @_holding
     def verify(self, strict: bool = False) -> None:
         """Checks every object (structure, digests; strict: also format rules
         and bool bytes). Raises ZTensorError (with .failures, a list of
@@ -454,6 +528,7 @@ class Reader(Mapping[str, ObjectValue]):
             raise err
 
     # -- objects ---------------------------------------------------------
+    @_holding
     def read(self, name: str, role: str = "data") -> Array:
         """One component as a flat numpy array of its elements (zero-copy where possible)."""
         obj = self._data_object(name)
@@ -470,6 +545,7 @@ class Reader(Mapping[str, ObjectValue]):
         """
         return Tensor(self, name, copy=copy)
 
+    @_holding
     def read_many(self, names: Optional[Iterable[str]] = None) -> Dict[str, Array]:
         """Dense objects as new, writable numpy arrays of their shapes, read in
         one batched call (zt_file_read_many: in parallel, straight into the
@@ -477,7 +553,103 @@ class Reader(Mapping[str, ObjectValue]):
         another format raises ValueError.
 
             arrays = r.read_many(["w", "b"])
+
+        The arrays are views of one new buffer that this process owns (an
+        anonymous allocation, not a mapping of the file): changing or
+        truncating the file afterwards does not touch them.
         """
+        if self._table is not None and not self._verify_here:
+            dense = self.read_dense(names)
+            return dict(zip(dense.names, dense.split(lambda a, t, n: a)))
+        return self._read_many_each(names)
+
+    def read_dense(self, names: Optional[Iterable[str]] = None) -> "DenseRead":
+        """Dense objects read in one batched call into one new owned buffer,
+        grouped by element type and shape (DenseRead): what load_file uses
+        to build tensors with a few calls per group instead of several per
+        tensor. names=None reads every dense object."""
+        handle = self._require_open()
+        table = self._table
+        if table is None or self._verify_here:
+            arrays = self._read_many_each(names)
+            groups = [DenseGroup(self.element_type(n), a[None], [k], a.shape)
+                      for k, (n, a) in enumerate(arrays.items())]
+            return DenseRead(list(arrays), groups, {})
+        if names is None:
+            rows_of = [i for i, d in enumerate(table.rows["dense"].tolist()) if d]
+        else:
+            rows_of = []
+            for name in names:
+                if name not in table.index:
+                    raise KeyError(name)
+                rows_of.append(table.index[name])
+        chosen = table.rows[rows_of] if rows_of else table.rows[:0]
+        for k in np.flatnonzero(chosen["dense"] == 0).tolist()[:1]:
+            name = table.names[rows_of[k]]
+            fmt = self.format_of(name)
+            raise ValueError(f"read_many reads dense objects; {name!r} is {fmt or 'of no format'}")
+        # Group by (element type, shape); each group is laid out back to back
+        # so that it is one (count, *shape) array.
+        groups: Dict[Tuple[int, Optional[str], Shape], List[int]] = {}
+        dims = table.dims
+        for k, (i, code, first, ndim, logical) in enumerate(zip(
+                rows_of, chosen["data_dtype"].tolist(), chosen["dims_offset"].tolist(), chosen["ndim"].tolist(),
+                chosen["data_has_logical_type"].tolist())):
+            key = (code, table.logical_type(i) if logical else None, tuple(dims[first:first + ndim]))
+            members = groups.get(key)
+            if members is None:
+                groups[key] = [k]
+            else:
+                members.append(k)
+        declared = chosen["data_decoded_length"]
+        plan = []
+        total = 0
+        for (code, logical, shape), members in groups.items():
+            dt = numpy_dtype(code, logical) if code in BY_CODE else np.dtype("u1")
+            each = int(np.prod(shape, dtype=np.uint64)) * dt.itemsize
+            total = (total + 63) // 64 * 64
+            plan.append((zt_type_name(code, logical) if code >= 0 else "u8", dt, shape, members, total, each))
+            total += each * len(members)
+        buf = np.empty(max(total, 1), dtype=np.uint8)
+        base = buf.ctypes.data
+        reqs = np.zeros(len(rows_of), dtype=_REQUEST_DTYPE)
+        reqs["object"] = chosen["object"]
+        reqs["component"] = chosen["data_component"]
+        for _, _, _, members, offset, each in plan:
+            m = np.asarray(members, dtype=np.int64)
+            reqs["dst"][m] = base + offset + each * np.arange(len(members), dtype=np.uint64)
+            reqs["dst_capacity"][m] = each
+        # A declared size other than the shape's (a damaged or legacy file)
+        # is not read into the group: it is read alone below, which sizes it
+        # or raises with its detail.
+        odd = declared != reqs["dst_capacity"]
+        reqs["dst_capacity"][odd] = 0
+        reqs["status"] = -9
+        if len(rows_of):
+            lib.zt_file_read_many(handle.ptr, reqs.ctypes.data_as(ctypes.POINTER(ReadRequest)), len(rows_of))
+        failed = np.flatnonzero((reqs["status"] != ZT_OK) | (reqs["out_size"] != reqs["dst_capacity"]) | odd)
+        alone: Dict[int, Tuple[Array, str]] = {}
+        plan_of = np.empty(len(rows_of), dtype=np.int64)
+        for g, entry in enumerate(plan):
+            plan_of[entry[3]] = g
+        for k in failed.tolist():
+            zt_type, dt, shape, _, _, _ = plan[int(plan_of[k])]
+            obj, index = int(chosen["object"][k]), int(chosen["data_component"][k])
+            data = self._decoded(obj, index)
+            name = table.names[rows_of[k]]
+            if data.size % dt.itemsize:
+                raise ZTensorError(-47, f"{name!r}: {data.size} bytes do not hold whole {dt} elements")
+            alone[k] = (data.view(dt).reshape(shape), zt_type)
+        out_groups = []
+        for zt_type, dt, shape, members, offset, each in plan:
+            block = buf[offset:offset + each * len(members)].view(dt).reshape((len(members),) + shape)
+            out_groups.append(DenseGroup(zt_type, block, members, shape))
+        del handle
+        return DenseRead([table.names[i] for i in rows_of], out_groups, alone)
+
+    def _read_many_each(self, names: Optional[Iterable[str]] = None) -> Dict[str, Array]:
+        """read_many with a few library calls per object (a library before
+        1.2, verification done here, or a ShardedReader's several files)."""
         handle = self._require_open()
         wanted = [n for n in self._names if self.format_of(n) == "dense"] if names is None else list(names)
         plan = []
@@ -572,6 +744,7 @@ class Reader(Mapping[str, ObjectValue]):
             lib.zt_component_stream_close(stream)
             del handle
 
+    @_holding
     def get_slice(self, name: str) -> "Slice":
         """A lazy handle on a dense object that reads only what an index asks for:
 
@@ -585,14 +758,17 @@ class Reader(Mapping[str, ObjectValue]):
         """
         return Slice(self, name)
 
+    @_holding
     def read_slice(self, name: str, index: Index) -> Array:
         """r.read_slice("w", np.s_[0:2, 5]) is r.get_slice("w")[0:2, 5]."""
         return Slice(self, name)[index]
 
+    @_holding
     def dlpack(self, name: str) -> object:
         """A "dltensor" PyCapsule of a dense object (zt_object_to_dlpack)."""
         return _dlpack.capsule_of(self._data_object(name))
 
+    @_holding
     def dequantize(self, name: str) -> Float32Array:
         """A quantized_group object as float32 values of its shape: (q - zero) * scale."""
         obj = self._data_object(name)
@@ -604,8 +780,11 @@ class Reader(Mapping[str, ObjectValue]):
 
     # -- internals -------------------------------------------------------
     def _object_at(self, i: int) -> Optional[int]:
+        handle = self._require_open()
+        if self._table is not None:
+            return self._table.object(i)
         out = c_void_p()
-        check(lib.zt_file_object_at(self._require_open().ptr, i, byref(out)))
+        check(lib.zt_file_object_at(handle.ptr, i, byref(out)))
         return out.value
 
     def _object(self, name: str) -> Optional[int]:

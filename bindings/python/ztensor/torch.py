@@ -111,6 +111,8 @@ def _to_device(name: str, t: "torch.Tensor", device: "torch.device") -> "torch.T
 
 def _move(tensors: Dict[str, "torch.Tensor"], device: Device) -> Dict[str, "torch.Tensor"]:
     dev = _on(device)
+    if dev.type == "cpu":
+        return tensors
     return {name: _to_device(name, t, dev) for name, t in tensors.items()}
 
 
@@ -227,25 +229,34 @@ def save(tensors: Mapping[str, "torch.Tensor"], metadata: Optional[Dict[str, str
 
 
 def load_file(filename: PathLike, device: Device = "cpu", *, verify: bool = False,
-              copy: Optional[bool] = None) -> Dict[str, "torch.Tensor"]:
+              copy: Optional[bool] = True) -> Dict[str, "torch.Tensor"]:
     """Every tensor of a .zt file (any spec version) as writable torch
     tensors on `device`.
 
         tensors = load_file("model.zt")
         tensors["w"].add_(1)         # the file is not touched
 
-    By default (copy=None) raw tensors of a mapped file are not copied: they
-    sit on the library's private copy-on-write mapping, so loading costs no
-    read at all, and an in-place op copies only the pages it touches, into
-    this process, never the file (no crash either). copy=True makes private
-    copies up front (faster if every tensor is then written in place; see
-    the README's figures). zstd or legacy big-endian data is always decoded
-    into a copy. verify=True checks each tensor's digest and raises
-    ZTensorError on damage instead of returning bad data. Objects that are
-    not dense tensors are refused by name (use ztensor.Reader).
+    By default (copy=True) the tensors own their memory: they are read in
+    one batched call into one new anonymous buffer (views of it, grouped by
+    type and shape), so nothing that later happens to the file (overwritten
+    in place by `cp new.zt model.zt`, truncated, deleted) can change them or
+    crash the process.
+
+    copy=False is the opt-in for mapped views: raw tensors then sit on the
+    library's private copy-on-write mapping of the file, so loading reads
+    nothing and an in-place op copies only the pages it touches. The
+    hazard: pages not yet written still show the file, so if the file is
+    rewritten in place their values change silently, and if it is truncated
+    touching them kills the process with SIGBUS. Use it only for files
+    nothing will modify while the tensors live (writers that replace files
+    atomically, as ztensor's do, are safe). zstd or legacy big-endian data
+    is always decoded into a copy. verify=True checks each tensor's digest
+    and raises ZTensorError on damage instead of returning bad data.
+    Objects that are not dense tensors are refused by name (use
+    ztensor.Reader).
     """
     with Reader(filename, verify=verify) as r:
-        if copy is not True and _safe.file_is_copy_on_write(r):
+        if copy is False and _safe.file_is_copy_on_write(r):
             return _move({name: _zero_copy(r, name, r[name], _safe.zt_type(r, name))
                           for name in _safe.dense_names(r)}, device)
         return _move(_safe.read_all(r, _from_numpy), device)

@@ -1,0 +1,84 @@
+/* The C baseline of bench/python_load_bench.py: what a C program pays to
+ * load a whole .zt file into memory it owns. Each repetition opens the file,
+ * asks every object's "data" size (zt_file_object_at + zt_object_component,
+ * as a C caller does), allocates one fresh buffer (not pre-touched: page
+ * faults are part of a load), reads every object with one zt_file_read_many,
+ * frees and closes. Prints the median seconds of REPS repetitions after one
+ * warm-up.
+ *
+ *   c_copy_read FILE REPS */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ztensor.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void check(zt_status st, const char *what) {
+  if (st != ZT_OK) {
+    fprintf(stderr, "c_copy_read: %s: %s\n", what, zt_last_error());
+    exit(1);
+  }
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void load(const char *path) {
+  zt_file *f = NULL;
+  check(zt_open(path, NULL, &f), "zt_open");
+  size_t n = 0;
+  check(zt_file_object_count(f, &n), "zt_file_object_count");
+  zt_read_request *reqs = calloc(n ? n : 1, sizeof *reqs);
+  size_t *offset = malloc((n ? n : 1) * sizeof *offset);
+  if (!reqs || !offset) exit(2);
+  size_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    check(zt_file_object_at(f, i, &reqs[i].object), "zt_file_object_at");
+    zt_component_info ci;
+    memset(&ci, 0, sizeof ci);
+    ci.struct_size = sizeof ci;
+    check(zt_object_component(reqs[i].object, 0, &ci), "zt_object_component");
+    reqs[i].component = 0;
+    reqs[i].dst_capacity = (size_t)ci.decoded_length;
+    offset[i] = total;
+    total += ((size_t)ci.decoded_length + 63) / 64 * 64;
+  }
+  unsigned char *buf = malloc(total ? total : 1);
+  if (!buf) exit(2);
+  for (size_t i = 0; i < n; ++i) reqs[i].dst = buf + offset[i];
+  check(zt_file_read_many(f, reqs, n), "zt_file_read_many");
+  free(buf);
+  free(offset);
+  free(reqs);
+  zt_close(f);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: c_copy_read FILE REPS\n");
+    return 2;
+  }
+  int reps = atoi(argv[2]);
+  if (reps < 1) reps = 1;
+  double *t = malloc((size_t)reps * sizeof *t);
+  if (!t) return 2;
+  load(argv[1]);
+  for (int r = 0; r < reps; ++r) {
+    double t0 = now();
+    load(argv[1]);
+    t[r] = now() - t0;
+  }
+  qsort(t, (size_t)reps, sizeof *t, by_value);
+  printf("%.9f\n", t[reps / 2]);
+  free(t);
+  return 0;
+}
