@@ -27,14 +27,14 @@ ZT_API zt_status zt_file_object_table(const zt_file *file, zt_object_table **out
     *out = nullptr;
     size_t count = f.objects.size(), names_len = 0, dims_len = 0;
     for (const zt_object &o : f.objects) {
-      names_len += o.obj->name.size();
+      names_len += o.obj->name.size() + 1;  // each followed by a NUL
       dims_len += o.obj->shape.size();
     }
     // One block: header, rows, dims (8-aligned), names.
     size_t rows_at = align8(sizeof(zt_object_table));
     size_t dims_at = rows_at + count * sizeof(zt_object_row);
     size_t names_at = dims_at + dims_len * sizeof(uint64_t);
-    auto *block = static_cast<unsigned char *>(std::malloc(names_at + names_len + 1));
+    auto *block = static_cast<unsigned char *>(std::malloc(names_at + names_len + 1));  // + 1: never 0
     if (!block) throw std::bad_alloc();
     auto *table = reinterpret_cast<zt_object_table *>(block);
     auto *rows = reinterpret_cast<zt_object_row *>(block + rows_at);
@@ -58,6 +58,7 @@ ZT_API zt_status zt_file_object_table(const zt_file *file, zt_object_table **out
       r.name_len = m.name.size();
       if (!m.name.empty()) std::memcpy(names + name_off, m.name.data(), m.name.size());
       name_off += m.name.size();
+      names[name_off++] = '\0';
       r.dims_offset = dims_off;
       r.ndim = static_cast<uint32_t>(m.shape.size());
       if (!m.shape.empty()) std::memcpy(dims + dims_off, m.shape.data(), m.shape.size() * sizeof(uint64_t));
@@ -76,7 +77,6 @@ ZT_API zt_status zt_file_object_table(const zt_file *file, zt_object_table **out
       }
       r.status = m.status;
     }
-    names[names_len] = '\0';
     *out = table;
     return ZT_OK;
   });

@@ -702,7 +702,8 @@ typedef struct zt_object_table {
   size_t count;                  /* rows, in file (zt_file_object_at) order */
   size_t row_size;               /* distance between rows in bytes */
   const zt_object_row *rows;
-  const char *names;             /* every name, concatenated in row order */
+  const char *names;             /* every name in row order, each followed
+                                    by a NUL (names may hold NULs too) */
   size_t names_len;
   const uint64_t *dims;          /* every shape, concatenated in row order */
   size_t dims_len;

@@ -31,24 +31,44 @@ def row_dtype(itemsize: int) -> "np.dtype[np.void]":
 class Table:
     """rows: a structured array of zt_object_row fields, one per object in
     file order; names: the objects' names; dims: every shape concatenated
-    (a list of ints); index: name -> row."""
+    (int64); index: name -> row."""
 
     __slots__ = ("rows", "names", "dims", "index", "_logical")
 
-    def __init__(self, rows: np.ndarray, names: List[str], dims: List[int]) -> None:
+    def __init__(self, rows: np.ndarray, names: List[str], dims: np.ndarray) -> None:
         self.rows = rows
         self.names = names
-        self.dims = dims
-        self.index: Dict[str, int] = {n: i for i, n in enumerate(names)}
+        self.dims = dims.astype(np.int64)
+        self.index: Dict[str, int] = dict(zip(names, range(len(names))))
         self._logical: Dict[int, Optional[str]] = {}
 
     def shape(self, i: int) -> Tuple[int, ...]:
         row = self.rows[i]
         first = int(row["dims_offset"])
-        return tuple(self.dims[first:first + int(row["ndim"])])
+        return tuple(self.dims[first:first + int(row["ndim"])].tolist())
 
     def object(self, i: int) -> int:
         return int(self.rows["object"][i])
+
+    def group_keys(self, rows_of: np.ndarray) -> np.ndarray:
+        """One row per object in rows_of: (data dtype, logical type id, ndim,
+        dims...) padded with zeros, for grouping objects of one type and
+        shape with numpy (np.unique) instead of a Python loop."""
+        chosen = self.rows[rows_of]
+        ndim = chosen["ndim"].astype(np.int64)
+        width = int(ndim.max()) if len(ndim) else 0
+        keys = np.zeros((len(rows_of), 3 + width), dtype=np.int64)
+        keys[:, 0] = chosen["data_dtype"]
+        keys[:, 2] = ndim
+        first = chosen["dims_offset"].astype(np.int64)
+        for j in range(width):
+            has = ndim > j
+            keys[has, 3 + j] = self.dims[first[has] + j]
+        logical_ids: Dict[Optional[str], int] = {}
+        for k in np.flatnonzero(chosen["data_has_logical_type"]).tolist():
+            name = self.logical_type(int(rows_of[k]))
+            keys[k, 1] = logical_ids.setdefault(name, len(logical_ids) + 1)
+        return keys
 
     def logical_type(self, i: int) -> Optional[str]:
         """The "data" component's logical type (looked up once, for the rare rows that have one)."""
@@ -65,12 +85,14 @@ class Table:
 
 
 def _split_names(blob: bytes, offsets: np.ndarray, lengths: np.ndarray) -> List[str]:
+    """The names out of the table's blob, where each is followed by a NUL."""
     text = blob.decode("utf-8", "surrogateescape")
-    starts = offsets.tolist()
-    ends = (offsets + lengths).tolist()
-    if len(text) == len(blob):  # ASCII: byte offsets are character offsets
-        return [text[a:b] for a, b in zip(starts, ends)]
-    return [blob[a:b].decode("utf-8", "surrogateescape") for a, b in zip(starts, ends)]
+    parts = text.split("\0")
+    if len(parts) == len(offsets) + 1:  # no name holds a NUL: one split does it
+        parts.pop()
+        return parts
+    return [blob[a:b].decode("utf-8", "surrogateescape") for a, b in
+            zip(offsets.tolist(), (offsets + lengths).tolist())]
 
 
 def read(file_ptr: Optional[int]) -> Table:
@@ -87,7 +109,7 @@ def read(file_ptr: Optional[int]) -> Table:
         raw = ctypes.string_at(t.rows, count * row_size) if count else b""
         rows = np.frombuffer(raw, dtype=row_dtype(row_size), count=count)
         names_blob = ctypes.string_at(t.names, t.names_len) if t.names_len else b""
-        dims = np.frombuffer(ctypes.string_at(t.dims, 8 * t.dims_len), dtype="<u8").tolist() if t.dims_len else []
+        dims = np.frombuffer(ctypes.string_at(t.dims, 8 * t.dims_len) if t.dims_len else b"", dtype="<u8")
     finally:
         lib.zt_free(out)
     return Table(rows, _split_names(names_blob, rows["name_offset"], rows["name_len"]), dims)
@@ -122,4 +144,4 @@ def _read_each(file_ptr: Optional[int]) -> Table:
                 row["data_has_logical_type"] = 1 if ci.logical_type else 0
                 row["data_decoded_length"] = ci.decoded_length
                 break
-    return Table(rows, names, dims)
+    return Table(rows, names, np.asarray(dims, dtype=np.uint64))
