@@ -47,6 +47,15 @@ class ObjectTable(Structure):
                 ("names_len", c_size_t), ("dims", c_void_p), ("dims_len", c_size_t)]
 
 
+IoReadAt = CFUNCTYPE(c_int, c_void_p, c_uint64, c_size_t, c_void_p, POINTER(c_size_t))
+
+
+class Io(Structure):
+    """zt_io (ztensor_io.h): a caller's byte source."""
+    _fields_ = [("struct_size", c_uint32), ("user", c_void_p), ("size", c_uint64), ("read_at", IoReadAt),
+                ("read_at_v", c_void_p), ("close", c_void_p), ("name", c_char_p)]
+
+
 class UrlOptions(Structure):
     """zt_url_options (ztensor_io.h)."""
     _fields_ = [("struct_size", c_uint32), ("connect_timeout_ms", c_uint32), ("timeout_ms", c_uint32),
@@ -145,6 +154,9 @@ _SIGNATURES = {
     # ztensor_io.h
     "zt_url_options_init": (None, [POINTER(UrlOptions)]),
     "zt_open_url": (zt_status, [c_char_p, POINTER(UrlOptions), POINTER(OpenOptions), _OUT_P]),
+    "zt_io_init": (None, [POINTER(Io)]),
+    "zt_open_io": (zt_status, [POINTER(Io), POINTER(OpenOptions), _OUT_P]),
+    "zt_io_set_error": (None, [c_char_p]),
     "zt_file_io_stats": (zt_status, [_P, POINTER(IoStats)]),
     "zt_open": (zt_status, [c_char_p, POINTER(OpenOptions), _OUT_P]),
     "zt_open_memory": (zt_status, [c_void_p, c_size_t, POINTER(OpenOptions), _OUT_P]),
@@ -265,6 +277,17 @@ class ZTensorError(Exception):
         self.status_name = lib.zt_status_str(status).decode()
         self.message = message
         super().__init__(f"{self.status_name}: {message}")
+
+
+class ZTensorFileNotFoundError(ZTensorError, FileNotFoundError):
+    """A path that does not exist: both a ZTensorError and the
+    FileNotFoundError that safetensors (and open()) raise."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(-4, message)
+        self.errno = 2  # ENOENT
+        self.strerror = "No such file or directory"
+        self.filename = path
 
 
 def check(status: int) -> None:

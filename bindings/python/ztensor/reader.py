@@ -14,8 +14,8 @@ from . import _attributes, _dlpack
 from ._table import Table as _Table, read as _read_table
 from ._dtypes import BY_CODE, numpy_dtype, safetensors_name, zt_type_name
 from ._slicing import Index, box_of
-from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo,
-                   IoStats, ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, UrlOptions,
+from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo, Io,
+                   IoReadAt, IoStats, ZTensorFileNotFoundError, ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, UrlOptions,
                    VerifyCallback, ZTensorError, ReadRequest, check, has, lib, set_verify_on_read, shape_array,
                    take_string)
 from ._types import Array, DTypeLike, Float32Array, ObjectValue, PathLike, Source
@@ -148,11 +148,12 @@ class _FileHandle:
     file opened from memory it also holds the caller's buffer, which views
     point into."""
 
-    __slots__ = ("ptr", "buffer", "__weakref__")
+    __slots__ = ("ptr", "buffer", "keep", "__weakref__")
 
     def __init__(self, ptr: Optional[int], buffer: Optional[Array] = None) -> None:
         self.ptr = ptr
         self.buffer = buffer
+        self.keep: Any = None  # what the library calls back into (a file object's reader)
 
     def __del__(self) -> None:
         ptr, self.ptr = self.ptr, None
@@ -174,6 +175,14 @@ class _MappedBuffer:
             "descr": dtype.descr,
             "version": 3,
         }
+
+
+def _is_buffer(source: object) -> bool:
+    try:
+        memoryview(source)  # type: ignore[arg-type]
+        return True
+    except TypeError:
+        return False
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -389,6 +398,7 @@ class Reader(Mapping[str, ObjectValue]):
         opts = self._open_options(mmap, strict, verify)
         out = c_void_p()
         buffer: Optional[Array] = None
+        keep: Any = None
         if isinstance(source, (str, os.PathLike)) and is_url(source):
             uopts = UrlOptions()
             lib.zt_url_options_init(byref(uopts))
@@ -405,8 +415,14 @@ class Reader(Mapping[str, ObjectValue]):
         elif bearer_token is not None or url_options:
             raise ValueError("bearer_token and url_options apply to http(s) URLs only")
         elif isinstance(source, (str, os.PathLike)):
-            check(lib.zt_open(os.fsencode(source), byref(opts), byref(out)))
+            status = lib.zt_open(os.fsencode(source), byref(opts), byref(out))
+            if status != ZT_OK and not os.path.exists(source):
+                raise ZTensorFileNotFoundError(os.fsdecode(source), lib.zt_last_error().decode("utf-8", "replace"))
+            check(status)
             self.path = os.fsdecode(source)
+        elif hasattr(source, "read") and hasattr(source, "seek") and not _is_buffer(source):
+            keep = self._open_file_object(source, opts, out)
+            self.path = None
         else:
             try:
                 buffer = np.frombuffer(source, dtype=np.uint8)
@@ -418,6 +434,7 @@ class Reader(Mapping[str, ObjectValue]):
             check(lib.zt_open_memory(c_void_p(data), buffer.size, byref(opts), byref(out)))
             self.path = None
         self._h: Optional[_FileHandle] = _FileHandle(out.value, buffer)
+        self._h.keep = keep  # a file object's callback, live until zt_close
         # Every object's name, shape and data component, listed once (one
         # call with libztensor >= 1.2): lookups then cost no C call.
         self._table = _read_table(self._h.ptr)
@@ -425,6 +442,45 @@ class Reader(Mapping[str, ObjectValue]):
         self._index = self._table.index
         self._attributes: Any = None
         self._attributes_read = False
+
+    @staticmethod
+    def _open_file_object(fileobj: Any, opts: OpenOptions, out: c_void_p) -> Any:
+        """Opens a Python file object (anything with read and seek: an open
+        file, io.BytesIO, an fsspec file) through zt_open_io. The library
+        calls back for byte ranges; the calls are serialised (threads=1 and
+        a lock), each a seek and a read."""
+        import threading
+        lock = threading.Lock()
+        fileobj.seek(0, os.SEEK_END)
+        size = fileobj.tell()
+
+        def read_at(_user: Optional[int], offset: int, length: int, dst: Optional[int],
+                    out_len: "ctypes._Pointer[c_size_t]") -> int:
+            try:
+                with lock:
+                    fileobj.seek(offset)
+                    data = fileobj.read(length)
+                n = len(data)
+                if n:
+                    ctypes.memmove(dst, bytes(data), n)
+                out_len[0] = n
+                return ZT_OK
+            except BaseException as e:  # never unwind through the library
+                lib.zt_io_set_error(f"{type(fileobj).__name__}.read at {offset}: {type(e).__name__}: {e}"
+                                    .encode("utf-8", "replace"))
+                return -4  # ZT_E_IO
+
+        callback = IoReadAt(read_at)
+        io = Io()
+        lib.zt_io_init(byref(io))
+        io.size = size
+        io.read_at = callback
+        name = getattr(fileobj, "name", None) or getattr(fileobj, "path", None)
+        io.name = str(name).encode("utf-8", "replace") if name is not None else None
+        opts.threads = 1
+        opts.access = 1  # no mapping: every byte comes through read_at
+        check(lib.zt_open_io(byref(io), byref(opts), byref(out)))
+        return callback
 
     @_holding
     def io_stats(self) -> Dict[str, int]:
