@@ -191,6 +191,8 @@ _SIGNATURES = {
     "zt_writer_add_dense": (zt_status, [_P, c_char_p, c_size_t, c_int, POINTER(c_uint64), c_size_t, c_void_p,
                                         c_size_t, POINTER(BlobOptions)]),
     "zt_writer_finish": (zt_status, [_P]),
+    "zt_writer_copy_object": (zt_status, [_P, _P, c_char_p, c_size_t]),
+    "zt_writer_copy_file_fields": (zt_status, [_P, POINTER(c_void_p), c_size_t]),
     "zt_writer_discard": (zt_status, [_P]),
     # ztensor_composite.h
     "zt_writer_add_csr": (zt_status, [_P, c_char_p, c_size_t, c_uint64, c_uint64, c_int, c_void_p, c_uint64,
@@ -263,8 +265,10 @@ ZT_E_NOT_FOUND = -5
 ZT_E_NOT_ZERO_COPY = -11
 
 
-class ZTensorError(Exception):
+class ZTensorError(RuntimeError):
     """A failed library call: `status` (the zt_status value), `status_name` and the detail message.
+    A RuntimeError, as the original zTensor package raises for a corrupt
+    file or a finished writer.
 
         try:
             ztensor.Reader("damaged.zt").verify()

@@ -46,7 +46,7 @@ def _from_numpy(array: Array, zt_type: str, name: str) -> Array:
 
 
 def save_file(tensor_dict: Mapping[str, Array], filename: PathLike, metadata: Optional[Dict[str, str]] = None, *,
-              zstd: Zstd = None, digest: Digest = None) -> None:
+              zstd: Zstd = None, digest: Digest = None, compression: Zstd = None) -> None:
     """Saves numpy arrays as a .zt file, atomically (nothing at `filename`
     until it is complete; an error leaves any previous file as it was).
     Non-contiguous and big-endian arrays are stored as their values.
@@ -55,9 +55,10 @@ def save_file(tensor_dict: Mapping[str, Array], filename: PathLike, metadata: Op
 
     metadata: None or a dict of str to str (safetensors' rule), stored as the
     file's attributes. zstd: None (raw), True or a level; digest: None,
-    "crc32c" or "sha256".
+    "crc32c" or "sha256"; compression= is the original zTensor package's
+    name for zstd=.
     """
-    _safe.write(tensor_dict, filename, metadata, _to_numpy, zstd, digest)
+    _safe.write(tensor_dict, filename, metadata, _to_numpy, zstd if compression is None else compression, digest)
 
 
 def save(tensor_dict: Mapping[str, Array], metadata: Optional[Dict[str, str]] = None, *, zstd: Zstd = None,

@@ -82,6 +82,23 @@ class ObjectInfo:
     dtype: Optional[str] = field(default=None)  # the "data" component's dtype, for dense objects
 
 
+class TensorMetadata(NamedTuple):
+    """What Reader.metadata(name) gives (the original package's TensorMetadata):
+    the "data" component's type, encoding, offset and stored size."""
+    name: str
+    dtype: str
+    shape: Tuple[int, ...]
+    format: str
+    encoding: str
+    offset: int
+    size: int
+
+
+_LONG_NAMES = {"f64": "float64", "f32": "float32", "f16": "float16", "bf16": "bfloat16", "i64": "int64",
+               "i32": "int32", "i16": "int16", "i8": "int8", "u64": "uint64", "u32": "uint32", "u16": "uint16",
+               "u8": "uint8", "bool": "bool"}
+
+
 class DenseGroup(NamedTuple):
     """Tensors of one element type and shape, read back to back: `block` is
     a (len(members), *shape) array; members (an int array) are positions in
@@ -175,6 +192,34 @@ class _MappedBuffer:
             "descr": dtype.descr,
             "version": 3,
         }
+
+
+def _is_torch_checkpoint(path: Any) -> bool:
+    """A file torch.save wrote: a zip archive (torch >= 1.6) or a pickle."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return False
+    return head[:4] == b"PK\x03\x04" or head[:1] == b"\x80"
+
+
+def _torch_checkpoint_as_zt(path: Any) -> bytes:
+    try:
+        import torch
+    except ImportError:
+        raise ZTensorError(-20, f"{os.fsdecode(path)}: a PyTorch checkpoint, and torch is not installed") from None
+    from . import torch as zt_torch
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise ZTensorError(-20, f"{os.fsdecode(path)}: not a zTensor file, and torch.load(weights_only=True) "
+                                f"refused it: {e}") from e
+    if not isinstance(state, dict):
+        raise ZTensorError(-20, f"{os.fsdecode(path)}: a PyTorch checkpoint holding a {type(state).__name__}, "
+                                "not a dict of tensors")
+    tensors = {str(k): v for k, v in state.items() if isinstance(v, torch.Tensor)}
+    return zt_torch.save({k: v.clone() if v.layout == torch.strided else v for k, v in tensors.items()})
 
 
 def _is_buffer(source: object) -> bool:
@@ -418,6 +463,11 @@ class Reader(Mapping[str, ObjectValue]):
             status = lib.zt_open(os.fsencode(source), byref(opts), byref(out))
             if status != ZT_OK and not os.path.exists(source):
                 raise ZTensorFileNotFoundError(os.fsdecode(source), lib.zt_last_error().decode("utf-8", "replace"))
+            if status != ZT_OK and _is_torch_checkpoint(source):
+                # A PyTorch .pt/.bin: its tensors, read by torch.load(weights_only=True)
+                # (never running pickled code), become an in-memory .zt file.
+                buffer = np.frombuffer(_torch_checkpoint_as_zt(source), dtype=np.uint8)
+                status = lib.zt_open_memory(c_void_p(buffer.ctypes.data), buffer.size, byref(opts), byref(out))
             check(status)
             self.path = os.fsdecode(source)
         elif hasattr(source, "read") and hasattr(source, "seek") and not _is_buffer(source):
@@ -602,12 +652,74 @@ class Reader(Mapping[str, ObjectValue]):
             err.failures = failures  # type: ignore[attr-defined]
             raise err
 
+    # -- the original zTensor package's Reader calls ---------------------
+    def keys(self) -> List[str]:  # type: ignore[override]
+        """The object names in file order, as a list (the original package's keys())."""
+        return list(self._names)
+
+    def __repr__(self) -> str:
+        n = len(self._names)
+        state = "closed" if self._h is None else "open"
+        return f"<ztensor.Reader {self.path or '<memory>'!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
+
+    @_holding
+    def metadata(self, name: str) -> "TensorMetadata":
+        """TensorMetadata(name, dtype, shape, format, encoding, offset, size)
+        of one object, as the original package gives it (dtype spelled
+        "float32", "bfloat16", ...)."""
+        info = self.info(name)
+        comps = [c for c in info.components if c.role == "data"] or info.components[:1]
+        c = comps[0] if comps else None
+        zt_type = (c.logical_type or c.dtype) if c is not None else ""
+        return TensorMetadata(name=name, dtype=_LONG_NAMES.get(zt_type, zt_type), shape=info.shape,
+                              format=info.format, encoding=c.encoding if c is not None else "",
+                              offset=c.offset if c is not None else 0, size=c.length if c is not None else 0)
+
+    def read_numpy(self, name: str) -> Array:
+        """A dense tensor as a new numpy array this process owns."""
+        return self.read_many([name])[name]
+
+    def read_torch(self, name: str, device: Any = "cpu") -> Any:
+        """A dense tensor as a torch tensor (owning its memory) on `device`."""
+        from . import torch as zt_torch
+        return zt_torch._to_device(name, zt_torch._from_numpy(self.read_numpy(name), self.element_type(name), name),
+                                   zt_torch._on(device))
+
+    def read_tensors(self, names: Iterable[str]) -> Dict[str, ObjectValue]:
+        """Several objects at once: dense ones in one batched read, others as reader[name] gives them."""
+        names = list(names)
+        dense = [n for n in names if self.format_of(n) == "dense"]
+        arrays: Dict[str, Any] = dict(self.read_many(dense))
+        return {n: arrays[n] if n in arrays else self[n] for n in names}
+
+    @_holding
+    def read_into(self, name: str, out: Any) -> Any:
+        """Reads a dense tensor's bytes straight into a caller's writable,
+        C-contiguous array or buffer (numpy array, torch CPU tensor,
+        bytearray, ...) of at least its decoded size; returns out."""
+        if hasattr(out, "data_ptr") and hasattr(out, "is_contiguous"):  # a torch tensor
+            if not out.is_contiguous() or out.device.type != "cpu":
+                raise ValueError("read_into needs a contiguous CPU tensor")
+            address, capacity = out.data_ptr(), out.numel() * out.element_size()
+        else:
+            view = memoryview(out)
+            if view.readonly or not view.c_contiguous:
+                raise ValueError("read_into needs a writable, C-contiguous buffer")
+            address = ctypes.addressof(ctypes.c_char.from_buffer(view)) if view.nbytes else 0
+            capacity = view.nbytes
+        obj = self._data_object(name)
+        got = c_size_t()
+        check(lib.zt_component_read(obj, self._role_index(obj, "data"), c_void_p(address), capacity, byref(got)))
+        return out
+
     # -- objects ---------------------------------------------------------
     @_holding
-    def read(self, name: str, role: str = "data") -> Array:
-        """One component as a flat numpy array of its elements (zero-copy where possible)."""
+    def read(self, name: str, role: str = "data", copy: Optional[bool] = None) -> Array:
+        """One component as a flat numpy array of its elements: zero-copy
+        where possible (copy=None, or False), a new array with copy=True."""
         obj = self._data_object(name)
-        return self._array(obj, self._role_index(obj, role), None)
+        arr = self._array(obj, self._role_index(obj, role), None)
+        return np.array(arr) if copy else arr
 
     def tensor(self, name: str, copy: bool = True) -> Tensor:
         """A DLPack-capable handle of a dense object: numpy.from_dlpack(r.tensor(name)),
