@@ -262,3 +262,29 @@ def test_load_file_groups_keep_order_types_and_shapes(tmp_path):
         assert list(part) == ["t05", "t01"]
         with pytest.raises(KeyError):
             r.read_many(["nope"])
+
+
+# -- serialize / deserialize / TensorSpec ----------------------------------------------
+def test_serialize_tensor_spec_and_deserialize(tmp_path):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.array([1, -2, 3], np.int64)
+    specs = {"w": ztensor.TensorSpec(dtype="float32", shape=[2, 3], data_ptr=a.ctypes.data, data_len=a.nbytes),
+             "b": ztensor.TensorSpec(dtype="I64", shape=(3,), data_ptr=b.ctypes.data, data_len=b.nbytes)}
+    assert specs["w"].dtype == "F32" and specs["b"].shape == [3] and specs["w"].data_len == 24
+    data = ztensor.serialize(specs, metadata={"k": "v"})
+    assert data == ztnp.save({"w": a, "b": b}, metadata={"k": "v"})  # the same file as save() of the arrays
+    ztensor.serialize_file(specs, tmp_path / "s.zt")
+    assert (tmp_path / "s.zt").read_bytes() == data
+    assert ztensor.deserialize(data) == [("b", {"shape": [3], "dtype": "I64", "data": b.tobytes()}),
+                                         ("w", {"shape": [2, 3], "dtype": "F32", "data": a.tobytes()})]
+    with pytest.raises(ztensor.SafetensorError):
+        ztensor.TensorSpec(dtype="nonsense", shape=[1], data_ptr=0, data_len=0)
+    with pytest.raises(ztensor.SafetensorError):
+        ztensor.TensorSpec(dtype="F32", shape=[2], data_ptr=a.ctypes.data, data_len=4)  # not the shape's size
+    with pytest.raises(TypeError):  # raw dicts are not specs (safetensors >= 0.8)
+        ztensor.serialize({"t": {"dtype": "float32", "shape": [1], "data_ptr": 0, "data_len": 0}})
+    torch = pytest.importorskip("torch")
+    t = torch.tensor([1.5, -2.0], dtype=torch.bfloat16)
+    spec = ztensor.TensorSpec(dtype=str(t.dtype).split(".")[-1], shape=t.shape, data_ptr=t.data_ptr(), data_len=4)
+    import ztensor.torch as ztpt
+    assert torch.equal(ztpt.load(ztensor.serialize({"t": spec}))["t"], t)

@@ -39,6 +39,7 @@ from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
 from ._locate import LibraryNotFoundError
 from ._safe import SafetensorError, safe_open
+from ._serialize import TensorSpec, deserialize, serialize, serialize_file
 from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike
 from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, Slice, SparseCOO, SparseCSR, Tensor, TensorMetadata
@@ -46,7 +47,7 @@ from .sharded import ShardedReader, load_sharded
 from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
-           "ZTensorError", "SafetensorError", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
+           "ZTensorError", "SafetensorError", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
            "load_sharded", "bf16_to_float32", "float32_to_bf16", "library_version", "library_path",
            "library_source", "LibraryNotFoundError", "__version__", "open", "open_url"]
 
