@@ -276,7 +276,7 @@ def test_serialize_tensor_spec_and_deserialize(tmp_path):
     np.testing.assert_array_equal(back["w"], a)
     np.testing.assert_array_equal(back["b"], b)
     assert ztensor.serialize(dict(reversed(list(specs.items()))), metadata={"k": "v"}) == data  # canonical order
-    ztensor.serialize_file(specs, tmp_path / "s.zt")
+    ztensor.serialize_file(specs, tmp_path / "s.zt", metadata={"k": "v"})
     assert (tmp_path / "s.zt").read_bytes() == data
     assert ztensor.deserialize(data) == [("b", {"shape": [3], "dtype": "I64", "data": b.tobytes()}),
                                          ("w", {"shape": [2, 3], "dtype": "F32", "data": a.tobytes()})]
