@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from ._lib import ComponentInfo, ObjectInfo, ObjectTable, check, has, lib
+from ._types import Array
 
 # zt_object_row's declared fields (include/ztensor.h); the row size comes
 # from the library, which may append fields.
@@ -35,7 +36,7 @@ class Table:
 
     __slots__ = ("rows", "names", "dims", "index", "_logical")
 
-    def __init__(self, rows: np.ndarray, names: List[str], dims: np.ndarray) -> None:
+    def __init__(self, rows: Array, names: List[str], dims: Array) -> None:
         self.rows = rows
         self.names = names
         self.dims = dims.astype(np.int64)
@@ -50,7 +51,7 @@ class Table:
     def object(self, i: int) -> int:
         return int(self.rows["object"][i])
 
-    def group_keys(self, rows_of: np.ndarray) -> np.ndarray:
+    def group_keys(self, rows_of: Array) -> Array:
         """One row per object in rows_of: (data dtype, logical type id, ndim,
         dims...) padded with zeros, for grouping objects of one type and
         shape with numpy (np.unique) instead of a Python loop."""
@@ -84,7 +85,7 @@ class Table:
         return self._logical[i]
 
 
-def _split_names(blob: bytes, offsets: np.ndarray, lengths: np.ndarray) -> List[str]:
+def _split_names(blob: bytes, offsets: Array, lengths: Array) -> List[str]:
     """The names out of the table's blob, where each is followed by a NUL."""
     text = blob.decode("utf-8", "surrogateescape")
     parts = text.split("\0")

@@ -512,7 +512,7 @@ class Reader(Mapping[str, ObjectValue]):
                     data = fileobj.read(length)
                 n = len(data)
                 if n:
-                    ctypes.memmove(dst, bytes(data), n)
+                    ctypes.memmove(dst or 0, bytes(data), n)
                 out_len[0] = n
                 return ZT_OK
             except BaseException as e:  # never unwind through the library
@@ -759,9 +759,9 @@ class Reader(Mapping[str, ObjectValue]):
         table = self._table
         if table is None or self._verify_here:
             arrays = self._read_many_each(names)
-            groups = [DenseGroup(self.element_type(n), a[None], np.array([k]), a.shape)
-                      for k, (n, a) in enumerate(arrays.items())]
-            return DenseRead(list(arrays), groups, {})
+            singles = [DenseGroup(self.element_type(n), a[None], np.array([k]), a.shape)
+                       for k, (n, a) in enumerate(arrays.items())]
+            return DenseRead(list(arrays), singles, {})
         if names is None:
             rows_of = np.flatnonzero(table.rows["dense"])
         else:

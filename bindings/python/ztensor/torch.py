@@ -147,8 +147,8 @@ def _storage(t: "torch.Tensor") -> Any:
 def _end_ptr(tensor: "torch.Tensor") -> int:
     """One past the last byte the tensor's elements reach (safetensors' view(-1)[-1], for strided ones too)."""
     if tensor.nelement():
-        span = 1 + sum((d - 1) * abs(st) for d, st in zip(tensor.shape, tensor.stride()))
-        return int(tensor.data_ptr()) + span * _element_size(tensor.dtype)
+        span = 1 + sum((int(d) - 1) * abs(int(st)) for d, st in zip(tensor.shape, tensor.stride()))
+        return int(tensor.data_ptr()) + int(span) * _element_size(tensor.dtype)
     return int(tensor.data_ptr())
 
 
