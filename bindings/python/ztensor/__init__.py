@@ -97,8 +97,12 @@ def load_file(path: PathLike, *, copy: bool = True, verify: bool = False) -> Dic
         tensors["w"] += 1                          # the file is not touched
 
     copy=True (default): dense arrays are new and writable, read in one
-    batched call. copy=False: zero-copy, read-only arrays of the file's
-    mapping where the data allows (they keep the file mapped).
+    batched call into memory this process owns (later changes to the file
+    cannot reach them). copy=False: zero-copy, read-only arrays of the
+    file's mapping where the data allows (they keep the file mapped; if the
+    file is rewritten in place their values change, and if it is truncated
+    reading them kills the process with SIGBUS: only for files nothing
+    modifies meanwhile).
     verify=True: digests are checked as each object is read.
     """
     with Reader(path, verify=verify) as r:
