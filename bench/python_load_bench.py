@@ -20,9 +20,11 @@ rounds):
                     file's copy-on-write mapping (the opt-in), nothing read
   torch.load        torch.load of the same state dict saved by torch.save
 
-Each row prints its time, its ratio to c_read and its cost per tensor on top
-of the C read ((row - c_read) / tensors). The targets of issue 23: <= 3 us
-per tensor, and torch.load_file / np.load_file of `small` <= 1.3x c_read.
+Each row prints its wall time and its CPU time (user + system, every
+thread: on a machine shared with other work, the steadier figure), each
+with its ratio to c_read and its cost per tensor on top of the C read
+((row - c_read) / tensors). The targets of issue 23: <= 3 us per tensor,
+and torch.load_file / np.load_file of `small` <= 1.3x c_read.
 
 For `mixed`, extra rows (unless --no-extra) show what the tensors cost when
 used: zero-copy numpy views then every element read, copies then `+= 1`,
@@ -36,6 +38,7 @@ c_copy_read is taken from --c-read, else from bench/ beside the library
 """
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -97,10 +100,22 @@ def c_read_program(arg, tmp):
     return exe
 
 
+def cpu_seconds():
+    """CPU time of this process so far, user + system, every thread."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
 def once(fn):
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t
+
+
+def once_both(fn):
+    c, t = cpu_seconds(), time.perf_counter()
+    fn()
+    return time.perf_counter() - t, cpu_seconds() - c
 
 
 def main():
@@ -135,7 +150,8 @@ def main():
 
             def c_once():
                 out = subprocess.run([c_read, path, "3"], check=True, capture_output=True, text=True).stdout
-                return float(out)
+                wall, cpu = out.split()
+                return float(wall), float(cpu)
 
             rows = [
                 ("np.load_file", lambda: ztnp.load_file(path)),
@@ -146,17 +162,24 @@ def main():
             for _, fn in rows:
                 fn()  # warm-up: page cache, imports
             times = {name: [] for name, _ in rows}
-            base = []
+            cpus = {name: [] for name, _ in rows}
+            base, base_cpu = [], []
             for _ in range(args.reps):
-                base.append(c_once())
+                wall, cpu = c_once()
+                base.append(wall)
+                base_cpu.append(cpu)
                 for name, fn in rows:
-                    times[name].append(once(fn))
-            b = statistics.median(base)
-            print(f"\n{wname}: {n} tensors, {size / 1e6:.1f} MB")
-            print(f"  {'c_read':<17} {b * 1e3:9.2f} ms  1.00x  (baseline, {b / n * 1e6:.2f} us/tensor)")
+                    wall, cpu = once_both(fn)
+                    times[name].append(wall)
+                    cpus[name].append(cpu)
+            b, bc = statistics.median(base), statistics.median(base_cpu)
+            print(f"\n{wname}: {n} tensors, {size / 1e6:.1f} MB   (wall: median; cpu: user+system of every thread)")
+            print(f"  {'c_read':<17} wall {b * 1e3:9.2f} ms  1.00x             cpu {bc * 1e3:9.2f} ms  1.00x"
+                  f"  (baseline: {b / n * 1e6:.2f} / {bc / n * 1e6:.2f} us/tensor)")
             for name, _ in rows:
-                t = statistics.median(times[name])
-                print(f"  {name:<17} {t * 1e3:9.2f} ms  {t / b:5.2f}x  {(t - b) / n * 1e6:+7.2f} us/tensor")
+                t, c = statistics.median(times[name]), statistics.median(cpus[name])
+                print(f"  {name:<17} wall {t * 1e3:9.2f} ms {t / b:5.2f}x {(t - b) / n * 1e6:+8.2f} us/t"
+                      f"  cpu {c * 1e3:9.2f} ms {c / bc:5.2f}x {(c - bc) / n * 1e6:+8.2f} us/t")
             if wname == "mixed" and not args.no_extra:
                 extra(args.reps, path, spec, b)
 

@@ -2,6 +2,7 @@
 
 import ctypes
 import functools
+import gc
 import os
 from collections.abc import Iterator, Mapping
 from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p
@@ -122,6 +123,19 @@ class DenseRead(NamedTuple):
         group's block into the framework's tensor once, then it is split
         into per-tensor views (a C loop: list() of its first dimension)."""
         values: List[Any] = [None] * len(self.names)
+        # Tens of thousands of new tensors (torch's are tracked by the cycle
+        # collector) would set off collections over the whole heap while
+        # being created; none of them can be garbage yet.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._fill(values, convert)
+        finally:
+            if collecting:
+                gc.enable()
+        return values
+
+    def _fill(self, values: List[Any], convert: Callable[[Array, str, str], Any]) -> None:
         for g in self.groups:
             whole = convert(g.block, g.zt_type, self.names[int(g.members[0])])
             if g.shape:
@@ -132,7 +146,6 @@ class DenseRead(NamedTuple):
                 values[k] = part
         for k, (array, zt_type) in self.alone.items():
             values[k] = convert(array, zt_type, self.names[k])
-        return values
 
 
 def _group_rows(keys: Array) -> Tuple[Array, Array]:
