@@ -864,7 +864,7 @@ class Reader(Mapping[str, ObjectValue]):
         names = list(names)
         table = self._table
         if table is None or self._verify_here:
-            return {name: self[name] for name in names}  # type: ignore[misc]
+            return {name: self[name] for name in names}
         handle = self._require_open()
         ptr, n = c_void_p(), c_size_t()
         ptr_ref, n_ref = byref(ptr), byref(n)
@@ -881,7 +881,7 @@ class Reader(Mapping[str, ObjectValue]):
             if status == ZT_OK:
                 found.append((name, i, ptr.value or 0, n.value))
             elif status == ZT_E_NOT_ZERO_COPY:
-                out[name] = self[name]  # type: ignore[assignment]
+                out[name] = self[name]
             else:
                 check(status)
         if found:
