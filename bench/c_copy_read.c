@@ -5,8 +5,8 @@
  * faults are part of a load), reads every object with one zt_file_read_many,
  * closes. Prints the median wall seconds of REPS repetitions after
  * one warm-up, and their mean CPU seconds (user + system, every thread): on
- * a machine shared with other work the CPU time is the steadier figure. Buffers of 4 MiB and more are asked for transparent huge pages,
- * as numpy does for its arrays, so both sides pay the same page faults.
+ * a machine shared with other work the CPU time is the steadier figure. Buffers of 4 MiB and more are asked for
+ * transparent huge pages, as numpy does for its arrays, so both sides pay the same page faults.
  *
  *   c_copy_read FILE REPS */
 #define _GNU_SOURCE
@@ -66,8 +66,8 @@ static unsigned char *load(const char *path) {
     total += ((size_t)ci.decoded_length + 63) / 64 * 64;
   }
   size_t huge = (size_t)2 << 20;
-  unsigned char *buf = total >= ((size_t)4 << 20) ? aligned_alloc(huge, (total + huge - 1) / huge * huge)
-                                                   : malloc(total ? total : 1);
+  unsigned char *buf =
+      total >= ((size_t)4 << 20) ? aligned_alloc(huge, (total + huge - 1) / huge * huge) : malloc(total ? total : 1);
   if (!buf) exit(2);
   if (total >= ((size_t)4 << 20)) madvise(buf, (total + huge - 1) / huge * huge, MADV_HUGEPAGE);
   for (size_t i = 0; i < n; ++i) reqs[i].dst = buf + offset[i];
