@@ -142,8 +142,12 @@ class DenseRead(NamedTuple):
                 parts = list(whole)
             else:  # 0-d tensors: list() would give scalars
                 parts = [whole[j:j + 1].reshape(()) for j in range(len(g.members))]
-            for k, part in zip(g.members.tolist(), parts):
-                values[k] = part
+            first, count = int(g.members[0]), len(g.members)
+            if int(g.members[-1]) - first + 1 == count:  # members ascend: a run of positions
+                values[first:first + count] = parts
+            else:
+                for k, part in zip(g.members.tolist(), parts):
+                    values[k] = part
         for k, (array, zt_type) in self.alone.items():
             values[k] = convert(array, zt_type, self.names[k])
 
@@ -852,7 +856,11 @@ class Reader(Mapping[str, ObjectValue]):
             out_groups.append(DenseGroup(zt_type, block, members, shape))
         del handle
         names_of = table.names
-        return DenseRead([names_of[i] for i in rows_of.tolist()], out_groups, alone)
+        if len(rows_of) == len(names_of) and bool((rows_of == np.arange(len(rows_of))).all()):
+            picked = list(names_of)  # every object, in file order (load_file)
+        else:
+            picked = [names_of[i] for i in rows_of.tolist()]
+        return DenseRead(picked, out_groups, alone)
 
     @_holding
     def mapped_views(self, names: Iterable[str]) -> Dict[str, Array]:
