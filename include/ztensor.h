@@ -670,6 +670,51 @@ typedef struct zt_read_request {
 ZT_API zt_status zt_file_read_many(const zt_file *file, zt_read_request *reqs,
                                    size_t count);
 
+/* ------------------------------------------------------------------------ */
+/* Every object at once (1.2.0)                                              */
+/* ------------------------------------------------------------------------ */
+
+/* One object, as zt_file_object_table lists it: what a binding needs to
+ * present and read a dense tensor without a call per field. Rows are
+ * zt_object_table.row_size bytes apart (a later release may append fields;
+ * read only the ones declared here). */
+typedef struct zt_object_row {
+  const zt_object *object;       /* as zt_file_object_at gives it */
+  uint64_t name_offset;          /* the name is names[name_offset ..] */
+  uint64_t name_len;             /* bytes (names may hold NULs) */
+  uint64_t dims_offset;          /* the shape is dims[dims_offset ..] */
+  uint32_t ndim;
+  uint32_t dense;                /* 1: the format is "dense" */
+  uint64_t data_component;       /* index of the "data" component, or
+                                    UINT64_MAX when there is none */
+  int32_t data_dtype;            /* its zt_dtype; -1 when there is none */
+  uint32_t data_has_logical_type;/* 1: it has a logical type ("complex64",
+                                    "f8_e4m3fn"; see zt_object_component) */
+  uint64_t data_decoded_length;  /* its decoded size in bytes */
+  zt_status status;              /* as zt_object_info.status */
+  uint32_t reserved;             /* 0 */
+} zt_object_row;
+
+/* The table zt_file_object_table returns: one allocation, released with
+ * zt_free(table). The pointers inside point into that allocation; the
+ * zt_object handles in the rows live until zt_close(file). */
+typedef struct zt_object_table {
+  size_t count;                  /* rows, in file (zt_file_object_at) order */
+  size_t row_size;               /* distance between rows in bytes */
+  const zt_object_row *rows;
+  const char *names;             /* every name in row order, each followed
+                                    by a NUL (names may hold NULs too) */
+  size_t names_len;
+  const uint64_t *dims;          /* every shape, concatenated in row order */
+  size_t dims_len;
+} zt_object_table;
+
+/* Lists every object of the file in one call (name, shape, format, the
+ * "data" component's type and decoded size, status): for bindings, where a
+ * call per object and field costs more than reading a small tensor. */
+ZT_API zt_status zt_file_object_table(const zt_file *file,
+                                      zt_object_table **out);
+
 #ifdef __cplusplus
 }
 #endif

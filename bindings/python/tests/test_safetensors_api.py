@@ -130,6 +130,13 @@ def test_safe_open_keys_get_tensor(fw, tmp_path):
     fw.mod.save_file({"zeta": fw.tensor([1]), "alpha": fw.tensor([2]), "mid": fw.tensor([3])}, p)
     with fw.mod.safe_open(p, framework=fw.framework, device="cpu") as f:
         assert f.keys() == ["alpha", "mid", "zeta"]  # sorted, as safetensors gives them
+        # save_file writes in name order (one state dict, one file), so the
+        # data order is the sorted order; a file written otherwise keeps its own.
+        assert f.offset_keys() == ["alpha", "mid", "zeta"]
+    with ztensor.Writer(p) as w:
+        for name, value in (("zeta", 1), ("alpha", 2), ("mid", 3)):
+            w.add(name, np.array([value], np.float32))
+    with fw.mod.safe_open(p, framework=fw.framework, device="cpu") as f:
         assert f.offset_keys() == ["zeta", "alpha", "mid"]
         np.testing.assert_array_equal(fw.to_np(f.get_tensor("mid")), [3])
         with pytest.raises(KeyError, match="does not contain tensor nope"):
@@ -152,7 +159,7 @@ def test_get_slice_matches_numpy_indexing(fw, tmp_path):
     fw.mod.save_file({"raw": fw.tensor(full), "packed": fw.tensor(full)}, p)
     ztensor.numpy.save_file({"packed": full}, tmp_path / "z.zt", zstd=True)
     cases = [np.s_[:], np.s_[1], np.s_[-1], np.s_[1:3], np.s_[1:3, :, 2:4], np.s_[..., 0], np.s_[::2, 1::2, ::-1],
-             np.s_[2, ..., 3], np.s_[:, -2:], np.s_[3:1], np.s_[1, 2, 3], np.s_[::-3, 4:0:-2], np.s_[10:20]]
+             np.s_[2, ..., 3], np.s_[:, -2:], np.s_[3:1], np.s_[1, 2, 3], np.s_[::-3, 4:0:-2]]
     for path in (p, tmp_path / "z.zt"):
         with fw.mod.safe_open(path, framework=fw.framework) as f:
             s = f.get_slice("packed")
@@ -161,7 +168,9 @@ def test_get_slice_matches_numpy_indexing(fw, tmp_path):
                 got = fw.to_np(s[idx])
                 assert got.shape == full[idx].shape, idx
                 np.testing.assert_array_equal(got, full[idx])
-            with pytest.raises(IndexError):
+            with pytest.raises(ztensor.SafetensorError):  # safetensors raises where numpy would clip
+                s[10:20]
+            with pytest.raises(ztensor.SafetensorError):
                 s[4]
             with pytest.raises(IndexError):
                 s[0, 0, 0, 0]
@@ -235,7 +244,7 @@ def test_torch_types_it_lacks_are_refused_by_name(tmp_path):
         ztpt.save({"q": torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.quint8)})
     with pytest.raises(ValueError, match="'sp'"):
         ztpt.save({"sp": torch.ones(2, 2).to_sparse()})
-    with pytest.raises(ValueError, match="'m'"):
+    with pytest.raises(RuntimeError, match="'m'"):  # safetensors' type for a meta tensor
         ztpt.save({"m": torch.empty(2, device="meta")})
     ztpt.save_file({"w": torch.ones(2)}, tmp_path / "w.zt")
     if not torch.cuda.is_available():
@@ -305,7 +314,7 @@ def test_save_model_refuses_overlaps_no_tensor_covers(tmp_path):
     base = torch.arange(10.0)
     m.register_buffer("a", base[0:6])
     m.register_buffer("b", base[4:10])  # overlaps a; neither covers the storage
-    with pytest.raises(RuntimeError, match=r"\['a', 'b'\].*None is covering the entire storage"):
+    with pytest.raises(RuntimeError, match=r"amongst: \{'.', '.'\}.*None is covering the entire storage"):
         ztpt.save_model(m, tmp_path / "m.zt")
     assert not (tmp_path / "m.zt").exists()
 

@@ -31,21 +31,23 @@ Sharded checkpoints read as one reader:
     shards = ztensor.load_sharded("model.zt.index.json")  # docs/sharding.md
 """
 
+import os
 from typing import Any, Dict, Mapping, Optional, Union
 
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
 from ._locate import LibraryNotFoundError
-from ._safe import safe_open
+from ._safe import SafetensorError, safe_open
+from ._serialize import TensorSpec, deserialize, serialize, serialize_file
 from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike
-from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, Slice, SparseCOO, SparseCSR, Tensor
+from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, Slice, SparseCOO, SparseCSR, Tensor, TensorMetadata
 from .sharded import ShardedReader, load_sharded
 from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
-           "ZTensorError", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
+           "ZTensorError", "SafetensorError", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
            "load_sharded", "bf16_to_float32", "float32_to_bf16", "library_version", "library_path",
            "library_source", "LibraryNotFoundError", "__version__", "open", "open_url"]
 
@@ -98,8 +100,12 @@ def load_file(path: PathLike, *, copy: bool = True, verify: bool = False) -> Dic
         tensors["w"] += 1                          # the file is not touched
 
     copy=True (default): dense arrays are new and writable, read in one
-    batched call. copy=False: zero-copy, read-only arrays of the file's
-    mapping where the data allows (they keep the file mapped).
+    batched call into memory this process owns (later changes to the file
+    cannot reach them). copy=False: zero-copy, read-only arrays of the
+    file's mapping where the data allows (they keep the file mapped; if the
+    file is rewritten in place their values change, and if it is truncated
+    reading them kills the process with SIGBUS: only for files nothing
+    modifies meanwhile).
     verify=True: digests are checked as each object is read.
     """
     with Reader(path, verify=verify) as r:
@@ -107,3 +113,53 @@ def load_file(path: PathLike, *, copy: bool = True, verify: bool = False) -> Dic
             return {name: r[name] for name in r}
         dense = r.read_many()
         return {name: dense[name] if name in dense else r[name] for name in r}
+
+
+def remove_tensors(path: PathLike, output: Optional[PathLike], names: Any) -> None:
+    """Writes `path` without the objects `names` (a name or a list) to
+    `output` (None: replaces `path`, atomically). Every other object is
+    copied as it is (verified; digests recomputed). An unknown name raises
+    KeyError and writes nothing. (The original zTensor package's call.)
+
+        ztensor.remove_tensors("model.zt", None, ["optimizer.state"])
+    """
+    drop = {names} if isinstance(names, str) else set(names)
+    with Reader(path, mmap=False) as r:
+        missing = sorted(drop - set(r))
+        if missing:
+            raise KeyError(f"{os.fspath(path)!r} has no object {missing[0]!r}")
+        _rewrite(r, output if output is not None else path, lambda name, w: name in drop)
+
+
+def replace_tensor(path: PathLike, name: str, data: ArrayLike, *, zstd: Zstd = None) -> None:
+    """Replaces the dense object `name` of `path` by `data` (a numpy array or
+    torch tensor; shape and type may change), atomically: the file is
+    rewritten with every other object copied as it is. An unknown name
+    raises KeyError. (The original zTensor package's call.)"""
+    with Reader(path, mmap=False) as r:
+        if name not in r:
+            raise KeyError(f"{os.fspath(path)!r} has no object {name!r}")
+
+        def put(obj_name: str, w: Writer) -> bool:
+            if obj_name != name:
+                return False
+            if hasattr(data, "detach"):  # a torch tensor
+                w.write_torch(name, data, zstd=zstd)
+            else:
+                w.add(name, data, zstd=zstd)
+            return True
+        _rewrite(r, path, put)
+
+
+def _rewrite(r: Reader, target: PathLike, handled: Any) -> None:
+    """Copies every object of r into a new file at target, except those
+    handled(name, writer) takes care of (returning True)."""
+    import ctypes
+    from ._lib import check
+    with Writer(target) as w:
+        handle = r._require_open()
+        files = (ctypes.c_void_p * 1)(handle.ptr)
+        check(_lib.zt_writer_copy_file_fields(w._handle(), files, 1))
+        for i, obj_name in enumerate(r.keys()):
+            if not handled(obj_name, w):
+                check(_lib.zt_writer_copy_object(w._handle(), r._object_at(i), None, 0))

@@ -41,6 +41,21 @@ class ReadRequest(Structure):
                 ("out_size", c_size_t), ("status", c_int)]
 
 
+class ObjectTable(Structure):
+    """zt_object_table (ABI 1.2); its rows are read with numpy (_table.ROW_DTYPE)."""
+    _fields_ = [("count", c_size_t), ("row_size", c_size_t), ("rows", c_void_p), ("names", c_void_p),
+                ("names_len", c_size_t), ("dims", c_void_p), ("dims_len", c_size_t)]
+
+
+IoReadAt = CFUNCTYPE(c_int, c_void_p, c_uint64, c_size_t, c_void_p, POINTER(c_size_t))
+
+
+class Io(Structure):
+    """zt_io (ztensor_io.h): a caller's byte source."""
+    _fields_ = [("struct_size", c_uint32), ("user", c_void_p), ("size", c_uint64), ("read_at", IoReadAt),
+                ("read_at_v", c_void_p), ("close", c_void_p), ("name", c_char_p)]
+
+
 class UrlOptions(Structure):
     """zt_url_options (ztensor_io.h)."""
     _fields_ = [("struct_size", c_uint32), ("connect_timeout_ms", c_uint32), ("timeout_ms", c_uint32),
@@ -144,6 +159,9 @@ _SIGNATURES = {
     # ztensor_io.h
     "zt_url_options_init": (None, [POINTER(UrlOptions)]),
     "zt_open_url": (zt_status, [c_char_p, POINTER(UrlOptions), POINTER(OpenOptions), _OUT_P]),
+    "zt_io_init": (None, [POINTER(Io)]),
+    "zt_open_io": (zt_status, [POINTER(Io), POINTER(OpenOptions), _OUT_P]),
+    "zt_io_set_error": (None, [c_char_p]),
     "zt_file_io_stats": (zt_status, [_P, POINTER(IoStats)]),
     "zt_open": (zt_status, [c_char_p, POINTER(OpenOptions), _OUT_P]),
     "zt_open_memory": (zt_status, [c_void_p, c_size_t, POINTER(OpenOptions), _OUT_P]),
@@ -178,6 +196,8 @@ _SIGNATURES = {
     "zt_writer_add_dense": (zt_status, [_P, c_char_p, c_size_t, c_int, POINTER(c_uint64), c_size_t, c_void_p,
                                         c_size_t, POINTER(BlobOptions)]),
     "zt_writer_finish": (zt_status, [_P]),
+    "zt_writer_copy_object": (zt_status, [_P, _P, c_char_p, c_size_t]),
+    "zt_writer_copy_file_fields": (zt_status, [_P, POINTER(c_void_p), c_size_t]),
     "zt_writer_discard": (zt_status, [_P]),
     # ztensor_composite.h
     "zt_writer_add_csr": (zt_status, [_P, c_char_p, c_size_t, c_uint64, c_uint64, c_int, c_void_p, c_uint64,
@@ -227,6 +247,8 @@ _OPTIONAL_SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "zt_writer_create_memory": (zt_status, [POINTER(WriterOptions), _OUT_P]),
     "zt_writer_create_callbacks": (zt_status, [WriteCallback, c_void_p, POINTER(WriterOptions), _OUT_P]),
     "zt_writer_finish_memory": (zt_status, [_P, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
+    # ABI 1.2
+    "zt_file_object_table": (zt_status, [_P, POINTER(POINTER(ObjectTable))]),
 }
 _present = set()
 for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
@@ -238,7 +260,7 @@ for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
 
 
 def has(name: str) -> bool:
-    """Whether the loaded library exports the optional (ABI 1.1) call `name`."""
+    """Whether the loaded library exports the optional (ABI 1.1 or 1.2) call `name`."""
     return name in _present
 
 
@@ -248,8 +270,10 @@ ZT_E_NOT_FOUND = -5
 ZT_E_NOT_ZERO_COPY = -11
 
 
-class ZTensorError(Exception):
+class ZTensorError(RuntimeError):
     """A failed library call: `status` (the zt_status value), `status_name` and the detail message.
+    A RuntimeError, as the original zTensor package raises for a corrupt
+    file or a finished writer.
 
         try:
             ztensor.Reader("damaged.zt").verify()
@@ -262,6 +286,17 @@ class ZTensorError(Exception):
         self.status_name = lib.zt_status_str(status).decode()
         self.message = message
         super().__init__(f"{self.status_name}: {message}")
+
+
+class ZTensorFileNotFoundError(ZTensorError, FileNotFoundError):
+    """A path that does not exist: both a ZTensorError and the
+    FileNotFoundError that safetensors (and open()) raise."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(-4, message)
+        self.errno = 2  # ENOENT
+        self.strerror = "No such file or directory"
+        self.filename = path
 
 
 def check(status: int) -> None:

@@ -9,8 +9,10 @@ attributes and given back by safe_open(...).metadata().
 from types import TracebackType
 from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Tuple, Type, TypeVar
 
+import numpy as np
+
 from . import _attributes
-from ._lib import has
+from ._lib import ZTensorError, has
 from ._types import Array, PathLike, Source
 from .reader import Reader, Slice
 from .writer import Digest, Writer, Zstd
@@ -22,6 +24,30 @@ T = TypeVar("T")  # the framework's tensor type
 ToNumpy = Callable[[str, Any], Tuple[Array, Optional[str]]]
 # Back: (array as the Reader gives it, zTensor element type name, name) -> tensor.
 FromNumpy = Callable[[Array, str, str], Any]
+
+
+class SafetensorError(ZTensorError):
+    """safetensors' SafetensorError, for the misuse it raises it for: a
+    closed handle, an index out of range in get_slice, a non-empty index
+    list. A ZTensorError, so code catching either sees it; str(e) is the
+    message alone, as safetensors gives it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(-2, message)  # ZT_E_MISUSE
+        self.args = (message,)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+BACKENDS = {"mmap": True, "pread": False}  # safetensors' backend -> Reader(mmap=)
+
+
+def reader_mmap(backend: str) -> bool:
+    """Reader's mmap= for safetensors' backend=; ValueError for other names."""
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f'backend {backend!r} is invalid (expected one of: "mmap", "pread")')
+    return BACKENDS[backend]
 
 
 def check_metadata(metadata: Optional[Mapping[str, str]]) -> Optional[Dict[str, str]]:
@@ -59,6 +85,9 @@ def write(tensors: Mapping[str, Any], target: Optional[PathLike], metadata: Opti
         if not isinstance(name, str):
             raise TypeError(f"tensor names are str, not {type(name).__name__} ({name!r})")
         converted.append((name, *to_numpy(name, value)))
+    # One state dict gives one file, whatever the insertion order: tensors
+    # are written in name order (as safetensors' header is sorted).
+    converted.sort(key=lambda entry: entry[0])
     with Writer(target, zstd=zstd, digest=digest) as w:
         for name, array, dtype in converted:
             w.add(name, array, dtype=dtype)
@@ -70,6 +99,9 @@ def write(tensors: Mapping[str, Any], target: Optional[PathLike], metadata: Opti
 def dense_names(reader: Reader) -> List[str]:
     """Every object's name; objects that are not dense tensors are refused by name."""
     names = list(reader)
+    table = reader._table
+    if table is not None and bool(table.rows["dense"].all()):
+        return names
     for name in names:
         fmt = reader.format_of(name)
         if fmt != "dense":
@@ -84,9 +116,10 @@ def zt_type(reader: Reader, name: str) -> str:
 
 
 def read_all(reader: Reader, from_numpy: FromNumpy) -> Dict[str, Any]:
-    names = dense_names(reader)
-    arrays = reader.read_many(names)  # new, writable arrays
-    return {name: from_numpy(arrays[name], zt_type(reader, name), name) for name in names}
+    """Every tensor, as views of one new buffer this process owns (not a
+    mapping of the file): writable, and untouched by later changes to the file."""
+    dense = reader.read_dense(dense_names(reader))
+    return dict(zip(dense.names, dense.split(from_numpy)))
 
 
 def file_is_copy_on_write(reader: Reader) -> bool:
@@ -107,8 +140,9 @@ class SafeOpen(Generic[T]):
     """
 
     def __init__(self, source: Source, framework: str, device: Any, copy: bool, verify: bool,
-                 from_numpy: FromNumpy, zero_copy: Optional[Callable[[Reader, str, Array, str], Any]]) -> None:
-        self._reader = Reader(source, verify=verify)
+                 from_numpy: FromNumpy, zero_copy: Optional[Callable[[Reader, str, Array, str], Any]],
+                 backend: str = "mmap") -> None:
+        self._reader = Reader(source, verify=verify, mmap=reader_mmap(backend))
         self.framework = framework
         self.device = device
         self.copy = copy
@@ -129,24 +163,44 @@ class SafeOpen(Generic[T]):
     @property
     def reader(self) -> Reader:
         """The underlying ztensor.Reader (info, verify, composite objects, ...)."""
+        return self._open()
+
+    def _open(self) -> Reader:
+        if self._reader._h is None:
+            raise SafetensorError("File is closed")
         return self._reader
 
     def keys(self) -> List[str]:
         """The tensor names, sorted (as safetensors gives them)."""
-        return sorted(self._reader)
+        return sorted(self._open())
 
     def offset_keys(self) -> List[str]:
         """The tensor names in the order of their data in the file."""
+        reader = self._open()
+
         def offset(name: str) -> int:
-            return min((c.offset for c in self._reader.info(name).components), default=0)
-        return sorted(self._reader, key=offset)
+            return min((c.offset for c in reader.info(name).components), default=0)
+        return sorted(reader, key=offset)
 
     def metadata(self) -> Optional[Dict[str, str]]:
         """The metadata given to save_file (the file's attributes), or None."""
-        return metadata_of(self._reader)
+        return metadata_of(self._open())
+
+    def get_tensors(self) -> Dict[str, T]:
+        """Every tensor, {name: tensor} in file order (safetensors'
+        get_tensors), read in one batched call into memory this process owns
+        (with copy=False, zero-copy where the data allows)."""
+        reader = self._open()
+        if not self.copy and self._zero_copy is not None:
+            return {name: self.get_tensor(name) for name in dense_names(reader)}
+        return self._place(read_all(reader, self._from_numpy))
+
+    def _place(self, tensors: Dict[str, Any]) -> Dict[str, T]:
+        """Moves tensors to the handle's device (torch overrides it)."""
+        return tensors
 
     def _name(self, name: str) -> str:
-        if name not in self._reader:
+        if name not in self._open():
             raise KeyError(f"File does not contain tensor {name}")
         return name
 
@@ -166,7 +220,7 @@ class SafeOpen(Generic[T]):
 
     def get_slice(self, name: str) -> "SafeSlice[T]":
         """A lazy slice handle: get_shape(), get_dtype(), and [index] reading only that part."""
-        return SafeSlice(self._reader.get_slice(self._name(name)), self._from_numpy)
+        return SafeSlice(self._open().get_slice(self._name(name)), self._from_numpy)
 
 
 class SafeSlice(Generic[T]):
@@ -192,9 +246,45 @@ class SafeSlice(Generic[T]):
         return len(self._inner)
 
     def __getitem__(self, index: Any) -> T:
-        array = self._inner[index]
+        array = self._inner[check_index(index, self._inner.shape)]
         out: T = self._from_numpy(array, self._inner.zt_type, self._inner.name)
         return out
+
+
+def check_index(index: Any, shape: Tuple[int, ...]) -> Any:
+    """safetensors' rules for a slice index, before numpy's: an int or a
+    slice bound outside its dimension raises SafetensorError (numpy would
+    clip a slice), [] selects nothing (an empty tensor), a non-empty list
+    is refused, other types raise TypeError. Steps and `...`, which
+    safetensors lacks, are kept."""
+    if isinstance(index, list):
+        if index:
+            raise SafetensorError("Non empty lists are not implemented")
+        return slice(0, 0)
+    items = index if isinstance(index, tuple) else (index,)
+    if any(item is Ellipsis for item in items):
+        at = next(k for k, item in enumerate(items) if item is Ellipsis)
+        fill = max(len(shape) - (len(items) - 1), 0)
+        items = items[:at] + (slice(None),) * fill + items[at + 1:]
+    for dim, (item, size) in enumerate(zip(items, shape)):
+        if isinstance(item, slice):
+            for bound in (item.start, item.stop):
+                if bound is None:
+                    continue
+                if not isinstance(bound, (int, np.integer)) or isinstance(bound, bool):
+                    raise TypeError(f"slice bounds must be integers, not {type(bound).__name__}")
+                if bound > size or bound < -size:
+                    raise SafetensorError(f"Error during slicing {index!r} with shape {list(shape)}: index "
+                                          f"{bound} out of bounds for tensor dimension #{dim} of size {size}")
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            if item < -size:
+                raise SafetensorError(f"Invalid index {item} for dimension {dim} of size {size}")
+            if item >= size:
+                raise SafetensorError(f"Error during slicing {index!r} with shape {list(shape)}: index {item} "
+                                      f"out of bounds for tensor dimension #{dim} of size {size}")
+        else:
+            raise TypeError(f"a slice index takes ints, slices, ... and tuples of them, not {type(item).__name__}")
+    return index
 
 
 FRAMEWORKS = {"np": "numpy", "numpy": "numpy", "pt": "torch", "torch": "torch"}
@@ -207,12 +297,12 @@ def framework_name(framework: str) -> str:
     return FRAMEWORKS[framework]
 
 
-def safe_open(filename: Source, framework: str, device: Any = "cpu", *, copy: bool = True,
+def safe_open(filename: Source, framework: str, device: Any = "cpu", *, backend: str = "mmap", copy: bool = True,
               verify: bool = False) -> "SafeOpen[Any]":
     """ztensor.safe_open: the framework's own safe_open (ztensor.torch is imported only when asked for)."""
     if framework_name(framework) == "torch":
         from . import torch as zt_torch
-        return zt_torch.safe_open(filename, framework, device, copy=copy, verify=verify)
+        return zt_torch.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
     from . import numpy as zt_numpy
-    return zt_numpy.safe_open(filename, framework, device, copy=copy, verify=verify)
+    return zt_numpy.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
 

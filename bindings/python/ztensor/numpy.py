@@ -46,7 +46,7 @@ def _from_numpy(array: Array, zt_type: str, name: str) -> Array:
 
 
 def save_file(tensor_dict: Mapping[str, Array], filename: PathLike, metadata: Optional[Dict[str, str]] = None, *,
-              zstd: Zstd = None, digest: Digest = None) -> None:
+              zstd: Zstd = None, digest: Digest = None, compression: Zstd = None) -> None:
     """Saves numpy arrays as a .zt file, atomically (nothing at `filename`
     until it is complete; an error leaves any previous file as it was).
     Non-contiguous and big-endian arrays are stored as their values.
@@ -55,9 +55,10 @@ def save_file(tensor_dict: Mapping[str, Array], filename: PathLike, metadata: Op
 
     metadata: None or a dict of str to str (safetensors' rule), stored as the
     file's attributes. zstd: None (raw), True or a level; digest: None,
-    "crc32c" or "sha256".
+    "crc32c" or "sha256"; compression= is the original zTensor package's
+    name for zstd=.
     """
-    _safe.write(tensor_dict, filename, metadata, _to_numpy, zstd, digest)
+    _safe.write(tensor_dict, filename, metadata, _to_numpy, zstd if compression is None else compression, digest)
 
 
 def save(tensor_dict: Mapping[str, Array], metadata: Optional[Dict[str, str]] = None, *, zstd: Zstd = None,
@@ -72,7 +73,7 @@ def save(tensor_dict: Mapping[str, Array], metadata: Optional[Dict[str, str]] = 
     return data
 
 
-def load_file(filename: PathLike, *, verify: bool = False) -> Dict[str, Array]:
+def load_file(filename: PathLike, *, backend: str = "mmap", verify: bool = False) -> Dict[str, Array]:
     """Every tensor of a .zt file (any spec version) as new, writable numpy arrays.
 
         tensors = load_file("model.zt")
@@ -81,8 +82,10 @@ def load_file(filename: PathLike, *, verify: bool = False) -> Dict[str, Array]:
     verify=True checks each tensor's digest (files written with digest=)
     and raises ZTensorError on damage instead of returning bad data.
     Objects that are not dense tensors are refused by name (use ztensor.Reader).
+    backend: "mmap" (default) or "pread" (safetensors' names; the arrays
+    own their memory either way), anything else raises ValueError.
     """
-    with Reader(filename, verify=verify) as r:
+    with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend)) as r:
         return _safe.read_all(r, _from_numpy)
 
 
@@ -99,8 +102,8 @@ def _zero_copy(reader: Reader, name: str, view: Array, zt_type: str) -> Array:
     return view  # read-only: numpy refuses writes
 
 
-def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, copy: bool = True,
-              verify: bool = False) -> "_safe.SafeOpen[Any]":
+def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, backend: str = "mmap",
+              copy: bool = True, verify: bool = False) -> "_safe.SafeOpen[Any]":
     """Opens a .zt file lazily: nothing is read until asked for.
 
         with safe_open("model.zt", framework="np") as f:
@@ -113,10 +116,11 @@ def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, c
     torch tensors, as safetensors' one safe_open does); device: "cpu".
     copy=False gives zero-copy, read-only arrays of the file's mapping where
     the data allows (raw, little-endian). filename may also be the file's
-    bytes.
+    bytes, or a file object (anything with read and seek, such as an fsspec
+    file; read through zt_open_io). backend: "mmap" or "pread" (no mapping).
     """
     if _safe.framework_name(framework) == "torch":
-        return _safe.safe_open(filename, framework, device, copy=copy, verify=verify)
+        return _safe.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
     if device != "cpu":
         raise ValueError(f"numpy arrays live on the CPU; device {device!r} is not available (use ztensor.torch)")
-    return _safe.SafeOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy)
+    return _safe.SafeOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend)

@@ -1,19 +1,22 @@
 """Reading .zt files: a mapping from object names to numpy arrays."""
 
 import ctypes
+import functools
+import gc
 import os
 from collections.abc import Iterator, Mapping
 from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Literal, NamedTuple, Optional, Set, Tuple, overload
+from typing import Any, Callable, Dict, Iterable, List, Literal, NamedTuple, Optional, Set, Tuple, TypeVar, cast, overload
 
 import numpy as np
 
 from . import _attributes, _dlpack
+from ._table import Table as _Table, read as _read_table
 from ._dtypes import BY_CODE, numpy_dtype, safetensors_name, zt_type_name
 from ._slicing import Index, box_of
-from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo,
-                   IoStats, ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, UrlOptions,
+from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo, Io,
+                   IoReadAt, IoStats, ZTensorFileNotFoundError, ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, UrlOptions,
                    VerifyCallback, ZTensorError, ReadRequest, check, has, lib, set_verify_on_read, shape_array,
                    take_string)
 from ._types import Array, DTypeLike, Float32Array, ObjectValue, PathLike, Source
@@ -80,17 +83,111 @@ class ObjectInfo:
     dtype: Optional[str] = field(default=None)  # the "data" component's dtype, for dense objects
 
 
+class TensorMetadata(NamedTuple):
+    """What Reader.metadata(name) gives (the original package's TensorMetadata):
+    the "data" component's type, encoding, offset and stored size."""
+    name: str
+    dtype: str
+    shape: Tuple[int, ...]
+    format: str
+    encoding: str
+    offset: int
+    size: int
+
+
+_LONG_NAMES = {"f64": "float64", "f32": "float32", "f16": "float16", "bf16": "bfloat16", "i64": "int64",
+               "i32": "int32", "i16": "int16", "i8": "int8", "u64": "uint64", "u32": "uint32", "u16": "uint16",
+               "u8": "uint8", "bool": "bool"}
+
+
+class DenseGroup(NamedTuple):
+    """Tensors of one element type and shape, read back to back: `block` is
+    a (len(members), *shape) array; members (an int array) are positions in
+    DenseRead.names."""
+    zt_type: str
+    block: Array
+    members: Array
+    shape: Tuple[int, ...]
+
+
+class DenseRead(NamedTuple):
+    """Reader.read_dense's result: names in the order asked, groups, and the
+    tensors read alone (position -> (array, zt_type)), which replace their
+    slot in their group."""
+    names: List[str]
+    groups: List[DenseGroup]
+    alone: Dict[int, Tuple[Array, str]]
+
+    def split(self, convert: Callable[[Array, str, str], Any]) -> List[Any]:
+        """One value per name: convert(block, zt_type, first name) turns a
+        group's block into the framework's tensor once, then it is split
+        into per-tensor views (a C loop: list() of its first dimension)."""
+        values: List[Any] = [None] * len(self.names)
+        # Tens of thousands of new tensors (torch's are tracked by the cycle
+        # collector) would set off collections over the whole heap while
+        # being created; none of them can be garbage yet.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._fill(values, convert)
+        finally:
+            if collecting:
+                gc.enable()
+        return values
+
+    def _fill(self, values: List[Any], convert: Callable[[Array, str, str], Any]) -> None:
+        for g in self.groups:
+            whole = convert(g.block, g.zt_type, self.names[int(g.members[0])])
+            if g.shape:
+                parts = list(whole)
+            else:  # 0-d tensors: list() would give scalars
+                parts = [whole[j:j + 1].reshape(()) for j in range(len(g.members))]
+            first, count = int(g.members[0]), len(g.members)
+            if int(g.members[-1]) - first + 1 == count:  # members ascend: a run of positions
+                values[first:first + count] = parts
+            else:
+                for k, part in zip(g.members.tolist(), parts):
+                    values[k] = part
+        for k, (array, zt_type) in self.alone.items():
+            values[k] = convert(array, zt_type, self.names[k])
+
+
+def _group_rows(keys: Array) -> Tuple[Array, Array]:
+    """(distinct rows, each row's group) of an int64 matrix, in O(n log n):
+    rows are hashed to one int64 and grouped by it (np.unique over a matrix
+    sorts records, ~20x slower), then checked against their group's first
+    row; a collision falls back to the exact record sort."""
+    if bool((keys == keys[0]).all()):  # one type and shape: the usual checkpoint of many layers
+        return keys[:1], np.zeros(len(keys), dtype=np.int64)
+    h = np.zeros(len(keys), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in keys.T:
+            h = (h ^ column.astype(np.uint64)) * np.uint64(0x100000001B3)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    if bool((keys == keys[first[inverse]]).all()):
+        return keys[first], inverse.reshape(-1)
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1)
+
+
+# zt_read_request as a numpy record (ctypes field-by-field costs ~1 us per tensor).
+_REQUEST_DTYPE = np.dtype({"names": ["object", "component", "dst", "dst_capacity", "out_size", "status"],
+                           "formats": ["<u8", "<u8", "<u8", "<u8", "<u8", "<i4"],
+                           "offsets": [0, 8, 16, 24, 32, 40], "itemsize": ctypes.sizeof(ReadRequest)})
+
+
 class _FileHandle:
     """Owns one zt_file *. Zero-copy arrays hold it too, so the mapping
     lives until the Reader is closed AND the last such array is gone. For a
     file opened from memory it also holds the caller's buffer, which views
     point into."""
 
-    __slots__ = ("ptr", "buffer", "__weakref__")
+    __slots__ = ("ptr", "buffer", "keep", "__weakref__")
 
     def __init__(self, ptr: Optional[int], buffer: Optional[Array] = None) -> None:
         self.ptr = ptr
         self.buffer = buffer
+        self.keep: Any = None  # what the library calls back into (a file object's reader)
 
     def __del__(self) -> None:
         ptr, self.ptr = self.ptr, None
@@ -112,6 +209,61 @@ class _MappedBuffer:
             "descr": dtype.descr,
             "version": 3,
         }
+
+
+def _is_torch_checkpoint(path: Any) -> bool:
+    """A file torch.save wrote: a zip archive (torch >= 1.6) or a pickle."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return False
+    return head[:4] == b"PK\x03\x04" or head[:1] == b"\x80"
+
+
+def _torch_checkpoint_as_zt(path: Any) -> bytes:
+    try:
+        import torch
+    except ImportError:
+        raise ZTensorError(-20, f"{os.fsdecode(path)}: a PyTorch checkpoint, and torch is not installed") from None
+    from . import torch as zt_torch
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise ZTensorError(-20, f"{os.fsdecode(path)}: not a zTensor file, and torch.load(weights_only=True) "
+                                f"refused it: {e}") from e
+    if not isinstance(state, dict):
+        raise ZTensorError(-20, f"{os.fsdecode(path)}: a PyTorch checkpoint holding a {type(state).__name__}, "
+                                "not a dict of tensors")
+    tensors = {str(k): v for k, v in state.items() if isinstance(v, torch.Tensor)}
+    return zt_torch.save({k: v.clone() if v.layout == torch.strided else v for k, v in tensors.items()})
+
+
+def _is_buffer(source: object) -> bool:
+    try:
+        memoryview(source)  # type: ignore[arg-type]
+        return True
+    except TypeError:
+        return False
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _holding(method: _F) -> _F:
+    """Runs a Reader method with the file handle held for the whole call.
+    Reader.close() only drops the reader's own reference: when another
+    thread is inside a call, the real zt_close happens when that call (the
+    last holder) returns, so no object pointer it uses is freed under it; a
+    call that starts after close() raises ValueError instead."""
+    @functools.wraps(method)
+    def held(self: "Reader", *args: Any, **kwargs: Any) -> Any:
+        handle = self._require_open()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            del handle
+    return cast(_F, held)
 
 
 def _component_info(obj: Optional[int], index: int) -> _CComponentInfo:
@@ -230,6 +382,7 @@ class Slice:
         return self.shape[0]
 
     def __getitem__(self, index: Index) -> Array:
+        handle = self._reader._require_open()  # held until the read returns (see _holding)
         box = box_of(index, self.shape)
         extent = tuple(b - a for a, b in zip(box.start, box.stop))
         out = np.empty(extent, dtype=self._dtype)
@@ -242,6 +395,7 @@ class Slice:
             stop, _ = shape_array(box.stop)
             check(lib.zt_component_read_slice(obj, self._index, len(self.shape), start, stop,
                                               c_void_p(out.ctypes.data), out.nbytes))
+        del handle
         part = out[box.post]
         # A view of the box is returned as is when no step or int made it
         # strided; np.array also turns an all-int index's scalar into a 0-d array.
@@ -293,6 +447,10 @@ class Reader(Mapping[str, ObjectValue]):
     name (timeout_ms, retries, cache_bytes, max_parallel, ...).
     """
 
+    # The object table (None for readers that list objects another way, as
+    # ShardedReader does).
+    _table: Optional[_Table] = None
+
     def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
                  sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False,
                  bearer_token: Optional[str] = None, url_options: Optional[Mapping[str, Any]] = None) -> None:
@@ -302,6 +460,7 @@ class Reader(Mapping[str, ObjectValue]):
         opts = self._open_options(mmap, strict, verify)
         out = c_void_p()
         buffer: Optional[Array] = None
+        keep: Any = None
         if isinstance(source, (str, os.PathLike)) and is_url(source):
             uopts = UrlOptions()
             lib.zt_url_options_init(byref(uopts))
@@ -321,8 +480,19 @@ class Reader(Mapping[str, ObjectValue]):
         elif bearer_token is not None or url_options:
             raise ValueError("bearer_token and url_options apply to http(s):// and s3:// URLs only")
         elif isinstance(source, (str, os.PathLike)):
-            check(lib.zt_open(os.fsencode(source), byref(opts), byref(out)))
+            status = lib.zt_open(os.fsencode(source), byref(opts), byref(out))
+            if status != ZT_OK and not os.path.exists(source):
+                raise ZTensorFileNotFoundError(os.fsdecode(source), lib.zt_last_error().decode("utf-8", "replace"))
+            if status != ZT_OK and _is_torch_checkpoint(source):
+                # A PyTorch .pt/.bin: its tensors, read by torch.load(weights_only=True)
+                # (never running pickled code), become an in-memory .zt file.
+                buffer = np.frombuffer(_torch_checkpoint_as_zt(source), dtype=np.uint8)
+                status = lib.zt_open_memory(c_void_p(buffer.ctypes.data), buffer.size, byref(opts), byref(out))
+            check(status)
             self.path = os.fsdecode(source)
+        elif hasattr(source, "read") and hasattr(source, "seek") and not _is_buffer(source):
+            keep = self._open_file_object(source, opts, out)
+            self.path = None
         else:
             try:
                 buffer = np.frombuffer(source, dtype=np.uint8)
@@ -334,16 +504,55 @@ class Reader(Mapping[str, ObjectValue]):
             check(lib.zt_open_memory(c_void_p(data), buffer.size, byref(opts), byref(out)))
             self.path = None
         self._h: Optional[_FileHandle] = _FileHandle(out.value, buffer)
-        count = c_size_t()
-        check(lib.zt_file_object_count(self._h.ptr, byref(count)))
-        self._names: List[str] = []
-        for i in range(count.value):
-            info = self._c_info(self._object_at(i))
-            self._names.append(ctypes.string_at(info.name, info.name_len).decode("utf-8", "surrogateescape"))
-        self._index = {n: i for i, n in enumerate(self._names)}
+        self._h.keep = keep  # a file object's callback, live until zt_close
+        # Every object's name, shape and data component, listed once (one
+        # call with libztensor >= 1.2): lookups then cost no C call.
+        self._table = _read_table(self._h.ptr)
+        self._names: List[str] = self._table.names
+        self._index = self._table.index
         self._attributes: Any = None
         self._attributes_read = False
 
+    @staticmethod
+    def _open_file_object(fileobj: Any, opts: OpenOptions, out: c_void_p) -> Any:
+        """Opens a Python file object (anything with read and seek: an open
+        file, io.BytesIO, an fsspec file) through zt_open_io. The library
+        calls back for byte ranges; the calls are serialised (threads=1 and
+        a lock), each a seek and a read."""
+        import threading
+        lock = threading.Lock()
+        fileobj.seek(0, os.SEEK_END)
+        size = fileobj.tell()
+
+        def read_at(_user: Optional[int], offset: int, length: int, dst: Optional[int],
+                    out_len: "ctypes._Pointer[c_size_t]") -> int:
+            try:
+                with lock:
+                    fileobj.seek(offset)
+                    data = fileobj.read(length)
+                n = len(data)
+                if n:
+                    ctypes.memmove(dst or 0, bytes(data), n)
+                out_len[0] = n
+                return ZT_OK
+            except BaseException as e:  # never unwind through the library
+                lib.zt_io_set_error(f"{type(fileobj).__name__}.read at {offset}: {type(e).__name__}: {e}"
+                                    .encode("utf-8", "replace"))
+                return -4  # ZT_E_IO
+
+        callback = IoReadAt(read_at)
+        io = Io()
+        lib.zt_io_init(byref(io))
+        io.size = size
+        io.read_at = callback
+        name = getattr(fileobj, "name", None) or getattr(fileobj, "path", None)
+        io.name = str(name).encode("utf-8", "replace") if name is not None else None
+        opts.threads = 1
+        opts.access = 1  # no mapping: every byte comes through read_at
+        check(lib.zt_open_io(byref(io), byref(opts), byref(out)))
+        return callback
+
+    @_holding
     def io_stats(self) -> Dict[str, int]:
         """Requests sent, body bytes received and cache hits of a remote
         file (zeros for a local one)."""
@@ -379,6 +588,7 @@ class Reader(Mapping[str, ObjectValue]):
     def __contains__(self, name: object) -> bool:
         return name in self._index
 
+    @_holding
     def __getitem__(self, name: str) -> ObjectValue:
         obj = self._data_object(name)
         info = self._c_info(obj)
@@ -394,6 +604,7 @@ class Reader(Mapping[str, ObjectValue]):
 
     # -- file-level ------------------------------------------------------
     @property
+    @_holding
     def version(self) -> str:
         """The file's format version ("1.2.0", "0.1.0", ...)."""
         v = c_char_p()
@@ -401,6 +612,7 @@ class Reader(Mapping[str, ObjectValue]):
         return (v.value or b"").decode()
 
     @property
+    @_holding
     def attributes(self) -> Any:
         """File attributes as Python values (bytes, float('nan'), Tagged, ...); None when absent."""
         if not self._attributes_read:
@@ -410,6 +622,7 @@ class Reader(Mapping[str, ObjectValue]):
             self._attributes_read = True
         return self._attributes
 
+    @_holding
     def info(self, name: str) -> ObjectInfo:
         """Metadata of one object: ObjectInfo(name, format, shape, components, attributes, status, error, dtype)."""
         obj = self._object(name)
@@ -428,17 +641,26 @@ class Reader(Mapping[str, ObjectValue]):
                           components=comps, attributes=attrs, status=info.status, error=_text(err.value) or "",
                           dtype=data[0].dtype if fmt == "dense" and data else None)
 
+    @_holding
     def format_of(self, name: str) -> str:
         """The object's format ("dense", "sparse_csr", ...), without the rest of info()."""
         return _text(self._c_info(self._object(name)).format) or ""
 
+    @_holding
     def element_type(self, name: str, role: str = "data") -> str:
         """A component's element type: its logical type ("f8_e4m3fn",
         "complex64") if it has one, else its storage dtype ("f32", "bf16")."""
+        table = self._table
+        if role == "data" and table is not None and name in table.index:
+            i = table.index[name]
+            code = int(table.rows["data_dtype"][i])
+            if code >= 0:  # from the object table, without a library call
+                return zt_type_name(code, table.logical_type(i))
         obj = self._object(name)
         ci = _component_info(obj, self._role_index(obj, role))
         return zt_type_name(ci.dtype, _text(ci.logical_type))
 
+    @_holding
     def verify(self, strict: bool = False) -> None:
         """Checks every object (structure, digests; strict: also format rules
         and bool bytes). Raises ZTensorError (with .failures, a list of
@@ -456,11 +678,74 @@ class Reader(Mapping[str, ObjectValue]):
             err.failures = failures  # type: ignore[attr-defined]
             raise err
 
-    # -- objects ---------------------------------------------------------
-    def read(self, name: str, role: str = "data") -> Array:
-        """One component as a flat numpy array of its elements (zero-copy where possible)."""
+    # -- the original zTensor package's Reader calls ---------------------
+    def keys(self) -> List[str]:  # type: ignore[override]
+        """The object names in file order, as a list (the original package's keys())."""
+        return list(self._names)
+
+    def __repr__(self) -> str:
+        n = len(self._names)
+        state = "closed" if self._h is None else "open"
+        return f"<ztensor.Reader {self.path or '<memory>'!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
+
+    @_holding
+    def metadata(self, name: str) -> "TensorMetadata":
+        """TensorMetadata(name, dtype, shape, format, encoding, offset, size)
+        of one object, as the original package gives it (dtype spelled
+        "float32", "bfloat16", ...)."""
+        info = self.info(name)
+        comps = [c for c in info.components if c.role == "data"] or info.components[:1]
+        c = comps[0] if comps else None
+        zt_type = (c.logical_type or c.dtype) if c is not None else ""
+        return TensorMetadata(name=name, dtype=_LONG_NAMES.get(zt_type, zt_type), shape=info.shape,
+                              format=info.format, encoding=c.encoding if c is not None else "",
+                              offset=c.offset if c is not None else 0, size=c.length if c is not None else 0)
+
+    def read_numpy(self, name: str) -> Array:
+        """A dense tensor as a new numpy array this process owns."""
+        return self.read_many([name])[name]
+
+    def read_torch(self, name: str, device: Any = "cpu") -> Any:
+        """A dense tensor as a torch tensor (owning its memory) on `device`."""
+        from . import torch as zt_torch
+        return zt_torch._to_device(name, zt_torch._from_numpy(self.read_numpy(name), self.element_type(name), name),
+                                   zt_torch._on(device))
+
+    def read_tensors(self, names: Iterable[str]) -> Dict[str, ObjectValue]:
+        """Several objects at once: dense ones in one batched read, others as reader[name] gives them."""
+        names = list(names)
+        dense = [n for n in names if self.format_of(n) == "dense"]
+        arrays: Dict[str, Any] = dict(self.read_many(dense))
+        return {n: arrays[n] if n in arrays else self[n] for n in names}
+
+    @_holding
+    def read_into(self, name: str, out: Any) -> Any:
+        """Reads a dense tensor's bytes straight into a caller's writable,
+        C-contiguous array or buffer (numpy array, torch CPU tensor,
+        bytearray, ...) of at least its decoded size; returns out."""
+        if hasattr(out, "data_ptr") and hasattr(out, "is_contiguous"):  # a torch tensor
+            if not out.is_contiguous() or out.device.type != "cpu":
+                raise ValueError("read_into needs a contiguous CPU tensor")
+            address, capacity = out.data_ptr(), out.numel() * out.element_size()
+        else:
+            view = memoryview(out)
+            if view.readonly or not view.c_contiguous:
+                raise ValueError("read_into needs a writable, C-contiguous buffer")
+            address = ctypes.addressof(ctypes.c_char.from_buffer(view)) if view.nbytes else 0
+            capacity = view.nbytes
         obj = self._data_object(name)
-        return self._array(obj, self._role_index(obj, role), None)
+        got = c_size_t()
+        check(lib.zt_component_read(obj, self._role_index(obj, "data"), c_void_p(address), capacity, byref(got)))
+        return out
+
+    # -- objects ---------------------------------------------------------
+    @_holding
+    def read(self, name: str, role: str = "data", copy: Optional[bool] = None) -> Array:
+        """One component as a flat numpy array of its elements: zero-copy
+        where possible (copy=None, or False), a new array with copy=True."""
+        obj = self._data_object(name)
+        arr = self._array(obj, self._role_index(obj, role), None)
+        return np.array(arr) if copy else arr
 
     def tensor(self, name: str, copy: bool = True) -> Tensor:
         """A DLPack-capable handle of a dense object: numpy.from_dlpack(r.tensor(name)),
@@ -473,6 +758,7 @@ class Reader(Mapping[str, ObjectValue]):
         """
         return Tensor(self, name, copy=copy)
 
+    @_holding
     def read_many(self, names: Optional[Iterable[str]] = None) -> Dict[str, Array]:
         """Dense objects as new, writable numpy arrays of their shapes, read in
         one batched call (zt_file_read_many: in parallel, straight into the
@@ -480,7 +766,149 @@ class Reader(Mapping[str, ObjectValue]):
         another format raises ValueError.
 
             arrays = r.read_many(["w", "b"])
+
+        The arrays are views of one new buffer that this process owns (an
+        anonymous allocation, not a mapping of the file): changing or
+        truncating the file afterwards does not touch them.
         """
+        if self._table is not None and not self._verify_here:
+            dense = self.read_dense(names)
+            return dict(zip(dense.names, dense.split(lambda a, t, n: a)))
+        return self._read_many_each(names)
+
+    def read_dense(self, names: Optional[Iterable[str]] = None) -> "DenseRead":
+        """Dense objects read in one batched call into one new owned buffer,
+        grouped by element type and shape (DenseRead): what load_file uses
+        to build tensors with a few calls per group instead of several per
+        tensor. names=None reads every dense object."""
+        handle = self._require_open()
+        table = self._table
+        if table is None or self._verify_here:
+            arrays = self._read_many_each(names)
+            singles = [DenseGroup(self.element_type(n), a[None], np.array([k]), a.shape)
+                       for k, (n, a) in enumerate(arrays.items())]
+            return DenseRead(list(arrays), singles, {})
+        if names is None:
+            rows_of = np.flatnonzero(table.rows["dense"])
+        else:
+            wanted = []
+            for name in names:
+                if name not in table.index:
+                    raise KeyError(name)
+                wanted.append(table.index[name])
+            rows_of = np.asarray(wanted, dtype=np.int64)
+        chosen = table.rows[rows_of]
+        for k in np.flatnonzero(chosen["dense"] == 0).tolist()[:1]:
+            name = table.names[int(rows_of[k])]
+            fmt = self.format_of(name)
+            raise ValueError(f"read_many reads dense objects; {name!r} is {fmt or 'of no format'}")
+        # Group by (element type, shape), in numpy; each group is laid out
+        # back to back so that it is one (count, *shape) array.
+        groups: List[Tuple[int, Optional[str], Shape, Array]] = []
+        if len(rows_of):
+            unique, inverse = _group_rows(table.group_keys(rows_of))
+            order = np.argsort(inverse, kind="stable")  # file order within a group
+            ends = np.cumsum(np.bincount(inverse, minlength=len(unique)))
+            starts = ends - np.bincount(inverse, minlength=len(unique))
+            for g, key in enumerate(unique.tolist()):
+                members = order[starts[g]:ends[g]]
+                first = int(members[0])
+                logical = table.logical_type(int(rows_of[first])) if key[1] else None
+                groups.append((key[0], logical, tuple(key[3:3 + key[2]]), members))
+        declared = chosen["data_decoded_length"]
+        plan = []
+        total = 0
+        for code, logical, shape, members in groups:
+            dt = numpy_dtype(code, logical) if code in BY_CODE else np.dtype("u1")
+            each = int(np.prod(shape, dtype=np.uint64)) * dt.itemsize
+            total = (total + 63) // 64 * 64
+            plan.append((zt_type_name(code, logical) if code >= 0 else "u8", dt, shape, members, total, each))
+            total += each * len(members)
+        buf = np.empty(max(total, 1), dtype=np.uint8)
+        base = buf.ctypes.data
+        reqs = np.zeros(len(rows_of), dtype=_REQUEST_DTYPE)
+        reqs["object"] = chosen["object"]
+        reqs["component"] = chosen["data_component"]
+        for _, _, _, members, offset, each in plan:
+            reqs["dst"][members] = base + offset + each * np.arange(len(members), dtype=np.uint64)
+            reqs["dst_capacity"][members] = each
+        # A declared size other than the shape's (a damaged or legacy file)
+        # is not read into the group: it is read alone below, which sizes it
+        # or raises with its detail.
+        odd = declared != reqs["dst_capacity"]
+        reqs["dst_capacity"][odd] = 0
+        reqs["status"] = -9
+        if len(rows_of):
+            lib.zt_file_read_many(handle.ptr, reqs.ctypes.data_as(ctypes.POINTER(ReadRequest)), len(rows_of))
+        failed = np.flatnonzero((reqs["status"] != ZT_OK) | (reqs["out_size"] != reqs["dst_capacity"]) | odd)
+        alone: Dict[int, Tuple[Array, str]] = {}
+        plan_of = np.empty(len(rows_of), dtype=np.int64)
+        for g, entry in enumerate(plan):
+            plan_of[entry[3]] = g
+        for k in failed.tolist():
+            zt_type, dt, shape, _, _, _ = plan[int(plan_of[k])]
+            obj, index = int(chosen["object"][k]), int(chosen["data_component"][k])
+            data = self._decoded(obj, index)
+            name = table.names[int(rows_of[k])]
+            if data.size % dt.itemsize:
+                raise ZTensorError(-47, f"{name!r}: {data.size} bytes do not hold whole {dt} elements")
+            alone[k] = (data.view(dt).reshape(shape), zt_type)
+        out_groups = []
+        for zt_type, dt, shape, members, offset, each in plan:
+            block = buf[offset:offset + each * len(members)].view(dt).reshape((len(members),) + shape)
+            out_groups.append(DenseGroup(zt_type, block, members, shape))
+        del handle
+        names_of = table.names
+        if len(rows_of) == len(names_of) and bool((rows_of == np.arange(len(rows_of))).all()):
+            picked = list(names_of)  # every object, in file order (load_file)
+        else:
+            picked = [names_of[i] for i in rows_of.tolist()]
+        return DenseRead(picked, out_groups, alone)
+
+    @_holding
+    def mapped_views(self, names: Iterable[str]) -> Dict[str, Array]:
+        """Dense objects as zero-copy, read-only arrays of the file's mapping
+        (what reader[name] gives, for many names at once: one library call
+        per tensor instead of several). Objects whose data must be decoded
+        come back as writable copies. The hazard of mapped views applies
+        (see the README): only for files nothing modifies meanwhile."""
+        names = list(names)
+        table = self._table
+        if table is None or self._verify_here:
+            return {name: self[name] for name in names}
+        handle = self._require_open()
+        ptr, n = c_void_p(), c_size_t()
+        ptr_ref, n_ref = byref(ptr), byref(n)
+        found: List[Tuple[str, int, int, int]] = []
+        out: Dict[str, Array] = {}
+        rows = table.rows
+        view = lib.zt_component_view
+        for name in names:
+            i = table.index[name]
+            row = rows[i]
+            if not row["dense"]:
+                raise ValueError(f"mapped_views reads dense objects; {name!r} is {self.format_of(name)}")
+            status = view(c_void_p(int(row["object"])), int(row["data_component"]), ptr_ref, n_ref)
+            if status == ZT_OK:
+                found.append((name, i, ptr.value or 0, n.value))
+            elif status == ZT_E_NOT_ZERO_COPY:
+                out[name] = self[name]
+            else:
+                check(status)
+        if found:
+            lo = min(p for _, _, p, _ in found)
+            hi = max(p + k for _, _, p, k in found)
+            span = np.asarray(_MappedBuffer(lo, max(hi - lo, 1), np.dtype("u1"), handle))
+            for name, i, p, k in found:
+                code = int(rows["data_dtype"][i])
+                logical = table.logical_type(i)
+                dt = numpy_dtype(code, logical) if code in BY_CODE else np.dtype("u1")
+                out[name] = span[p - lo:p - lo + k].view(dt).reshape(table.shape(i))
+        return {name: out[name] for name in names}
+
+    def _read_many_each(self, names: Optional[Iterable[str]] = None) -> Dict[str, Array]:
+        """read_many with a few library calls per object (a library before
+        1.2, verification done here, or a ShardedReader's several files)."""
         handle = self._require_open()
         wanted = [n for n in self._names if self.format_of(n) == "dense"] if names is None else list(names)
         plan = []
@@ -575,6 +1003,7 @@ class Reader(Mapping[str, ObjectValue]):
             lib.zt_component_stream_close(stream)
             del handle
 
+    @_holding
     def get_slice(self, name: str) -> "Slice":
         """A lazy handle on a dense object that reads only what an index asks for:
 
@@ -588,14 +1017,17 @@ class Reader(Mapping[str, ObjectValue]):
         """
         return Slice(self, name)
 
+    @_holding
     def read_slice(self, name: str, index: Index) -> Array:
         """r.read_slice("w", np.s_[0:2, 5]) is r.get_slice("w")[0:2, 5]."""
         return Slice(self, name)[index]
 
+    @_holding
     def dlpack(self, name: str) -> object:
         """A "dltensor" PyCapsule of a dense object (zt_object_to_dlpack)."""
         return _dlpack.capsule_of(self._data_object(name))
 
+    @_holding
     def dequantize(self, name: str) -> Float32Array:
         """A quantized_group object as float32 values of its shape: (q - zero) * scale."""
         obj = self._data_object(name)
@@ -607,8 +1039,11 @@ class Reader(Mapping[str, ObjectValue]):
 
     # -- internals -------------------------------------------------------
     def _object_at(self, i: int) -> Optional[int]:
+        handle = self._require_open()
+        if self._table is not None:
+            return self._table.object(i)
         out = c_void_p()
-        check(lib.zt_file_object_at(self._require_open().ptr, i, byref(out)))
+        check(lib.zt_file_object_at(handle.ptr, i, byref(out)))
         return out.value
 
     def _object(self, name: str) -> Optional[int]:

@@ -98,7 +98,7 @@ class ShardedReader(Reader):
         return [loc for _, loc in self._shard_files()]
 
     @property
-    def metadata(self) -> Any:
+    def metadata(self) -> Any:  # the index's metadata, not an object's (Reader.metadata(name))
         """The index's "metadata" member (None when absent)."""
         p = c_void_p()
         check(lib.zt_set_metadata_json(self._require_open().ptr, byref(p)))

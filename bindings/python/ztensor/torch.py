@@ -38,7 +38,8 @@ from ._types import Array, PathLike, Source
 from .reader import Reader
 from .writer import Digest, Zstd
 
-__all__ = ["save_file", "load_file", "save", "load", "save_model", "load_model", "safe_open"]
+__all__ = ["save_file", "load_file", "save", "load", "save_model", "load_model", "safe_open", "storage_ptr",
+           "storage_size"]
 
 Device = Union[str, int, "torch.device"]
 
@@ -68,7 +69,7 @@ def _to_numpy(name: str, value: Any) -> Tuple[Array, Optional[str]]:
         raise ValueError(f"tensor {name!r} is {value.layout}: save dense tensors (.to_dense()), or sparse ones "
                          "with ztensor.Writer.add_sparse_csr/add_sparse_coo")
     if value.device.type == "meta":
-        raise ValueError(f"tensor {name!r} is on the meta device: it has no data to save")
+        raise RuntimeError(f"tensor {name!r} is on the meta device: it has no data to save")
     zt = _FROM_TORCH.get(value.dtype)
     if zt is None:
         raise TypeError(f"tensor {name!r}: torch dtype {value.dtype} has no zTensor type")
@@ -111,82 +112,115 @@ def _to_device(name: str, t: "torch.Tensor", device: "torch.device") -> "torch.T
 
 def _move(tensors: Dict[str, "torch.Tensor"], device: Device) -> Dict[str, "torch.Tensor"]:
     dev = _on(device)
+    if dev.type == "cpu":
+        return tensors
     return {name: _to_device(name, t, dev) for name, t in tensors.items()}
 
 
-# -- shared storage -----------------------------------------------------------
+# -- shared storage (safetensors' helpers, which transformers and accelerate import) --
+def storage_ptr(tensor: "torch.Tensor") -> int:
+    """The address of the tensor's storage (0 for meta tensors), as safetensors.torch.storage_ptr."""
+    try:
+        return int(tensor.untyped_storage().data_ptr())
+    except Exception:
+        try:
+            return int(tensor.storage().data_ptr())
+        except NotImplementedError:
+            return 0
+
+
+def storage_size(tensor: "torch.Tensor") -> int:
+    """The size of the tensor's storage in bytes, as safetensors.torch.storage_size."""
+    try:
+        return int(tensor.untyped_storage().nbytes())
+    except AttributeError:
+        try:
+            return int(tensor.storage().size()) * _element_size(tensor.dtype)
+        except NotImplementedError:
+            return int(tensor.nelement()) * _element_size(tensor.dtype)
+
+
 def _storage(t: "torch.Tensor") -> Any:
     return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
 
 
-def _storage_key(t: "torch.Tensor") -> Tuple[str, int, int]:
-    s = _storage(t)
-    return (str(t.device), int(s.data_ptr()), int(s.nbytes()))
+def _end_ptr(tensor: "torch.Tensor") -> int:
+    """One past the last byte the tensor's elements reach (safetensors' view(-1)[-1], for strided ones too)."""
+    if tensor.nelement():
+        span = 1 + sum((int(d) - 1) * abs(int(st)) for d, st in zip(tensor.shape, tensor.stride()))
+        return int(tensor.data_ptr()) + int(span) * _element_size(tensor.dtype)
+    return int(tensor.data_ptr())
 
 
-def _byte_range(t: "torch.Tensor") -> Tuple[int, int]:
-    """[first, end) bytes the tensor's elements span in its storage."""
-    if t.numel() == 0:
-        return (t.data_ptr(), t.data_ptr())
-    span = 1 + sum((d - 1) * abs(st) for d, st in zip(t.shape, t.stride()))
-    return (t.data_ptr(), t.data_ptr() + span * t.element_size())
+def _filter_shared_not_shared(tensors: List[Set[str]], state_dict: Mapping[str, "torch.Tensor"]) -> List[Set[str]]:
+    """Splits each group of one storage into the names whose memory really overlaps."""
+    filtered: List[Set[str]] = []
+    for shared in tensors:
+        if len(shared) < 2:
+            filtered.append(shared)
+            continue
+        areas = sorted((int(state_dict[name].data_ptr()), _end_ptr(state_dict[name]), name) for name in shared)
+        _, last_stop, last_name = areas[0]
+        filtered.append({last_name})
+        for start, stop, name in areas[1:]:
+            if start >= last_stop:
+                filtered.append({name})
+            else:
+                filtered[-1].add(name)
+            last_stop = stop
+    return filtered
 
 
 def _find_shared_tensors(state_dict: Mapping[str, "torch.Tensor"]) -> List[Set[str]]:
-    """Groups of names whose tensors overlap in memory (only groups of two or more)."""
-    by_storage: Dict[Tuple[str, int, int], List[str]] = defaultdict(list)
-    for name, t in state_dict.items():
-        if isinstance(t, torch.Tensor) and t.layout == torch.strided and t.device.type != "meta" and \
-                _storage(t).data_ptr() != 0:
-            by_storage[_storage_key(t)].append(name)
-    groups: List[Set[str]] = []
-    for names in by_storage.values():
-        if len(names) < 2:
-            continue
-        # Same storage, but views of disjoint parts do not share memory.
-        spans = sorted((_byte_range(state_dict[n]), n) for n in names)
-        current: Set[str] = set()
-        end = -1
-        for (first, last), n in spans:
-            if current and first < end:
-                current.add(n)
-                end = max(end, last)
-            else:
-                if len(current) > 1:
-                    groups.append(current)
-                current, end = {n}, last
-        if len(current) > 1:
-            groups.append(current)
-    return groups
+    """safetensors' grouping: every tensor with a storage is in exactly one
+    group (a set of names), the names whose memory overlaps; a tensor that
+    shares nothing is a group of one."""
+    tensors: Dict[Tuple[Any, int, int], Set[str]] = defaultdict(set)
+    for k, v in state_dict.items():
+        if v.device != torch.device("meta") and storage_ptr(v) != 0 and storage_size(v) != 0:
+            tensors[(v.device, storage_ptr(v), storage_size(v))].add(k)
+    return _filter_shared_not_shared(list(sorted(tensors.values(), key=sorted)), state_dict)
 
 
 def _is_complete(t: "torch.Tensor") -> bool:
     """Whether the tensor covers its whole storage (it can stand for every view of it)."""
-    s = _storage(t)
-    return bool(t.data_ptr() == s.data_ptr() and t.numel() * t.element_size() == s.nbytes())
+    return bool(t.data_ptr() == storage_ptr(t) and t.nelement() * _element_size(t.dtype) == storage_size(t))
 
 
-def _remove_duplicate_names(state_dict: Mapping[str, "torch.Tensor"],
-                            preferred_names: Optional[Iterable[str]] = None) -> Dict[str, List[str]]:
-    """{kept name: [names to drop]} for each group of tensors sharing memory;
-    the kept one covers the whole storage (preferring preferred_names, then
-    the first in sorted order)."""
+def _remove_duplicate_names(state_dict: Mapping[str, "torch.Tensor"], *,
+                            preferred_names: Optional[Iterable[str]] = None,
+                            discard_names: Optional[Iterable[str]] = None) -> Dict[str, List[str]]:
+    """{kept name: [names to drop]} for each group of tensors sharing memory,
+    as safetensors: the kept one covers the whole storage; among those, the
+    first in sorted order not in discard_names, or the first in
+    preferred_names."""
     preferred = set(preferred_names or ())
-    out: Dict[str, List[str]] = {}
+    discard = set(discard_names or ())
+    to_remove: Dict[str, List[str]] = defaultdict(list)
     for shared in _find_shared_tensors(state_dict):
-        complete = sorted(n for n in shared if _is_complete(state_dict[n]))
+        complete = {n for n in shared if _is_complete(state_dict[n])}
         if not complete:
             raise RuntimeError(f"Error while trying to find names to remove to save state dict, but found no "
-                               f"suitable name to keep for saving amongst: {sorted(shared)}. None is covering the "
-                               "entire storage. Refusing to save/load the model since you could be storing much "
-                               "more memory than needed.")
-        keep = next((n for n in complete if n in preferred), complete[0])
-        out[keep] = sorted(shared - {keep})
-    return out
+                               f"suitable name to keep for saving amongst: {shared}. None is covering the entire "
+                               "storage. Refusing to save/load the model since you could be storing much more "
+                               "memory than needed.")
+        keep = sorted(complete)[0]
+        kept_over_discard = complete - discard
+        if kept_over_discard:
+            keep = sorted(kept_over_discard)[0]
+        if preferred and preferred & complete:
+            keep = sorted(preferred & complete)[0]
+        for name in sorted(shared):
+            if name != keep:
+                to_remove[keep].append(name)
+    return to_remove
 
 
 def _check_not_shared(tensors: Mapping[str, Any]) -> None:
-    groups = _find_shared_tensors({k: v for k, v in tensors.items() if isinstance(v, torch.Tensor)})
+    if not isinstance(tensors, dict):
+        raise ValueError(f"Expected a dict of [str, torch.Tensor] but received {type(tensors)}")
+    groups = [g for g in _find_shared_tensors({k: v for k, v in tensors.items() if isinstance(v, torch.Tensor)
+                                               and v.layout == torch.strided}) if len(g) > 1]
     if groups:
         listed = ", ".join("[" + ", ".join(sorted(g)) + "]" for g in sorted(groups, key=sorted))
         raise RuntimeError(f"Some tensors share memory, this will lead to duplicate memory on disk and potential "
@@ -226,28 +260,45 @@ def save(tensors: Mapping[str, "torch.Tensor"], metadata: Optional[Dict[str, str
     return data
 
 
-def load_file(filename: PathLike, device: Device = "cpu", *, verify: bool = False,
-              copy: Optional[bool] = None) -> Dict[str, "torch.Tensor"]:
+def load_file(filename: PathLike, device: Device = "cpu", *, backend: str = "mmap", verify: bool = False,
+              copy: Optional[bool] = True) -> Dict[str, "torch.Tensor"]:
     """Every tensor of a .zt file (any spec version) as writable torch
     tensors on `device`.
 
         tensors = load_file("model.zt")
         tensors["w"].add_(1)         # the file is not touched
 
-    By default (copy=None) raw tensors of a mapped file are not copied: they
-    sit on the library's private copy-on-write mapping, so loading costs no
-    read at all, and an in-place op copies only the pages it touches, into
-    this process, never the file (no crash either). copy=True makes private
-    copies up front (faster if every tensor is then written in place; see
-    the README's figures). zstd or legacy big-endian data is always decoded
-    into a copy. verify=True checks each tensor's digest and raises
-    ZTensorError on damage instead of returning bad data. Objects that are
-    not dense tensors are refused by name (use ztensor.Reader).
+    By default (copy=True) the tensors own their memory: they are read in
+    one batched call into one new anonymous buffer (views of it, grouped by
+    type and shape), so nothing that later happens to the file (overwritten
+    in place by `cp new.zt model.zt`, truncated, deleted) can change them or
+    crash the process.
+
+    copy=False is the opt-in for mapped views: raw tensors then sit on the
+    library's private copy-on-write mapping of the file, so loading reads
+    nothing and an in-place op copies only the pages it touches. The
+    hazard: pages not yet written still show the file, so if the file is
+    rewritten in place their values change silently, and if it is truncated
+    touching them kills the process with SIGBUS. Use it only for files
+    nothing will modify while the tensors live (writers that replace files
+    atomically, as ztensor's do, are safe). zstd or legacy big-endian data
+    is always decoded into a copy. verify=True checks each tensor's digest
+    and raises ZTensorError on damage instead of returning bad data.
+    Objects that are not dense tensors are refused by name (use
+    ztensor.Reader). backend: "mmap" (default) or "pread" (safetensors'
+    names: "pread" never maps the file, so copy=False then copies too);
+    anything else raises ValueError.
     """
-    with Reader(filename, verify=verify) as r:
-        if copy is not True and _safe.file_is_copy_on_write(r):
-            return _move({name: _zero_copy(r, name, r[name], _safe.zt_type(r, name))
-                          for name in _safe.dense_names(r)}, device)
+    with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend)) as r:
+        if copy is False and _safe.file_is_copy_on_write(r):
+            names = _safe.dense_names(r)
+            views = r.mapped_views(names)
+            with warnings.catch_warnings():
+                # torch warns that the arrays are read-only; the mapping is
+                # private copy-on-write, so a write stays in this process.
+                warnings.simplefilter("ignore", UserWarning)
+                return _move({name: _zero_copy(r, name, views[name], r.element_type(name)) for name in names},
+                             device)
         return _move(_safe.read_all(r, _from_numpy), device)
 
 
@@ -284,7 +335,7 @@ def save_model(model: "torch.nn.Module", filename: PathLike, metadata: Optional[
 
 
 def load_model(model: "torch.nn.Module", filename: PathLike, strict: bool = True, device: Device = "cpu", *,
-               verify: bool = False) -> Tuple[List[str], List[str]]:
+               backend: str = "mmap", verify: bool = False) -> Tuple[List[str], List[str]]:
     """Loads a file saved by save_model (or save_file) into the model; tied
     weights stay tied (names save_model dropped are filled through the tie).
     Returns (missing, unexpected) names; strict=True raises RuntimeError
@@ -292,9 +343,9 @@ def load_model(model: "torch.nn.Module", filename: PathLike, strict: bool = True
 
         missing, unexpected = load_model(model, "model.zt", strict=False)
     """
-    state_dict = load_file(filename, device=device, verify=verify)
+    state_dict = load_file(filename, device=device, backend=backend, verify=verify)
     model_state = model.state_dict()
-    to_removes = _remove_duplicate_names(model_state, preferred_names=state_dict.keys())
+    to_removes = _remove_duplicate_names(model_state, preferred_names=list(state_dict.keys()))
     result = model.load_state_dict(state_dict, strict=False)
     missing: Set[str] = set(result.missing_keys)
     unexpected: List[str] = list(result.unexpected_keys)
@@ -329,11 +380,14 @@ def _zero_copy(reader: Reader, name: str, view: Array, zt_type: str) -> "torch.T
 
 
 class _TorchOpen(_safe.SafeOpen["torch.Tensor"]):
+    def _place(self, tensors: Dict[str, Any]) -> Dict[str, "torch.Tensor"]:
+        return _move(tensors, self.device)
+
     def get_tensor(self, name: str) -> "torch.Tensor":
         return _to_device(name, super().get_tensor(name), _on(self.device))
 
     def get_slice(self, name: str) -> "_TorchSlice":
-        return _TorchSlice(self._reader.get_slice(self._name(name)), _from_numpy, self.device)
+        return _TorchSlice(self._open().get_slice(self._name(name)), _from_numpy, self.device)
 
 
 class _TorchSlice(_safe.SafeSlice["torch.Tensor"]):
@@ -345,8 +399,8 @@ class _TorchSlice(_safe.SafeSlice["torch.Tensor"]):
         return _to_device(self._inner.name, super().__getitem__(index), self._device)
 
 
-def safe_open(filename: Source, framework: str = "pt", device: Device = "cpu", *, copy: bool = True,
-              verify: bool = False) -> _safe.SafeOpen[Any]:
+def safe_open(filename: Source, framework: str = "pt", device: Device = "cpu", *, backend: str = "mmap",
+              copy: bool = True, verify: bool = False) -> _safe.SafeOpen[Any]:
     """Opens a .zt file lazily: nothing is read until asked for.
 
         with safe_open("model.zt", framework="pt", device="cpu") as f:
@@ -363,6 +417,6 @@ def safe_open(filename: Source, framework: str = "pt", device: Device = "cpu", *
     private. filename may also be the file's bytes.
     """
     if _safe.framework_name(framework) == "numpy":
-        return _safe.safe_open(filename, framework, device, copy=copy, verify=verify)
+        return _safe.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
     _on(device)  # an invalid device fails here, not at the first tensor
-    return _TorchOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy)
+    return _TorchOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend)

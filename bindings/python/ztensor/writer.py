@@ -57,6 +57,12 @@ def _u64(values: ArrayLike, what: str) -> Array:
     return np.ascontiguousarray(arr, dtype="<u8")
 
 
+class WriterClosedError(ZTensorError, ValueError):
+    """A finished or discarded Writer used again: a RuntimeError (as the
+    original zTensor package raises) and a ValueError (as earlier releases
+    of this one did)."""
+
+
 class Writer:
     """Writes a .zt file.
 
@@ -69,8 +75,12 @@ class Writer:
     helpers may override per object.
     """
 
+    _finished = False
+
     def __init__(self, path: Optional[PathLike], zstd: Zstd = None, digest: Digest = None, *,
-                 sync: bool = True) -> None:
+                 sync: bool = True, mode: str = "w") -> None:
+        if mode not in ("w", "a"):
+            raise ValueError(f'mode must be "w" (a new file) or "a" (append to an existing one), not {mode!r}')
         opts = WriterOptions()
         lib.zt_writer_options_init(byref(opts))
         opts.digest = _digest_code(digest)
@@ -105,6 +115,30 @@ class Writer:
         self._w: Optional[int] = out.value
         self.path: Optional[str] = None if path is None else os.fsdecode(path)
         self._target = target
+        self._finished = False
+        if mode == "a" and path is not None and os.path.exists(path):
+            self._copy_existing(path)
+
+    def _copy_existing(self, path: PathLike) -> None:
+        """Append mode: the existing file's objects and attributes are copied
+        (verified, zstd re-encoded) into this writer, which replaces the file
+        atomically at finish(); until then, and if anything fails, the old
+        file stays as it was."""
+        from .reader import Reader
+        try:
+            with Reader(path, mmap=False) as old:
+                handle = old._require_open()
+                files = (c_void_p * 1)(handle.ptr)
+                self._check(lib.zt_writer_copy_file_fields(self._handle(), files, 1))
+                for i in range(len(old)):
+                    self._check(lib.zt_writer_copy_object(self._handle(), old._object_at(i), None, 0))
+        except BaseException:
+            self.discard()
+            raise
+
+    def __repr__(self) -> str:
+        state = "finished" if self._finished else ("open" if self._w is not None else "discarded")
+        return f"<ztensor.Writer {self.path or '<memory>'!r}: {state}>"
 
     @classmethod
     def memory(cls, zstd: Zstd = None, digest: Digest = None) -> "Writer":
@@ -199,20 +233,28 @@ class Writer:
 
     def _handle(self) -> int:
         if self._w is None:
-            raise ValueError("the Writer is finished or discarded")
+            raise WriterClosedError(-2, "the Writer is finished or discarded")
         return self._w
 
     # -- content ---------------------------------------------------------
     def add(self, name: str, array: ArrayLike, *, dtype: Optional[str] = None,
             zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT, digest: Union[Digest, _UseDefault] = _USE_DEFAULT,
-            attributes: Any = None) -> None:
+            attributes: Any = None, compress: Union[Zstd, _UseDefault] = _USE_DEFAULT,
+            checksum: Union[Digest, str, _UseDefault] = _USE_DEFAULT) -> None:
         """Adds a dense tensor. dtype overrides the stored type: a storage name
         ("bf16" for uint16 bit patterns or floats to round, "f16", ...) or a
         logical type ("f8_e4m3fn" over uint8 bytes, "complex64", ...).
 
             w.add("x", np.arange(10), zstd=False, attributes={"unit": "m"})
             w.add("h", np.ones(4, np.float32), dtype="bf16")
+
+        compress= and checksum= are the original zTensor package's names for
+        zstd= (True, a level, False) and digest= ("crc32c", "sha256", "none").
         """
+        if not isinstance(compress, _UseDefault):
+            zstd = compress
+        if not isinstance(checksum, _UseDefault):
+            digest = None if checksum in (None, "none") else checksum  # type: ignore[assignment]
         code, logical, arr = storage_for(array, dtype)
         shape, ndim = shape_array(np.shape(array))
         nb = _name_bytes(name)
@@ -221,6 +263,16 @@ class Writer:
                                       arr.nbytes, byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
+
+    def write_numpy(self, name: str, array: ArrayLike, **options: Any) -> None:
+        """The original package's name for add() of a numpy array."""
+        self.add(name, array, **options)
+
+    def write_torch(self, name: str, tensor: Any, **options: Any) -> None:
+        """Adds a torch tensor (any dtype ztensor.torch saves: bfloat16, fp8, ...), by value."""
+        from . import torch as zt_torch
+        array, dtype = zt_torch._to_numpy(name, tensor)
+        self.add(name, array, dtype=options.pop("dtype", dtype), **options)
 
     def add_sparse_csr(self, name: str, values: Optional[ArrayLike] = None, indices: Optional[ArrayLike] = None,
                        indptr: Optional[ArrayLike] = None, shape: Optional[Shape] = None, *, matrix: Any = None,
@@ -378,10 +430,12 @@ class Writer:
                                                        _attributes.to_json_text(value).encode()))
 
     # -- end ---------------------------------------------------------------
-    def finish(self) -> None:
+    def finish(self) -> Optional[int]:
         """Writes the manifest and footer and renames the file into place
-        (in-memory writers: keeps the bytes for getvalue())."""
+        (in-memory writers: keeps the bytes for getvalue()). Returns the
+        file's size in bytes (None for a stream writer)."""
         w, self._w = self._handle(), None
+        self._finished = True
         if self._memory:
             data, n = ctypes.POINTER(ctypes.c_uint8)(), ctypes.c_size_t()
             check(lib.zt_writer_finish_memory(w, byref(data), byref(n)))
@@ -389,14 +443,16 @@ class Writer:
                 self._bytes = ctypes.string_at(data, n.value)
             finally:
                 lib.zt_free(data)
-            return
+            return len(self._bytes)
         try:
             self._check(lib.zt_writer_finish(w))
             if self._scratch is not None:
                 with open(self._target, "rb") as f:
                     self._bytes = f.read()
+                return len(self._bytes)
         finally:
             self._drop_scratch()
+        return os.path.getsize(self._target) if self._target else None
 
     def discard(self) -> None:
         """Abandons the file: nothing is left on disk."""
