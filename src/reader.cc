@@ -9,7 +9,6 @@
 
 #include "codec/codec.h"
 #include "composite/validate.h"
-#include "container/read_hints.h"
 #include "digest/digest.h"
 #include "manifest/decode.h"
 #include "types/dtype.h"
@@ -20,10 +19,6 @@ namespace zt {
 namespace {
 
 constexpr size_t kPieceSize = size_t{8} << 20;
-
-// Copy-reads from this size on tell the source they read in file order
-// (Source::will_read_in_order): below it, one read is one readahead window.
-constexpr uint64_t kInOrderMinBytes = uint64_t{1} << 20;
 
 std::string ctx_of(const Object &o, const Component &c) {
   return where(o.name, c.role);
@@ -178,7 +173,6 @@ void Reader::verify_before_read(const Object &o, const Component &c) const {
 
 void Reader::for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const {
   if (source_->data()) {
-    source_->will_need(c.offset, c.length);
     fn(source_->data() + c.offset, c.length);
     return;
   }
@@ -193,14 +187,7 @@ void Reader::for_each_stored_piece(const Component &c, const std::function<void(
 }
 
 const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &scratch) const {
-  if (source_->data()) {
-    // Decoded in full from the mapping: ask for all of it now, so that a
-    // decode on another thread, elsewhere in the file, does not turn the
-    // faults of both into a seek-bound read (container/read_hints.h).
-    source_->will_need(c.offset, c.length);
-    return source_->data() + c.offset;
-  }
-  if (c.length >= kInOrderMinBytes) source_->will_read_in_order();
+  if (source_->data()) return source_->data() + c.offset;
   scratch.resize(c.length);
   source_->read(c.offset, c.length, scratch.data());
   return scratch.data();
@@ -222,7 +209,7 @@ size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capac
     if (capacity < c.length)
       fail(ZT_E_BUFFER_TOO_SMALL,
            ctx + ": needs " + std::to_string(c.length) + " bytes, buffer has " + std::to_string(capacity));
-    if (c.length >= kInOrderMinBytes) source_->will_read_in_order();
+    source_->will_need(c.offset, c.length);
     source_->read(c.offset, c.length, dst);
     if (needs_swap(c)) byteswap_inplace(dst, c.length, dtype_size(c.dtype));
     return c.length;
@@ -309,6 +296,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       if (!j.dst && c.decoded_length) fail(ZT_E_INVALID_ARG, ctx_of(o, c) + ": dst is NULL");
       total += c.decoded_length;
       if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk) {
+        source_->will_need(c.offset, c.length);
         for (uint64_t off = 0; off < c.length; off += kChunk)
           tasks.push_back({i, off, std::min(kChunk, c.length - off), Task::Chunk});
       } else if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c)) {
@@ -367,17 +355,6 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       if (j.status == ZT_OK) record(j, e);
     }
   };
-  // In file order: the threads take tasks in turn, so the file is read front
-  // to back (with the readahead hint, as fast as one sequential reader from
-  // a cold cache) instead of jumping between the jobs' order and the
-  // batches of small blobs planned last.
-  auto first_byte = [&](const Task &t) -> uint64_t {
-    if (t.kind == Task::Batch) return jobs[batched[t.begin]].component->offset;
-    return jobs[t.job].component->offset + (t.kind == Task::Chunk ? t.begin : 0);
-  };
-  std::stable_sort(tasks.begin(), tasks.end(),
-                   [&](const Task &a, const Task &b) { return first_byte(a) < first_byte(b); });
-  if (total >= kInOrderMinBytes) source_->will_read_in_order();
   // Small batches are not worth starting threads for.
   parallel_for(tasks.size(), total >= kParallelMinBytes ? threads() : 1, run);
 }

@@ -10,10 +10,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <mutex>
 
 #include "container/iovec_util.h"
-#include "container/read_hints.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -139,15 +137,14 @@ class MmapSource final : public Source {
     preadv_all(fd_.get(), path_, offset, pieces, n);
   }
   void will_need(uint64_t offset, uint64_t len) const override {
-    if (len >= kPreadThreshold && data_) read_hints::prefetch_mapped(data_ + offset, static_cast<size_t>(len));
-  }
-  void will_read_in_order() const override {
-    std::call_once(sequential_, [this] { read_hints::sequential(fd_.get()); });
+    if (len < (1u << 20) || !data_) return;
+    long page = ::sysconf(_SC_PAGESIZE);
+    uint64_t start = offset & ~static_cast<uint64_t>(page - 1);
+    ::madvise(const_cast<uint8_t *>(data_) + start, len + (offset - start), MADV_WILLNEED);
   }
 
  private:
   FileDescriptor fd_;
-  mutable std::once_flag sequential_;
 };
 
 class PreadSource final : public Source {
@@ -160,15 +157,13 @@ class PreadSource final : public Source {
   void read_pieces(uint64_t offset, const Piece *pieces, size_t n) const override {
     preadv_all(fd_.get(), path_, offset, pieces, n);
   }
-  // Nothing to do for will_need: pread access reads a blob it decodes or
-  // digests with large reads, which the kernel reads ahead by itself.
-  void will_read_in_order() const override {
-    std::call_once(sequential_, [this] { read_hints::sequential(fd_.get()); });
+  void will_need(uint64_t offset, uint64_t len) const override {
+    if (len >= (1u << 20))
+      ::posix_fadvise(fd_.get(), static_cast<off_t>(offset), static_cast<off_t>(len), POSIX_FADV_WILLNEED);
   }
 
  private:
   FileDescriptor fd_;
-  mutable std::once_flag sequential_;
 };
 
 class MemorySource final : public Source {
@@ -186,7 +181,6 @@ class MemorySource final : public Source {
 }  // namespace
 
 void Source::will_need(uint64_t, uint64_t) const {}
-void Source::will_read_in_order() const {}
 
 void Source::read_pieces(uint64_t offset, const Piece *pieces, size_t n) const {
   for (size_t i = 0; i < n; ++i) {

@@ -29,14 +29,8 @@ class Source {
   };
   static constexpr size_t kMaxGap = 4096;  // the widest skipped piece
   virtual void read_pieces(uint64_t offset, const Piece *pieces, size_t n) const;
-  // Hints that [offset, offset+len) will soon be read in full through
-  // data() (a zstd frame decoded or a digest computed from the mapping):
-  // file mappings start reading it (container/read_hints.h).
+  // Hints that [offset, offset+len) will be read soon (madvise/fadvise).
   virtual void will_need(uint64_t offset, uint64_t len) const;
-  // Hints that large pieces of the file will now be read in file order
-  // (copy-reads of 1 MiB and more): file sources widen the readahead of
-  // their descriptor, once.
-  virtual void will_read_in_order() const;
 
  protected:
   uint64_t size_ = 0;
