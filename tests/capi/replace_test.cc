@@ -113,14 +113,18 @@ TEST(Replace, SymlinkChainIsFollowedToItsTarget) {
   EXPECT_EQ(entries(tmp.file("sub")), std::vector<std::string>{"real.zt"});
 }
 
-TEST(Replace, DanglingSymlinkCreatesItsTarget) {
+// A dangling link is refused, not followed (issue 27): following it would
+// create a file wherever the link's owner chose. Nothing is created.
+TEST(Replace, DanglingSymlinkIsRefused) {
   TempDir tmp;
   ASSERT_EQ(::symlink("made.zt", tmp.file("dangling").c_str()), 0);
-  ASSERT_EQ(write_one(tmp.file("dangling"), 4), ZT_OK) << zt_last_error();
+  ASSERT_EQ(write_one(tmp.file("dangling"), 4), ZT_E_IO);
+  EXPECT_NE(std::string(zt_last_error()).find("dangling"), std::string::npos) << zt_last_error();
   struct stat st;
   ASSERT_EQ(::lstat(tmp.file("dangling").c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
-  EXPECT_EQ(read_one(tmp.file("made.zt")), 4.0f);
+  EXPECT_NE(::lstat(tmp.file("made.zt").c_str(), &st), 0);
+  EXPECT_EQ(entries(tmp.path()), std::vector<std::string>{"dangling"});
 }
 
 TEST(Replace, UnreplaceablePathsAreRefusedBeforeWriting) {
