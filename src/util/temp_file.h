@@ -5,10 +5,10 @@
 //   SIGKILL, the kernel frees it. It gets a name only at commit, for the
 //   instant between linkat(2) and the rename over the destination.
 // - Elsewhere it is "<target><tag><pid>-XXXXXX", locked (flock) by its
-//   writer. The next writer to the same target removes such files of
-//   writers that are gone: the pid is not alive and nobody holds the lock
-//   (the lock speaks for a writer in another pid namespace or on another
-//   NFS client, whose pid means nothing here).
+//   writer. The next writer to the same target (there, without O_TMPFILE
+//   too) removes such files of writers that are gone: the pid is not alive
+//   and nobody holds the lock (the lock speaks for a writer in another pid
+//   namespace or on another NFS client, whose pid means nothing here).
 //
 // Header-only and free of the library's types: the zt tool's exports and
 // set folders use the same names and rules.

@@ -50,9 +50,11 @@ bool TempOutput::open(const char *cmd, const std::string &out) {
   target_ = export_target(out);
   if (target_.empty()) return false;
   on_signal_.add(SignalCleanup::kOutputFile, target_);
-  zt::remove_stale_temps(target_, kExportTag);
   int fd = zt::open_anonymous_temp(zt::temp_dir_of(target_));
-  if (fd < 0) fd = zt::create_named_temp(target_, kExportTag, tmp_);
+  if (fd < 0) {  // named temporaries: those of killed exports go first
+    zt::remove_stale_temps(target_, kExportTag);
+    fd = zt::create_named_temp(target_, kExportTag, tmp_);
+  }
   if (fd >= 0) {
     give_mode(fd, target_);
     fp_ = ::fdopen(fd, "wb");
