@@ -19,6 +19,7 @@
 #include "io/s3_location.h"
 #include "set/shard_index.h"
 #include "url_settings.h"
+#include "util/regular_file.h"
 #include "ztensor_io.h"
 #include "ztensor_set.h"
 
@@ -80,15 +81,15 @@ std::string read_index(const std::string &location, uint64_t limit, const zt_url
     if (!text.empty()) src->read(0, text.size(), text.data());
     return text;
   }
-  const int fd = ::open(location.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  const char *kind = nullptr;
+  const int fd = open_regular_file(AT_FDCWD, location.c_str(), 0, &st, &kind);
+  if (fd < 0 && kind) fail(ZT_E_IO, "index '" + printable(location) + "' is " + kind + ", not a regular file");
   if (fd < 0) fail(ZT_E_IO, "index '" + printable(location) + "': cannot open: " + std::strerror(errno));
   struct FdCloser {
     int fd;
     ~FdCloser() { ::close(fd); }
   } closer{fd};
-  struct stat st;
-  if (::fstat(fd, &st) != 0) fail(ZT_E_IO, "index '" + printable(location) + "': " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) fail(ZT_E_IO, "index '" + printable(location) + "': not a regular file");
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > limit)
     fail(ZT_E_MANIFEST_LIMIT, "index '" + printable(location) + "': " + std::to_string(size) +
@@ -106,22 +107,94 @@ std::string read_index(const std::string &location, uint64_t limit, const zt_url
   return text;
 }
 
-// Opens one shard: a local path, or a URL when the index was one. Remote
-// shards share `remote` (one memory budget, one connection pool).
-// `label` is the location as the index writes it, for messages.
-zt_file *open_member(const std::string &location, const std::string &label, const zt_open_options *opts,
-                     const UrlSettings *remote, const std::string &index) {
-  zt_file *f = nullptr;
-  zt_status st;
-  if (is_url(location)) {
-    st = guard([&] {
-      const ReaderOptions ropts = to_reader_options(opts);
-      return finish_open(Reader::open_source(open_http_source(location, *remote, ropts.max_manifest_size), ropts), &f);
-    });
-  } else {
-    st = zt_open(location.c_str(), opts, &f);
+// The folder holding a local index, opened once: every shard is opened
+// beneath it (open_local_member), never through a path string.
+struct IndexFolder {
+  int fd = -1;
+  std::string shown;  // the folder as given, for messages
+  explicit IndexFolder(const std::string &index_path) {
+    const size_t slash = index_path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : index_path.substr(0, slash);
+    shown = printable(dir);
+    fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) fail(ZT_E_IO, "index '" + printable(index_path) + "': cannot open its folder: " + std::strerror(errno));
   }
-  if (st != ZT_OK) fail(st, "index '" + index + "': shard '" + printable(label) + "': " + zt_last_error());
+  ~IndexFolder() { ::close(fd); }
+  IndexFolder(const IndexFolder &) = delete;
+  IndexFolder &operator=(const IndexFolder &) = delete;
+};
+
+// Opens a checked shard location (relative, no "." or ".." part) beneath
+// the index's folder, one component at a time, each with O_NOFOLLOW: a
+// symlinked subfolder or shard, which could lead anywhere (another user's
+// files, /proc), is refused, and nothing is resolved through a path string
+// that could change between check and use. The shard itself is opened
+// without blocking and must be a regular file. Returns its descriptor.
+int open_beneath(const IndexFolder &folder, const std::string &location, const std::string &ctx) {
+  const std::string rule =
+      " (rule: a local set's shards and their folders are real files and folders inside the "
+      "index's folder, not symbolic links)";
+  int dir = folder.fd;
+  auto close_dir = [&] {
+    if (dir != folder.fd) ::close(dir);
+  };
+  size_t start = 0;
+  for (;;) {
+    const size_t slash = location.find('/', start);
+    const std::string part = location.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    const std::string so_far = location.substr(0, slash);
+    auto refuse = [&](int err) {
+      struct stat st;
+      const bool link =
+          err == ELOOP || (::fstatat(dir, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode));
+      close_dir();
+      if (link) fail(ZT_E_IO, ctx + ": '" + printable(so_far) + "' is a symbolic link" + rule);
+      fail(ZT_E_IO, ctx + ": cannot open '" + printable(so_far) + "' in '" + folder.shown + "': " + std::strerror(err));
+    };
+    if (slash == std::string::npos) {
+      struct stat st;
+      const char *kind = nullptr;
+      const int fd = open_regular_file(dir, part.c_str(), O_NOFOLLOW, &st, &kind);
+      if (fd < 0 && kind) {
+        close_dir();
+        fail(ZT_E_IO, ctx + ": '" + printable(so_far) + "' is " + kind + ", not a regular file");
+      }
+      if (fd < 0) refuse(errno);
+      close_dir();
+      return fd;
+    }
+    const int next = ::openat(dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (next < 0) refuse(errno);
+    close_dir();
+    dir = next;
+    start = slash + 1;
+  }
+}
+
+// Opens one shard: beneath the index's folder, or a URL when the index was
+// one. Remote shards share `remote` (one memory budget, one connection
+// pool). `label` is the location as the index writes it, for messages.
+zt_file *open_member(const std::string &location, const std::string &label, const zt_open_options *opts,
+                     const UrlSettings *remote, const std::string &index, const IndexFolder *folder) {
+  const std::string ctx = "index '" + index + "': shard '" + printable(label) + "'";
+  zt_file *f = nullptr;
+  if (folder) {
+    try {
+      const ReaderOptions ropts = to_reader_options(opts);
+      const int fd = open_beneath(*folder, label, ctx);
+      auto src = ropts.access == ZT_ACCESS_PREAD ? open_pread_source(fd, location) : open_mmap_source(fd, location);
+      finish_open(Reader::open_source(std::move(src), ropts), &f);
+    } catch (const Error &e) {
+      const std::string msg = e.what();
+      fail(e.status(), msg.rfind(ctx, 0) == 0 ? msg : ctx + ": " + msg);
+    }
+    return f;
+  }
+  const zt_status st = guard([&] {
+    const ReaderOptions ropts = to_reader_options(opts);
+    return finish_open(Reader::open_source(open_http_source(location, *remote, ropts.max_manifest_size), ropts), &f);
+  });
+  if (st != ZT_OK) fail(st, ctx + ": " + zt_last_error());
   return f;
 }
 
@@ -152,12 +225,15 @@ std::unique_ptr<zt_set> open_set(const std::string &index_path, const zt_open_op
     remote = to_url_settings(uopts, "zt_open_set_url");
     remote.shared = make_remote_shared(remote.cache_bytes);
   }
+  std::unique_ptr<IndexFolder> folder;
+  if (!remote_index) folder = std::make_unique<IndexFolder>(index_path);
   auto set = std::make_unique<zt_set>();
   set->metadata_json = idx.metadata_json;
   set->locations = idx.shards;
   for (size_t s = 0; s < idx.shards.size(); ++s) {
     set->shards.push_back(nullptr);
-    set->shards.back() = open_member(resolve_shard_location(base, idx.shards[s]), idx.shards[s], opts, &remote, shown);
+    set->shards.back() =
+        open_member(resolve_shard_location(base, idx.shards[s]), idx.shards[s], opts, &remote, shown, folder.get());
     size_t n = 0;
     ok_or_throw(zt_file_object_count(set->shards.back(), &n));
     for (size_t i = 0; i < n; ++i) {

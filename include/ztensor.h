@@ -482,7 +482,10 @@ typedef struct zt_writer_options {
 ZT_API void zt_writer_options_init(zt_writer_options *opts);
 
 /* Starts a new file. Bytes go to a temporary file beside `path`, renamed to
- * `path` by zt_writer_finish(); an existing file is replaced only then. */
+ * `path` by zt_writer_finish(); an existing file is replaced only then. The
+ * temporary has no name where the filesystem has O_TMPFILE, so a killed
+ * process leaves nothing (docs/writing-rules.md). A symlink at `path` is
+ * followed; a dangling one is refused (ZT_E_IO). */
 ZT_API zt_status zt_writer_create(const char *path,
                                   const zt_writer_options *opts,
                                   zt_writer **out);

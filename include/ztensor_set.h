@@ -23,6 +23,12 @@
  * ZT_SET_MAX_SHARDS shards (ZT_E_LIMIT). Opening costs O(n log n) in the
  * index size plus the opening of each shard.
  *
+ * A local set never reaches outside its index's folder: shards are opened
+ * beneath it one path component at a time with O_NOFOLLOW, so a symlinked
+ * shard or subfolder is refused (ZT_E_IO), as is a shard or index that is
+ * not a regular file (a FIFO is refused at once, never waited on). Mapped
+ * shards do not each keep a file descriptor (docs/sharding.md).
+ *
  * Added in 1.1.0 (symbol version ZTENSOR_1.1).
  */
 #ifndef ZTENSOR_SET_H

@@ -1,8 +1,10 @@
 #include "writer.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <thread>
@@ -443,12 +445,23 @@ void Writer::finish() {
 void Writer::check_written() {
   Sink::Written w;
   if (!sink_->written_for_check(w)) return;  // a callback's bytes are gone
-  const std::string what = w.path.empty() ? std::string("the file built in memory") : "'" + w.path + "'";
+  const bool file = w.fd >= 0;
+  const std::string what = !file            ? std::string("the file built in memory")
+                           : w.path.empty() ? w.label
+                                            : "'" + w.path + "'";
   try {
     ReaderOptions ro;
     ro.strict = true;
     ro.access = ZT_ACCESS_PREAD;  // read back through the file system, not our own buffers
-    std::shared_ptr<Reader> r = w.path.empty() ? Reader::open_memory(w.data, w.size, ro) : Reader::open(w.path, ro);
+    std::shared_ptr<Reader> r;
+    if (!file) {
+      r = Reader::open_memory(w.data, w.size, ro);
+    } else {
+      // A descriptor of its own: the temporary may have no name to open.
+      const int fd = ::fcntl(w.fd, F_DUPFD_CLOEXEC, 0);
+      if (fd < 0) fail(ZT_E_IO, "cannot read back " + what + ": " + std::strerror(errno));
+      r = Reader::open_source(open_pread_source(fd, w.path.empty() ? w.label : w.path), ro);
+    }
     // Digests and frames, not composite structure: the writer checked each
     // composite when it was added, and validating a big sparse object again
     // would hold its indices whole (8 bytes per entry).

@@ -13,6 +13,7 @@ uint64_t load_le64(const uint8_t *p) {
   return v;
 }
 
+// Only ever applied to bytes of a file whose header magic matched.
 std::string quote_magic(const uint8_t *m) {
   std::string s;
   for (int i = 0; i < 8; ++i) {
@@ -70,8 +71,10 @@ ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size) 
     check_manifest_size(msize, size - 16, max_manifest_size, path);
     return {Container::V0, size - 8 - msize, msize};
   }
-  fail(ZT_E_FORMAT, "'" + path + "': header magic " + quote_magic(head) +
-                        " is not \"ZTEN1000\" or \"ZTEN0001\": not a zTensor file");
+  // Not one byte of the file is quoted: it is not a zTensor file, and a
+  // message must not become a way to read someone else's file (a set's
+  // shard, say, that turned out to be a private key).
+  fail(ZT_E_FORMAT, "'" + path + "': does not start with the magic \"ZTEN1000\" or \"ZTEN0001\": not a zTensor file");
 }
 
 }  // namespace zt

@@ -40,7 +40,13 @@ ReplaceTarget resolve_replace_target(const std::string &path) {
   for (int hop = 0;; ++hop) {
     struct stat st;
     if (::lstat(t.path.c_str(), &st) != 0) {
-      if (errno == ENOENT) return t;  // a new file (possibly through a dangling link)
+      // A dangling link is refused, not followed: it would create a file
+      // wherever the link points (someone else's folder, a name they chose).
+      if (errno == ENOENT && hop > 0)
+        fail(ZT_E_IO, "cannot write '" + path + "': it is a symbolic link to '" + t.path +
+                          "', which does not exist (a dangling link is not followed: remove it, or create its "
+                          "target first)");
+      if (errno == ENOENT) return t;  // a new file
       fail(ZT_E_IO, "cannot stat '" + t.path + "': " + std::strerror(errno));
     }
     if (S_ISLNK(st.st_mode)) {

@@ -19,8 +19,9 @@ struct ReplaceTarget {
   gid_t gid = 0;
 };
 
-// Follows symlinks (also dangling ones, up to 40 hops: a loop is refused
-// with ZT_E_IO). Refuses a directory. Throws zt::Error.
+// Follows symlinks (up to 40 hops: a loop is refused with ZT_E_IO), but
+// refuses a dangling one (ZT_E_IO) rather than create its target. Refuses a
+// directory. Throws zt::Error.
 ReplaceTarget resolve_replace_target(const std::string &path);
 
 // Gives the open temporary `fd` the permissions a new file at the target

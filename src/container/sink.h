@@ -1,6 +1,8 @@
 // Where a new file's bytes go: a temporary file beside the destination,
 // renamed into place on commit() and removed if abandoned, so a reader never
-// sees a torn file under the destination name. Small writes (padding, tiny
+// sees a torn file under the destination name. The temporary has no name at
+// all where the filesystem has O_TMPFILE (util/temp_file.h): a killed
+// writer leaves nothing behind. Small writes (padding, tiny
 // blobs, the footer) are gathered in a small buffer; a large one goes
 // straight from the caller's memory, in the same writev as what is gathered
 // before it, so a blob costs one system call and no copy of its bytes.
@@ -32,7 +34,9 @@ class Sink {
   // commit(): a file's temporary path, or a memory sink's buffer. A
   // callback's bytes are gone: none.
   struct Written {
-    std::string path;  // "" for memory
+    std::string path;   // "" for memory and for an unnamed (O_TMPFILE) file
+    std::string label;  // what to call it in messages
+    int fd = -1;        // a file's descriptor (read-write), still the sink's
     const uint8_t *data = nullptr;
     size_t size = 0;
   };
@@ -57,13 +61,12 @@ class FileSink final : public Sink {
   // Flushes, optionally fsyncs, renames over the destination.
   void commit(bool sync) override;
   void abandon() noexcept override;
-  bool written_for_check(Written &out) override {
-    flush();
-    out.path = temp_path_;
-    return true;
-  }
+  bool written_for_check(Written &out) override;
   const std::string &path() const { return path_; }
+  // "" while the file has no name (O_TMPFILE): it gets one only in commit().
   const std::string &temp_path() const { return temp_path_; }
+  // Temporaries are "<destination>.zt-tmp-<pid>-XXXXXX" (util/temp_file.h).
+  static constexpr const char *kTempTag = ".zt-tmp-";
   // After commit: the replaced file is being freed on a background thread.
   bool replaced_in_background() const { return replaced_in_background_; }
 

@@ -2,17 +2,21 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <new>
 
 #include "container/iovec_util.h"
 #include "util/error.h"
+#include "util/regular_file.h"
 #include "ztensor.h"
 
 namespace zt {
@@ -22,34 +26,63 @@ std::string errno_text(const std::string &what, const std::string &path) {
   return what + " '" + path + "': " + std::strerror(errno);
 }
 
+// An open regular file: opened without blocking (util/regular_file.h: a
+// FIFO, device or directory is refused at once, not waited on), or adopted
+// from a caller that opened it (zt_open_set, beneath the index's folder).
 class FileDescriptor {
  public:
   explicit FileDescriptor(const std::string &path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) fail(ZT_E_IO, errno_text("cannot open", path));
     struct stat st;
-    if (::fstat(fd_, &st) != 0) {
-      int e = errno;
-      ::close(fd_);
-      errno = e;
-      fail(ZT_E_IO, errno_text("cannot stat", path));
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd_);
-      fail(ZT_E_IO, "'" + path + "' is not a regular file");
-    }
+    const char *kind = nullptr;
+    fd_ = open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &kind);
+    if (fd_ < 0 && kind) fail(ZT_E_IO, "'" + path + "' is " + kind + ", not a regular file");
+    if (fd_ < 0) fail(ZT_E_IO, errno_text("cannot open", path));
     size_ = static_cast<uint64_t>(st.st_size);
   }
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
+  FileDescriptor(int fd, const std::string &path) : fd_(fd) {
+    struct stat st;
+    const bool ok = ::fstat(fd_, &st) == 0;
+    if (ok && S_ISREG(st.st_mode)) {
+      size_ = static_cast<uint64_t>(st.st_size);
+      return;
+    }
+    const std::string why =
+        ok ? "'" + path + "' is " + file_kind(st.st_mode) + ", not a regular file" : errno_text("cannot stat", path);
+    close();  // no destructor runs for a constructor that throws
+    fail(ZT_E_IO, why);
   }
+  ~FileDescriptor() { close(); }
+  FileDescriptor(const FileDescriptor &) = delete;
+  FileDescriptor &operator=(const FileDescriptor &) = delete;
   int get() const { return fd_; }
   uint64_t size() const { return size_; }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
 
  private:
   int fd_ = -1;
   uint64_t size_ = 0;
 };
+
+// A mapped file needs its descriptor only for the pread copies below, so
+// mapped files keep theirs only while few do: a set of a thousand shards
+// must not hold a thousand descriptors (EMFILE under the usual `ulimit -n`
+// of 1024). Past the budget (a quarter of RLIMIT_NOFILE, at most 256) a
+// mapped file closes its descriptor once mapped and copies from the map.
+std::atomic<int> g_mapped_fds{0};
+
+bool take_mapped_fd_slot() {
+  struct rlimit rl;
+  rlim_t soft = 1024;
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) soft = rl.rlim_cur;
+  const int budget = static_cast<int>(std::min<rlim_t>(soft / 4, 256));
+  int now = g_mapped_fds.load(std::memory_order_relaxed);
+  while (now < budget)
+    if (g_mapped_fds.compare_exchange_weak(now, now + 1, std::memory_order_relaxed)) return true;
+  return false;
+}
 
 // Copies of large ranges go through pread(2) even from a mapped file: the
 // kernel copies straight from the page cache, with no page faults on a
@@ -99,10 +132,40 @@ void pread_all(int fd, const std::string &path, uint64_t offset, size_t len, voi
 
 class MmapSource final : public Source {
  public:
-  explicit MmapSource(const std::string &path) : fd_(path) {
+  explicit MmapSource(const std::string &path) : fd_(path) { map(path); }
+  MmapSource(int fd, const std::string &path) : fd_(fd, path) { map(path); }
+  ~MmapSource() override {
+    if (data_) ::munmap(const_cast<uint8_t *>(data_), size_);
+    if (counted_) g_mapped_fds.fetch_sub(1, std::memory_order_relaxed);
+  }
+  void read(uint64_t offset, size_t len, void *dst) const override {
+    if (len >= kPreadThreshold && fd_.get() >= 0) {
+      pread_all(fd_.get(), path_, offset, len, dst);
+      return;
+    }
+    if (len) std::memcpy(dst, data_ + offset, len);
+  }
+  // preadv rather than memcpy from the map, for the reason given at
+  // kPreadThreshold: each small blob would otherwise fault its pages in.
+  void read_pieces(uint64_t offset, const Piece *pieces, size_t n) const override {
+    if (fd_.get() < 0) return Source::read_pieces(offset, pieces, n);
+    preadv_all(fd_.get(), path_, offset, pieces, n);
+  }
+  void will_need(uint64_t offset, uint64_t len) const override {
+    if (len < (1u << 20) || !data_) return;
+    long page = ::sysconf(_SC_PAGESIZE);
+    uint64_t start = offset & ~static_cast<uint64_t>(page - 1);
+    ::madvise(const_cast<uint8_t *>(data_) + start, len + (offset - start), MADV_WILLNEED);
+  }
+
+ private:
+  void map(const std::string &path) {
     path_ = path;
     size_ = fd_.size();
-    if (size_ == 0) return;
+    if (size_ == 0) {
+      fd_.close();  // nothing to read, ever
+      return;
+    }
     // Private and writable (copy-on-write): a caller that writes through a
     // view or a DLPack tensor (torch's in-place ops do) gets its own copy of
     // the touched pages instead of a SIGSEGV, and the file never changes.
@@ -120,36 +183,21 @@ class MmapSource final : public Source {
     }
     if (p == MAP_FAILED) fail(ZT_E_IO, errno_text("cannot map", path));
     data_ = static_cast<const uint8_t *>(p);
-  }
-  ~MmapSource() override {
-    if (data_) ::munmap(const_cast<uint8_t *>(data_), size_);
-  }
-  void read(uint64_t offset, size_t len, void *dst) const override {
-    if (len >= kPreadThreshold) {
-      pread_all(fd_.get(), path_, offset, len, dst);
-      return;
-    }
-    if (len) std::memcpy(dst, data_ + offset, len);
-  }
-  // preadv rather than memcpy from the map, for the reason given at
-  // kPreadThreshold: each small blob would otherwise fault its pages in.
-  void read_pieces(uint64_t offset, const Piece *pieces, size_t n) const override {
-    preadv_all(fd_.get(), path_, offset, pieces, n);
-  }
-  void will_need(uint64_t offset, uint64_t len) const override {
-    if (len < (1u << 20) || !data_) return;
-    long page = ::sysconf(_SC_PAGESIZE);
-    uint64_t start = offset & ~static_cast<uint64_t>(page - 1);
-    ::madvise(const_cast<uint8_t *>(data_) + start, len + (offset - start), MADV_WILLNEED);
+    counted_ = take_mapped_fd_slot();
+    if (!counted_) fd_.close();
   }
 
- private:
   FileDescriptor fd_;
+  bool counted_ = false;  // holds one of the budget's descriptors
 };
 
 class PreadSource final : public Source {
  public:
   explicit PreadSource(const std::string &path) : fd_(path) {
+    path_ = path;
+    size_ = fd_.size();
+  }
+  PreadSource(int fd, const std::string &path) : fd_(fd, path) {
     path_ = path;
     size_ = fd_.size();
   }
@@ -198,6 +246,34 @@ std::unique_ptr<Source> open_mmap_source(const std::string &path) {
 }
 std::unique_ptr<Source> open_pread_source(const std::string &path) {
   return std::make_unique<PreadSource>(path);
+}
+// The descriptor is the source's from the call on: closed here if the
+// source cannot even be allocated (its own constructor closes it on failure).
+template <class S>
+std::unique_ptr<Source> adopt_fd(int fd, const std::string &path) {
+  void *mem = nullptr;
+  try {
+    mem = ::operator new(sizeof(S));
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  try {
+    return std::unique_ptr<Source>(new (mem) S(fd, path));
+  } catch (...) {
+    ::operator delete(mem);
+    throw;
+  }
+}
+
+std::unique_ptr<Source> open_mmap_source(int fd, const std::string &path) {
+  return adopt_fd<MmapSource>(fd, path);
+}
+std::unique_ptr<Source> open_pread_source(int fd, const std::string &path) {
+  return adopt_fd<PreadSource>(fd, path);
+}
+int mapped_sources_holding_fds() {
+  return g_mapped_fds.load(std::memory_order_relaxed);
 }
 std::unique_ptr<Source> open_memory_source(const void *data, size_t size) {
   return std::make_unique<MemorySource>(data, size);

@@ -50,5 +50,14 @@ class Source {
 std::unique_ptr<Source> open_mmap_source(const std::string &path);
 std::unique_ptr<Source> open_pread_source(const std::string &path);
 std::unique_ptr<Source> open_memory_source(const void *data, size_t size);
+// The same over a descriptor the caller opened (read-only, regular): the
+// source owns it from the call on, also when it throws. `path` names the
+// file in messages.
+std::unique_ptr<Source> open_mmap_source(int fd, const std::string &path);
+std::unique_ptr<Source> open_pread_source(int fd, const std::string &path);
+// Mapped sources that still hold their descriptor (at most a quarter of
+// RLIMIT_NOFILE, 256: past that a mapped file closes it once mapped and
+// copies from the map instead of pread). For tests.
+int mapped_sources_holding_fds();
 
 }  // namespace zt

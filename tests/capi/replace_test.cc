@@ -4,11 +4,14 @@
 // cannot be replaced (directories, FIFOs, symlink loops) are refused before
 // anything is written.
 #include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -113,14 +116,18 @@ TEST(Replace, SymlinkChainIsFollowedToItsTarget) {
   EXPECT_EQ(entries(tmp.file("sub")), std::vector<std::string>{"real.zt"});
 }
 
-TEST(Replace, DanglingSymlinkCreatesItsTarget) {
+// A dangling link is refused, not followed (issue 27): following it would
+// create a file wherever the link's owner chose. Nothing is created.
+TEST(Replace, DanglingSymlinkIsRefused) {
   TempDir tmp;
   ASSERT_EQ(::symlink("made.zt", tmp.file("dangling").c_str()), 0);
-  ASSERT_EQ(write_one(tmp.file("dangling"), 4), ZT_OK) << zt_last_error();
+  ASSERT_EQ(write_one(tmp.file("dangling"), 4), ZT_E_IO);
+  EXPECT_NE(std::string(zt_last_error()).find("dangling"), std::string::npos) << zt_last_error();
   struct stat st;
   ASSERT_EQ(::lstat(tmp.file("dangling").c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
-  EXPECT_EQ(read_one(tmp.file("made.zt")), 4.0f);
+  EXPECT_NE(::lstat(tmp.file("made.zt").c_str(), &st), 0);
+  EXPECT_EQ(entries(tmp.path()), std::vector<std::string>{"dangling"});
 }
 
 TEST(Replace, UnreplaceablePathsAreRefusedBeforeWriting) {
@@ -139,6 +146,25 @@ TEST(Replace, UnreplaceablePathsAreRefusedBeforeWriting) {
     EXPECT_NE(std::string(zt_last_error()).find(name), std::string::npos) << zt_last_error();
   }
   EXPECT_EQ(entries(tmp.path()), (std::vector<std::string>{"dir", "fifo", "loop-a", "loop-b"}));
+}
+
+// Issue 27: while a file is written its temporary has no name where the
+// filesystem has O_TMPFILE (the test's folder usually does): a SIGKILL then
+// leaves nothing. A named temporary (elsewhere) carries the writer's pid.
+TEST(Replace, TheTemporaryIsInvisibleWhileWriting) {
+  TempDir tmp;
+  const int probe = ::open(tmp.path().c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (probe < 0) GTEST_SKIP() << "no O_TMPFILE here: " << std::strerror(errno);
+  ::close(probe);
+  ASSERT_EQ(write_one(tmp.file("a.zt"), 1), ZT_OK);
+  zt_writer *w = nullptr;
+  ASSERT_EQ(zt_writer_create(tmp.file("a.zt").c_str(), nullptr, &w), ZT_OK) << zt_last_error();
+  std::vector<float> v(1 << 20, 2.0f);
+  const uint64_t shape = v.size();
+  ASSERT_EQ(zt_writer_add_dense(w, "t", 1, ZT_F32, &shape, 1, v.data(), v.size() * 4, nullptr), ZT_OK);
+  EXPECT_EQ(entries(tmp.path()), std::vector<std::string>{"a.zt"});
+  ASSERT_EQ(zt_writer_finish(w), ZT_OK) << zt_last_error();
+  EXPECT_EQ(entries(tmp.path()), std::vector<std::string>{"a.zt"});
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 // Sharded checkpoints through the public headers: an index and its shards
 // read as one set, and every way an index or a shard can disagree, escape
 // its folder or overwhelm the reader.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -19,9 +23,12 @@ using zttest::write_file;
 
 // A shard holding f32 tensors named `names`, tensor i filled with base + i.
 void write_shard(const std::string &path, const std::vector<std::string> &names, float base,
-                 const char *attrs = nullptr) {
+                 const char *attrs = nullptr, bool sync = true) {
+  zt_writer_options wo;
+  zt_writer_options_init(&wo);
+  wo.sync = sync ? 1 : 0;
   zt_writer *w = nullptr;
-  ASSERT_EQ(zt_writer_create(path.c_str(), nullptr, &w), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_writer_create(path.c_str(), &wo, &w), ZT_OK) << zt_last_error();
   if (attrs) ASSERT_EQ(zt_writer_set_attributes_json(w, attrs), ZT_OK);
   for (size_t i = 0; i < names.size(); ++i) {
     float v[3] = {base + i, base + i, base + i};
@@ -276,6 +283,118 @@ TEST_F(SetTest, Misuse) {
   EXPECT_EQ(zt_set_object_count(reinterpret_cast<zt_set *>(&not_a_set), &n), ZT_E_MISUSE);
   ASSERT_EQ(zt_set_close(s), ZT_OK);
   EXPECT_EQ(zt_set_close(s), ZT_E_MISUSE);
+}
+
+// Issue 27: a local set is read beneath its index's folder, every path
+// component opened with O_NOFOLLOW. A symlinked shard or subfolder could
+// lead anywhere (another user's files), so it is refused, even when it
+// points at a valid shard.
+TEST_F(SetTest, SymlinkedShardsAndFoldersAreRefused) {
+  TempDir outside;
+  write_shard(outside.file("elsewhere.zt"), {"c"}, 10);
+  ASSERT_EQ(::mkdir(outside.file("d").c_str(), 0755), 0);
+  write_shard(outside.file("d/model-00002-of-00002.zt"), {"c"}, 10);
+
+  // The shard itself a link.
+  ASSERT_EQ(::unlink(dir.file("sub/model-00002-of-00002.zt").c_str()), 0);
+  ASSERT_EQ(::symlink(outside.file("elsewhere.zt").c_str(), dir.file("sub/model-00002-of-00002.zt").c_str()), 0);
+  std::string msg = open_fails(good_index(), ZT_E_IO);
+  EXPECT_NE(msg.find("'sub/model-00002-of-00002.zt' is a symbolic link"), std::string::npos) << msg;
+
+  // A link to a folder (outside, or even inside) on the way.
+  ASSERT_EQ(::unlink(dir.file("sub/model-00002-of-00002.zt").c_str()), 0);
+  ASSERT_EQ(::rmdir(dir.file("sub").c_str()), 0);
+  ASSERT_EQ(::symlink(outside.file("d").c_str(), dir.file("sub").c_str()), 0);
+  msg = open_fails(good_index(), ZT_E_IO);
+  EXPECT_NE(msg.find("'sub' is a symbolic link"), std::string::npos) << msg;
+
+  // The same set with real files opens.
+  ASSERT_EQ(::unlink(dir.file("sub").c_str()), 0);
+  ASSERT_EQ(::mkdir(dir.file("sub").c_str(), 0755), 0);
+  write_shard(dir.file("sub/model-00002-of-00002.zt"), {"c"}, 10);
+  zt_set *s = nullptr;
+  ASSERT_EQ(zt_open_set(good_index().c_str(), nullptr, &s), ZT_OK) << zt_last_error();
+  zt_set_close(s);
+
+  // The index itself may be reached through a link (the user named it);
+  // its shards are still looked up beside the link.
+  ASSERT_EQ(::symlink(dir.file("model.zt.index.json").c_str(), dir.file("alias.json").c_str()), 0);
+  ASSERT_EQ(zt_open_set(dir.file("alias.json").c_str(), nullptr, &s), ZT_OK) << zt_last_error();
+  zt_set_close(s);
+}
+
+// A FIFO (or device, or folder) as a shard or as the index is refused at
+// once: nothing waits for a writer that never comes.
+TEST_F(SetTest, FifoShardOrIndexIsRefusedWithoutWaiting) {
+  ASSERT_EQ(::unlink(dir.file("sub/model-00002-of-00002.zt").c_str()), 0);
+  ASSERT_EQ(::mkfifo(dir.file("sub/model-00002-of-00002.zt").c_str(), 0644), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string msg = open_fails(good_index(), ZT_E_IO);
+  EXPECT_NE(msg.find("is a FIFO, not a regular file"), std::string::npos) << msg;
+  ASSERT_EQ(::unlink(dir.file("sub/model-00002-of-00002.zt").c_str()), 0);
+  ASSERT_EQ(::mkdir(dir.file("sub/model-00002-of-00002.zt").c_str(), 0755), 0);
+  msg = open_fails(good_index(), ZT_E_IO);
+  EXPECT_NE(msg.find("is a directory, not a regular file"), std::string::npos) << msg;
+  ASSERT_EQ(::mkfifo(dir.file("fifo.json").c_str(), 0644), 0);
+  msg = open_fails(dir.file("fifo.json"), ZT_E_IO);
+  EXPECT_NE(msg.find("is a FIFO"), std::string::npos) << msg;
+  // zt_open itself, too.
+  zt_file *f = nullptr;
+  EXPECT_EQ(zt_open(dir.file("fifo.json").c_str(), nullptr, &f), ZT_E_IO);
+  EXPECT_NE(std::string(zt_last_error()).find("is a FIFO"), std::string::npos) << zt_last_error();
+  // Were the FIFO opened blocking, these calls would still be waiting.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+}
+
+// A shard that is not a zTensor file: the message says so without quoting
+// a byte of it (it could be a secret the index pointed at).
+TEST_F(SetTest, NoByteOfAForeignShardIsQuoted) {
+  write_file(dir.file("sub/model-00002-of-00002.zt"), "SECRET-k3y-material\n");
+  const std::string msg = open_fails(good_index(), ZT_E_FORMAT);
+  EXPECT_NE(msg.find("not a zTensor file"), std::string::npos) << msg;
+  for (const char *piece : {"SECR", "k3y", "ECRET", "\\x0a"}) EXPECT_EQ(msg.find(piece), std::string::npos) << msg;
+}
+
+// Mapped shards do not keep a descriptor each: a set of many more shards
+// than RLIMIT_NOFILE allows descriptors opens and reads (EMFILE at ~1,020
+// shards under `ulimit -n 1024` before).
+TEST_F(SetTest, ManyShardsOpenUnderALowDescriptorLimit) {
+  constexpr int kShards = 300;
+  std::string wm;
+  for (int i = 0; i < kShards; ++i) {
+    const std::string name = "s" + std::to_string(i) + ".zt";
+    write_shard(dir.file(name), {"t" + std::to_string(i)}, static_cast<float>(i), nullptr, /*sync=*/false);
+    wm += std::string(i ? "," : "") + "\"t" + std::to_string(i) + "\": \"" + name + "\"";
+  }
+  const std::string idx = index("{\"weight_map\": {" + wm + "}}");
+  struct rlimit saved;
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  struct rlimit low = saved;
+  low.rlim_cur = 128;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  zt_set *s = nullptr;
+  const zt_status st = zt_open_set(idx.c_str(), nullptr, &s);
+  const std::string err = zt_last_error();
+  // Room for more descriptors while the set is open: it holds few.
+  int probe[16];
+  int opened = 0;
+  for (int &p : probe)
+    if ((p = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0) ++opened;
+  for (int i = 0; i < opened; ++i) ::close(probe[i]);
+  float sum = 0;
+  for (int i = 0; st == ZT_OK && i < kShards; ++i) {
+    const zt_object *o = nullptr;
+    const std::string name = "t" + std::to_string(i);
+    float v[3] = {};
+    if (zt_set_object_by_name(s, name.data(), name.size(), &o) == ZT_OK &&
+        zt_component_read(o, 0, v, sizeof v, nullptr) == ZT_OK)
+      sum += v[2];
+  }
+  zt_set_close(s);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  ASSERT_EQ(st, ZT_OK) << err;
+  EXPECT_EQ(opened, 16);
+  EXPECT_EQ(sum, static_cast<float>(kShards * (kShards - 1) / 2));
 }
 
 }  // namespace

@@ -51,6 +51,31 @@ def cat(zt_path, name, role="data"):
     return subprocess.run([ZT, "cat", zt_path, name, "--component", role], capture_output=True, check=True).stdout
 
 
+def temp_being_written(pid, folder):
+    """Size of the biggest file process `pid` has open for writing in
+    `folder` under a temporary name: an unnamed O_TMPFILE file (shown as
+    "folder/#inode (deleted)") or a named "*.zt-tmp-*" / "*.zt-export-*"
+    one; 0 if none (yet)."""
+    best = 0
+    fd_dir = "/proc/%d/fd" % pid
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        return 0
+    for fd in fds:
+        try:
+            target = os.readlink(os.path.join(fd_dir, fd))
+            if os.path.dirname(target) != folder:
+                continue
+            name = os.path.basename(target)
+            if not (name.startswith("#") or ".zt-tmp-" in name or ".zt-export-" in name):
+                continue
+            best = max(best, os.stat(os.path.join(fd_dir, fd)).st_size)
+        except OSError:
+            continue
+    return best
+
+
 class TmpCase(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="zt-cli-")

@@ -1,8 +1,10 @@
 // Torn-write protection: a child writing a large file over an existing one
 // is SIGKILLed at points spread over its run. Afterwards the destination is
 // always a complete file — the previous one or the new one — that opens
-// strictly and verifies; never a torn one. A kill can leave the writer's
-// temporary file (`<dest>.zt-tmp-XXXXXX`) behind: nothing else.
+// strictly and verifies; never a torn one. The writer's temporary has no
+// name where the filesystem has O_TMPFILE; elsewhere a kill can leave it
+// (`<dest>.zt-tmp-<pid>-XXXXXX`), and the next writer to the destination
+// removes it: after a last, completed write no temporary is left at all.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -134,9 +136,11 @@ TEST(KillSafety, SigkillDuringWriteNeverTearsTheDestination) {
   }
   size_t temps = entries(dir.path()).size() - 1;
   std::printf("kill sweep: %d kills left the old file, %d the new one, %zu stray temporaries\n", olds, news, temps);
-  // A new writer over the same destination still works after the kills.
+  // A new writer over the same destination still works after the kills,
+  // and removes what killed writers left.
   ASSERT_EQ(write_generation(dest, current + 1), ZT_OK);
   EXPECT_EQ(generation_of(dest), current + 1);
+  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"model.zt"});
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "output_guard.h"
+#include "signal_cleanup.h"
 
 namespace ztcli {
 
@@ -50,6 +51,7 @@ int rewrite(const char *cmd, const std::vector<std::string> &argv, bool compress
   if (a.has("--no-sync")) mo.sync = 0;
   const std::string &in = a.positional[0];
   if (int rc = check_total_decoded(in, "'" + in + "'")) return rc;
+  const SignalCleanup on_signal(SignalCleanup::kOutputFile, replaced_target(out));
   zt_status st = zt_migrate(in.c_str(), out.c_str(), &mo);
   if (st != ZT_OK) return report(std::string(cmd) + " '" + in + "'", st);
   const uint64_t before = file_size(in), after = file_size(out);

@@ -14,6 +14,7 @@
 #include "output_guard.h"
 #include "progress.h"
 #include "set_output.h"
+#include "signal_cleanup.h"
 
 namespace ztcli {
 
@@ -87,6 +88,7 @@ void check(zt_status st, const std::string &what) {
 // after a message.
 int write_zt(std::vector<ztimport::Imported> &inputs, const ztimport::CborAttributes &attributes,
              const std::string &out, const zt_writer_options &wo, Progress &progress, size_t &objects) {
+  const SignalCleanup on_signal(SignalCleanup::kOutputFile, replaced_target(out));
   zt_writer *w = nullptr;
   zt_status st = zt_writer_create(out.c_str(), &wo, &w);
   if (st != ZT_OK) return report("convert: cannot create '" + out + "'", st);

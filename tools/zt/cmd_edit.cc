@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "output_guard.h"
 #include "progress.h"
+#include "signal_cleanup.h"
 
 namespace ztcli {
 
@@ -102,6 +103,7 @@ int write_objects(const char *cmd, const std::string &out, const std::vector<con
   // The destination is usually an input: the result is re-read and checked
   // before it replaces anything.
   wo.verify_before_replace = 1;
+  const SignalCleanup on_signal(SignalCleanup::kOutputFile, replaced_target(out));
   zt_writer *w = nullptr;
   zt_status st = zt_writer_create(out.c_str(), &wo, &w);
   if (st != ZT_OK) return report(std::string(cmd) + ": cannot create '" + out + "'", st);

@@ -176,25 +176,15 @@ int cmd_export(const std::vector<std::string> &argv) {
   // Reads hand elements over in the host's byte order: say which.
   if (kHostBigEndian && d[0] == '<') d[0] = '>';
 
-  const std::string target = export_target(out);
-  if (target.empty()) return kIo;
-  std::string tmp;
-  FILE *fp = create_temp_beside(target, tmp);
-  if (!fp) {
-    std::fprintf(stderr, "zt export: cannot create a temporary file beside '%s': %s\n", target.c_str(),
-                 std::strerror(errno));
-    return kIo;
-  }
+  TempOutput tmp;  // removed unless committed, also on Ctrl-C (signal_cleanup.h)
+  if (!tmp.open("export", out)) return kIo;
+  FILE *fp = tmp.fp();
   auto fail_io = [&](const char *what) {
     std::fprintf(stderr, "zt export: %s '%s': %s\n", what, out.c_str(), std::strerror(errno));
-    std::fclose(fp);
-    std::remove(tmp.c_str());
     return kIo;
   };
   const std::string header = npy_header(d, info.shape, info.ndim);
   if (header.size() - 12 > 0xffffffffu) {
-    std::fclose(fp);
-    std::remove(tmp.c_str());
     std::fprintf(stderr, "zt export: object '%s' has %zu dims: too many for any .npy header\n", name.c_str(),
                  info.ndim);
     return kFailure;
@@ -220,21 +210,9 @@ int cmd_export(const std::vector<std::string> &argv) {
   };
   if (int rc = stream_component(o, idx, "export: object '" + name + "'", to_file, &sink)) {
     if (sink.failed) return fail_io("cannot write");
-    std::fclose(fp);
-    std::remove(tmp.c_str());
     return rc;
   }
-  if (std::fflush(fp) != 0 || ::fsync(fileno(fp)) != 0) return fail_io("cannot write");
-  if (std::fclose(fp) != 0) {
-    std::remove(tmp.c_str());
-    std::fprintf(stderr, "zt export: cannot write '%s': %s\n", out.c_str(), std::strerror(errno));
-    return kIo;
-  }
-  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
-    std::fprintf(stderr, "zt export: cannot rename onto '%s': %s\n", out.c_str(), std::strerror(errno));
-    std::remove(tmp.c_str());
-    return kIo;
-  }
+  if (!tmp.commit()) return kIo;
   return kOk;
 }
 

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "output_guard.h"
+#include "signal_cleanup.h"
 
 namespace ztcli {
 
@@ -35,6 +36,7 @@ int cmd_migrate(const std::vector<std::string> &argv) {
     return usage_error("migrate", "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) mo.sync = 0;
   if (int rc = check_total_decoded(a.positional[0], "migrate: '" + a.positional[0] + "'")) return rc;
+  const SignalCleanup on_signal(SignalCleanup::kOutputFile, replaced_target(out));
   zt_status st = zt_migrate(a.positional[0].c_str(), out.c_str(), &mo);
   if (st != ZT_OK) return report("migrate '" + a.positional[0] + "'", st);
   return kOk;

@@ -92,6 +92,12 @@ int cmd_split(const std::vector<std::string> &argv) {
     total += bytes;
   }
   if (shards.empty()) shards.emplace_back();  // an empty file is one empty shard
+  // Never write a set that zt_open_set would refuse (ZT_E_LIMIT).
+  if (shards.size() > ZT_SET_MAX_SHARDS)
+    return usage_error("split", "--max-shard-size " + a.get("--max-shard-size") + " would make " +
+                                    std::to_string(shards.size()) + " shards, more than readers accept (" +
+                                    std::to_string(ZT_SET_MAX_SHARDS) +
+                                    ", ZT_SET_MAX_SHARDS); choose a larger size (nothing written)");
   for (size_t i = 0; i < shards.size(); ++i) shards[i].name = shard_name(stem, i, shards.size());
   const std::string index_name = stem + ".zt.index.json";
 

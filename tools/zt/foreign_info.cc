@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "import/import.h"
+#include "util/regular_file.h"
 
 namespace ztcli {
 namespace {
@@ -57,8 +58,10 @@ bool is_foreign_input(const std::string &path) {
     return true;
   if (ends_with(path, ".zt")) return false;
   char magic[6] = {};
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;  // the .zt reader reports the error
+  struct stat st;
+  const char *kind = nullptr;
+  const int fd = zt::open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &kind);
+  if (fd < 0) return false;  // the .zt reader reports the error (a FIFO too, without waiting on it)
   const ssize_t n = ::read(fd, magic, sizeof magic);
   ::close(fd);
   return (n >= 4 && std::memcmp(magic, "GGUF", 4) == 0) || (n >= 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0) ||

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "signal_cleanup.h"
 
 using namespace ztcli;
 
@@ -130,6 +131,7 @@ static bool read_token_file(const std::string &path, std::string &out) {
 }
 
 int main(int argc, char **argv) {
+  install_signal_cleanup();  // Ctrl-C and SIGTERM leave no temporary file
   if (const char *t = std::getenv("ZT_BEARER_TOKEN")) read_options().bearer_token = t;
   int first = 1;
   for (; first < argc && std::strncmp(argv[first], "--", 2) == 0; ++first) {

@@ -1,6 +1,7 @@
 #include "set_output.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstring>
 
 #include "cli.h"
+#include "util/temp_file.h"
 
 namespace ztcli {
 
@@ -35,13 +37,20 @@ int SetOutput::begin(const char *cmd, const std::string &outdir, const std::vect
       return kFailure;
     }
   }
-  std::string tmpl = outdir + "/.zt-" + cmd + "-XXXXXX";
+  // The folders of earlier runs that were killed (SIGKILL) go first; a
+  // live run's is locked (util/temp_file.h).
+  const std::string tag = std::string(".zt-") + cmd + "-";
+  zt::remove_stale_temps(outdir + "/", tag.c_str());
+  std::string tmpl = zt::temp_prefix(outdir + "/", tag.c_str()) + "XXXXXX";
   if (!::mkdtemp(tmpl.data())) {
     std::fprintf(stderr, "zt %s: cannot create a temporary folder in '%s': %s\n", cmd, outdir.c_str(),
                  std::strerror(errno));
     return kIo;
   }
   tmp_ = tmpl;
+  on_signal_.add(SignalCleanup::kTempFolder, tmp_);
+  lock_fd_ = ::open(tmp_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock_fd_ >= 0) (void)::flock(lock_fd_, LOCK_EX | LOCK_NB);
   return kOk;
 }
 
@@ -98,6 +107,7 @@ int SetOutput::commit(bool sync) {
 }
 
 SetOutput::~SetOutput() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
   if (!tmp_.empty()) {
     if (!committed_)
       for (const auto &n : names_) ::unlink(temp_path(n).c_str());

@@ -2,11 +2,16 @@
 // at all: every file is written in a temporary folder inside OUTDIR and
 // renamed into place at commit, the index last; names already in OUTDIR
 // are refused before anything is written, so nothing is ever replaced.
+// The temporary folder is ".zt-CMD-<pid>-XXXXXX", locked while in use: a
+// signal removes it (signal_cleanup.h), and the next run of the command
+// into the same OUTDIR removes those of runs that were killed.
 // Used by zt split and by zt convert of a sharded safetensors checkpoint.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "signal_cleanup.h"
 
 namespace ztcli {
 
@@ -30,6 +35,8 @@ class SetOutput {
   std::vector<std::string> names_;
   bool committed_ = false;
   bool created_outdir_ = false;  // removed again (if still empty) when nothing is committed
+  int lock_fd_ = -1;             // the temporary folder, locked: it is not stale while we run
+  SignalCleanup on_signal_;      // a signal removes the temporary folder
 };
 
 }  // namespace ztcli

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/temp_file.h"
+
 namespace ztcli {
 
 std::string export_target(const std::string &out) {
@@ -24,11 +26,12 @@ std::string export_target(const std::string &out) {
   return r;
 }
 
-FILE *create_temp_beside(const std::string &target, std::string &tmp) {
-  std::string tmpl = target + ".zt-export-XXXXXX";
-  int fd = ::mkostemp(&tmpl[0], O_CLOEXEC);
-  if (fd < 0) return nullptr;
-  tmp = tmpl;
+namespace {
+
+constexpr const char *kExportTag = ".zt-export-";
+
+// The target's mode for an existing file, or 0666 & ~umask for a new one.
+void give_mode(int fd, const std::string &target) {
   struct stat st;
   if (::stat(target.c_str(), &st) == 0) {
     ::fchmod(fd, st.st_mode & 07777);
@@ -37,23 +40,31 @@ FILE *create_temp_beside(const std::string &target, std::string &tmp) {
     ::umask(mask);
     ::fchmod(fd, 0666 & ~mask);
   }
-  FILE *fp = ::fdopen(fd, "wb");
-  if (!fp) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-  }
-  return fp;
 }
+
+}  // namespace
 
 bool TempOutput::open(const char *cmd, const std::string &out) {
   cmd_ = cmd;
   out_ = out;
   target_ = export_target(out);
   if (target_.empty()) return false;
-  fp_ = create_temp_beside(target_, tmp_);
+  on_signal_.add(SignalCleanup::kOutputFile, target_);
+  int fd = zt::open_anonymous_temp(zt::temp_dir_of(target_));
+  if (fd < 0) {  // named temporaries: those of killed exports go first
+    zt::remove_stale_temps(target_, kExportTag);
+    fd = zt::create_named_temp(target_, kExportTag, tmp_);
+  }
+  if (fd >= 0) {
+    give_mode(fd, target_);
+    fp_ = ::fdopen(fd, "wb");
+    if (!fp_) ::close(fd);
+  }
   if (!fp_) {
     std::fprintf(stderr, "zt %s: cannot create a temporary file beside '%s': %s\n", cmd, target_.c_str(),
                  std::strerror(errno));
+    if (!tmp_.empty()) ::unlink(tmp_.c_str());
+    tmp_.clear();
     return false;
   }
   return true;
@@ -62,7 +73,9 @@ bool TempOutput::open(const char *cmd, const std::string &out) {
 bool TempOutput::commit() {
   FILE *fp = fp_;
   fp_ = nullptr;
-  const bool written = std::fflush(fp) == 0 && ::fsync(fileno(fp)) == 0;
+  bool written = std::fflush(fp) == 0 && ::fsync(fileno(fp)) == 0;
+  // An unnamed temporary gets its name now, for the rename.
+  if (written && tmp_.empty() && !zt::link_anonymous_temp(fileno(fp), target_, kExportTag, tmp_)) written = false;
   const int e = errno;
   if (std::fclose(fp) != 0 || !written) {
     std::fprintf(stderr, "zt %s: cannot write '%s': %s\n", cmd_.c_str(), out_.c_str(),

@@ -1,21 +1,22 @@
 // Writing a foreign-format output file atomically: a temporary file beside
-// the destination (created exclusively, with the destination's mode),
-// renamed over it only once complete and synced. Used by zt export.
+// the destination (with the destination's mode), renamed over it only once
+// complete and synced. The temporary is unnamed (O_TMPFILE) where the
+// filesystem allows, else "<target>.zt-export-<pid>-XXXXXX", created
+// exclusively (never through an attacker's symlink) and locked; a signal
+// removes it (signal_cleanup.h), the next export to the same file removes
+// those of killed exports (util/temp_file.h). Used by zt export.
 #pragma once
 
 #include <cstdio>
 #include <string>
+
+#include "signal_cleanup.h"
 
 namespace ztcli {
 
 // The file an output replaces: `out` with symlinks followed, so a link keeps
 // pointing at the new data. Empty (after a message) if it cannot be written.
 std::string export_target(const std::string &out);
-
-// A new temporary file beside `target`, created exclusively (O_EXCL: never
-// through an attacker's symlink), with the mode `target` has now, or the
-// usual 0666 & ~umask for a new file. nullptr (errno set) on failure.
-FILE *create_temp_beside(const std::string &target, std::string &tmp);
 
 // A temporary output that becomes `out` on commit() and is removed
 // otherwise: a failed export never leaves a partial file.
@@ -30,8 +31,9 @@ class TempOutput {
   ~TempOutput();
 
  private:
-  std::string cmd_, out_, target_, tmp_;
+  std::string cmd_, out_, target_, tmp_;  // tmp_: "" while unnamed
   FILE *fp_ = nullptr;
+  SignalCleanup on_signal_;
   bool done_ = false;
 };
 

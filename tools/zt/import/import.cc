@@ -11,6 +11,8 @@
 #include <cstring>
 #include <vector>
 
+#include "util/regular_file.h"
+
 namespace ztimport {
 
 uint64_t checked_mul(uint64_t a, uint64_t b, const std::string &ctx) {
@@ -117,13 +119,11 @@ std::string stem_of(const std::string &path) {
 }  // namespace
 
 Imported import_file(const std::string &path, const Limits &limits) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw InputError("'" + path + "' is not a regular file");
-  }
+  const char *kind = nullptr;
+  const int fd = zt::open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &kind);
+  if (fd < 0 && kind) throw InputError("'" + path + "' is " + kind + ", not a regular file");
+  if (fd < 0) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
   auto map = std::make_shared<Mapping>();
   map->size = static_cast<size_t>(st.st_size);
   if (map->size) {

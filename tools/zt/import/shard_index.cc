@@ -12,6 +12,7 @@
 #include <set>
 
 #include "import.h"
+#include "util/regular_file.h"
 
 namespace ztimport {
 namespace {
@@ -19,13 +20,11 @@ namespace {
 using json = nlohmann::json;
 
 std::string read_text(const std::string &path, uint64_t limit) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw InputError("'" + path + "' is not a regular file");
-  }
+  const char *kind = nullptr;
+  const int fd = zt::open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &kind);
+  if (fd < 0 && kind) throw InputError("'" + path + "' is " + kind + ", not a regular file");
+  if (fd < 0) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
   if (static_cast<uint64_t>(st.st_size) > limit) {
     ::close(fd);
     throw InputError("'" + path + "': " + std::to_string(st.st_size) + " bytes exceed the index limit of " +
