@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <limits>
 
 #include "container/iovec_util.h"
 #include "util/error.h"
@@ -103,6 +104,13 @@ class MmapSource final : public Source {
     path_ = path;
     size_ = fd_.size();
     if (size_ == 0) return;
+    if (size_ > std::numeric_limits<size_t>::max()) {
+      // A 32-bit process cannot map more than 4 GiB (and a cast would cut
+      // the length short): every read goes through pread instead.
+      unmapped_reason_ = "the file (" + std::to_string(size_) + " bytes) is larger than this " +
+                         std::to_string(8 * sizeof(size_t)) + "-bit process can map; it is read with pread";
+      return;
+    }
     // Private and writable (copy-on-write): a caller that writes through a
     // view or a DLPack tensor (torch's in-place ops do) gets its own copy of
     // the touched pages instead of a SIGSEGV, and the file never changes.
@@ -118,6 +126,14 @@ class MmapSource final : public Source {
       // faults, see zt_component_view).
       p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_.get(), 0);
     }
+    if (p == MAP_FAILED && errno == ENOMEM) {
+      // No room in the address space (a file of a few GiB in a 32-bit
+      // process): pread serves every read, views say why they cannot be.
+      unmapped_reason_ = "the file (" + std::to_string(size_) +
+                         " bytes) does not fit in this process's free address space (" + std::strerror(errno) +
+                         "); it is read with pread";
+      return;
+    }
     if (p == MAP_FAILED) fail(ZT_E_IO, errno_text("cannot map", path));
     data_ = static_cast<const uint8_t *>(p);
   }
@@ -125,7 +141,7 @@ class MmapSource final : public Source {
     if (data_) ::munmap(const_cast<uint8_t *>(data_), size_);
   }
   void read(uint64_t offset, size_t len, void *dst) const override {
-    if (len >= kPreadThreshold) {
+    if (len >= kPreadThreshold || !data_) {
       pread_all(fd_.get(), path_, offset, len, dst);
       return;
     }

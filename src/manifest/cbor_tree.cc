@@ -105,6 +105,24 @@ void cb_u16(void *c, uint16_t v) {
 void cb_u32(void *c, uint32_t v) {
   B(c)->leaf(Kind::Uint, v);
 }
+// libcbor 0.8 passes string lengths and item counts as size_t, 0.10 as
+// uint64_t: the same type on 64-bit hosts, not on 32-bit ones (i686, armhf,
+// win32). The callbacks take whatever this libcbor's callback types say.
+template <typename F>
+struct StringLengthOf;
+template <typename L>
+struct StringLengthOf<void (*)(void *, cbor_data, L)> {
+  using type = L;
+};
+template <typename F>
+struct CollectionLengthOf;
+template <typename L>
+struct CollectionLengthOf<void (*)(void *, L)> {
+  using type = L;
+};
+using StringLength = StringLengthOf<cbor_string_callback>::type;
+using CollectionLength = CollectionLengthOf<cbor_collection_callback>::type;
+
 void cb_u64(void *c, uint64_t v) {
   B(c)->leaf(Kind::Uint, v);
 }
@@ -120,25 +138,25 @@ void cb_n32(void *c, uint32_t v) {
 void cb_n64(void *c, uint64_t v) {
   B(c)->leaf(Kind::Negint, v);
 }
-void cb_bytes(void *c, cbor_data d, uint64_t n) {
+void cb_bytes(void *c, cbor_data d, StringLength n) {
   B(c)->string(Kind::Bytes, d, n);
 }
 void cb_bytes_start(void *c) {
   B(c)->open_string(Kind::Bytes);
 }
-void cb_text(void *c, cbor_data d, uint64_t n) {
+void cb_text(void *c, cbor_data d, StringLength n) {
   B(c)->string(Kind::Text, d, n);
 }
 void cb_text_start(void *c) {
   B(c)->open_string(Kind::Text);
 }
-void cb_array(void *c, uint64_t n) {
+void cb_array(void *c, CollectionLength n) {
   B(c)->open(Kind::Array, n, false);
 }
 void cb_array_indef(void *c) {
   B(c)->open(Kind::Array, 0, true);
 }
-void cb_map(void *c, uint64_t n) {
+void cb_map(void *c, CollectionLength n) {
   B(c)->open(Kind::Map, n, false);
 }
 void cb_map_indef(void *c) {
