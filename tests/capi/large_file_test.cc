@@ -7,9 +7,12 @@
 // sparse: about 12 KiB on disk.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -157,6 +160,49 @@ TEST_P(LargeFile, WholeReadsAndViewsSayWhyTheyCannot) {
     EXPECT_EQ(len, kBigLen);
     EXPECT_EQ(std::memcmp(static_cast<const char *>(view) + 4 * kGiB - 8, kMarker, 16), 0);
   }
+}
+
+// The fallback on any host: a mapping the address space has no room for
+// (ENOMEM; here an RLIMIT_AS in a child process) leaves the file open and
+// read with pread, as a 32-bit process needs for a file of a few GiB.
+TEST(LargeFileNoRoom, MappingThatDoesNotFitFallsBackToPread) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers reserve terabytes of address space: no RLIMIT_AS possible";
+#else
+  TempDir dir;
+  const std::string path = write_sparse(dir);
+  ::fflush(nullptr);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // Room for what the process has plus 1 GiB: not for a 5 GiB mapping.
+    long pages = 0;
+    FILE *statm = std::fopen("/proc/self/statm", "r");
+    if (!statm || std::fscanf(statm, "%ld", &pages) != 1) ::_exit(10);
+    std::fclose(statm);
+    const rlim_t limit = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + kGiB;
+    const rlimit rl{limit, limit};
+    if (::setrlimit(RLIMIT_AS, &rl) != 0) ::_exit(11);
+    zt_file *f = nullptr;
+    if (zt_open(path.c_str(), nullptr, &f) != ZT_OK) ::_exit(12);
+    const zt_object *big = nullptr;
+    if (zt_file_object_by_name(f, "big", 3, &big) != ZT_OK) ::_exit(13);
+    const void *view = nullptr;
+    size_t len = 0;
+    if (zt_component_view(big, 0, &view, &len) != ZT_E_NOT_ZERO_COPY) ::_exit(14);
+    if (std::string(zt_last_error()).find("read with pread") == std::string::npos) ::_exit(15);
+    char across[16] = {};
+    if (zt_component_read_range(big, 0, 4 * kGiB - 8, 16, across, sizeof across) != ZT_OK) ::_exit(16);
+    if (std::memcmp(across, kMarker, 16) != 0) ::_exit(17);
+    zt_close(f);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child failed at step " << WEXITSTATUS(status)
+                                    << " (12: open, 14/15: the view's refusal, 16/17: the range read)";
+#endif
 }
 
 INSTANTIATE_TEST_SUITE_P(Access, LargeFile, ::testing::Values(ZT_ACCESS_MMAP, ZT_ACCESS_PREAD),
