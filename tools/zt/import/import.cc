@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace ztimport {
@@ -123,6 +124,12 @@ Imported import_file(const std::string &path, const Limits &limits) {
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     throw InputError("'" + path + "' is not a regular file");
+  }
+  if (static_cast<uint64_t>(st.st_size) > std::numeric_limits<size_t>::max()) {
+    // A 32-bit zt cannot map it; a cast would cut its size short.
+    ::close(fd);
+    throw InputError("'" + path + "' (" + std::to_string(st.st_size) + " bytes) is larger than this " +
+                     std::to_string(8 * sizeof(size_t)) + "-bit zt can map");
   }
   auto map = std::make_shared<Mapping>();
   map->size = static_cast<size_t>(st.st_size);
