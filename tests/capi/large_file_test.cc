@@ -146,6 +146,16 @@ TEST_P(LargeFile, WholeReadsAndViewsSayWhyTheyCannot) {
     EXPECT_EQ(st, ZT_E_BUFFER_TOO_SMALL);
     EXPECT_EQ(need, kBigLen);
   }
+  // read_many reports it per request, the others still read.
+  zt_read_request reqs[2] = {{big, 0, nullptr, 0, 0, ZT_OK}, {object(f_, "far"), 0, nullptr, 0, 0, ZT_OK}};
+  std::vector<uint32_t> far(kFarCount);
+  reqs[1].dst = far.data();
+  reqs[1].dst_capacity = far.size() * 4;
+  EXPECT_NE(zt_file_read_many(f_, reqs, 2), ZT_OK);
+  EXPECT_EQ(reqs[0].status, k32Bit ? ZT_E_LIMIT : ZT_E_BUFFER_TOO_SMALL);
+  if (!k32Bit) EXPECT_EQ(reqs[0].out_size, kBigLen);
+  EXPECT_EQ(reqs[1].status, ZT_OK);
+  EXPECT_EQ(far[0], far_values()[0]);
   const void *view = nullptr;
   size_t len = 0;
   st = zt_component_view(big, 0, &view, &len);
