@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "manifest/cbor_tree.h"
 #include "types/half.h"
@@ -257,9 +259,14 @@ class JsonBuilder : public nlohmann::json_sax<nlohmann::json> {
   }
 };
 
-void put(std::string &out, size_t (*enc)(uint64_t, unsigned char *, size_t), uint64_t v) {
+// libcbor 0.8 takes array and map sizes as size_t, 0.10 as uint64_t (and
+// every other head value as uint64_t): N is whatever `enc` takes.
+template <typename N>
+void put(std::string &out, size_t (*enc)(N, unsigned char *, size_t), uint64_t v) {
+  static_assert(std::is_unsigned<N>::value, "CBOR heads are unsigned");
+  if (v > std::numeric_limits<N>::max()) fail(ZT_E_LIMIT, "CBOR item count " + std::to_string(v) + " beyond size_t");
   unsigned char buf[9];
-  size_t n = enc(v, buf, sizeof buf);
+  size_t n = enc(static_cast<N>(v), buf, sizeof buf);
   out.append(reinterpret_cast<char *>(buf), n);
 }
 
