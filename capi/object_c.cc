@@ -6,6 +6,7 @@
 #include "manifest/decode.h"
 #include "manifest/json.h"
 #include "types/dtype.h"
+#include "util/size_cast.h"
 
 using namespace zt;
 using namespace zt::capi;
@@ -141,6 +142,9 @@ ZT_API zt_status zt_component_read(const zt_object *obj, size_t index, void *dst
     const Component &c = component_ref(o, index, "zt_component_read");
     if (out_size) *out_size = 0;
     uint64_t need = o.reader->decoded_size(*o.obj, c);
+    if (!fits_size_t(need))  // *out_size cannot hold it: say so rather than cut it short
+      fail(ZT_E_LIMIT, where(o.obj->name, c.role) + ": decoded size is " + std::to_string(need) +
+                           " bytes, more than this process can address; use zt_component_read_range");
     if (out_size) *out_size = static_cast<size_t>(need);
     if (dst_capacity < need)
       fail(ZT_E_BUFFER_TOO_SMALL, where(o.obj->name, c.role) + ": decoded size is " + std::to_string(need) +

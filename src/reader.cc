@@ -14,6 +14,7 @@
 #include "types/dtype.h"
 #include "util/endian.h"
 #include "util/error.h"
+#include "util/size_cast.h"
 
 namespace zt {
 namespace {
@@ -188,8 +189,9 @@ void Reader::for_each_stored_piece(const Component &c, const std::function<void(
 
 const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &scratch) const {
   if (source_->data()) return source_->data() + c.offset;
-  scratch.resize(c.length);
-  source_->read(c.offset, c.length, scratch.data());
+  scratch.resize(
+      to_size(c.length, "'" + source_->path() + "': stored component at offset " + std::to_string(c.offset)));
+  source_->read(c.offset, scratch.size(), scratch.data());
   return scratch.data();
 }
 
@@ -238,7 +240,7 @@ size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capac
 
 std::vector<uint8_t> Reader::read_vector(const Object &o, const Component &c) const {
   uint64_t n = decoded_size(o, c);
-  std::vector<uint8_t> v(n);
+  std::vector<uint8_t> v(to_size(n, ctx_of(o, c)));
   size_t got = read(o, c, v.data(), v.size());
   v.resize(got);
   return v;
@@ -289,6 +291,9 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
         total += c.length;
         continue;
       }
+      if (!fits_size_t(c.decoded_length))
+        fail(ZT_E_LIMIT, ctx_of(o, c) + ": decoded size is " + std::to_string(c.decoded_length) +
+                             " bytes, more than this process can address; read it by range");
       j.out_size = static_cast<size_t>(c.decoded_length);
       if (j.capacity < c.decoded_length)
         fail(ZT_E_BUFFER_TOO_SMALL, ctx_of(o, c) + ": decoded size is " + std::to_string(c.decoded_length) +
@@ -412,7 +417,10 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
   check_readable(o, c);
   const LazyCtx ctx{o, c};
   if (!source_->data())
-    fail(ZT_E_NOT_ZERO_COPY, ctx + ": the file was opened with pread access; views need a memory map");
+    fail(ZT_E_NOT_ZERO_COPY, ctx + ": " +
+                                 (source_->unmapped_reason().empty()
+                                      ? std::string("the file was opened with pread access; views need a memory map")
+                                      : source_->unmapped_reason()));
   if (c.encoding != ZT_ENCODING_RAW)
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": " + c.encoding_name + "-encoded data must be decoded (use a read)");
   if (needs_swap(c))

@@ -7,8 +7,10 @@
 #                       ASan/UBSan build and suite (README command 2; CI runs this)
 #                       ZT_DEBIAN_CHECK=1 also builds, installs and tries the
 #                       Debian packages (tools/debian-check.sh)
-#                       ZT_CROSS=s390x also runs the big-endian cross build
-#                       under qemu (tools/cross.sh)
+#                       then the Linux i686 build and suite, natively
+#                       (tools/cross.sh i686; ZT_SKIP_I686=1 skips it)
+#                       ZT_CROSS="s390x armhf ..." or ZT_CROSS=all also runs
+#                       those cross builds under qemu (tools/cross.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -110,11 +112,16 @@ case "${1:-}" in
     if [ "${ZT_DEBIAN_CHECK:-0}" = 1 ]; then
       tools/debian-check.sh
     fi
-    # The big-endian cross build under qemu (tools/cross.sh, docs/cross.md;
-    # about 15 minutes on two cores), opt-in: ZT_CROSS=s390x.
-    if [ "${ZT_CROSS:-}" = s390x ]; then
-      tools/cross.sh s390x
+    # Linux i686 (a 32-bit size_t, run natively: tools/cross.sh,
+    # docs/cross.md): the plain suite, no sanitizers. ZT_SKIP_I686=1 skips it.
+    if [ "${ZT_SKIP_I686:-0}" != 1 ]; then
+      tools/cross.sh i686
     fi
+    # The emulated cross builds under qemu (about 15 minutes each on two
+    # cores), opt-in: ZT_CROSS="s390x armhf" (targets) or ZT_CROSS=all.
+    for target in ${ZT_CROSS:-}; do
+      tools/cross.sh "$target"
+    done
     ;;
   *)
     echo "usage: tools/dev.sh deps|demo|test" >&2

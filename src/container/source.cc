@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "container/iovec_util.h"
@@ -139,11 +140,14 @@ class MmapSource final : public Source {
     if (counted_) g_mapped_fds.fetch_sub(1, std::memory_order_relaxed);
   }
   void read(uint64_t offset, size_t len, void *dst) const override {
-    if (len >= kPreadThreshold && fd_.get() >= 0) {
+    if (len == 0) return;
+    // Unmapped (too large for this address space) files keep their
+    // descriptor: every read is a pread.
+    if (!data_ || (len >= kPreadThreshold && fd_.get() >= 0)) {
       pread_all(fd_.get(), path_, offset, len, dst);
       return;
     }
-    if (len) std::memcpy(dst, data_ + offset, len);
+    std::memcpy(dst, data_ + offset, len);
   }
   // preadv rather than memcpy from the map, for the reason given at
   // kPreadThreshold: each small blob would otherwise fault its pages in.
@@ -166,6 +170,13 @@ class MmapSource final : public Source {
       fd_.close();  // nothing to read, ever
       return;
     }
+    if (size_ > std::numeric_limits<size_t>::max()) {
+      // A 32-bit process cannot map more than 4 GiB (and a cast would cut
+      // the length short): every read goes through pread instead.
+      unmapped_reason_ = "the file (" + std::to_string(size_) + " bytes) is larger than this " +
+                         std::to_string(8 * sizeof(size_t)) + "-bit process can map; it is read with pread";
+      return;
+    }
     // Private and writable (copy-on-write): a caller that writes through a
     // view or a DLPack tensor (torch's in-place ops do) gets its own copy of
     // the touched pages instead of a SIGSEGV, and the file never changes.
@@ -180,6 +191,14 @@ class MmapSource final : public Source {
       // map read-only and shared, as 1.0 did (a write through a view then
       // faults, see zt_component_view).
       p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_.get(), 0);
+    }
+    if (p == MAP_FAILED && errno == ENOMEM) {
+      // No room in the address space (a file of a few GiB in a 32-bit
+      // process): pread serves every read, views say why they cannot be.
+      unmapped_reason_ = "the file (" + std::to_string(size_) +
+                         " bytes) does not fit in this process's free address space (" + std::strerror(errno) +
+                         "); it is read with pread";
+      return;
     }
     if (p == MAP_FAILED) fail(ZT_E_IO, errno_text("cannot map", path));
     data_ = static_cast<const uint8_t *>(p);

@@ -17,6 +17,9 @@ class Source {
   const std::string &path() const { return path_; }
   // Whole-file pointer for mapped/memory sources, nullptr for pread.
   const uint8_t *data() const { return data_; }
+  // Why a file opened for mapping has no pointer (it does not fit in the
+  // address space: 32-bit hosts); empty otherwise.
+  const std::string &unmapped_reason() const { return unmapped_reason_; }
   // Copies [offset, offset+len) into dst; the range must be inside the file.
   virtual void read(uint64_t offset, size_t len, void *dst) const = 0;
   // One contiguous file range scattered into several buffers, in order; a
@@ -45,6 +48,7 @@ class Source {
   uint64_t size_ = 0;
   const uint8_t *data_ = nullptr;
   std::string path_;
+  std::string unmapped_reason_;
 };
 
 std::unique_ptr<Source> open_mmap_source(const std::string &path);

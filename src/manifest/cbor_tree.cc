@@ -17,7 +17,8 @@ struct Builder {
   explicit Builder(std::vector<Open> &s) : stack(s) {}
   std::vector<Node> *nodes;
   std::vector<Open> &stack;
-  size_t pos = 0;  // offset of the item being decoded
+  const unsigned char *data = nullptr;  // the buffer being decoded
+  size_t pos = 0;                       // offset of the item being decoded
   size_t max_depth = 256;
   size_t collapse_depth = 0;
   bool done = false;
@@ -38,6 +39,18 @@ struct Builder {
       error_status = st;
       error_message = std::move(msg);
     }
+  }
+
+  // The 64-bit argument of the head of the item being decoded, read from
+  // its bytes (libcbor has checked they are there): see StringLength.
+  uint64_t head_argument() const {
+    const unsigned char *p = data + pos;
+    const unsigned info = p[0] & 31u;
+    if (info < 24) return info;
+    const size_t n = size_t{1} << (info - 24);  // 24..27: 1, 2, 4, 8 bytes
+    uint64_t v = 0;
+    for (size_t i = 1; i <= n; ++i) v = (v << 8) | p[i];
+    return v;
   }
 
   Node &push(Kind k) {
@@ -105,6 +118,44 @@ void cb_u16(void *c, uint16_t v) {
 void cb_u32(void *c, uint32_t v) {
   B(c)->leaf(Kind::Uint, v);
 }
+// libcbor 0.8 passes string lengths and item counts as size_t, 0.10 as
+// uint64_t: the same type on 64-bit hosts, not on 32-bit ones (i686, armhf,
+// win32). The callbacks take whatever this libcbor's callback types say.
+// On a 32-bit host libcbor 0.8 cuts a length or count past 4 Gi to 32 bits
+// before the callback sees it (a string claiming 2^40 bytes would pass as
+// an empty one): the callbacks then take the head's own 64-bit argument,
+// and a cut string length is an error (no buffer this parser takes is that
+// long).
+template <typename F>
+struct StringLengthOf;
+template <typename L>
+struct StringLengthOf<void (*)(void *, cbor_data, L)> {
+  using type = L;
+};
+template <typename F>
+struct CollectionLengthOf;
+template <typename L>
+struct CollectionLengthOf<void (*)(void *, L)> {
+  using type = L;
+};
+using StringLength = StringLengthOf<cbor_string_callback>::type;
+using CollectionLength = CollectionLengthOf<cbor_collection_callback>::type;
+
+template <typename L>
+uint64_t full_length(const Builder *b, L cut) {
+  if constexpr (sizeof(L) < sizeof(uint64_t)) {
+    return b->head_argument();
+  } else {
+    return cut;
+  }
+}
+
+void cut_string_check(Builder *b, StringLength n) {
+  const uint64_t full = full_length(b, n);
+  if (full != n)
+    b->set_error(ZT_E_CBOR, "string claims " + std::to_string(full) + " bytes, past the end of the buffer");
+}
+
 void cb_u64(void *c, uint64_t v) {
   B(c)->leaf(Kind::Uint, v);
 }
@@ -120,26 +171,28 @@ void cb_n32(void *c, uint32_t v) {
 void cb_n64(void *c, uint64_t v) {
   B(c)->leaf(Kind::Negint, v);
 }
-void cb_bytes(void *c, cbor_data d, uint64_t n) {
+void cb_bytes(void *c, cbor_data d, StringLength n) {
+  cut_string_check(B(c), n);
   B(c)->string(Kind::Bytes, d, n);
 }
 void cb_bytes_start(void *c) {
   B(c)->open_string(Kind::Bytes);
 }
-void cb_text(void *c, cbor_data d, uint64_t n) {
+void cb_text(void *c, cbor_data d, StringLength n) {
+  cut_string_check(B(c), n);
   B(c)->string(Kind::Text, d, n);
 }
 void cb_text_start(void *c) {
   B(c)->open_string(Kind::Text);
 }
-void cb_array(void *c, uint64_t n) {
-  B(c)->open(Kind::Array, n, false);
+void cb_array(void *c, CollectionLength n) {
+  B(c)->open(Kind::Array, full_length(B(c), n), false);
 }
 void cb_array_indef(void *c) {
   B(c)->open(Kind::Array, 0, true);
 }
-void cb_map(void *c, uint64_t n) {
-  B(c)->open(Kind::Map, n, false);
+void cb_map(void *c, CollectionLength n) {
+  B(c)->open(Kind::Map, full_length(B(c), n), false);
 }
 void cb_map_indef(void *c) {
   B(c)->open(Kind::Map, 0, true);
@@ -288,6 +341,7 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what, cons
     fail(ZT_E_LIMIT, what + ": " + std::to_string(size) + " bytes of CBOR, more than this parser takes (4 GiB)");
   stack_.clear();
   Builder b(stack_);
+  b.data = data;
   b.nodes = &nodes_;
   b.max_depth = opts.max_depth;
   b.collapse_depth = opts.collapse_depth;

@@ -6,11 +6,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "manifest/cbor_tree.h"
 #include "types/half.h"
 #include "util/error.h"
+#include "util/u128.h"
 
 namespace zt {
 namespace {
@@ -24,16 +27,6 @@ void append_hex(std::string &out, const char *p, size_t n) {
     out += hex[b >> 4];
     out += hex[b & 15];
   }
-}
-
-std::string u128_to_string(unsigned __int128 v) {
-  if (v == 0) return "0";
-  std::string s;
-  while (v) {
-    s += static_cast<char>('0' + static_cast<int>(v % 10));
-    v /= 10;
-  }
-  return std::string(s.rbegin(), s.rend());
 }
 
 void append_double(std::string &out, double d) {
@@ -65,7 +58,7 @@ void emit(const cbor::Tree &t, uint32_t i, std::string &out) {
       if (n.value <= static_cast<uint64_t>(INT64_MAX)) {
         out += std::to_string(-1 - static_cast<int64_t>(n.value));
       } else {
-        out += "{\"$bigint\":\"-" + u128_to_string(static_cast<unsigned __int128>(n.value) + 1) + "\"}";
+        out += "{\"$bigint\":\"-" + U128(n.value).plus_one().to_decimal() + "\"}";
       }
       break;
     case Kind::Bytes:
@@ -115,12 +108,12 @@ void emit(const cbor::Tree &t, uint32_t i, std::string &out) {
       uint32_t c = t.first_child(i);
       const auto &v = t.node(c);
       if ((n.value == 2 || n.value == 3) && v.kind == Kind::Bytes && v.value <= 16) {
-        unsigned __int128 x = 0;
-        for (char ch : t.text(v)) x = (x << 8) | static_cast<unsigned char>(ch);
+        U128 x;
+        for (char ch : t.text(v)) x = x.shifted_in(static_cast<unsigned char>(ch));
         if (n.value == 3) {
-          out += "{\"$bigint\":\"-" + u128_to_string(x + 1) + "\"}";
+          out += "{\"$bigint\":\"-" + x.plus_one().to_decimal() + "\"}";
         } else {
-          out += "{\"$bigint\":\"" + u128_to_string(x) + "\"}";
+          out += "{\"$bigint\":\"" + x.to_decimal() + "\"}";
         }
         break;
       }
@@ -266,9 +259,14 @@ class JsonBuilder : public nlohmann::json_sax<nlohmann::json> {
   }
 };
 
-void put(std::string &out, size_t (*enc)(uint64_t, unsigned char *, size_t), uint64_t v) {
+// libcbor 0.8 takes array and map sizes as size_t, 0.10 as uint64_t (and
+// every other head value as uint64_t): N is whatever `enc` takes.
+template <typename N>
+void put(std::string &out, size_t (*enc)(N, unsigned char *, size_t), uint64_t v) {
+  static_assert(std::is_unsigned<N>::value, "CBOR heads are unsigned");
+  if (v > std::numeric_limits<N>::max()) fail(ZT_E_LIMIT, "CBOR item count " + std::to_string(v) + " beyond size_t");
   unsigned char buf[9];
-  size_t n = enc(v, buf, sizeof buf);
+  size_t n = enc(static_cast<N>(v), buf, sizeof buf);
   out.append(reinterpret_cast<char *>(buf), n);
 }
 
@@ -320,27 +318,25 @@ std::string unhex(const std::string &h) {
 
 void put_bigint(std::string &out, const std::string &s) {
   bool neg = !s.empty() && s[0] == '-';
-  unsigned __int128 x = 0;
+  U128 x;
   size_t i = neg ? 1 : 0;
   if (i >= s.size()) fail(ZT_E_INVALID_ARG, "JSON $bigint is empty");
   for (; i < s.size(); ++i) {
     if (s[i] < '0' || s[i] > '9') fail(ZT_E_INVALID_ARG, "JSON $bigint is not a decimal integer");
-    unsigned __int128 nx = x * 10 + static_cast<unsigned>(s[i] - '0');
-    if (nx / 10 != x && x != 0) fail(ZT_E_INVALID_ARG, "JSON $bigint beyond 128 bits");
-    x = nx;
+    if (!x.times10_plus(static_cast<unsigned>(s[i] - '0'))) fail(ZT_E_INVALID_ARG, "JSON $bigint beyond 128 bits");
   }
   if (neg) {
-    if (x == 0) return put(out, cbor_encode_uint, 0);
-    unsigned __int128 m = x - 1;
-    if (m <= UINT64_MAX) return put(out, cbor_encode_negint, static_cast<uint64_t>(m));
+    if (x.is_zero()) return put(out, cbor_encode_uint, 0);
+    const U128 m = x.minus_one();
+    if (m.fits_u64()) return put(out, cbor_encode_negint, m.lo);
     x = m;
-  } else if (x <= UINT64_MAX) {
-    return put(out, cbor_encode_uint, static_cast<uint64_t>(x));
+  } else if (x.fits_u64()) {
+    return put(out, cbor_encode_uint, x.lo);
   }
   std::string b;
-  while (x) {
-    b.insert(b.begin(), static_cast<char>(x & 0xff));
-    x >>= 8;
+  while (!x.is_zero()) {
+    b.insert(b.begin(), static_cast<char>(x.low_byte()));
+    x = x.shifted_out();
   }
   put(out, cbor_encode_tag, neg ? 3 : 2);
   put_bytes(out, b);

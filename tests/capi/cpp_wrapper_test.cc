@@ -212,15 +212,20 @@ TEST(CppWrapper, AddsAnyContiguousContainerAndComplex) {
   }
   ztensor::File f(path);
   EXPECT_EQ(f.names(), (std::vector<std::string>{"arr", "carr", "h", "z", "z128"}));
-  ztensor::Span<const float> arr = f["arr"].view_as<float>("data");
-  ASSERT_EQ(arr.size(), 6u);
-  EXPECT_EQ(arr[5], 6.f);
+  if (zttest::kHostBigEndian) {  // no view of little-endian f32s there (docs/cross.md): reads swap
+    EXPECT_THROW(f["arr"].view_as<float>("data"), ztensor::Error);
+    EXPECT_EQ(f["arr"].read_as<float>("data"), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  } else {
+    ztensor::Span<const float> arr = f["arr"].view_as<float>("data");
+    ASSERT_EQ(arr.size(), 6u);
+    EXPECT_EQ(arr[5], 6.f);
+  }
   EXPECT_EQ(f["carr"].read_as<int16_t>(0), (std::vector<int16_t>{-1, 2, -3, 4}));
 
   ztensor::Object z = f["z"];
   EXPECT_EQ(z.component(0).logical_type.value_or(""), "complex64");
   EXPECT_EQ(z.read_as<std::complex<float>>(0), (std::vector<std::complex<float>>{{1.f, -1.f}, {0.5f, 2.f}}));
-  EXPECT_EQ(z.view_as<std::complex<float>>(0)[1], std::complex<float>(0.5f, 2.f));
+  if (!zttest::kHostBigEndian) EXPECT_EQ(z.view_as<std::complex<float>>(0)[1], std::complex<float>(0.5f, 2.f));
   // A complex component is not plain f32 elements, and the reverse.
   EXPECT_THROW(z.view_as<float>(0), ztensor::Error);
   EXPECT_THROW(f["arr"].read_as<std::complex<float>>(0), ztensor::Error);
@@ -255,7 +260,10 @@ TEST(CppWrapper, OptionStructsKeepDefaultsAndApplySettings) {
   EXPECT_EQ(v.encoding, ZT_ENCODING_ZSTD);
   EXPECT_EQ(v.digest_alg, ZT_DIGEST_SHA256);
   EXPECT_EQ(plain["r"].component(0).digest_alg, ZT_DIGEST_CRC32C);
-  EXPECT_EQ(plain["r"].view_as<uint32_t>(0)[999], 7u);
+  if (zttest::kHostBigEndian)  // no view of little-endian u32s there: reads swap
+    EXPECT_THROW(plain["r"].view_as<uint32_t>(0), ztensor::Error);
+  else
+    EXPECT_EQ(plain["r"].view_as<uint32_t>(0)[999], 7u);
 
   ztensor::OpenOptions pread;
   pread.access = ztensor::Access::Pread;

@@ -18,7 +18,6 @@
 #include "ztensor_io.h"
 
 using nlohmann::json;
-using zttest::sha256_hex;
 
 namespace {
 
@@ -133,6 +132,7 @@ zt_status read_everything(zt_file *f, std::vector<Decoded> &out) {
   std::vector<zt_read_request> reqs;
   std::vector<std::vector<uint8_t>> bufs;
   std::vector<std::pair<std::string, std::string>> names;
+  std::vector<size_t> sizes;  // element size of each request
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;
     if ((st = zt_file_object_at(f, i, &o)) != ZT_OK) return st;
@@ -146,18 +146,23 @@ zt_status read_everything(zt_file *f, std::vector<Decoded> &out) {
       std::vector<uint8_t> buf(ci.decoded_length + 1);
       size_t n = 0;
       if ((st = zt_component_read(o, c, buf.data(), buf.size(), &n)) != ZT_OK) return st;
-      out.push_back({std::string(info.name, info.name_len), ci.role, sha256_hex(buf.data(), n)});
+      // expected.json hashes the stored (little-endian) bytes; reads hand
+      // over host order.
+      const size_t esize = zt_dtype_size(ci.dtype);
+      out.push_back({std::string(info.name, info.name_len), ci.role, zttest::sha256_le_hex(buf.data(), n, esize)});
       const void *view = nullptr;
       size_t vlen = 0;
       if (zt_component_view(o, c, &view, &vlen) != ZT_E_NOT_ZERO_COPY) return ZT_E_INTERNAL;
       bufs.emplace_back(ci.decoded_length + 1);
       reqs.push_back({o, c, bufs.back().data(), bufs.back().size(), 0, ZT_OK});
       names.emplace_back(std::string(info.name, info.name_len), ci.role);
+      sizes.push_back(esize);
     }
   }
   if ((st = zt_file_read_many(f, reqs.data(), reqs.size())) != ZT_OK) return st;
   for (size_t k = 0; k < reqs.size(); ++k)
-    out.push_back({names[k].first, names[k].second + "@read_many", sha256_hex(bufs[k].data(), reqs[k].out_size)});
+    out.push_back({names[k].first, names[k].second + "@read_many",
+                   zttest::sha256_le_hex(bufs[k].data(), reqs[k].out_size, sizes[k])});
   return zt_file_verify(f, 0, nullptr, nullptr);
 }
 

@@ -3,6 +3,7 @@ from their public descriptions): every dtype, read back element by element."""
 import math
 import os
 import sys
+import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
@@ -64,6 +65,15 @@ class NumpyTest(ztcli.TmpCase):
             self.check_object(zt, name, a)
         run("verify", zt)
 
+    @unittest.skipIf(ztcli.HAVE_NPZ, "zt reads .npz here")
+    def test_npz_without_libzip_names_the_build_option(self):
+        np.savez(self.path("m.npz"), w=np.ones(3))
+        p = run("convert", self.path("m.npz"), "-o", self.path("o.zt"), check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(ztcli.NPZ_DISABLED, p.stderr)
+        self.assert_no_leftovers(["m.npz"])
+
+    @ztcli.needs_npz
     def test_npz_stored_and_deflated(self):
         arrays = {"w%d" % i: sample(dt, (4, 3)) for i, dt in enumerate(NPY_DTYPES)}
         arrays["nested/name"] = np.asfortranarray(sample(">f8", (3, 4)))
@@ -75,6 +85,7 @@ class NumpyTest(ztcli.TmpCase):
             for name, a in arrays.items():
                 self.check_object(zt, name, a)
 
+    @ztcli.needs_npz
     def test_name_clash_is_an_error(self):
         np.save(self.path("w.npy"), np.zeros(3))
         np.savez(self.path("m.npz"), w=np.ones(3))

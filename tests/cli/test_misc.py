@@ -130,6 +130,29 @@ class ProgressTest(ztcli.TmpCase):
         self.assertNotIn(b"ETA", self.convert(True, "--quiet"))
 
 
+class LargeInputTest(ztcli.TmpCase):
+    """A foreign input past 4 GiB (a sparse .npy: nothing written in the
+    hole): a 64-bit zt maps it and reads its header; a 32-bit one (i686,
+    armhf: tools/cross.sh) cannot map it and says so, where a cut size would
+    have made it a different, truncated file."""
+
+    def test_npy_past_four_gib(self):
+        n = (4 << 30) + 16
+        header = b"{'descr': '|u1', 'fortran_order': False, 'shape': (%d,), }" % n
+        header = header.ljust(128 - 10 - 1) + b"\n"
+        path = self.path("big.npy")
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header)
+            f.truncate(128 + n)
+        p = run("info", "--json", path, check=False)
+        if ztcli.HOST_BITS == 32:
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("larger than this 32-bit zt can map", p.stderr)
+        else:
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(str(n), p.stdout)
+
+
 if __name__ == "__main__":
     import unittest
     unittest.main()

@@ -11,6 +11,13 @@ import unittest
 import numpy as np
 
 ZT = os.environ.get("ZT_TOOL", "zt")
+# Cross builds are configured with -Dlibzip=disabled (docs/cross.md): their
+# zt reads no .npz and says so; tests of .npz contents need libzip.
+HAVE_NPZ = os.environ.get("ZT_HAVE_LIBZIP", "1") == "1"
+NPZ_DISABLED = "-Dlibzip=disabled"
+# The pointer width of the zt under test (32 on i686 and armhf).
+HOST_BITS = int(os.environ.get("ZT_HOST_BITS", "64"))
+needs_npz = unittest.skipUnless(HAVE_NPZ, "zt built with -Dlibzip=disabled (cross builds): no .npz")
 
 
 def run(*args, check=True, **kw):

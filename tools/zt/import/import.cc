@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "util/regular_file.h"
@@ -124,6 +125,12 @@ Imported import_file(const std::string &path, const Limits &limits) {
   const int fd = zt::open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &kind);
   if (fd < 0 && kind) throw InputError("'" + path + "' is " + kind + ", not a regular file");
   if (fd < 0) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+  if (static_cast<uint64_t>(st.st_size) > std::numeric_limits<size_t>::max()) {
+    // A 32-bit zt cannot map it; a cast would cut its size short.
+    ::close(fd);
+    throw InputError("'" + path + "' (" + std::to_string(st.st_size) + " bytes) is larger than this " +
+                     std::to_string(8 * sizeof(size_t)) + "-bit zt can map");
+  }
   auto map = std::make_shared<Mapping>();
   map->size = static_cast<size_t>(st.st_size);
   if (map->size) {
