@@ -10,12 +10,16 @@
 #include <tuple>
 #include <vector>
 
+#include "terminal_text.h"
+
 namespace ztcli {
 
 int report(const std::string &what, zt_status st) {
-  std::fprintf(stderr, "zt: %s: %s\n", what.c_str(), zt_status_str(st));
+  // `what` may name objects or components of the file: escaped for the
+  // terminal, as the library's own detail already is.
+  std::fprintf(stderr, "zt: %s: %s\n", shown(what).c_str(), zt_status_str(st));
   const char *detail = zt_last_error();
-  if (detail && *detail) std::fprintf(stderr, "  %s\n", detail);
+  if (detail && *detail) std::fprintf(stderr, "  %s\n", shown(detail).c_str());
   return st == ZT_E_IO ? kIo : kFailure;
 }
 

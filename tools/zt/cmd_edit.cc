@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "output_guard.h"
 #include "progress.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 
@@ -91,7 +92,7 @@ int write_objects(const char *cmd, const std::string &out, const std::vector<con
     std::string n = object_name(obj);
     if (!names.insert(n).second) {
       std::fprintf(stderr, "zt %s: object '%s' is in more than one input; names must be unique (nothing written)\n",
-                   cmd, n.c_str());
+                   cmd, shown(n).c_str());
       return kFailure;
     }
     total += stored_bytes(obj);

@@ -17,6 +17,7 @@
 #include "output_guard.h"
 #include "progress.h"
 #include "temp_output.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 
@@ -142,8 +143,8 @@ int cmd_export(const std::vector<std::string> &argv) {
   const zt_object_info info = object_info(o);
   if (info.status != ZT_OK) return report("export: object '" + name + "' is damaged", info.status);
   if (std::strcmp(info.format, "dense") != 0) {
-    std::fprintf(stderr, "zt export: object '%s' has format '%s'; only dense objects can be exported\n", name.c_str(),
-                 info.format);
+    std::fprintf(stderr, "zt export: object '%s' has format '%s'; only dense objects can be exported\n",
+                 shown(name).c_str(), shown(info.format).c_str());
     return kFailure;
   }
   size_t idx = 0;
@@ -152,7 +153,8 @@ int cmd_export(const std::vector<std::string> &argv) {
   const zt_component_info c = component_info(o, idx);
   const char *descr = npy_descr(c.dtype);
   if (!descr) {
-    std::fprintf(stderr, "zt export: object '%s': dtype '%s' has no NumPy equivalent\n", name.c_str(), c.dtype_name);
+    std::fprintf(stderr, "zt export: object '%s': dtype '%s' has no NumPy equivalent\n", shown(name).c_str(),
+                 shown(c.dtype_name).c_str());
     return kFailure;
   }
   std::string d = descr;
@@ -165,12 +167,12 @@ int cmd_export(const std::vector<std::string> &argv) {
     std::fprintf(
         stderr,
         "zt export: warning: object '%s' has logical type '%s', which NumPy lacks; writing its %s storage elements\n",
-        name.c_str(), lt.c_str(), c.dtype_name);
+        shown(name).c_str(), shown(lt).c_str(), c.dtype_name);
   } else if (c.dtype == ZT_BF16) {
     std::fprintf(
         stderr,
         "zt export: warning: object '%s' is bf16, which NumPy lacks; writing its bit patterns as uint16 ('<u2')\n",
-        name.c_str());
+        shown(name).c_str());
   }
 
   // Reads hand elements over in the host's byte order: say which.

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 
@@ -24,7 +25,8 @@ void on_failure(void *user, const char *object, const char *role, zt_status st, 
   auto *t = static_cast<Tally *>(user);
   ++t->failures;
   if (t->quiet) return;
-  std::printf("FAIL %s%s%s: %s: %s\n", object, *role ? " / " : "", role, zt_status_str(st), message);
+  std::printf("FAIL %s%s%s: %s: %s\n", shown(object).c_str(), *role ? " / " : "", shown(role).c_str(),
+              zt_status_str(st), shown(message).c_str());
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "export_foreign.h"
 #include "import/import.h"
 #include "temp_output.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 namespace {
@@ -300,10 +301,10 @@ int export_gguf(const zt_file *f, const std::string &out, bool quiet) {
     head += infos;
     head.append((alignment - head.size() % alignment) % alignment, '\0');
   } catch (const Refusal &r) {
-    std::fprintf(stderr, "zt export: %s; nothing written\n", r.why.c_str());
+    std::fprintf(stderr, "zt export: %s; nothing written\n", shown(r.why).c_str());  // names come from the file
     return kFailure;
   } catch (const json::exception &e) {
-    std::fprintf(stderr, "zt export: %s; nothing written\n", e.what());
+    std::fprintf(stderr, "zt export: %s; nothing written\n", shown(e.what()).c_str());
     return kFailure;
   }
 

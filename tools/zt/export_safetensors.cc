@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "export_foreign.h"
 #include "temp_output.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 namespace {
@@ -52,7 +53,7 @@ std::string quoted(const std::string &s) {
 }
 
 int refuse(const std::string &msg) {
-  std::fprintf(stderr, "zt export: %s; nothing written\n", msg.c_str());
+  std::fprintf(stderr, "zt export: %s; nothing written\n", shown(msg).c_str());  // names come from the file
   return kFailure;
 }
 
