@@ -46,7 +46,9 @@ const char *const kExportUsage =
     "(shapes reversed to GGUF's innermost-first order, at most 4 dims), objects\n"
     "of format ggml_quantized (from 'zt convert' of a GGUF) back as their ggml\n"
     "block type, file attributes as key/values (typed as docs/export.md says),\n"
-    "data aligned to general.alignment (32 unless the attributes set it).\n"
+    "data aligned to general.alignment (32 unless the attributes set it; a power\n"
+    "of two of at most 65536). zstd data is decoded in pieces: memory stays\n"
+    "bounded whatever the size.\n"
     "Anything the target cannot hold (sparse or quantized_group objects, object\n"
     "attributes, dtypes it lacks, non-string metadata for safetensors) is\n"
     "refused, naming the object or attribute, before anything is written.\n";
