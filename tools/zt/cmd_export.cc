@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "decode_budget.h"
 #include "export_foreign.h"
 #include "le_to_host.h"  // kHostBigEndian
 #include "output_guard.h"
@@ -120,6 +121,9 @@ int export_whole_file(const Args &a) {
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
   FilePtr f;
   if (int rc = open_input(a.positional[0], f, "export: cannot open '" + a.positional[0] + "'")) return rc;
+  // Every object is written, so decoded: a blob shared by n objects n times.
+  DecodeBudget budget("export", DecodeBudget::Count::EachWrite);
+  if (int rc = budget.add_file(f.get(), "'" + display_path(a.positional[0]) + "'")) return rc;
   return to == "safetensors" ? export_safetensors(f.get(), out, a.has("--quiet"))
                              : export_gguf(f.get(), out, a.has("--quiet"));
 }
@@ -152,6 +156,8 @@ int cmd_export(const std::vector<std::string> &argv) {
   size_t idx = 0;
   st = zt_object_component_index(o, "data", &idx);
   if (st != ZT_OK) return report("export: object '" + name + "'", st);
+  DecodeBudget budget("export", DecodeBudget::Count::EachWrite);
+  if (int rc = budget.add(f.get(), {o}, "object '" + name + "'")) return rc;
   const zt_component_info c = component_info(o, idx);
   const char *descr = npy_descr(c.dtype);
   if (!descr) {
