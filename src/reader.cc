@@ -24,6 +24,13 @@ std::string ctx_of(const Object &o, const Component &c) {
   return where(o.name, c.role);
 }
 
+// What a strict verify says of a 1.2 zstd component read without its
+// required uncompressed_length.
+std::string missing_length_message(const Object &o, const Component &c) {
+  return ctx_of(o, c) + ": zstd component has no uncompressed_length, which spec 1.2 requires (read with the size " +
+         (c.decoded_known ? "its shape implies" : "its frame records, or by a bounded decode") + ")";
+}
+
 // The same prefix, built only when a message (or a codec call) needs it: a
 // copy-read of a 10 KiB tensor should not pay for formatting it.
 struct LazyCtx {
@@ -198,6 +205,14 @@ uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
   if (c.decoded_known) return c.decoded_length;
   std::vector<uint8_t> stored;
   const uint8_t *p = stored_bytes(c, stored);
+  // One frame that records its size: believed here (bounded by the limit),
+  // checked by the decode that reads the data.
+  if (auto size = zstd_single_frame_content_size(p, static_cast<size_t>(c.length))) {
+    if (*size > opts_.max_decoded_size)
+      fail(ZT_E_LIMIT, ctx_of(o, c) + ": the zstd frame declares " + std::to_string(*size) +
+                           " decoded bytes, more than the limit of " + std::to_string(opts_.max_decoded_size));
+    return *size;
+  }
   return zstd_decode_each(p, c.length, opts_.max_decoded_size, ctx_of(o, c), [](const uint8_t *, size_t) {});
 }
 
@@ -490,7 +505,10 @@ zt_verify_result Reader::verify_stored(const Object &o, const Component &c, bool
 
 void Reader::verify_object(const Object &o, bool strict) const {
   if (o.status != ZT_OK && o.components.empty()) fail(o.status, o.error);
-  for (const auto &c : o.components) verify_component(o, c, strict);
+  for (const auto &c : o.components) {
+    verify_component(o, c, strict);
+    if (strict && c.missing_uncompressed_length) fail(ZT_E_NO_UNCOMPRESSED_LENGTH, missing_length_message(o, c));
+  }
   if (o.status != ZT_OK) fail(o.status, o.error);
   if (strict) validate_object_structure(*this, o);
 }
@@ -626,6 +644,9 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
         if (outcome[first[k]].status != ZT_OK || size_mismatch(k)) {
           component_failed = true;
           per[i].push_back(failure_of(k));
+        } else if (strict && c.missing_uncompressed_length) {
+          component_failed = true;
+          per[i].push_back({i, c.role, ZT_E_NO_UNCOMPRESSED_LENGTH, missing_length_message(o, c)});
         }
         ++k;
       }

@@ -13,7 +13,9 @@ const char *const kVerifyUsage =
     "Checks the container, the manifest, every object's structure and every\n"
     "component's digest (and that zstd data decodes to the declared size).\n"
     "--strict also checks composite structure (sparse indices, quantization\n"
-    "sizes) and bool bytes. Prints each failure; exits 1 if there is any.\n";
+    "sizes) and bool bytes, and reports spec 1.2 zstd components without the\n"
+    "uncompressed_length 1.2 requires (read anyway, as the original\n"
+    "implementation reads them). Prints each failure; exits 1 if there is any.\n";
 
 namespace {
 
