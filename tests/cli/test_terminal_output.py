@@ -9,7 +9,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rawzt  # noqa: E402
 import ztcli  # noqa: E402
-from ztcli import GGUF_STRING, gguf_bytes  # noqa: E402
+from ztcli import GGUF_STRING, gguf_bytes, safetensors_bytes  # noqa: E402
 
 HOSTILE = "w\x1b]0;pwned\x07\x1b[2J\rline\nfake\tcol\x7f\u009b31m"
 # Bytes no terminal may see raw, whichever of them a name carries.
@@ -80,6 +80,17 @@ class Escaped(ztcli.TmpCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(raw_controls(p.stdout, b"\t" if cmd == "ls" else b""), [], (cmd, p.stdout))
             self.assertIn(b"t\\x1b[31m\\xff\\xfe\\x9b", p.stdout, cmd)
+
+    def test_convert_errors_quoting_foreign_names(self):
+        # Two inputs holding the same hostile tensor name: the refusal names
+        # it, escaped.
+        for n in ("a", "b"):
+            with open(self.path(n + ".safetensors"), "wb") as f:
+                f.write(safetensors_bytes([(HOSTILE, "F32", (1,), bytes(4))]))
+        p = self.run_bytes("convert", self.path("a.safetensors"), self.path("b.safetensors"), "-o", self.path("o.zt"))
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(b"is in both", p.stderr)
+        self.assertEqual(raw_controls(p.stderr), [], p.stderr)
 
     def test_plain_names_unchanged(self):
         p = self.path("ok.zt")
