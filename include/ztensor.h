@@ -279,7 +279,10 @@ ZT_API zt_status zt_file_attributes_cbor(const zt_file *file,
 /* The same as JSON text (caller frees with zt_free); "null" when absent.
  * Byte strings become {"$bytes": hex}, non-finite floats {"$float": "nan"},
  * tags {"$tag": n, "$value": v}, maps with non-text keys {"$map": [[k, v]]},
- * integers beyond 64 bits {"$bigint": "..."}, undefined {"$undefined": true}. */
+ * integers beyond 64 bits {"$bigint": "..."}, undefined {"$undefined": true}.
+ * Since 1.2.0 a map with a key starting with '$' is also written in the
+ * {"$map": [[k, v]]} form, so that a map such as {"$bytes": "00"} is never
+ * read as one of these conventions. */
 ZT_API zt_status zt_file_attributes_json(const zt_file *file, char **out);
 
 /* Fields in the manifest root other than version/attributes/objects, as a

@@ -25,6 +25,13 @@ std::string ctx_of(const Object &o, const Component &c) {
   return where(o.name, c.role);
 }
 
+// What a strict verify says of a 1.2 zstd component read without its
+// required uncompressed_length.
+std::string missing_length_message(const Object &o, const Component &c) {
+  return ctx_of(o, c) + ": zstd component has no uncompressed_length, which spec 1.2 requires (read with the size " +
+         (c.decoded_known ? "its shape implies" : "its frame records, or by a bounded decode") + ")";
+}
+
 // The same prefix, built only when a message (or a codec call) needs it: a
 // copy-read of a 10 KiB tensor should not pay for formatting it.
 struct LazyCtx {
@@ -200,6 +207,14 @@ uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
   if (c.decoded_known) return c.decoded_length;
   std::vector<uint8_t> stored;
   const uint8_t *p = stored_bytes(c, stored);
+  // One frame that records its size: believed here (bounded by the limit),
+  // checked by the decode that reads the data.
+  if (auto size = zstd_single_frame_content_size(p, static_cast<size_t>(c.length))) {
+    if (*size > opts_.max_decoded_size)
+      fail(ZT_E_LIMIT, ctx_of(o, c) + ": the zstd frame declares " + std::to_string(*size) +
+                           " decoded bytes, more than the limit of " + std::to_string(opts_.max_decoded_size));
+    return *size;
+  }
   return zstd_decode_each(p, c.length, opts_.max_decoded_size, ctx_of(o, c), [](const uint8_t *, size_t) {});
 }
 
@@ -434,8 +449,20 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
 }
 
 zt_verify_result Reader::verify_component(const Object &o, const Component &c, bool strict) const {
+  uint64_t decoded = 0;
+  const zt_verify_result r =
+      verify_stored(o, c, strict, c.decoded_known ? c.decoded_length : opts_.max_decoded_size, &decoded);
+  if (c.encoding == ZT_ENCODING_ZSTD && c.decoded_known && decoded != c.decoded_length)
+    fail(ZT_E_DECODED_SIZE, ctx_of(o, c) + ": zstd data decodes to " + std::to_string(decoded) + " bytes, but " +
+                                std::to_string(c.decoded_length) + " are declared");
+  return r;
+}
+
+zt_verify_result Reader::verify_stored(const Object &o, const Component &c, bool strict, uint64_t limit,
+                                       uint64_t *decoded) const {
   check_readable(o, c);
   const LazyCtx ctx{o, c};
+  *decoded = c.encoding == ZT_ENCODING_RAW ? c.length : 0;
   zt_verify_result result = ZT_VERIFY_NO_DIGEST;
   if (c.has_digest) {
     if (c.parsed_digest.alg == ZT_DIGEST_UNKNOWN) {
@@ -469,15 +496,11 @@ zt_verify_result Reader::verify_component(const Object &o, const Component &c, b
   if (c.encoding == ZT_ENCODING_ZSTD) {
     std::vector<uint8_t> stored;
     const uint8_t *src = stored_bytes(c, stored);
-    uint64_t limit = c.decoded_known ? c.decoded_length : opts_.max_decoded_size;
     uint64_t seen = 0;
-    uint64_t total = zstd_decode_each(src, c.length, limit, ctx.str(), [&](const uint8_t *p, size_t n) {
+    *decoded = zstd_decode_each(src, c.length, limit, ctx.str(), [&](const uint8_t *p, size_t n) {
       if (check_bool) scan_bool(p, n, seen);
       seen += n;
     });
-    if (c.decoded_known && total != c.decoded_length)
-      fail(ZT_E_DECODED_SIZE, ctx + ": zstd data decodes to " + std::to_string(total) + " bytes, but " +
-                                  std::to_string(c.decoded_length) + " are declared");
   } else if (check_bool) {
     uint64_t base = 0;
     for_each_stored_piece(c, [&](const uint8_t *p, size_t n) {
@@ -490,7 +513,10 @@ zt_verify_result Reader::verify_component(const Object &o, const Component &c, b
 
 void Reader::verify_object(const Object &o, bool strict) const {
   if (o.status != ZT_OK && o.components.empty()) fail(o.status, o.error);
-  for (const auto &c : o.components) verify_component(o, c, strict);
+  for (const auto &c : o.components) {
+    verify_component(o, c, strict);
+    if (strict && c.missing_uncompressed_length) fail(ZT_E_NO_UNCOMPRESSED_LENGTH, missing_length_message(o, c));
+  }
   if (o.status != ZT_OK) fail(o.status, o.error);
   if (strict) validate_object_structure(*this, o);
 }
@@ -501,14 +527,17 @@ namespace {
 // (objects sharing one blob, as the spec allows) give the same result, so
 // each distinct key is verified once: otherwise a few KB of file naming one
 // zstd frame from thousands of objects would be decoded thousands of times.
+// The declared decoded size is not part of the key: objects that share a
+// frame but declare different sizes are checked with one decode (bounded by
+// the largest size declared) whose result each one's size is compared with.
 struct BlobKey {
-  uint64_t offset, length, decoded_length;
+  uint64_t offset, length;
   int encoding;
   bool decoded_known, check_bool;
   const std::string *digest;  // empty when none
   bool operator<(const BlobKey &b) const {
-    return std::tie(offset, length, decoded_length, encoding, decoded_known, check_bool, *digest) <
-           std::tie(b.offset, b.length, b.decoded_length, b.encoding, b.decoded_known, b.check_bool, *b.digest);
+    return std::tie(offset, length, encoding, decoded_known, check_bool, *digest) <
+           std::tie(b.offset, b.length, b.encoding, b.decoded_known, b.check_bool, *b.digest);
   }
 };
 
@@ -531,8 +560,8 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
       if (c.status != ZT_OK) continue;
       const bool check_bool = strict && c.dtype == ZT_BOOL && manifest_.spec != SpecVersion::V0_1;
       work.push_back({i, j,
-                      BlobKey{c.offset, c.length, c.decoded_length, static_cast<int>(c.encoding), c.decoded_known,
-                              check_bool, c.has_digest ? &c.digest : &kNoDigest}});
+                      BlobKey{c.offset, c.length, static_cast<int>(c.encoding), c.decoded_known, check_bool,
+                              c.has_digest ? &c.digest : &kNoDigest}});
     }
   }
   std::vector<size_t> order(work.size());
@@ -545,20 +574,34 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
     if (!same) unique.push_back(order[k]);
     first[order[k]] = same ? first[order[k - 1]] : order[k];
   }
+  // Each group decodes up to the largest size one of its components declares.
+  std::vector<uint64_t> limit(work.size(), 0);
+  for (size_t k = 0; k < work.size(); ++k) {
+    const Component &c = objs[work[k].object].components[work[k].component];
+    const uint64_t declared = c.decoded_known ? c.decoded_length : opts_.max_decoded_size;
+    limit[first[k]] = std::max(limit[first[k]], declared);
+  }
   struct Outcome {
     zt_status status = ZT_OK;
     std::string message;
+    uint64_t decoded = 0;  // when OK: what the blob decodes to
   };
   std::vector<Outcome> outcome(work.size());
   parallel_for(unique.size(), threads(), [&](size_t u) {
     const Work &w = work[unique[u]];
     const Object &o = objs[w.object];
     try {
-      verify_component(o, o.components[w.component], strict);
+      verify_stored(o, o.components[w.component], strict, limit[unique[u]], &outcome[unique[u]].decoded);
     } catch (const Error &e) {
-      outcome[unique[u]] = {e.status(), e.what()};
+      outcome[unique[u]].status = e.status();
+      outcome[unique[u]].message = e.what();
     }
   });
+  // A blob that decoded fine may still not be the size a component declares.
+  auto size_mismatch = [&](size_t k) {
+    const Component &c = objs[work[k].object].components[work[k].component];
+    return c.encoding == ZT_ENCODING_ZSTD && c.decoded_known && outcome[first[k]].decoded != c.decoded_length;
+  };
 
   // Failures of each object in component order; one that shares a failed
   // blob says so and repeats the first one's reason.
@@ -566,7 +609,24 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
     const Outcome &r = outcome[first[k]];
     const Work &w = work[k];
     const Object &o = objs[w.object];
+    if (r.status == ZT_OK) {  // size_mismatch(k)
+      const Component &c = o.components[w.component];
+      return VerifyFailure{w.object, c.role, ZT_E_DECODED_SIZE,
+                           where(o.name, c.role) + ": zstd data decodes to " + std::to_string(r.decoded) +
+                               " bytes, but " + std::to_string(c.decoded_length) + " are declared"};
+    }
     std::string message = r.message;
+    const Component &own = o.components[w.component];
+    if (r.status == ZT_E_DECODED_SIZE && own.decoded_known) {
+      // The shared decode stopped past the largest size declared for the
+      // blob: each component states it against its own declaration.
+      const uint64_t l = limit[first[k]];
+      return VerifyFailure{w.object, own.role, r.status,
+                           where(o.name, own.role) + ": zstd data decodes to more than " +
+                               (own.decoded_length < l ? std::to_string(l) + " bytes, but " +
+                                                             std::to_string(own.decoded_length) + " are declared"
+                                                       : "the " + std::to_string(l) + " bytes declared")};
+    }
     if (first[k] != k) {
       const Work &f = work[first[k]];
       message = where(o.name, o.components[w.component].role) + ": stored bytes shared with " +
@@ -589,9 +649,12 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
         component_failed = true;
         per[i].push_back({i, c.role, c.status, c.error});
       } else if (k < work.size() && work[k].object == i && work[k].component == j) {
-        if (outcome[first[k]].status != ZT_OK) {
+        if (outcome[first[k]].status != ZT_OK || size_mismatch(k)) {
           component_failed = true;
           per[i].push_back(failure_of(k));
+        } else if (strict && c.missing_uncompressed_length) {
+          component_failed = true;
+          per[i].push_back({i, c.role, ZT_E_NO_UNCOMPRESSED_LENGTH, missing_length_message(o, c)});
         }
         ++k;
       }

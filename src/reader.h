@@ -106,6 +106,12 @@ class Reader {
 
   // Structure + digest (+ zstd size, + strict bool bytes).
   zt_verify_result verify_component(const Object &o, const Component &c, bool strict) const;
+  // The same checks of c's stored bytes, but a zstd frame may decode to up
+  // to `limit` bytes (more is ZT_E_DECODED_SIZE) and its decoded size is
+  // returned in *decoded, not compared with c's: objects that share one
+  // blob but declare different sizes are then checked with one decode.
+  zt_verify_result verify_stored(const Object &o, const Component &c, bool strict, uint64_t limit,
+                                 uint64_t *decoded) const;
   // All components, then (strict) the object's format structure.
   void verify_object(const Object &o, bool strict) const;
   // Every object, in parallel; failures in manifest order.

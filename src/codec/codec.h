@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,13 @@ uint64_t zstd_decode_until(const void *src, size_t src_len, const std::string &c
 // total. Refuses to go past `limit` bytes (ZT_E_DECODED_SIZE).
 uint64_t zstd_decode_each(const void *src, size_t src_len, uint64_t limit, const std::string &ctx,
                           const std::function<void(const uint8_t *, size_t)> &sink);
+
+// The decoded size a stream states in its frame header, when the stream is
+// exactly one frame whose header records it (zstd's content size field);
+// nullopt otherwise (several frames, no size recorded, damage). Reads only
+// the frame and block headers. The size is a claim: a decode still checks
+// it.
+std::optional<uint64_t> zstd_single_frame_content_size(const void *src, size_t src_len);
 
 // Compresses a whole buffer into one frame, handing the output to sink in
 // pieces; `threads` > 1 lets libzstd use worker threads.

@@ -179,6 +179,15 @@ uint64_t zstd_decode_each(const void *src, size_t src_len, uint64_t limit, const
   return total;
 }
 
+std::optional<uint64_t> zstd_single_frame_content_size(const void *src, size_t src_len) {
+  if (src_len == 0) return std::nullopt;
+  const size_t frame = ZSTD_findFrameCompressedSize(src, src_len);
+  if (ZSTD_isError(frame) || frame != src_len) return std::nullopt;
+  const unsigned long long size = ZSTD_getFrameContentSize(src, src_len);
+  if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR) return std::nullopt;
+  return static_cast<uint64_t>(size);
+}
+
 void zstd_compress_each(const void *src, size_t len, int level, unsigned threads,
                         const std::function<void(const uint8_t *, size_t)> &sink) {
   CCtxLease lease;

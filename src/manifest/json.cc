@@ -81,9 +81,13 @@ void emit(const cbor::Tree &t, uint32_t i, std::string &out) {
       break;
     }
     case Kind::Map: {
+      // A plain JSON object only when every key is text and none starts
+      // with '$': a map such as {"$bytes": "6869"} would otherwise read back
+      // as the byte string "hi" (and {"$map": ...} as another map). Such
+      // maps take the {"$map": [[k, v], ...]} form, which is unambiguous.
       bool text_keys = true;
       for (uint32_t c = t.first_child(i); c < n.next; c = t.next(t.next(c)))
-        if (t.node(c).kind != Kind::Text) text_keys = false;
+        if (t.node(c).kind != Kind::Text || (!t.text(c).empty() && t.text(c)[0] == '$')) text_keys = false;
       out += text_keys ? "{" : "{\"$map\":[";
       bool first = true;
       for (uint32_t c = t.first_child(i); c < n.next; c = t.next(t.next(c))) {

@@ -1,7 +1,9 @@
 // CBOR ⇄ JSON for attributes and for `zt info --json`. Values JSON cannot
 // hold use the conventions of interop/README.md: {"$bytes": hex},
 // {"$float": "nan"|"inf"|"-inf"}, {"$tag": n, "$value": v},
-// {"$map": [[k, v], ...]}, {"$bigint": "..."}, {"$undefined": true}.
+// {"$map": [[k, v], ...]} (maps with a non-text key or a key starting with
+// '$', which a plain object would let pass for one of these conventions),
+// {"$bigint": "..."}, {"$undefined": true}.
 #pragma once
 
 #include <cstddef>

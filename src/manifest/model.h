@@ -33,6 +33,10 @@ struct Component {
   uint64_t length = 0;
   bool has_uncompressed_length = false;
   uint64_t uncompressed_length = 0;
+  // A spec 1.2 zstd component without uncompressed_length, which 1.2
+  // requires: read as legacy ones are (the size the shape implies, else the
+  // frame's content size or a bounded decode); a strict verify flags it.
+  bool missing_uncompressed_length = false;
   // What a read yields; for legacy zstd without a declared length it is the
   // size implied by the shape (decoded_known = false for non-dense ones).
   uint64_t decoded_length = 0;

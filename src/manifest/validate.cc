@@ -63,15 +63,21 @@ void validate_component(Component &c, const Object &obj, const Manifest &m, cons
   } else if (c.encoding == ZT_ENCODING_ZSTD) {
     if (c.has_uncompressed_length) {
       c.decoded_length = c.uncompressed_length;
-    } else if (m.spec == SpecVersion::V1_2) {
-      bad(ZT_E_NO_UNCOMPRESSED_LENGTH, "zstd component has no uncompressed_length");
+    } else if (m.spec == SpecVersion::V1_2 && limits.strict) {
+      bad(ZT_E_NO_UNCOMPRESSED_LENGTH, "zstd component has no uncompressed_length (spec 1.2 requires it)");
       return;
-    } else if (expected) {
-      // Legacy files: the shape bounds the decode.
-      c.decoded_length = *expected;
     } else {
-      c.decoded_known = false;
-      c.decoded_length = 0;
+      // Legacy files, and 1.2 files that leave the field out (the spec
+      // requires it, but the original implementation reads them): the size
+      // the shape implies, checked by the decode; without one the size is
+      // learned from the frame or by a decode bounded by max_decoded_size.
+      c.missing_uncompressed_length = m.spec == SpecVersion::V1_2;
+      if (expected) {
+        c.decoded_length = *expected;
+      } else {
+        c.decoded_known = false;
+        c.decoded_length = 0;
+      }
     }
     if (c.decoded_length > limits.max_decoded_size) {
       bad(ZT_E_LIMIT, "decoded size " + std::to_string(c.decoded_length) + " exceeds the limit of " +

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cbor_writer.h"
@@ -324,14 +326,32 @@ TEST(LegacyV11, DtypeSpellingsAndOptionalUncompressedLength) {
   EXPECT_EQ(zt_file_verify(f, 0, nullptr, nullptr), ZT_OK) << zt_last_error();
   zt_close(f);
 
-  // The same zstd component in a 1.2.0 file must declare its length.
+  // The same zstd component in a 1.2.0 file must declare its length; the
+  // original implementation reads it anyway, and so do we (the shape gives
+  // the size), but a strict verify flags it and a strict open refuses it.
   std::string v12 = c.bytes;
   v12.replace(v12.find("1.1.0"), 5, "1.2.0");
   file = zttest::build_v1_file(blobs, v12);
   ASSERT_EQ(zt_open_memory(file.data(), file.size(), nullptr, &f), ZT_OK);
-  EXPECT_EQ(zt_object_verify(by_name(f, "z")), ZT_E_NO_UNCOMPRESSED_LENGTH);
+  EXPECT_EQ(zt_object_verify(by_name(f, "z")), ZT_OK) << zt_last_error();
+  v = read_all(by_name(f, "z"));
+  EXPECT_EQ(std::string(v.begin(), v.end()), data);
   EXPECT_EQ(zt_object_verify(by_name(f, "fp8")), ZT_E_DTYPE);  // not a 1.2 storage type
+  struct Seen {
+    std::vector<std::pair<std::string, zt_status>> failures;
+  } seen;
+  auto record = [](void *user, const char *object, const char *, zt_status st, const char *) {
+    static_cast<Seen *>(user)->failures.emplace_back(object, st);
+  };
+  EXPECT_NE(zt_file_verify(f, 1, record, &seen), ZT_OK);
+  EXPECT_NE(std::find(seen.failures.begin(), seen.failures.end(),
+                      std::make_pair(std::string("z"), ZT_E_NO_UNCOMPRESSED_LENGTH)),
+            seen.failures.end());
   zt_close(f);
+  zt_open_options strict;
+  zt_open_options_init(&strict);
+  strict.strict = 1;
+  EXPECT_NE(zt_open_memory(file.data(), file.size(), &strict, &f), ZT_OK);  // z, or fp8's dtype first
 }
 
 TEST(LegacyV11, UnsupportedMajorVersionIsRefused) {
@@ -475,3 +495,62 @@ TEST(Migrate, InteropFilesOfEveryGenerationRoundTrip) {
 }
 
 }  // namespace
+
+// A spec 1.2 zstd component without uncompressed_length and without a size
+// its shape implies (sparse values): the size comes from the frame header
+// when the frame records one (checked against max_decoded_size before any
+// decode), else from a decode bounded by max_decoded_size.
+TEST(MissingUncompressedLength, SizeFromTheFrameOrABoundedDecode) {
+  std::string values(4096, '\0');
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<char>(i * 7);
+  std::string indices, indptr;
+  for (uint64_t i = 0; i < 1024; ++i) indices += std::string(reinterpret_cast<const char *>(&i), 8);
+  for (uint64_t v : {uint64_t{0}, uint64_t{1024}}) indptr += std::string(reinterpret_cast<const char *>(&v), 8);
+  for (bool content_size : {true, false}) {
+    SCOPED_TRACE(content_size ? "frame records its size" : "frame without a size");
+    std::string z(ZSTD_compressBound(values.size()), '\0');
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, content_size ? 1 : 0);
+    z.resize(ZSTD_compress2(cc, &z[0], z.size(), values.data(), values.size()));
+    ZSTD_freeCCtx(cc);
+    std::vector<std::string> blobs = {z, indices, indptr};
+    auto offs = zttest::layout_offsets(blobs);
+    Cbor c;
+    c.map(2).text("version").text("1.2.0").text("objects").map(1);
+    c.text("s").map(3).text("shape").shape({1, 1024}).text("format").text("sparse_csr").text("components").map(3);
+    c.text("values").map(4).text("dtype").text("f32").text("offset").uint(offs[0]).text("length").uint(z.size());
+    c.text("encoding").text("zstd");
+    c.text("indices").map(3).text("dtype").text("u64").text("offset").uint(offs[1]).text("length").uint(8192);
+    c.text("indptr").map(3).text("dtype").text("u64").text("offset").uint(offs[2]).text("length").uint(16);
+    const std::string file = zttest::build_v1_file(blobs, c.bytes);
+    for (uint64_t limit : {uint64_t{0}, uint64_t{1024}}) {
+      zt_open_options o;
+      zt_open_options_init(&o);
+      if (limit) o.max_decoded_size = limit;
+      zt_file *f = nullptr;
+      ASSERT_EQ(zt_open_memory(file.data(), file.size(), &o, &f), ZT_OK) << zt_last_error();
+      const zt_object *obj = by_name(f, "s");
+      size_t idx = 99, size = 0;
+      ASSERT_EQ(zt_object_component_index(obj, "values", &idx), ZT_OK);
+      const zt_status st = zt_component_read(obj, idx, nullptr, 0, &size);
+      if (!limit) {
+        EXPECT_EQ(st, ZT_E_BUFFER_TOO_SMALL) << zt_last_error();
+        EXPECT_EQ(size, values.size());
+        std::string got(size, '\0');
+        ASSERT_EQ(zt_component_read(obj, idx, &got[0], got.size(), &size), ZT_OK) << zt_last_error();
+        EXPECT_EQ(got, values);
+        EXPECT_EQ(zt_file_verify(f, 0, nullptr, nullptr), ZT_OK) << zt_last_error();
+        EXPECT_EQ(zt_file_verify(f, 1, nullptr, nullptr), ZT_E_NO_UNCOMPRESSED_LENGTH);
+      } else if (content_size) {
+        // Refused from the header, before decoding.
+        EXPECT_EQ(st, ZT_E_LIMIT);
+        EXPECT_NE(std::string(zt_last_error()).find("the zstd frame declares 4096 decoded bytes"), std::string::npos)
+            << zt_last_error();
+      } else {
+        EXPECT_NE(st, ZT_OK);  // the bounded decode stops at the limit
+        EXPECT_NE(st, ZT_E_BUFFER_TOO_SMALL);
+      }
+      zt_close(f);
+    }
+  }
+}

@@ -233,6 +233,18 @@ class MaxMemory(ztcli.TmpCase):
         # Without the limit it passes.
         self.assertEqual(ztcli.run("verify", "--strict", out).returncode, 0)
 
+    def test_implied_pread_does_not_make_rewrites_refuse(self):
+        # migrate/compress/decompress refuse an explicit --pread (they map
+        # their input); the pread --max-memory implies does not count.
+        src = self.path("small.zt")
+        write_zt(src, "x", [4], ZT_F32, [bytes(16)], zstd=True)
+        for cmd in ("migrate", "compress", "decompress"):
+            out = self.path(cmd + ".zt")
+            p = ztcli.run("--max-memory", "256M", cmd, src, "-o", out, "--no-sync", check=False)
+            self.assertEqual(p.returncode, 0, (cmd, p.stderr))
+        p = ztcli.run("--pread", "migrate", src, "-o", self.path("p.zt"), check=False)
+        self.assertEqual(p.returncode, 2, p.stderr)
+
     def test_bad_values_are_usage_errors(self):
         for v in ("0", "-1", "lots", ""):
             p = ztcli.run("--max-memory", v, "ls", "x.zt", check=False)

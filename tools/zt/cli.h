@@ -67,6 +67,7 @@ uint64_t stored_bytes(const zt_object *o);
 // that apply to every .zt file a command reads.
 struct ReadOptions {
   bool pread = false;              // read with pread(2): a file truncated underfoot is an error, not SIGBUS
+  bool pread_given = false;        // --pread itself (--max-memory also sets pread)
   uint64_t max_decoded_size = 0;   // per component; 0 = the library's default
   std::string bearer_token;        // for http(s) inputs: --bearer-token-file or $ZT_BEARER_TOKEN
   bool verify = false;             // verify-on-read: digests checked as components are read (--verify)
@@ -87,15 +88,13 @@ ReadOptions &read_options();
 // returns its exit code (kOk on success).
 // An input starting with http:// or https:// is opened with zt_open_url.
 int open_input(const std::string &path, FilePtr &out, const std::string &what = "");
-// --max-total-decoded: the bytes a whole-file operation (verify, migrate,
-// compress, append, remove, merge) would decode from zstd components of `f`,
-// each distinct blob (offset, length, encoding) once, against the budget,
-// before any is decoded. A component without a declared decoded size (spec
-// 1.1) counts at the per-component limit. Prints why and returns kFailure
-// when over; kOk otherwise (or when no budget is set).
-int check_total_decoded(const zt_file *f, const std::string &what);
-// The same for a file named by path (opened and closed here).
-int check_total_decoded(const std::string &path, const std::string &what);
+// (--max-total-decoded is counted per command by a DecodeBudget,
+// decode_budget.h.)
+// Refuses, for a command that reads its input itself with the library's
+// defaults (migrate, compress, decompress), the read options it cannot
+// honour (--pread, --max-decoded-size given explicitly): kUsage after a
+// message, else kOk.
+int refuse_read_options(const char *cmd);
 // True for an http:// or https:// input.
 bool is_url(const std::string &path);
 // How an input is shown in messages: URLs without user:pass@ or query.

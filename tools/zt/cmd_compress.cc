@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "decode_budget.h"
 #include "output_guard.h"
 #include "signal_cleanup.h"
 
@@ -50,7 +51,8 @@ int rewrite(const char *cmd, const std::vector<std::string> &argv, bool compress
     return usage_error(cmd, "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) mo.sync = 0;
   const std::string &in = a.positional[0];
-  if (int rc = check_total_decoded(in, "'" + in + "'")) return rc;
+  if (int rc = refuse_read_options(cmd)) return rc;
+  if (int rc = check_rewrite_budget(cmd, in)) return rc;
   const SignalCleanup on_signal(SignalCleanup::kOutputFile, replaced_target(out));
   zt_status st = zt_migrate(in.c_str(), out.c_str(), &mo);
   if (st != ZT_OK) return report(std::string(cmd) + " '" + in + "'", st);

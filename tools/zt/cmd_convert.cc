@@ -15,6 +15,7 @@
 #include "progress.h"
 #include "set_output.h"
 #include "signal_cleanup.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 
@@ -134,11 +135,11 @@ int write_zt(std::vector<ztimport::Imported> &inputs, const ztimport::CborAttrib
     return rc;
   } catch (const ztimport::InputError &e) {
     zt_writer_discard(w);
-    std::fprintf(stderr, "zt convert: %s\n", e.what());
+    std::fprintf(stderr, "zt convert: %s\n", shown(e.what()).c_str());  // may quote the input
     return kFailure;
   } catch (const std::exception &e) {
     zt_writer_discard(w);
-    std::fprintf(stderr, "zt convert: %s\n", e.what());
+    std::fprintf(stderr, "zt convert: %s\n", shown(e.what()).c_str());  // may quote the input
     return kFailure;
   }
   zt_status fst = zt_writer_finish(w);
@@ -205,7 +206,7 @@ int convert_sharded(const std::string &index, const std::string &outdir, const z
       by_shard[loc].insert(name);
     }
   } catch (const ztimport::InputError &e) {
-    std::fprintf(stderr, "zt convert: %s (nothing written)\n", e.what());
+    std::fprintf(stderr, "zt convert: %s (nothing written)\n", shown(e.what()).c_str());
     return kFailure;
   }
   std::vector<std::string> names;
@@ -235,7 +236,7 @@ int convert_sharded(const std::string &index, const std::string &outdir, const z
           throw ztimport::InputError("the index maps tensor '" + name + "' to shard '" + loc +
                                      "', which does not hold it");
     } catch (const ztimport::InputError &e) {
-      std::fprintf(stderr, "zt convert: %s (nothing written)\n", e.what());
+      std::fprintf(stderr, "zt convert: %s (nothing written)\n", shown(e.what()).c_str());
       return kFailure;
     }
     Progress progress("converting " + loc, 0, quiet || as_json);
@@ -326,7 +327,7 @@ int cmd_convert(const std::vector<std::string> &argv) {
       }
     }
   } catch (const ztimport::InputError &e) {
-    std::fprintf(stderr, "zt convert: %s\n", e.what());
+    std::fprintf(stderr, "zt convert: %s\n", shown(e.what()).c_str());  // may quote the input
     return kFailure;
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "zt convert: out of memory while reading the inputs\n");

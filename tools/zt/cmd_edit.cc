@@ -13,9 +13,11 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "decode_budget.h"
 #include "output_guard.h"
 #include "progress.h"
 #include "signal_cleanup.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 
@@ -62,7 +64,6 @@ int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector
   for (const auto &p : paths) {
     FilePtr f;
     if (int rc = open_input(p, f, std::string(cmd) + ": cannot open '" + p + "'")) return rc;
-    if (int rc = check_total_decoded(f.get(), std::string(cmd) + ": '" + p + "'")) return rc;
     out.push_back(std::move(f));
   }
   return kOk;
@@ -72,14 +73,6 @@ std::vector<const zt_file *> raw_files(const std::vector<FilePtr> &files) {
   std::vector<const zt_file *> raw;
   for (const auto &f : files) raw.push_back(f.get());
   return raw;
-}
-
-std::vector<const zt_object *> objects_of(const zt_file *f) {
-  size_t n = 0;
-  zt_file_object_count(f, &n);
-  std::vector<const zt_object *> v(n);
-  for (size_t i = 0; i < n; ++i) zt_file_object_at(f, i, &v[i]);
-  return v;
 }
 
 // Writes `objects` (from `files`) to `out`, with the union of the files'
@@ -92,11 +85,15 @@ int write_objects(const char *cmd, const std::string &out, const std::vector<con
     std::string n = object_name(obj);
     if (!names.insert(n).second) {
       std::fprintf(stderr, "zt %s: object '%s' is in more than one input; names must be unique (nothing written)\n",
-                   cmd, n.c_str());
+                   cmd, shown(n).c_str());
       return kFailure;
     }
     total += stored_bytes(obj);
   }
+  // Every object written is decoded (a shared blob once per object), from
+  // all the inputs and shards together: one budget for the command.
+  DecodeBudget budget(cmd, DecodeBudget::Count::EachWrite);
+  if (int rc = budget.add(nullptr, objects, "its inputs")) return rc;
   zt_writer_options wo;
   zt_writer_options_init(&wo);
   wo.sync = o.sync ? 1 : 0;
@@ -241,7 +238,6 @@ int cmd_merge(const std::vector<std::string> &argv) {
     }
     FilePtr f;
     if ((rc = open_input(p, f, "merge: cannot open '" + p + "'"))) return rc;
-    if ((rc = check_total_decoded(f.get(), "merge: '" + p + "'"))) return rc;
     attribute_sources.push_back(f.get());
     for (const zt_object *obj : objects_of(f.get())) objects.push_back(obj);
     files.push_back(std::move(f));

@@ -12,11 +12,13 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "decode_budget.h"
 #include "export_foreign.h"
 #include "le_to_host.h"  // kHostBigEndian
 #include "output_guard.h"
 #include "progress.h"
 #include "temp_output.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 
@@ -45,7 +47,9 @@ const char *const kExportUsage =
     "(shapes reversed to GGUF's innermost-first order, at most 4 dims), objects\n"
     "of format ggml_quantized (from 'zt convert' of a GGUF) back as their ggml\n"
     "block type, file attributes as key/values (typed as docs/export.md says),\n"
-    "data aligned to general.alignment (32 unless the attributes set it).\n"
+    "data aligned to general.alignment (32 unless the attributes set it; a power\n"
+    "of two of at most 65536). zstd data is decoded in pieces: memory stays\n"
+    "bounded whatever the size.\n"
     "Anything the target cannot hold (sparse or quantized_group objects, object\n"
     "attributes, dtypes it lacks, non-string metadata for safetensors) is\n"
     "refused, naming the object or attribute, before anything is written.\n";
@@ -117,6 +121,9 @@ int export_whole_file(const Args &a) {
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
   FilePtr f;
   if (int rc = open_input(a.positional[0], f, "export: cannot open '" + a.positional[0] + "'")) return rc;
+  // Every object is written, so decoded: a blob shared by n objects n times.
+  DecodeBudget budget("export", DecodeBudget::Count::EachWrite);
+  if (int rc = budget.add_file(f.get(), "'" + display_path(a.positional[0]) + "'")) return rc;
   return to == "safetensors" ? export_safetensors(f.get(), out, a.has("--quiet"))
                              : export_gguf(f.get(), out, a.has("--quiet"));
 }
@@ -142,17 +149,20 @@ int cmd_export(const std::vector<std::string> &argv) {
   const zt_object_info info = object_info(o);
   if (info.status != ZT_OK) return report("export: object '" + name + "' is damaged", info.status);
   if (std::strcmp(info.format, "dense") != 0) {
-    std::fprintf(stderr, "zt export: object '%s' has format '%s'; only dense objects can be exported\n", name.c_str(),
-                 info.format);
+    std::fprintf(stderr, "zt export: object '%s' has format '%s'; only dense objects can be exported\n",
+                 shown(name).c_str(), shown(info.format).c_str());
     return kFailure;
   }
   size_t idx = 0;
   st = zt_object_component_index(o, "data", &idx);
   if (st != ZT_OK) return report("export: object '" + name + "'", st);
+  DecodeBudget budget("export", DecodeBudget::Count::EachWrite);
+  if (int rc = budget.add(f.get(), {o}, "object '" + name + "'")) return rc;
   const zt_component_info c = component_info(o, idx);
   const char *descr = npy_descr(c.dtype);
   if (!descr) {
-    std::fprintf(stderr, "zt export: object '%s': dtype '%s' has no NumPy equivalent\n", name.c_str(), c.dtype_name);
+    std::fprintf(stderr, "zt export: object '%s': dtype '%s' has no NumPy equivalent\n", shown(name).c_str(),
+                 shown(c.dtype_name).c_str());
     return kFailure;
   }
   std::string d = descr;
@@ -165,12 +175,12 @@ int cmd_export(const std::vector<std::string> &argv) {
     std::fprintf(
         stderr,
         "zt export: warning: object '%s' has logical type '%s', which NumPy lacks; writing its %s storage elements\n",
-        name.c_str(), lt.c_str(), c.dtype_name);
+        shown(name).c_str(), shown(lt).c_str(), c.dtype_name);
   } else if (c.dtype == ZT_BF16) {
     std::fprintf(
         stderr,
         "zt export: warning: object '%s' is bf16, which NumPy lacks; writing its bit patterns as uint16 ('<u2')\n",
-        name.c_str());
+        shown(name).c_str());
   }
 
   // Reads hand elements over in the host's byte order: say which.

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "composite_info.h"
 #include "foreign_info.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 
@@ -40,8 +41,10 @@ const char *const kCatUsage =
 
 namespace {
 
+// Attributes as JSON text, whose escaping leaves DEL and C1 controls raw:
+// shown() escapes those too (JSON text holds no other control bytes).
 std::string json_or_null(char *s) {
-  std::string r = s ? s : "null";
+  std::string r = s ? shown(s) : "null";
   zt_free(s);
   return r;
 }
@@ -71,16 +74,18 @@ int cmd_info(const std::vector<std::string> &argv) {
   char *attrs = nullptr;
   zt_file_attributes_json(f.get(), &attrs);
   std::printf("file:       %s\n", display_path(a.positional[0]).c_str());
-  std::printf("version:    %s\n", version);
+  std::printf("version:    %s\n", shown(version).c_str());
   std::printf("attributes: %s\n", json_or_null(attrs).c_str());
   std::printf("objects:    %zu\n", count);
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;
     zt_file_object_at(f.get(), i, &o);
     const zt_object_info info = object_info(o);
-    std::printf("\n%s\n", info.name);
+    // Names, formats, roles, dtype and encoding strings come from the file:
+    // shown() keeps its control characters off the terminal.
+    std::printf("\n%s\n", shown(std::string_view(info.name, info.name_len)).c_str());
     std::printf("  shape:      %s\n", shape_string(info.shape, info.ndim).c_str());
-    std::printf("  format:     %s\n", info.format);
+    std::printf("  format:     %s\n", shown(info.format).c_str());
     if (info.has_attributes) {
       char *oa = nullptr;
       zt_object_attributes_json(o, &oa);
@@ -91,15 +96,15 @@ int cmd_info(const std::vector<std::string> &argv) {
     if (info.status != ZT_OK) {
       const char *e = "";
       zt_object_error(o, &e);
-      std::printf("  ERROR:      %s: %s\n", zt_status_str(info.status), e);
+      std::printf("  ERROR:      %s: %s\n", zt_status_str(info.status), shown(e).c_str());
     }
     for (size_t k = 0; k < info.component_count; ++k) {
       const zt_component_info c = component_info(o, k);
-      std::printf("  component %s: %s%s%s, %s, offset %llu, stored %llu, decoded %llu%s%s%s\n", c.role, c.dtype_name,
-                  c.logical_type ? " as " : "", c.logical_type ? c.logical_type : "", c.encoding_name,
-                  static_cast<unsigned long long>(c.offset), static_cast<unsigned long long>(c.length),
-                  static_cast<unsigned long long>(c.decoded_length), c.digest ? ", digest " : "",
-                  c.digest ? c.digest : "", c.big_endian ? ", big-endian" : "");
+      std::printf("  component %s: %s%s%s, %s, offset %llu, stored %llu, decoded %llu%s%s%s\n", shown(c.role).c_str(),
+                  shown(c.dtype_name).c_str(), c.logical_type ? " as " : "", shown(c.logical_type).c_str(),
+                  shown(c.encoding_name).c_str(), static_cast<unsigned long long>(c.offset),
+                  static_cast<unsigned long long>(c.length), static_cast<unsigned long long>(c.decoded_length),
+                  c.digest ? ", digest " : "", shown(c.digest).c_str(), c.big_endian ? ", big-endian" : "");
     }
   }
   return kOk;
@@ -120,13 +125,16 @@ int cmd_ls(const std::vector<std::string> &argv) {
     zt_file_object_at(f.get(), i, &o);
     const zt_object_info info = object_info(o);
     uint64_t stored = 0;
-    const char *dtype = "-";
+    std::string dtype = "-";
     for (size_t k = 0; k < info.component_count; ++k) {
       const zt_component_info c = component_info(o, k);
       stored += c.length;
       if (k == 0) dtype = c.logical_type ? c.logical_type : c.dtype_name;
     }
-    std::printf("%s\t%s\t%s\t%s\t%s%s\n", info.name, info.format, shape_string(info.shape, info.ndim).c_str(), dtype,
+    // One line per object, fields split by TAB: a name's own TAB or LF
+    // (escaped by shown()) can neither add a column nor forge a line.
+    std::printf("%s\t%s\t%s\t%s\t%s%s\n", shown(std::string_view(info.name, info.name_len)).c_str(),
+                shown(info.format).c_str(), shape_string(info.shape, info.ndim).c_str(), shown(dtype).c_str(),
                 human_bytes(stored).c_str(), info.status == ZT_OK ? "" : "\tDAMAGED");
   }
   return kOk;

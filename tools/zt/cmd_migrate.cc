@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "decode_budget.h"
 #include "output_guard.h"
 #include "signal_cleanup.h"
 
@@ -35,7 +36,8 @@ int cmd_migrate(const std::vector<std::string> &argv) {
   if (a.has("--digest") && !parse_digest(a.get("--digest"), mo.digest))
     return usage_error("migrate", "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) mo.sync = 0;
-  if (int rc = check_total_decoded(a.positional[0], "migrate: '" + a.positional[0] + "'")) return rc;
+  if (int rc = refuse_read_options("migrate")) return rc;
+  if (int rc = check_rewrite_budget("migrate", a.positional[0])) return rc;
   const SignalCleanup on_signal(SignalCleanup::kOutputFile, replaced_target(out));
   zt_status st = zt_migrate(a.positional[0].c_str(), out.c_str(), &mo);
   if (st != ZT_OK) return report("migrate '" + a.positional[0] + "'", st);

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "progress.h"
 #include "set_output.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 
@@ -110,7 +111,8 @@ int cmd_split(const std::vector<std::string> &argv) {
   try {
     index_text = index.dump(2) + "\n";
   } catch (const nlohmann::json::exception &e) {
-    std::fprintf(stderr, "zt split: an object name is not valid UTF-8 (%s); nothing written\n", e.what());
+    std::fprintf(stderr, "zt split: an object name is not valid UTF-8 (%s); nothing written\n",
+                 shown(e.what()).c_str());
     return kFailure;
   }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "terminal_text.h"
 #include "ztensor_composite.h"
 
 namespace ztcli {
@@ -30,7 +31,7 @@ std::string composite_info_text(const zt_object *obj) {
     std::snprintf(line, sizeof line,
                   "  quantized:  bits %" PRIu32 ", group_size %" PRIu64 ", packing %s%s, groups %" PRIu64 " (%" PRIu64
                   " rows x %" PRIu64 " cols), zeros %s\n",
-                  qi.bits, qi.group_size, qi.packing ? qi.packing : "(unknown)",
+                  qi.bits, qi.group_size, qi.packing ? shown(qi.packing).c_str() : "(unknown)",
                   qi.packing_inferred ? " (inferred)" : "", qi.groups, qi.rows, qi.cols, qi.has_zeros ? "yes" : "no");
     return line;
   }

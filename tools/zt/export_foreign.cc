@@ -39,6 +39,28 @@ std::string single_data_problem(const ExportObject &o) {
          " components; only objects with exactly one, 'data', can be exported";
 }
 
+bool attribute_entries(const nlohmann::json &attrs, std::vector<std::pair<std::string, const nlohmann::json *>> &out,
+                       std::string &why) {
+  if (attrs.is_null()) return true;
+  if (!attrs.is_object()) {
+    why = "the file attributes are not a map";
+    return false;
+  }
+  const auto m = attrs.find("$map");
+  if (attrs.size() == 1 && m != attrs.end() && m->is_array()) {
+    for (const auto &pair : *m) {
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string()) {
+        why = "a file attribute key is not text";
+        return false;
+      }
+      out.emplace_back(pair[0].get<std::string>(), &pair[1]);
+    }
+    return true;
+  }
+  for (auto it = attrs.begin(); it != attrs.end(); ++it) out.emplace_back(it.key(), &it.value());
+  return true;
+}
+
 bool write_object_data(const char *cmd, FILE *fp, const ExportObject &o, Progress &progress, int &rc) {
   const size_t esize = zt_dtype_size(o.data.dtype);
   auto io_error = [&] {
@@ -62,20 +84,26 @@ bool write_object_data(const char *cmd, FILE *fp, const ExportObject &o, Progres
     }
     return true;
   }
-  size_t size = 0;
-  zt_status st = zt_component_read(o.obj, o.data_index, nullptr, 0, &size);
-  std::vector<uint8_t> buf;
-  if (st == ZT_E_BUFFER_TOO_SMALL) {
-    buf.resize(size);
-    st = zt_component_read(o.obj, o.data_index, buf.data(), buf.size(), &size);
-  }
-  if (st != ZT_OK) {
-    rc = report(std::string(cmd) + ": object '" + o.name + "' (nothing written)", st);
-    return false;
-  }
-  if (size && std::fwrite(buf.data(), 1, size, fp) != size) return io_error();
-  progress.add(size);
-  return true;
+  // zstd (or anything else): decoded in pieces, as .npy export does; the
+  // stream checks that the frame decodes to the declared size.
+  struct Sink {
+    FILE *fp;
+    Progress *progress;
+    bool failed;
+  } sink{fp, &progress, false};
+  auto to_file = [](void *user, const void *data, size_t len) {
+    auto *s = static_cast<Sink *>(user);
+    if (std::fwrite(data, 1, len, s->fp) != len) {
+      s->failed = true;
+      return false;
+    }
+    s->progress->add(len);
+    return true;
+  };
+  rc = stream_component(o.obj, o.data_index, std::string(cmd) + ": object '" + o.name + "' (nothing written)", to_file,
+                        &sink);
+  if (sink.failed) return io_error();
+  return rc == kOk;
 }
 
 }  // namespace ztcli

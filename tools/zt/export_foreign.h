@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,17 @@ bool export_objects(const char *cmd, const zt_file *f, std::vector<ExportObject>
 // exported. Exporters check the format first (the clearer reason).
 std::string single_data_problem(const ExportObject &o);
 
-// Writes an object's decoded data to fp in pieces of bounded size; false
-// after a message (rc set to the exit code).
+// The file attributes (the JSON of zt_file_attributes_json) as key/value
+// pairs. A map with a key starting with '$' comes as {"$map": [[k, v], ...]}
+// (so that {"$bytes": ...} is never a map taken for bytes): its text keys
+// are unpacked here. False with `why` set when the attributes are not a map
+// of text keys; an absent one (null) gives no pairs.
+bool attribute_entries(const nlohmann::json &attrs, std::vector<std::pair<std::string, const nlohmann::json *>> &out,
+                       std::string &why);
+
+// Writes an object's decoded data to fp in pieces of bounded size (raw data
+// read in ranges, zstd data streamed): memory stays bounded whatever the
+// object's size. False after a message (rc set to the exit code).
 bool write_object_data(const char *cmd, FILE *fp, const ExportObject &o, Progress &progress, int &rc);
 
 int export_safetensors(const zt_file *f, const std::string &out, bool quiet);

@@ -20,6 +20,7 @@
 #include "export_foreign.h"
 #include "import/import.h"
 #include "temp_output.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 namespace {
@@ -28,6 +29,11 @@ using json = nlohmann::json;
 using namespace ztimport;  // GgufValueType (kU8, kString, ...)
 
 constexpr uint32_t kGgmlMaxDims = 4;
+// ggml's reader takes any power of two as general.alignment, and every
+// tensor is padded to it: a hostile attribute of 2^30 made a file of a few
+// hundred bytes export as GiBs of zeros. Writers use 32 (the default) or a
+// small multiple of it; 64 KiB (a large page) is far above any of them.
+constexpr uint64_t kMaxAlignment = uint64_t{1} << 16;
 constexpr size_t kGgmlMaxName = 64;  // ggml's GGML_MAX_NAME, including the NUL
 
 // Thrown with the reason an attribute or object cannot be written.
@@ -82,8 +88,18 @@ uint32_t scalar_type(const json &v, const std::string &key) {
   }
   if (is_marker(v, "$float")) return kF32;
   if (v.is_array()) return kArray;
-  throw Refusal{"attribute '" + key + "' is a " + std::string(v.is_object() ? "map" : v.type_name()) +
-                ", which GGUF metadata cannot hold"};
+  // An object is a map (a plain one, or the {"$map": ...} form that maps
+  // with a '$' key or a non-text key take) or another CBOR value JSON lacks.
+  std::string what = v.type_name();
+  if (is_marker(v, "$bigint"))
+    what = "integer beyond 64 bits";
+  else if (v.is_object() && v.size() == 2 && v.contains("$tag") && v.contains("$value"))
+    what = "tagged CBOR value";
+  else if (is_marker(v, "$undefined"))
+    what = "CBOR undefined";
+  else if (v.is_object())
+    what = "map";
+  throw Refusal{"attribute '" + key + "' is a " + what + ", which GGUF metadata cannot hold"};
 }
 
 uint32_t array_elem_type(const json &arr, const std::string &key) {
@@ -258,26 +274,25 @@ int export_gguf(const zt_file *f, const std::string &out, bool quiet) {
     if (zt_status st = zt_file_attributes_json(f, &attrs_text); st != ZT_OK) return report("export: attributes", st);
     const json attrs = json::parse(attrs_text, nullptr, false);
     zt_free(attrs_text);
-    if (!attrs.is_null() && !attrs.is_object()) throw Refusal{"the file attributes are not a map"};
+    std::vector<std::pair<std::string, const json *>> entries;
+    if (std::string why; !attribute_entries(attrs, entries, why)) throw Refusal{why};
     std::string kv;
     size_t n_kv = 0;
-    if (attrs.is_object()) {
-      for (auto it = attrs.begin(); it != attrs.end(); ++it) {
-        const std::string &key = it.key();
-        uint32_t type = scalar_type(it.value(), key);
-        if (key == "general.alignment") {
-          const json &v = it.value();
-          if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 || v.get<uint64_t>() > (1u << 30) ||
-              (v.get<uint64_t>() & (v.get<uint64_t>() - 1)))
-            throw Refusal{"attribute 'general.alignment' must be a power of two (at most 2^30)"};
-          alignment = v.get<uint64_t>();
-          type = kU32;
-        }
-        put_str(kv, key);
-        put_le(kv, type, 4);
-        put_value(kv, it.value(), type, key, 0);
-        ++n_kv;
+    for (const auto &[key, value] : entries) {
+      uint32_t type = scalar_type(*value, key);
+      if (key == "general.alignment") {
+        const json &v = *value;
+        if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 || v.get<uint64_t>() > kMaxAlignment ||
+            (v.get<uint64_t>() & (v.get<uint64_t>() - 1)))
+          throw Refusal{"attribute 'general.alignment' must be a power of two of at most " +
+                        std::to_string(kMaxAlignment) + " (GGUF readers use 32)"};
+        alignment = v.get<uint64_t>();
+        type = kU32;
       }
+      put_str(kv, key);
+      put_le(kv, type, 4);
+      put_value(kv, *value, type, key, 0);
+      ++n_kv;
     }
     std::string infos;
     uint64_t offset = 0;
@@ -300,10 +315,10 @@ int export_gguf(const zt_file *f, const std::string &out, bool quiet) {
     head += infos;
     head.append((alignment - head.size() % alignment) % alignment, '\0');
   } catch (const Refusal &r) {
-    std::fprintf(stderr, "zt export: %s; nothing written\n", r.why.c_str());
+    std::fprintf(stderr, "zt export: %s; nothing written\n", shown(r.why).c_str());  // names come from the file
     return kFailure;
   } catch (const json::exception &e) {
-    std::fprintf(stderr, "zt export: %s; nothing written\n", e.what());
+    std::fprintf(stderr, "zt export: %s; nothing written\n", shown(e.what()).c_str());
     return kFailure;
   }
 

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "export_foreign.h"
 #include "temp_output.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 namespace {
@@ -52,7 +53,7 @@ std::string quoted(const std::string &s) {
 }
 
 int refuse(const std::string &msg) {
-  std::fprintf(stderr, "zt export: %s; nothing written\n", msg.c_str());
+  std::fprintf(stderr, "zt export: %s; nothing written\n", shown(msg).c_str());  // names come from the file
   return kFailure;
 }
 
@@ -67,13 +68,17 @@ int export_safetensors(const zt_file *f, const std::string &out, bool quiet) {
   if (zt_status st = zt_file_attributes_json(f, &attrs_text); st != ZT_OK) return report("export: attributes", st);
   const nlohmann::json attrs = nlohmann::json::parse(attrs_text, nullptr, /*allow_exceptions=*/false);
   zt_free(attrs_text);
-  if (!attrs.is_null() && !attrs.is_object())
-    return refuse("the file attributes are not a map; safetensors __metadata__ is a map of strings");
-  if (attrs.is_object())
-    for (auto it = attrs.begin(); it != attrs.end(); ++it)
-      if (!it.value().is_string())
-        return refuse("file attribute '" + it.key() + "' is a " + it.value().type_name() +
-                      ", but safetensors __metadata__ holds only strings");
+  std::vector<std::pair<std::string, const nlohmann::json *>> entries;
+  if (std::string why; !attribute_entries(attrs, entries, why))
+    return refuse(why + "; safetensors __metadata__ is a map of strings");
+  nlohmann::json metadata = nlohmann::json::object();
+  for (const auto &[key, value] : entries) {
+    if (!value->is_string())
+      return refuse("file attribute '" + key + "' is a " +
+                    (value->is_object() ? std::string("map or a value JSON cannot hold") : value->type_name()) +
+                    ", but safetensors __metadata__ holds only strings");
+    metadata[key] = *value;
+  }
 
   std::vector<std::pair<const ExportObject *, const StType *>> items;
   for (const auto &o : objs) {
@@ -94,7 +99,7 @@ int export_safetensors(const zt_file *f, const std::string &out, bool quiet) {
   });
 
   std::string header = "{";
-  if (attrs.is_object() && !attrs.empty()) header += "\"__metadata__\":" + attrs.dump();
+  if (!metadata.empty()) header += "\"__metadata__\":" + metadata.dump();
   uint64_t offset = 0;
   for (const auto &[o, t] : items) {
     if (header.size() > 1) header += ',';

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "import/import.h"
 #include "util/regular_file.h"
+#include "terminal_text.h"
 
 namespace ztcli {
 namespace {
@@ -25,7 +26,7 @@ bool load(const char *cmd, const std::string &path, ztimport::Imported &out) {
     out = ztimport::import_file(path, ztimport::Limits{});
     return true;
   } catch (const ztimport::InputError &e) {
-    std::fprintf(stderr, "zt %s: %s\n", cmd, e.what());
+    std::fprintf(stderr, "zt %s: %s\n", cmd, shown(e.what()).c_str());
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "zt %s: out of memory reading '%s'\n", cmd, path.c_str());
   }
@@ -132,17 +133,20 @@ int foreign_info(const std::string &path, bool as_json) {
       attributes_json(in.attributes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::printf("file:       %s\n", path.c_str());
   std::printf("version:    none (%s file; 'zt convert' makes a .zt of it)\n", in.format_name.c_str());
-  std::printf("attributes: %s\n", attrs.c_str());
+  // Names and attributes come from the file: shown() keeps their control
+  // characters (raw DEL and C1 in JSON text too) off the terminal.
+  std::printf("attributes: %s\n", shown(attrs).c_str());
   std::printf("objects:    %zu\n", in.tensors.size());
   for (const auto &t : in.tensors) {
-    std::printf("\n%s\n", t.name.c_str());
+    std::printf("\n%s\n", shown(t.name).c_str());
     std::printf("  shape:      %s\n", shape_string(t.shape.data(), t.shape.size()).c_str());
-    std::printf("  format:     %s\n", t.format.c_str());
+    std::printf("  format:     %s\n", shown(t.format).c_str());
     if (!t.attributes.empty())
-      std::printf("  attributes: %s\n",
-                  attributes_json(t.attributes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      std::printf(
+          "  attributes: %s\n",
+          shown(attributes_json(t.attributes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).c_str());
     std::printf("  component data: %s%s%s, raw, offset %s, stored %llu, decoded %llu\n", zt_dtype_name(t.dtype),
-                t.logical_type.empty() ? "" : " as ", t.logical_type.c_str(), offset_text(t.offset).c_str(),
+                t.logical_type.empty() ? "" : " as ", shown(t.logical_type).c_str(), offset_text(t.offset).c_str(),
                 static_cast<unsigned long long>(t.nbytes), static_cast<unsigned long long>(t.nbytes));
   }
   return kOk;
@@ -152,9 +156,10 @@ int foreign_ls(const std::string &path) {
   ztimport::Imported in;
   if (!load("ls", path, in)) return kFailure;
   for (const auto &t : in.tensors)
-    std::printf(
-        "%s\t%s\t%s\t%s\t%s\n", t.name.c_str(), t.format.c_str(), shape_string(t.shape.data(), t.shape.size()).c_str(),
-        t.logical_type.empty() ? zt_dtype_name(t.dtype) : t.logical_type.c_str(), human_bytes(t.nbytes).c_str());
+    std::printf("%s\t%s\t%s\t%s\t%s\n", shown(t.name).c_str(), shown(t.format).c_str(),
+                shape_string(t.shape.data(), t.shape.size()).c_str(),
+                shown(t.logical_type.empty() ? zt_dtype_name(t.dtype) : t.logical_type.c_str()).c_str(),
+                human_bytes(t.nbytes).c_str());
   return kOk;
 }
 

@@ -26,15 +26,17 @@ static void print_help() {
   std::printf(
       "\n'zt COMMAND --help' describes a command.\n\n"
       "options for every .zt file a command reads (info, ls, verify, cat, export,\n"
-      "append, remove, merge), given before the command:\n"
+      "append, remove, merge), given before the command (migrate, compress and\n"
+      "decompress refuse --pread and --max-decoded-size):\n"
       "  --pread                    read with pread(2) instead of a memory map: a file\n"
       "                             truncated while it is read is an I/O error, not SIGBUS\n"
       "  --max-decoded-size BYTES   refuse a component that decodes to more than BYTES\n"
       "                             (default 64 GiB; suffixes K, M, G, T in powers of 1024)\n"
       "  --max-total-decoded BYTES  refuse, before decoding anything, a verify, migrate,\n"
-      "                             compress, decompress, append, remove or merge whose\n"
-      "                             input's zstd components decode to more than BYTES in\n"
-      "                             all (each shared blob once; no default)\n"
+      "                             compress, decompress, append, remove, merge or export\n"
+      "                             whose zstd components decode to more than BYTES in\n"
+      "                             all inputs and shards together (a shared blob once per\n"
+      "                             object written, once for verify; no default)\n"
       "  --max-memory BYTES         bound the process's heap (RLIMIT_DATA): an operation\n"
       "                             that needs more fails with 'out of memory' (exit 1)\n"
       "                             instead of exhausting the machine; implies --pread, so\n"
@@ -138,6 +140,7 @@ int main(int argc, char **argv) {
     const std::string opt = argv[first];
     if (opt == "--pread") {
       read_options().pread = true;
+      read_options().pread_given = true;
     } else if (opt == "--max-decoded-size" || opt.rfind("--max-decoded-size=", 0) == 0) {
       std::string v = opt.size() > 18 ? opt.substr(19) : (first + 1 < argc ? argv[++first] : "");
       if (!parse_size(v, read_options().max_decoded_size)) {

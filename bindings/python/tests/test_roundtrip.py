@@ -101,6 +101,20 @@ def test_attributes_of_every_kind(tmp_path):
         assert r.attributes is None and r.info("a").attributes is None
 
 
+def test_maps_with_dollar_keys_stay_maps(tmp_path):
+    # A dict whose key is "$bytes" (or any "$" key) is a map, not a byte
+    # string, a float or a nested $map: stored and read back as the dict.
+    path = tmp_path / "dollar.zt"
+    attrs = {"$bytes": "6869", "m": {"$bytes": "6869"}, "f": {"$float": "nan"}, "n": {"$map": [[1, 2]]},
+             "b": b"hi"}
+    with ztensor.Writer(path, sync=False) as w:
+        w.add("t", np.zeros(2, np.uint8), attributes={"$x": {"$undefined": True}})
+        w.attributes = attrs
+    with ztensor.Reader(path) as r:
+        assert r.attributes == attrs
+        assert r.info("t").attributes == {"$x": {"$undefined": True}}
+
+
 def test_exception_inside_with_leaves_nothing_on_disk(tmp_path):
     path = tmp_path / "never.zt"
     with pytest.raises(RuntimeError, match="boom"):

@@ -2,7 +2,8 @@
 
 The library writes byte strings as {"$bytes": hex}, non-finite floats as
 {"$float": "nan"|"inf"|"-inf"}, tags as {"$tag": n, "$value": v}, maps with
-non-text keys as {"$map": [[k, v], ...]}, integers beyond 64 bits as
+non-text keys (or a key starting with '$', which a plain object would let
+pass for one of these conventions) as {"$map": [[k, v], ...]}, integers beyond 64 bits as
 {"$bigint": "..."} and undefined as {"$undefined": true}. Here they are
 bytes, float, Tagged, dict, int and UNDEFINED, in both directions.
 """
@@ -92,7 +93,7 @@ def encode(v: Any) -> Any:
     if isinstance(v, Tagged):
         return {"$tag": int(v.tag), "$value": encode(v.value)}
     if isinstance(v, dict):
-        if all(isinstance(k, str) for k in v):
+        if all(isinstance(k, str) and not k.startswith("$") for k in v):
             return {k: encode(x) for k, x in v.items()}
         return {"$map": [[encode(k), encode(x)] for k, x in v.items()]}
     if isinstance(v, (list, tuple)):
