@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "import/import.h"
+#include "foreign/foreign.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0) return 0;

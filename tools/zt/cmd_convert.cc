@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "import/import.h"
+#include "foreign/foreign.h"
 #include "le_to_host.h"
 #include "output_guard.h"
 #include "progress.h"

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "cli.h"
-#include "import/import.h"
+#include "foreign/foreign.h"
 
 namespace ztcli {
 namespace {
