@@ -186,6 +186,7 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
     }
     dec->seal();
     m.data_end = total;
+    m.foreign_decoded = true;
     ff.source = std::move(dec);
   }
   imp.tensors.clear();  // the readers' state (zip archive) goes before the map
