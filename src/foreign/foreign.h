@@ -122,7 +122,7 @@ Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::s
 // locations are checked against the rules of docs/sharding.md (relative,
 // inside the index's folder); the file is bounded by limits.max_header.
 struct ShardIndexFile {
-  nlohmann::json metadata;                                      // null = none
+  std::string metadata_json = "null";                           // compact JSON text, document order
   std::vector<std::pair<std::string, std::string>> weight_map;  // tensor → shard, sorted by tensor
 };
 ShardIndexFile read_shard_index(const std::string &path, const Limits &limits);

@@ -59,7 +59,7 @@ ShardIndexFile read_shard_index(const std::string &path, const Limits &limits) {
     throw InputError(e.what());
   }
   ShardIndexFile r;
-  if (idx.metadata_json != "null") r.metadata = nlohmann::json::parse(idx.metadata_json);  // checked, linear
+  r.metadata_json = std::move(idx.metadata_json);
   r.weight_map.reserve(idx.tensors.size());
   for (auto &[name, shard] : idx.tensors) r.weight_map.emplace_back(std::move(name), idx.shards[shard]);
   return r;

@@ -42,19 +42,87 @@ void check_depth(std::string_view text, const std::string &what) {
   }
 }
 
+// The "metadata" member written back as compact JSON text while it is
+// parsed, in document order: no tree of it is ever built (a tree costs
+// ~100 bytes per value, and walking a large one was most of the time).
+class JsonTextWriter {
+ public:
+  std::string out;
+  void null() { value("null"); }
+  void boolean(bool v) { value(v ? "true" : "false"); }
+  void number(const std::string &text) { value(text); }
+  void string(const std::string &s) {
+    comma();
+    escape(s);
+  }
+  void key(const std::string &k) {
+    comma();
+    escape(k);
+    out += ':';
+    after_key_ = true;
+  }
+  void open(char c) {
+    comma();
+    out += c;
+    first_.push_back(true);
+  }
+  void close(char c) {
+    out += c;
+    first_.pop_back();
+  }
+
+ private:
+  void value(const char *text) {
+    comma();
+    out += text;
+  }
+  void value(const std::string &text) {
+    comma();
+    out += text;
+  }
+  void comma() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!first_.empty()) {
+      if (!first_.back()) out += ',';
+      first_.back() = false;
+    }
+  }
+  void escape(const std::string &s) {
+    static const char hex[] = "0123456789abcdef";
+    out += '"';
+    for (unsigned char c : s) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c < 0x20) {
+        out += "\\u00";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      } else {
+        out += static_cast<char>(c);  // UTF-8, checked by the parser
+      }
+    }
+    out += '"';
+  }
+  std::vector<bool> first_;  // per open container: nothing written in it yet
+  bool after_key_ = false;
+};
+
 // The index read by a plain SAX pass (linear in its size; nlohmann's
 // callback parser rescans a parent object each time a nested one closes,
 // quadratic in the entries). Only what the set needs is kept: the tensor
-// names, one id per distinct shard location, and the "metadata" member,
-// which nlohmann's plain DOM builder (also linear) assembles for
-// re-serialising. Every object is checked for a key that appears twice.
+// names, one id per distinct shard location, and the "metadata" member as
+// JSON text. Every object is checked for a key that appears twice.
 class IndexSax : public json::json_sax_t {
  public:
   IndexSax(const std::string &what, size_t max_shards) : what_(what), max_shards_(max_shards) {}
 
   std::map<std::string, size_t> shard_ids;              // location → provisional id (first appearance)
   std::vector<std::pair<std::string, size_t>> tensors;  // in document order
-  json metadata;                                        // null = none
+  std::string metadata_json = "null";
   bool has_weight_map = false;
 
   bool null() override {
@@ -69,17 +137,17 @@ class IndexSax : public json::json_sax_t {
   }
   bool number_integer(number_integer_t v) override {
     begin_value(Kind::Other);
-    if (meta_) meta_->number_integer(v);
+    if (meta_) meta_->number(std::to_string(v));
     return end_value();
   }
   bool number_unsigned(number_unsigned_t v) override {
     begin_value(Kind::Other);
-    if (meta_) meta_->number_unsigned(v);
+    if (meta_) meta_->number(std::to_string(v));
     return end_value();
   }
-  bool number_float(number_float_t v, const string_t &s) override {
+  bool number_float(number_float_t, const string_t &s) override {
     begin_value(Kind::Other);
-    if (meta_) meta_->number_float(v, s);
+    if (meta_) meta_->number(s);  // as written: no rounding through double
     return end_value();
   }
   bool string(string_t &v) override {
@@ -91,7 +159,7 @@ class IndexSax : public json::json_sax_t {
   bool binary(binary_t &) override { fail(ZT_E_MANIFEST, what_ + ": the index is not valid JSON"); }
   bool start_object(std::size_t) override {
     begin_value(Kind::Object);
-    if (meta_) meta_->start_object(static_cast<std::size_t>(-1));
+    if (meta_) meta_->open('{');
     // weight_map's keys are kept in `tensors` anyway, and checked there.
     keys_.open(!(depth_ == 1 && root_key_ == "weight_map"));
     ++depth_;
@@ -109,18 +177,18 @@ class IndexSax : public json::json_sax_t {
   bool end_object() override {
     if (const std::string *dup = keys_.close())
       fail(ZT_E_DUPLICATE_KEY, what_ + ": key '" + printable(*dup) + "' appears twice in one JSON object");
-    if (meta_) meta_->end_object();
+    if (meta_) meta_->close('}');
     --depth_;
     return end_container();
   }
   bool start_array(std::size_t) override {
     begin_value(Kind::Array);
-    if (meta_) meta_->start_array(static_cast<std::size_t>(-1));
+    if (meta_) meta_->open('[');
     ++depth_;
     return true;
   }
   bool end_array() override {
-    if (meta_) meta_->end_array();
+    if (meta_) meta_->close(']');
     --depth_;
     return end_container();
   }
@@ -138,8 +206,7 @@ class IndexSax : public json::json_sax_t {
     } else if (depth_ == 1 && root_key_ == "metadata") {
       if (kind == Kind::Null) return;
       if (kind != Kind::Object) fail(ZT_E_MANIFEST, what_ + ": \"metadata\" is not a JSON object");
-      metadata = json();
-      meta_.reset(new nlohmann::detail::json_sax_dom_parser<json>(metadata, true));
+      meta_.reset(new JsonTextWriter());
     } else if (depth_ == 1 && root_key_ == "weight_map") {
       if (kind != Kind::Object) fail(ZT_E_MANIFEST, what_ + ": \"weight_map\" is not a JSON object");
       in_weight_map_ = has_weight_map = true;
@@ -148,11 +215,11 @@ class IndexSax : public json::json_sax_t {
     }
   }
   bool end_value() {
-    if (depth_ == 1) meta_.reset();  // a scalar "metadata" (null) ends here
     return true;
   }
   bool end_container() {
     if (depth_ == 1) {
+      if (meta_) metadata_json = std::move(meta_->out);
       meta_.reset();
       in_weight_map_ = false;
     }
@@ -176,7 +243,7 @@ class IndexSax : public json::json_sax_t {
   size_t depth_ = 0;  // containers open around the next event
   std::string root_key_, tensor_;
   bool in_weight_map_ = false;
-  std::unique_ptr<nlohmann::detail::json_sax_dom_parser<json>> meta_;
+  std::unique_ptr<JsonTextWriter> meta_;
 };
 
 }  // namespace
@@ -214,7 +281,7 @@ ShardIndex parse_shard_index(std::string_view text, const std::string &what, siz
   json::sax_parse(text.begin(), text.end(), &sax);
   if (!sax.has_weight_map) fail(ZT_E_MANIFEST, what + ": \"weight_map\" is missing");
   ShardIndex idx;
-  if (!sax.metadata.is_null()) idx.metadata_json = sax.metadata.dump();
+  idx.metadata_json = std::move(sax.metadata_json);
   std::map<std::string, size_t> &shard_ids = sax.shard_ids;
   std::vector<std::pair<std::string, size_t>> tensors = std::move(sax.tensors);
   // Sorted by name; a tensor listed twice must not quietly lose one shard.
