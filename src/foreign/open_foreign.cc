@@ -194,7 +194,8 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
   m.name_order.resize(m.objects.size());
   for (uint32_t i = 0; i < m.name_order.size(); ++i) m.name_order[i] = i;
   auto by_name = [&](uint32_t a, uint32_t b) { return m.objects[a].name < m.objects[b].name; };
-  std::sort(m.name_order.begin(), m.name_order.end(), by_name);
+  if (!std::is_sorted(m.name_order.begin(), m.name_order.end(), by_name))  // the parsers sort most
+    std::sort(m.name_order.begin(), m.name_order.end(), by_name);
   for (size_t k = 1; k < m.name_order.size(); ++k) {
     const std::string &name = m.objects[m.name_order[k]].name;
     if (name == m.objects[m.name_order[k - 1]].name)

@@ -233,7 +233,9 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
   std::vector<HeaderEntry> &entries = sax.entries;
   // Names in sorted order (the output does not depend on the header's order)
   // and each once: the entries are sorted, so a repeat is adjacent.
-  std::sort(entries.begin(), entries.end(), [](const HeaderEntry &a, const HeaderEntry &b) { return a.name < b.name; });
+  auto by_name = [](const HeaderEntry &a, const HeaderEntry &b) { return a.name < b.name; };
+  if (!std::is_sorted(entries.begin(), entries.end(), by_name))  // writers often emit names sorted
+    std::sort(entries.begin(), entries.end(), by_name);
   for (size_t i = 1; i < entries.size(); ++i)
     if (entries[i - 1].name == entries[i].name)
       throw InputError(what + ": tensor '" + entries[i].name + "' appears twice in the header");
