@@ -82,17 +82,35 @@ Object object_of(const ztimport::Tensor &t, uint64_t offset) {
   return o;
 }
 
+bool ends_with(const std::string &s, const char *suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// By content first; a file too damaged to show its format (a truncated
+// safetensors header) still goes to its parser by extension, whose message
+// then names what is wrong — unless it starts like a .zt file.
+ztimport::Kind kind_of(const uint8_t *head, size_t n, const Source &src) {
+  const ztimport::Kind kind = ztimport::detect(head, n, src.size());
+  if (kind != ztimport::Kind::None || (n >= 4 && std::memcmp(head, "ZTEN", 4) == 0)) return kind;
+  const std::string &p = src.path();
+  if (ends_with(p, ".safetensors")) return ztimport::Kind::Safetensors;
+  if (ends_with(p, ".npy")) return ztimport::Kind::Npy;
+  if (ends_with(p, ".npz")) return ztimport::Kind::Npz;
+  if (ends_with(p, ".gguf")) return ztimport::Kind::Gguf;
+  return ztimport::Kind::None;
+}
+
 }  // namespace
 
 const char *foreign_format(const Source &src) {
   uint8_t head[16] = {};
   const size_t n = static_cast<size_t>(std::min<uint64_t>(src.size(), sizeof head));
-  if (n < 4) return nullptr;
   if (src.data())
     std::memcpy(head, src.data(), n);
   else
     src.read(0, n, head);
-  const ztimport::Kind kind = ztimport::detect(head, n, src.size());
+  const ztimport::Kind kind = kind_of(head, n, src);
   return kind == ztimport::Kind::None ? nullptr : ztimport::kind_name(kind);
 }
 
@@ -101,7 +119,7 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
   uint8_t head[16] = {};
   const size_t head_n = static_cast<size_t>(std::min<uint64_t>(src->size(), sizeof head));
   src->read(0, head_n, head);
-  const ztimport::Kind kind = ztimport::detect(head, head_n, src->size());
+  const ztimport::Kind kind = kind_of(head, head_n, *src);
   if (kind == ztimport::Kind::None) fail(ZT_E_FORMAT, "'" + path + "': not a foreign tensor file");
 
   // The parsers read a whole buffer: the source's map, or (pread access) a

@@ -214,9 +214,7 @@ class IndexSax : public json::json_sax_t {
       fail(ZT_E_MANIFEST, what_ + ": tensor '" + printable(tensor_) + "': its shard is not a JSON string");
     }
   }
-  bool end_value() {
-    return true;
-  }
+  bool end_value() { return true; }
   bool end_container() {
     if (depth_ == 1) {
       if (meta_) metadata_json = std::move(meta_->out);
