@@ -240,7 +240,15 @@ ZT_API void zt_open_options_init(zt_open_options *opts);
 
 /* Opens a .zt file of any supported version. opts may be NULL (defaults).
  * On success *out owns the file; release it with zt_close(). On failure
- * *out is set to NULL. */
+ * *out is set to NULL.
+ * Foreign tensor files are opened too, read-only, recognised by their bytes
+ * (docs/foreign.md): safetensors, NumPy .npy and .npz, GGUF v2/v3. Each
+ * tensor is a dense object (GGUF block types: format "ggml_quantized") with
+ * one raw "data" component; the file's metadata are its attributes. Tensors
+ * stored in C order are read in place (views where the byte order and
+ * alignment allow); .npz members and Fortran-order arrays are decoded once,
+ * at open, within max_decoded_size. A malformed one fails with ZT_E_FORMAT
+ * and a message naming the rule. Same for zt_open_memory. */
 ZT_API zt_status zt_open(const char *path, const zt_open_options *opts,
                          zt_file **out);
 
@@ -260,7 +268,8 @@ ZT_API zt_status zt_open_memory(const void *data, size_t size,
 ZT_API zt_status zt_close(zt_file *file);
 
 /* The spec version the file declares: "1.2.0", "1.1.0", "0.1.0", ...
- * Borrowed. */
+ * For a foreign file, its format instead: "safetensors", "npy", "npz",
+ * "gguf v2", "gguf v3" (never starting with a digit). Borrowed. */
 ZT_API zt_status zt_file_version(const zt_file *file, const char **out);
 
 ZT_API zt_status zt_file_object_count(const zt_file *file, size_t *out);

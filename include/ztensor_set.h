@@ -81,8 +81,8 @@ ZT_API zt_status zt_set_object_by_name(const zt_set *set, const char *name,
                                        size_t name_len,
                                        const zt_object **out);
 
-/* The index's "metadata" member as JSON text (caller frees with zt_free);
- * "null" when the index has none. */
+/* The index's "metadata" member as compact JSON text, keys in the index's
+ * own order (caller frees with zt_free); "null" when the index has none. */
 ZT_API zt_status zt_set_metadata_json(const zt_set *set, char **out);
 
 /* The shards, in the order described above: the open file (borrowed, owned

@@ -10,6 +10,7 @@
 #include "codec/codec.h"
 #include "composite/validate.h"
 #include "digest/digest.h"
+#include "foreign/open_foreign.h"
 #include "manifest/decode.h"
 #include "types/dtype.h"
 #include "util/endian.h"
@@ -81,9 +82,20 @@ void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)> 
   if (err) std::rethrow_exception(err);
 }
 
-Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts) : source_(std::move(src)), opts_(opts) {
+Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool foreign_ok)
+    : source_(std::move(src)), opts_(opts) {
   if (opts_.max_manifest_size == 0 || opts_.max_manifest_size > kMaxManifestSize)
     opts_.max_manifest_size = kMaxManifestSize;
+  if (foreign_ok && foreign_format(*source_)) {
+    ForeignLimits fl;
+    fl.max_header = opts_.max_manifest_size;
+    fl.max_decoded_size = opts_.max_decoded_size;
+    ForeignFile ff = open_foreign(std::move(source_), fl);
+    source_ = std::move(ff.source);
+    manifest_ = std::move(ff.manifest);
+    init_verify_slots();
+    return;
+  }
   ManifestLocation loc = locate_manifest(*source_, opts_.max_manifest_size);
   std::vector<uint8_t> copy;
   const uint8_t *bytes = nullptr;
@@ -100,6 +112,13 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts) : source_
   limits.file_size = source_->size();
   if (loc.size == 0) fail(ZT_E_CBOR, "'" + source_->path() + "': the manifest is empty (0 bytes)");
   manifest_ = decode_manifest(bytes, loc.size, loc.container, loc.offset, limits, source_->path());
+  init_verify_slots();
+  // Views into a pread copy must not outlive it: the model owns its strings
+  // (indefinite-length strings were joined into std::strings), so nothing
+  // points into `copy` once decode_manifest returns.
+}
+
+void Reader::init_verify_slots() {
   if (opts_.verify_on_read) {
     slot_base_.resize(manifest_.objects.size());
     size_t slots = 0;
@@ -110,18 +129,19 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts) : source_
     verified_.reset(new std::atomic<bool>[slots]);
     for (size_t k = 0; k < slots; ++k) verified_[k].store(false, std::memory_order_relaxed);
   }
-  // Views into a pread copy must not outlive it: the model owns its strings
-  // (indefinite-length strings were joined into std::strings), so nothing
-  // points into `copy` once decode_manifest returns.
 }
 
+// A foreign file (safetensors, .npy/.npz, GGUF; src/foreign) is recognised
+// by its first bytes in the constructor, for files opened by path (a lone
+// .npy's object takes the file's name) or in memory; not through callbacks
+// or HTTP, whose bytes the parsers cannot hold whole.
 std::shared_ptr<Reader> Reader::open(const std::string &path, const ReaderOptions &opts) {
   auto src = opts.access == ZT_ACCESS_PREAD ? open_pread_source(path) : open_mmap_source(path);
-  return std::shared_ptr<Reader>(new Reader(std::move(src), opts));
+  return std::shared_ptr<Reader>(new Reader(std::move(src), opts, true));
 }
 
 std::shared_ptr<Reader> Reader::open_memory(const void *data, size_t size, const ReaderOptions &opts) {
-  return std::shared_ptr<Reader>(new Reader(open_memory_source(data, size), opts));
+  return std::shared_ptr<Reader>(new Reader(open_memory_source(data, size), opts, true));
 }
 
 std::shared_ptr<Reader> Reader::open_source(std::unique_ptr<Source> src, const ReaderOptions &opts) {
@@ -443,9 +463,14 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
          ctx +
              (c.big_endian ? ": data is stored big-endian (legacy 0.1)" : ": little-endian data on a big-endian host") +
              "; a read byte-swaps it");
+  const uint8_t *p = source_->data() + c.offset;
+  // Foreign files put elements at any offset; .zt blobs are 64-aligned.
+  if (const size_t align = dtype_size(c.dtype); align > 1 && reinterpret_cast<uintptr_t>(p) % align != 0)
+    fail(ZT_E_NOT_ZERO_COPY, ctx + ": data at file offset " + std::to_string(c.offset) + " is not aligned to its " +
+                                 std::to_string(align) + "-byte elements; a read copies it");
   verify_before_read(o, c);
   *len = static_cast<size_t>(c.length);
-  return source_->data() + c.offset;
+  return p;
 }
 
 zt_verify_result Reader::verify_component(const Object &o, const Component &c, bool strict) const {

@@ -118,7 +118,8 @@ class Reader {
   std::vector<VerifyFailure> verify_all(bool strict) const;
 
  private:
-  Reader(std::unique_ptr<Source> src, const ReaderOptions &opts);
+  Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool foreign_ok = false);
+  void init_verify_slots();
   void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n) const;
   size_t component_slot(const Object &o, const Component &c) const;
   // Digest over the stored bytes; throws ZT_E_DIGEST_MISMATCH.

@@ -71,6 +71,13 @@ enum class SpecVersion { V0_1, V1_1, V1_2 };
 
 struct Manifest {
   std::string version;  // as declared ("0.1.0" for legacy files)
+  // A foreign file read through src/foreign: its format ("safetensors",
+  // "npy", "npz", "gguf v3"), and `version` says the same. Empty for .zt.
+  // Such a file is read-only: nothing edits or appends to it in place.
+  std::string foreign;
+  // Its tensors were decoded at open (.npz members, Fortran order): offsets
+  // index that copy in memory, not the file.
+  bool foreign_decoded = false;
   SpecVersion spec = SpecVersion::V1_2;
   bool has_attributes = false;
   std::string attributes;

@@ -31,7 +31,9 @@ std::string extra_json(const std::vector<RawField> &extra) {
 std::string manifest_to_json(const Manifest &m) {
   std::string out = "{";
   bool first = true;
-  kv(out, "version", str(m.version), first);
+  // A foreign file has no zTensor spec version; its format is named instead.
+  kv(out, "version", m.foreign.empty() ? str(m.version) : "null", first);
+  if (!m.foreign.empty()) kv(out, "source_format", str(m.foreign), first);
   kv(out, "attributes", m.has_attributes ? cbor_to_json(m.attributes) : "null", first);
   if (!m.extra.empty()) kv(out, "extra", extra_json(m.extra), first);
   out += ",\"objects\":[";
@@ -59,7 +61,7 @@ std::string manifest_to_json(const Manifest &m) {
       kv(out, "dtype", str(c.dtype_name), g);
       kv(out, "type", c.has_type ? str(c.logical_type) : "null", g);
       kv(out, "encoding", str(c.encoding_name), g);
-      kv(out, "offset", std::to_string(c.offset), g);
+      kv(out, "offset", m.foreign_decoded ? "null" : std::to_string(c.offset), g);  // not in the file
       kv(out, "length", std::to_string(c.length), g);
       kv(out, "uncompressed_length", c.has_uncompressed_length ? std::to_string(c.uncompressed_length) : "null", g);
       kv(out, "decoded_length", c.decoded_known ? std::to_string(c.decoded_length) : "null", g);

@@ -1,14 +1,15 @@
-// Parsing of a sharded checkpoint's JSON index. nlohmann::json keeps objects
-// in sorted maps (O(log n) per key) and would silently keep the last of two
-// equal keys, so a parser callback tracks the keys of every open object and
-// refuses a repeat: a tensor listed twice must not quietly lose one shard.
+// Parsing of a sharded checkpoint's JSON index (a .zt set's, and the
+// safetensors index zt convert reads): one SAX pass, O(n log n) in the
+// entries, refusing a key that appears twice in any object.
 #include "set/shard_index.h"
 
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "util/error.h"
+#include "util/json_object_keys.h"
 
 namespace zt {
 namespace {
@@ -41,26 +42,207 @@ void check_depth(std::string_view text, const std::string &what) {
   }
 }
 
-json parse_unique_keys(std::string_view text, const std::string &what) {
-  std::vector<std::set<std::string>> open;  // keys seen in each open object
-  std::string duplicate;
-  json::parser_callback_t cb = [&](int, json::parse_event_t ev, json &parsed) {
-    if (ev == json::parse_event_t::object_start) {
-      open.emplace_back();
-    } else if (ev == json::parse_event_t::object_end) {
-      if (!open.empty()) open.pop_back();
-    } else if (ev == json::parse_event_t::key && !open.empty()) {
-      if (!open.back().insert(parsed.get<std::string>()).second && duplicate.empty())
-        duplicate = parsed.get<std::string>();
+// The "metadata" member written back as compact JSON text while it is
+// parsed, in document order: no tree of it is ever built (a tree costs
+// ~100 bytes per value, and walking a large one was most of the time).
+class JsonTextWriter {
+ public:
+  std::string out;
+  void null() { value("null"); }
+  void boolean(bool v) { value(v ? "true" : "false"); }
+  void number(const std::string &text) { value(text); }
+  void string(const std::string &s) {
+    comma();
+    escape(s);
+  }
+  void key(const std::string &k) {
+    comma();
+    escape(k);
+    out += ':';
+    after_key_ = true;
+  }
+  void open(char c) {
+    comma();
+    out += c;
+    first_.push_back(true);
+  }
+  void close(char c) {
+    out += c;
+    first_.pop_back();
+  }
+
+ private:
+  void value(const char *text) {
+    comma();
+    out += text;
+  }
+  void value(const std::string &text) {
+    comma();
+    out += text;
+  }
+  void comma() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!first_.empty()) {
+      if (!first_.back()) out += ',';
+      first_.back() = false;
+    }
+  }
+  void escape(const std::string &s) {
+    static const char hex[] = "0123456789abcdef";
+    out += '"';
+    for (unsigned char c : s) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c < 0x20) {
+        out += "\\u00";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      } else {
+        out += static_cast<char>(c);  // UTF-8, checked by the parser
+      }
+    }
+    out += '"';
+  }
+  std::vector<bool> first_;  // per open container: nothing written in it yet
+  bool after_key_ = false;
+};
+
+// The index read by a plain SAX pass (linear in its size; nlohmann's
+// callback parser rescans a parent object each time a nested one closes,
+// quadratic in the entries). Only what the set needs is kept: the tensor
+// names, one id per distinct shard location, and the "metadata" member as
+// JSON text. Every object is checked for a key that appears twice.
+class IndexSax : public json::json_sax_t {
+ public:
+  IndexSax(const std::string &what, size_t max_shards) : what_(what), max_shards_(max_shards) {}
+
+  std::map<std::string, size_t> shard_ids;              // location → provisional id (first appearance)
+  std::vector<std::pair<std::string, size_t>> tensors;  // in document order
+  std::string metadata_json = "null";
+  bool has_weight_map = false;
+
+  bool null() override {
+    begin_value(Kind::Null);
+    if (meta_) meta_->null();
+    return end_value();
+  }
+  bool boolean(bool v) override {
+    begin_value(Kind::Other);
+    if (meta_) meta_->boolean(v);
+    return end_value();
+  }
+  bool number_integer(number_integer_t v) override {
+    begin_value(Kind::Other);
+    if (meta_) meta_->number(std::to_string(v));
+    return end_value();
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    begin_value(Kind::Other);
+    if (meta_) meta_->number(std::to_string(v));
+    return end_value();
+  }
+  bool number_float(number_float_t, const string_t &s) override {
+    begin_value(Kind::Other);
+    if (meta_) meta_->number(s);  // as written: no rounding through double
+    return end_value();
+  }
+  bool string(string_t &v) override {
+    begin_value(Kind::String);
+    if (meta_) meta_->string(v);
+    if (depth_ == 2 && in_weight_map_) add_tensor(v);
+    return end_value();
+  }
+  bool binary(binary_t &) override { fail(ZT_E_MANIFEST, what_ + ": the index is not valid JSON"); }
+  bool start_object(std::size_t) override {
+    begin_value(Kind::Object);
+    if (meta_) meta_->open('{');
+    // weight_map's keys are kept in `tensors` anyway, and checked there.
+    keys_.open(!(depth_ == 1 && root_key_ == "weight_map"));
+    ++depth_;
+    return true;
+  }
+  bool key(string_t &k) override {
+    keys_.add(k);
+    if (meta_) meta_->key(k);
+    if (depth_ == 1)
+      root_key_ = k;
+    else if (depth_ == 2 && in_weight_map_)
+      tensor_ = std::move(k);
+    return true;
+  }
+  bool end_object() override {
+    if (const std::string *dup = keys_.close())
+      fail(ZT_E_DUPLICATE_KEY, what_ + ": key '" + printable(*dup) + "' appears twice in one JSON object");
+    if (meta_) meta_->close('}');
+    --depth_;
+    return end_container();
+  }
+  bool start_array(std::size_t) override {
+    begin_value(Kind::Array);
+    if (meta_) meta_->open('[');
+    ++depth_;
+    return true;
+  }
+  bool end_array() override {
+    if (meta_) meta_->close(']');
+    --depth_;
+    return end_container();
+  }
+  bool parse_error(std::size_t pos, const std::string &, const nlohmann::detail::exception &) override {
+    fail(ZT_E_MANIFEST,
+         what_ + ": the index is not valid JSON (or not UTF-8) at byte " + std::to_string(pos == 0 ? 0 : pos - 1));
+  }
+
+ private:
+  enum class Kind { Null, Object, Array, String, Other };
+
+  void begin_value(Kind kind) {
+    if (depth_ == 0) {
+      if (kind != Kind::Object) fail(ZT_E_MANIFEST, what_ + ": the index is not a JSON object");
+    } else if (depth_ == 1 && root_key_ == "metadata") {
+      if (kind == Kind::Null) return;
+      if (kind != Kind::Object) fail(ZT_E_MANIFEST, what_ + ": \"metadata\" is not a JSON object");
+      meta_.reset(new JsonTextWriter());
+    } else if (depth_ == 1 && root_key_ == "weight_map") {
+      if (kind != Kind::Object) fail(ZT_E_MANIFEST, what_ + ": \"weight_map\" is not a JSON object");
+      in_weight_map_ = has_weight_map = true;
+    } else if (depth_ == 2 && in_weight_map_ && kind != Kind::String) {
+      fail(ZT_E_MANIFEST, what_ + ": tensor '" + printable(tensor_) + "': its shard is not a JSON string");
+    }
+  }
+  bool end_value() { return true; }
+  bool end_container() {
+    if (depth_ == 1) {
+      if (meta_) metadata_json = std::move(meta_->out);
+      meta_.reset();
+      in_weight_map_ = false;
     }
     return true;
-  };
-  json root = json::parse(text.begin(), text.end(), cb, /*allow_exceptions=*/false);
-  if (root.is_discarded()) fail(ZT_E_MANIFEST, what + ": the index is not valid JSON (or not UTF-8)");
-  if (!duplicate.empty())
-    fail(ZT_E_DUPLICATE_KEY, what + ": key '" + printable(duplicate) + "' appears twice in one JSON object");
-  return root;
-}
+  }
+  void add_tensor(const std::string &loc) {
+    auto found = shard_ids.find(loc);
+    if (found == shard_ids.end()) {
+      check_shard_location(loc, what_ + ": tensor '" + printable(tensor_) + "'");
+      if (shard_ids.size() >= max_shards_)
+        fail(ZT_E_LIMIT, what_ + ": more than " + std::to_string(max_shards_) + " shards");
+      found = shard_ids.emplace(loc, shard_ids.size()).first;
+    }
+    tensors.emplace_back(std::move(tensor_), found->second);
+    tensor_.clear();
+  }
+
+  const std::string &what_;
+  const size_t max_shards_;
+  JsonObjectKeys keys_;
+  size_t depth_ = 0;  // containers open around the next event
+  std::string root_key_, tensor_;
+  bool in_weight_map_ = false;
+  std::unique_ptr<JsonTextWriter> meta_;
+};
 
 // A path component as a web server would see it after decoding %XX
 // escapes, up to three times (double-encoded "%252e%252e" too).
@@ -127,34 +309,19 @@ std::string resolve_shard_location(const std::string &index_location, const std:
 
 ShardIndex parse_shard_index(std::string_view text, const std::string &what, size_t max_shards) {
   check_depth(text, what);
-  json root = parse_unique_keys(text, what);
-  if (!root.is_object()) fail(ZT_E_MANIFEST, what + ": the index is not a JSON object");
+  IndexSax sax(what, max_shards);
+  json::sax_parse(text.begin(), text.end(), &sax);
+  if (!sax.has_weight_map) fail(ZT_E_MANIFEST, what + ": \"weight_map\" is missing");
   ShardIndex idx;
-  auto meta = root.find("metadata");
-  if (meta != root.end() && !meta->is_null()) {
-    if (!meta->is_object()) fail(ZT_E_MANIFEST, what + ": \"metadata\" is not a JSON object");
-    idx.metadata_json = meta->dump();
-  }
-  auto wm = root.find("weight_map");
-  if (wm == root.end()) fail(ZT_E_MANIFEST, what + ": \"weight_map\" is missing");
-  if (!wm->is_object()) fail(ZT_E_MANIFEST, what + ": \"weight_map\" is not a JSON object");
-
-  std::map<std::string, size_t> shard_ids;  // location → provisional id (first appearance)
-  std::vector<std::pair<std::string, size_t>> tensors;
-  tensors.reserve(wm->size());
-  for (auto it = wm->begin(); it != wm->end(); ++it) {
-    const std::string ctx = what + ": tensor '" + printable(it.key()) + "'";
-    if (!it.value().is_string()) fail(ZT_E_MANIFEST, ctx + ": its shard is not a JSON string");
-    const std::string &loc = it.value().get_ref<const std::string &>();
-    auto found = shard_ids.find(loc);
-    if (found == shard_ids.end()) {
-      check_shard_location(loc, ctx);
-      if (shard_ids.size() >= max_shards)
-        fail(ZT_E_LIMIT, what + ": more than " + std::to_string(max_shards) + " shards");
-      found = shard_ids.emplace(loc, shard_ids.size()).first;
-    }
-    tensors.emplace_back(it.key(), found->second);  // json objects iterate sorted: stays sorted
-  }
+  idx.metadata_json = std::move(sax.metadata_json);
+  std::map<std::string, size_t> &shard_ids = sax.shard_ids;
+  std::vector<std::pair<std::string, size_t>> tensors = std::move(sax.tensors);
+  // Sorted by name; a tensor listed twice must not quietly lose one shard.
+  std::sort(tensors.begin(), tensors.end());
+  for (size_t i = 1; i < tensors.size(); ++i)
+    if (tensors[i - 1].first == tensors[i].first)
+      fail(ZT_E_DUPLICATE_KEY,
+           what + ": key '" + printable(tensors[i].first) + "' appears twice in one JSON object (weight_map)");
   // Number the shards in sorted order of their locations.
   std::vector<size_t> renumber(shard_ids.size());
   for (const auto &[loc, id] : shard_ids) {

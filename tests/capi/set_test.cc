@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -104,7 +105,8 @@ TEST_F(SetTest, ReadsObjectsAcrossShards) {
 
   char *meta = nullptr;
   ASSERT_EQ(zt_set_metadata_json(s, &meta), ZT_OK);
-  EXPECT_EQ(std::string(meta), "{\"note\":\"x\",\"total_size\":36}");
+  // Compact, in the index's own key order (written back during the parse).
+  EXPECT_EQ(std::string(meta), "{\"total_size\":36,\"note\":\"x\"}");
   zt_free(meta);
 
   ASSERT_EQ(zt_set_shard_count(s, &n), ZT_OK);
@@ -198,6 +200,26 @@ TEST_F(SetTest, DuplicateKeysAreRefused) {
                         nullptr, &s),
             ZT_OK)
       << zt_last_error();
+  zt_set_close(s);
+}
+
+// The metadata is written back as JSON text while the index is parsed (no
+// tree): every kind of value must come back as the same JSON.
+TEST_F(SetTest, MetadataOfEveryJsonKindComesBackEqual) {
+  const std::string meta =
+      R"({"s": "q\"b\\s\n\u0001\u00e9\ud83d\ude00", "f": 1.5e300, "g": -0.25, "i": -7,)"
+      R"( "u": 18446744073709551615, "n": null, "b": [true, false, []], "o": {"x": {}, "y": [{"z": 1}]}})";
+  zt_set *s = nullptr;
+  ASSERT_EQ(zt_open_set(index(R"({"metadata": )" + meta + R"(, "weight_map": {"a": "model-00001-of-00002.zt",
+      "b": "model-00001-of-00002.zt", "c": "sub/model-00002-of-00002.zt"}})")
+                            .c_str(),
+                        nullptr, &s),
+            ZT_OK)
+      << zt_last_error();
+  char *got = nullptr;
+  ASSERT_EQ(zt_set_metadata_json(s, &got), ZT_OK);
+  EXPECT_EQ(nlohmann::json::parse(got), nlohmann::json::parse(meta)) << got;
+  zt_free(got);
   zt_set_close(s);
 }
 

@@ -2,8 +2,10 @@
 from n to 8n keys, the time the keys add (over an input of the same size
 whose metadata is one key, measured in the same run) may grow about 8x
 (n log n: ~10x), not 64x. Ratios, not seconds."""
+import json
 import os
 import resource
+import shutil
 import struct
 import subprocess
 import sys
@@ -84,6 +86,111 @@ class ConvertMetadataComplexity(ztcli.TmpCase):
             return p
 
         self.check("GGUF key/values", many, one, 16384)
+
+
+# Issue 27: nlohmann's callback parser rescanned a parent object each time a
+# nested one closed, so every JSON input was quadratic in its nested
+# objects. Growth of the entries' own time from n to 8n: n log n gives ~10.
+MAX_JSON_GROWTH = 12.0
+# An index's metadata objects cost a few ms at n, at the noise of process
+# start-up on a busy machine: below this they are not divided by. (The
+# callback parser took over a minute at 8n, far above any floor.)
+INDEX_FLOOR_SECONDS = 0.03
+
+
+class JsonNestedObjectsComplexity(ztcli.TmpCase):
+    """Every JSON input (safetensors header, safetensors index, zt set index)
+    stays O(n log n) in its number of nested objects."""
+
+    def seconds(self, args, before):
+        best = 1e30
+        for _ in range(3):
+            before()
+            t = time.perf_counter()
+            subprocess.run([ZT, *args], check=True, capture_output=True)
+            best = min(best, time.perf_counter() - t)
+        return best
+
+    def growth(self, what, command, hostile, benign, n, before=lambda: None, floor=MIN_KEY_SECONDS):
+        """command(path) -> zt arguments; hostile/benign(count) -> path of an
+        input with `count` nested objects / one key of the same size;
+        before() runs ahead of each run (removing its output)."""
+        th, tb = [], []
+        for count in (n, 8 * n):
+            th.append(self.seconds(command(hostile(count)), before))
+            tb.append(self.seconds(command(benign(count)), before))
+        small = max(th[0] - tb[0], floor)
+        big = th[1] - tb[1]
+        print("%s: %d -> %d nested objects: %.3fs -> %.3fs; same size, one key: %.3fs -> %.3fs; the objects' own "
+              "time x%.1f" % (what, n, 8 * n, th[0], th[1], tb[0], tb[1], big / small))
+        self.assertLess(big / small, MAX_JSON_GROWTH, "%s: parsing grows faster than n log n" % what)
+
+    def write(self, name, data):
+        p = self.path(name)
+        with open(p, "wb") as f:
+            f.write(data)
+        return p
+
+    def test_safetensors_header_entries(self):
+        # n (empty) tensors: each header entry is an object.
+        def many(n):
+            return self.write("many%d.safetensors" % n,
+                              safetensors_bytes([("t%07d" % i, "F32", [0], b"") for i in range(n)]))
+
+        def one(n):
+            entry = len(json.dumps({"t0000000": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]}}))
+            return self.write("one%d.safetensors" % n, safetensors_bytes([], {"k": "v" * (n * entry)}))
+
+        # zt_open (the library) and zt convert (the tool) share the parser;
+        # enough entries that both sizes are past the caches.
+        self.growth("safetensors header (zt verify)", lambda p: ["verify", "--quiet", p], many, one, 32768)
+        self.growth("safetensors header (zt convert)",
+                    lambda p: ["convert", p, "-o", self.path("out.zt"), "--no-sync", "--quiet"], many, one, 16384)
+
+    def test_safetensors_metadata_objects(self):
+        # __metadata__ values that are objects (the format asks for strings;
+        # the reader keeps whatever JSON they are, as CBOR).
+        def many(n):
+            return self.write("many%d.safetensors" % n,
+                              safetensors_bytes([], {"k%07d" % i: {"a": "v"} for i in range(n)}))
+
+        def one(n):
+            return self.write("one%d.safetensors" % n, safetensors_bytes([], {"k": "v" * (n * 24)}))
+
+        self.growth("safetensors __metadata__ objects (zt ls)", lambda p: ["ls", p], many, one, 32768)
+
+    def index_pair(self, kind, n, nested):
+        """A one-tensor index whose "metadata" holds n objects (or one long
+        string), and its shard."""
+        folder = self.path("%s%s%d" % (kind, "many" if nested else "one", n))
+        os.makedirs(folder, exist_ok=True)
+        meta = {"k%07d" % i: {"a": "v"} for i in range(n)} if nested else {"k": "v" * (n * 24)}
+        with open(os.path.join(folder, "s.safetensors"), "wb") as f:
+            f.write(safetensors_bytes([("t", "F32", [1], bytes(4))]))
+        if kind == "safetensors":
+            index = os.path.join(folder, "m.safetensors.index.json")
+            shard = "s.safetensors"
+        else:
+            ztcli.run("convert", os.path.join(folder, "s.safetensors"), "-o", os.path.join(folder, "s.zt"), "--quiet")
+            index = os.path.join(folder, "m.zt.index.json")
+            shard = "s.zt"
+        with open(index, "w") as f:
+            json.dump({"metadata": meta, "weight_map": {"t": shard}}, f)
+        return index
+
+    def test_safetensors_index_metadata_objects(self):
+        out = self.path("out")
+
+        self.growth("safetensors index (zt convert)", lambda index: ["convert", index, "-o", out, "--no-sync", "--quiet"],
+                    lambda n: self.index_pair("safetensors", n, True),
+                    lambda n: self.index_pair("safetensors", n, False), 65536,
+                    before=lambda: shutil.rmtree(out, ignore_errors=True), floor=INDEX_FLOOR_SECONDS)
+
+    def test_zt_set_index_metadata_objects(self):
+        self.growth("zt set index (zt merge)",
+                    lambda index: ["merge", index, "-o", self.path("merged.zt"), "--no-sync", "--quiet"],
+                    lambda n: self.index_pair("zt", n, True), lambda n: self.index_pair("zt", n, False), 65536,
+                    floor=INDEX_FLOOR_SECONDS)
 
 
 def peak_rss_kib(args):

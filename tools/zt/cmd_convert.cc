@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "import/import.h"
+#include "foreign/foreign.h"
 #include "le_to_host.h"
 #include "output_guard.h"
 #include "progress.h"
@@ -242,13 +242,14 @@ int convert_sharded(const std::string &index, const std::string &outdir, const z
     Progress progress("converting " + loc, 0, quiet || as_json);
     if (int rc = write_zt(inputs, inputs[0].attributes, set.temp_path(renamed[loc]), wo, progress, objects)) return rc;
   }
-  nlohmann::json out = nlohmann::json::object();  // sorted: no quadratic insertion
-  if (!idx.metadata.is_null()) out["metadata"] = idx.metadata;
-  out["weight_map"] = nlohmann::json::object();
-  for (const auto &[name, loc] : idx.weight_map) out["weight_map"][name] = renamed[loc];
-  if (int rc = set.write_text(out_index, out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-                              wo.sync != 0))
-    return rc;
+  // The metadata goes through as the index parser wrote it back (checked
+  // JSON text): no tree of a large one is built again.
+  nlohmann::json weight_map = nlohmann::json::object();  // sorted: no quadratic insertion
+  for (const auto &[name, loc] : idx.weight_map) weight_map[name] = renamed[loc];
+  std::string text = "{\n";
+  if (idx.metadata_json != "null") text += "  \"metadata\": " + idx.metadata_json + ",\n";
+  text += "  \"weight_map\": " + weight_map.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n}\n";
+  if (int rc = set.write_text(out_index, text, wo.sync != 0)) return rc;
   if (int rc = set.commit(wo.sync != 0)) return rc;
   if (as_json) {
     json j{{"command", "convert"},

@@ -69,6 +69,18 @@ int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector
   return kOk;
 }
 
+// A foreign file (safetensors, .npy, .npz, GGUF) opens read-only: rewriting
+// it in place as a .zt would replace the user's file with another format.
+int refuse_foreign_target(const char *cmd, const std::string &path, const zt_file *f) {
+  const char *version = nullptr;
+  if (zt_file_version(f, &version) != ZT_OK || !version || (version[0] >= '0' && version[0] <= '9')) return kOk;
+  std::fprintf(stderr,
+               "zt %s: '%s' is a %s file, which zt reads but never rewrites in place; 'zt convert' makes a .zt of "
+               "it (nothing changed)\n",
+               cmd, path.c_str(), version);
+  return kFailure;
+}
+
 std::vector<const zt_file *> raw_files(const std::vector<FilePtr> &files) {
   std::vector<const zt_file *> raw;
   for (const auto &f : files) raw.push_back(f.get());
@@ -165,6 +177,7 @@ int cmd_append(const std::vector<std::string> &argv) {
   if (int rc = refuse_hard_linked("append", a.positional[0])) return rc;
   std::vector<FilePtr> files;
   if ((rc = open_all("append", {a.positional[0], a.get("--from")}, files))) return rc;
+  if ((rc = refuse_foreign_target("append", a.positional[0], files[0].get()))) return rc;
   std::vector<const zt_object *> objects = objects_of(files[0].get());
   std::vector<std::string> added;
   for (const zt_object *obj : objects_of(files[1].get())) {
@@ -185,6 +198,7 @@ int cmd_remove(const std::vector<std::string> &argv) {
   if (int rc = refuse_hard_linked("remove", a.positional[0])) return rc;
   std::vector<FilePtr> files;
   if ((rc = open_all("remove", {a.positional[0]}, files))) return rc;
+  if ((rc = refuse_foreign_target("remove", a.positional[0], files[0].get()))) return rc;
   std::set<std::string> drop(a.positional.begin() + 1, a.positional.end());
   for (const auto &n : drop) {
     const zt_object *obj = nullptr;

@@ -6,7 +6,6 @@
 #include "cli.h"
 #include "commands.h"
 #include "composite_info.h"
-#include "foreign_info.h"
 #include "terminal_text.h"
 
 namespace ztcli {
@@ -56,7 +55,6 @@ int cmd_info(const std::vector<std::string> &argv) {
   std::string err;
   if (!parse_args(argv, {"--json"}, {}, a, err)) return usage_error("info", err);
   if (a.positional.size() != 1) return usage_error("info", "expected one FILE");
-  if (is_foreign_input(a.positional[0])) return foreign_info(a.positional[0], a.has("--json"));
   FilePtr f;
   if (int rc = open_input(a.positional[0], f)) return rc;
   if (a.has("--json")) {
@@ -74,7 +72,10 @@ int cmd_info(const std::vector<std::string> &argv) {
   char *attrs = nullptr;
   zt_file_attributes_json(f.get(), &attrs);
   std::printf("file:       %s\n", display_path(a.positional[0]).c_str());
-  std::printf("version:    %s\n", shown(version).c_str());
+  if (version && (version[0] < '0' || version[0] > '9'))  // a foreign file (docs/foreign.md): its format
+    std::printf("version:    none (%s file, read-only; 'zt convert' makes a .zt of it)\n", shown(version).c_str());
+  else
+    std::printf("version:    %s\n", shown(version).c_str());
   std::printf("attributes: %s\n", json_or_null(attrs).c_str());
   std::printf("objects:    %zu\n", count);
   for (size_t i = 0; i < count; ++i) {
@@ -115,7 +116,6 @@ int cmd_ls(const std::vector<std::string> &argv) {
   std::string err;
   if (!parse_args(argv, {}, {}, a, err)) return usage_error("ls", err);
   if (a.positional.size() != 1) return usage_error("ls", "expected one FILE");
-  if (is_foreign_input(a.positional[0])) return foreign_ls(a.positional[0]);
   FilePtr f;
   if (int rc = open_input(a.positional[0], f)) return rc;
   size_t count = 0;

@@ -18,7 +18,7 @@
 
 #include "cli.h"
 #include "export_foreign.h"
-#include "import/import.h"
+#include "foreign/foreign.h"
 #include "temp_output.h"
 #include "terminal_text.h"
 

@@ -1,5 +1,5 @@
 // Maps an input file and hands it to the reader for its format.
-#include "import.h"
+#include "foreign.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -110,6 +110,8 @@ bool ends_with(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+}  // namespace
+
 std::string stem_of(const std::string &path) {
   size_t slash = path.find_last_of('/');
   std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -117,7 +119,59 @@ std::string stem_of(const std::string &path) {
   return dot == std::string::npos ? base : base.substr(0, dot);
 }
 
-}  // namespace
+Kind detect(const uint8_t *head, size_t n, uint64_t file_size) {
+  auto starts = [&](const char *magic, size_t k) { return n >= k && std::memcmp(head, magic, k) == 0; };
+  if (starts("\x93NUMPY", 6)) return Kind::Npy;
+  if (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4)) return Kind::Npz;
+  if (starts("GGUF", 4)) return Kind::Gguf;
+  if (n >= 9 && head[8] == '{') {
+    uint64_t len = 0;
+    for (int i = 7; i >= 0; --i) len = (len << 8) | head[i];
+    if (len >= 2 && len <= file_size - 8) return Kind::Safetensors;
+  }
+  return Kind::None;
+}
+
+const char *kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::Safetensors:
+      return "safetensors";
+    case Kind::Npy:
+      return "npy";
+    case Kind::Npz:
+      return "npz";
+    case Kind::Gguf:
+      return "gguf";
+    case Kind::None:
+      break;
+  }
+  return "none";
+}
+
+Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::string &what, const std::string &stem,
+                       const Limits &limits) {
+  Imported r;
+  switch (kind) {
+    case Kind::Safetensors:
+      r = read_safetensors(data, size, what, limits);
+      r.format_name = "safetensors";
+      break;
+    case Kind::Npy:
+      r = read_npy(data, size, what, stem, limits);
+      r.format_name = "npy";
+      break;
+    case Kind::Npz:
+      r = read_npz(data, size, what, limits);
+      r.format_name = "npz";
+      break;
+    case Kind::Gguf:
+      r = read_gguf(data, size, what, limits);  // names itself with its version
+      break;
+    case Kind::None:
+      throw InputError(what + ": not a foreign tensor file");
+  }
+  return r;
+}
 
 Imported import_file(const std::string &path, const Limits &limits) {
   struct stat st;
@@ -149,24 +203,20 @@ Imported import_file(const std::string &path, const Limits &limits) {
   const size_t size = map->size;
   auto starts = [&](const char *magic, size_t n) { return size >= n && std::memcmp(data, magic, n) == 0; };
 
-  Imported r;
-  if (ends_with(path, ".safetensors")) {
-    r = read_safetensors(data, size, path, limits);
-    r.format_name = "safetensors";
-  } else if (ends_with(path, ".npy") ||
-             (!ends_with(path, ".npz") && !ends_with(path, ".gguf") && starts("\x93NUMPY", 6))) {
-    r = read_npy(data, size, path, stem_of(path), limits);
-    r.format_name = "npy";
-  } else if (ends_with(path, ".npz") ||
-             (!ends_with(path, ".gguf") && (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4)))) {
-    r = read_npz(data, size, path, limits);
-    r.format_name = "npz";
-  } else if (ends_with(path, ".gguf") || starts("GGUF", 4)) {
-    r = read_gguf(data, size, path, limits);  // names itself with its version
-  } else {
+  Kind kind = Kind::None;
+  if (ends_with(path, ".safetensors"))
+    kind = Kind::Safetensors;
+  else if (ends_with(path, ".npy") || (!ends_with(path, ".npz") && !ends_with(path, ".gguf") && starts("\x93NUMPY", 6)))
+    kind = Kind::Npy;
+  else if (ends_with(path, ".npz") ||
+           (!ends_with(path, ".gguf") && (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4))))
+    kind = Kind::Npz;
+  else if (ends_with(path, ".gguf") || starts("GGUF", 4))
+    kind = Kind::Gguf;
+  else
     throw InputError("'" + path +
                      "': unknown input format (expected .safetensors, .npy, .npz or .gguf by name or magic)");
-  }
+  Imported r = import_buffer(kind, data, size, path, stem_of(path), limits);
   // Keep the mapping alive as long as anything the reader made needs it.
   // (The pair destroys its second member first: the reader's state, then the mapping.)
   std::shared_ptr<void> inner = r.keepalive;

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <set>
 
-#include "import.h"
+#include "foreign.h"
 
 namespace ztimport {
 namespace {
@@ -284,6 +284,7 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
                        ") runs past the end of the file (" + std::to_string(size) + " bytes)");
     const uint8_t *p = data + begin;
     info.t.offset = begin;
+    info.t.in_place = true;
     const uint64_t len = info.t.nbytes;
     info.t.emit = [p, len](const PieceFn &fn) { emit_bytes(p, len, 1, fn); };
     ranges.push_back({begin, end, info.t.name});

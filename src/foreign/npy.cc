@@ -8,7 +8,7 @@
 #include <cstring>
 #include <memory>
 
-#include "import.h"
+#include "foreign.h"
 
 namespace ztimport {
 namespace {
@@ -300,6 +300,8 @@ Imported read_npy(const uint8_t *data, size_t size, const std::string &what, con
   if (needs_transpose(h)) {
     t.emit = [p, h](const PieceFn &fn) { emit_fortran_as_c(p, h, fn); };
   } else {
+    t.in_place = true;
+    t.big_endian = h.swap_esize > 1;
     t.emit = [p, h](const PieceFn &fn) { emit_bytes(p, h.nbytes, h.swap_esize, fn); };
   }
   r.tensors.push_back(std::move(t));

@@ -41,7 +41,12 @@ struct Tensor {
   std::vector<uint64_t> shape;   // row-major (C order)
   uint64_t nbytes = 0;           // exactly what emit() delivers
   uint64_t offset = UINT64_MAX;  // where the stored bytes start in the input; MAX when not contiguous there
-  CborAttributes attributes;     // object attributes; empty = none
+  // True when the bytes [offset, offset + nbytes) of the input are the
+  // tensor's elements in C order, little-endian unless big_endian: zt_open
+  // then reads them in place (views where the host's order matches).
+  bool in_place = false;
+  bool big_endian = false;
+  CborAttributes attributes;  // object attributes; empty = none
   // Delivers the bytes in pieces (converted to little-endian C order);
   // throws InputError if the source turns out shorter or longer.
   std::function<void(const PieceFn &)> emit;
@@ -98,16 +103,29 @@ const GgmlTypeInfo *ggml_type_info(uint32_t id);
 // .gguf); unknown extensions are recognised by their magic bytes.
 Imported import_file(const std::string &path, const Limits &limits);
 
+// The foreign format of a file by its first bytes (at least 16, fewer only
+// for a shorter file) and its size: by magic for .npy ("\x93NUMPY"), .npz
+// (a zip: "PK\3\4" or "PK\5\6") and GGUF ("GGUF"); a safetensors file has
+// none, so it is an 8-byte header length that fits the file followed by
+// '{'. Kind::None for anything else (a .zt file among them).
+enum class Kind { None, Safetensors, Npy, Npz, Gguf };
+Kind detect(const uint8_t *head, size_t n, uint64_t file_size);
+const char *kind_name(Kind kind);
+// The file name without folder and last extension: a lone .npy's object name.
+std::string stem_of(const std::string &path);  // "safetensors", "npy", "npz", "gguf"
+// Parses `data` as `kind` (format_name set); `what` names it in messages and
+// `stem` names a lone .npy's object.
+Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::string &what, const std::string &stem,
+                       const Limits &limits);
+
 // The index of a sharded checkpoint (model.safetensors.index.json). Shard
 // locations are checked against the rules of docs/sharding.md (relative,
 // inside the index's folder); the file is bounded by limits.max_header.
 struct ShardIndexFile {
-  nlohmann::json metadata;                                      // null = none
+  std::string metadata_json = "null";                           // compact JSON text, document order
   std::vector<std::pair<std::string, std::string>> weight_map;  // tensor → shard, sorted by tensor
 };
 ShardIndexFile read_shard_index(const std::string &path, const Limits &limits);
-// Throws InputError (prefixed ctx) for a location that could leave the folder.
-void check_shard_location(const std::string &location, const std::string &ctx);
 
 // Helpers shared by the readers.
 uint64_t checked_mul(uint64_t a, uint64_t b, const std::string &ctx);

@@ -1,0 +1,292 @@
+// safetensors: an 8-byte little-endian header size N, N bytes of JSON
+// ({name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__": {...}}),
+// then the byte buffer the offsets index into (offsets relative to its start).
+#include <algorithm>
+#include <cstring>
+
+#include "foreign.h"
+#include "util/json_object_keys.h"
+
+namespace ztimport {
+namespace {
+
+using json = nlohmann::json;
+
+struct StDtype {
+  const char *name;
+  zt_dtype dtype;
+  const char *logical;  // "" = none
+  uint32_t ratio;       // storage elements per element
+};
+
+// Every safetensors dtype with a zTensor storage type. Sub-byte types (F4,
+// F6_*) have none and are refused by name.
+constexpr StDtype kDtypes[] = {
+    {"F64", ZT_F64, "", 1},           {"F32", ZT_F32, "", 1},
+    {"F16", ZT_F16, "", 1},           {"BF16", ZT_BF16, "", 1},
+    {"I64", ZT_I64, "", 1},           {"I32", ZT_I32, "", 1},
+    {"I16", ZT_I16, "", 1},           {"I8", ZT_I8, "", 1},
+    {"U64", ZT_U64, "", 1},           {"U32", ZT_U32, "", 1},
+    {"U16", ZT_U16, "", 1},           {"U8", ZT_U8, "", 1},
+    {"BOOL", ZT_BOOL, "", 1},         {"F8_E4M3", ZT_U8, "f8_e4m3fn", 1},
+    {"F8_E5M2", ZT_U8, "f8_e5m2", 1}, {"F8_E8M0", ZT_U8, "f8_e8m0fnu", 1},
+    {"C64", ZT_F32, "complex64", 2},
+};
+
+// One tensor entry of the header, as the SAX pass found it; checked after
+// the parse (in name order) with the messages the rules name.
+struct HeaderEntry {
+  std::string name;
+  std::string dtype;
+  bool has_dtype = false;
+  bool has_shape = false, bad_shape_type = false, bad_shape = false;
+  std::vector<uint64_t> shape;
+  bool has_offsets = false, bad_offsets = false;
+  std::vector<uint64_t> offsets;
+};
+
+// The header read by a plain SAX pass: linear in its size, keeping only
+// what the import needs (the tensor entries, and the __metadata__ values
+// as CBOR), with every JSON object checked for repeated keys.
+class HeaderSax : public json::json_sax_t {
+ public:
+  explicit HeaderSax(const std::string &what) : what_(what) {}
+  std::vector<HeaderEntry> entries;
+  CborAttributes metadata;
+
+  bool null() override {
+    begin_value(Kind::Other);
+    if (meta_) meta_->null();
+    return end_value();
+  }
+  bool boolean(bool v) override {
+    begin_value(Kind::Other);
+    if (meta_) meta_->boolean(v);
+    return end_value();
+  }
+  bool number_integer(number_integer_t v) override {
+    begin_value(Kind::Other);
+    if (meta_) meta_->number_integer(v);
+    return end_value();
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    begin_value(Kind::Unsigned);
+    if (meta_) meta_->number_unsigned(v);
+    if (depth_ == 3 && in_entry_ && field_ == Field::Shape) entries.back().shape.push_back(v);
+    if (depth_ == 3 && in_entry_ && field_ == Field::Offsets) entries.back().offsets.push_back(v);
+    return end_value();
+  }
+  bool number_float(number_float_t v, const string_t &s) override {
+    begin_value(Kind::Other);
+    if (meta_) meta_->number_float(v, s);
+    return end_value();
+  }
+  bool string(string_t &v) override {
+    begin_value(Kind::String);
+    if (meta_) meta_->string(v);
+    if (depth_ == 2 && in_entry_ && field_ == Field::Dtype) {
+      entries.back().dtype = v;
+      entries.back().has_dtype = true;
+    }
+    return end_value();
+  }
+  bool binary(binary_t &) override { throw InputError(what_ + ": the header is not valid JSON"); }
+  bool start_object(std::size_t) override {
+    begin_value(Kind::Object);
+    if (meta_) meta_->start_object(static_cast<std::size_t>(-1));
+    keys_.open(depth_ != 0);  // the root's keys: checked by name once sorted
+    ++depth_;
+    return true;
+  }
+  bool key(string_t &k) override {
+    keys_.add(k);
+    if (depth_ == 1) {
+      root_key_ = k;
+    } else if (depth_ == 2 && in_entry_) {
+      field_ = k == "dtype"          ? Field::Dtype
+               : k == "shape"        ? Field::Shape
+               : k == "data_offsets" ? Field::Offsets
+                                     : Field::None;
+    } else if (depth_ == 2 && in_metadata_) {
+      meta_key_ = k;
+    }
+    if (meta_ && depth_ > 2) meta_->key(k);
+    return true;
+  }
+  bool end_object() override {
+    if (const std::string *dup = keys_.close())
+      throw InputError(what_ + ": key '" + *dup + "' appears twice in one JSON object of the header");
+    if (meta_) meta_->end_object();
+    --depth_;
+    end_container();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    begin_value(Kind::Array);
+    if (meta_) meta_->start_array(static_cast<std::size_t>(-1));
+    ++depth_;
+    return true;
+  }
+  bool end_array() override {
+    if (meta_) meta_->end_array();
+    --depth_;
+    end_container();
+    return true;
+  }
+  bool parse_error(std::size_t pos, const std::string &, const nlohmann::detail::exception &) override {
+    throw InputError(what_ + ": the header is not valid JSON (at byte " + std::to_string(pos) + " of it)");
+  }
+
+ private:
+  enum class Kind { Object, Array, String, Unsigned, Other };
+  enum class Field { None, Dtype, Shape, Offsets };
+
+  // A value starts at the current depth: what it means depends on where.
+  void begin_value(Kind kind) {
+    if (depth_ == 0) {
+      if (kind != Kind::Object) throw InputError(what_ + ": the header is not a JSON object");
+    } else if (depth_ == 1) {
+      if (root_key_ == "__metadata__") {
+        if (kind != Kind::Object) throw InputError(what_ + ": __metadata__ is not a JSON object");
+        if (metadata_seen_) throw InputError(what_ + ": __metadata__ appears twice in the header");
+        in_metadata_ = metadata_seen_ = true;
+      } else {
+        if (kind != Kind::Object) throw InputError(what_ + ": tensor '" + root_key_ + "': entry is not a JSON object");
+        in_entry_ = true;
+        entries.emplace_back();
+        entries.back().name = root_key_;
+      }
+    } else if (depth_ == 2 && in_metadata_) {
+      // Each value becomes one CBOR item (strings stay strings, whatever
+      // they look like); nested ones are built by nlohmann's plain DOM
+      // builder, which is linear.
+      meta_value_ = json();
+      meta_.reset(new nlohmann::detail::json_sax_dom_parser<json>(meta_value_, true));
+    } else if (depth_ == 2 && in_entry_) {
+      HeaderEntry &e = entries.back();
+      if (field_ == Field::Dtype && kind != Kind::String) e.has_dtype = false;
+      if (field_ == Field::Shape) {
+        e.has_shape = true;
+        e.shape.clear();
+        e.bad_shape_type = kind != Kind::Array;
+      }
+      if (field_ == Field::Offsets) {
+        e.has_offsets = true;
+        e.offsets.clear();
+        e.bad_offsets = kind != Kind::Array;
+      }
+    } else if (depth_ == 3 && in_entry_ && kind != Kind::Unsigned) {
+      if (field_ == Field::Shape) entries.back().bad_shape = true;
+      if (field_ == Field::Offsets) entries.back().bad_offsets = true;
+    }
+  }
+  void end_container() {
+    if (depth_ == 1) {
+      in_entry_ = in_metadata_ = false;
+      field_ = Field::None;
+    } else {
+      end_value();
+    }
+  }
+  // A value inside the innermost open container just ended.
+  bool end_value() {
+    if (depth_ == 2 && meta_) {
+      const std::vector<uint8_t> item = json::to_cbor(meta_value_);
+      metadata[meta_key_] = CborItem(item.begin(), item.end());
+      meta_.reset();
+      meta_value_ = json();
+    }
+    return true;
+  }
+
+  const std::string &what_;
+  zt::JsonObjectKeys keys_;
+  size_t depth_ = 0;  // containers open around the next event
+  std::string root_key_, meta_key_;
+  bool in_entry_ = false, in_metadata_ = false, metadata_seen_ = false;
+  Field field_ = Field::None;
+  json meta_value_;
+  std::unique_ptr<nlohmann::detail::json_sax_dom_parser<json>> meta_;
+};
+
+uint64_t le64(const uint8_t *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+}  // namespace
+
+Imported read_safetensors(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
+  if (size < 8) throw InputError(what + ": truncated safetensors file (" + std::to_string(size) + " bytes, need 8)");
+  const uint64_t n = le64(data);
+  if (n > limits.max_header)
+    throw InputError(what + ": header length " + std::to_string(n) + " exceeds the limit of " +
+                     std::to_string(limits.max_header) + " bytes");
+  if (n > size - 8)
+    throw InputError(what + ": header length " + std::to_string(n) + " runs past the end of the file (" +
+                     std::to_string(size) + " bytes)");
+  const char *text = reinterpret_cast<const char *>(data + 8);
+  check_json_depth(text, n, what);
+  HeaderSax sax(what);
+  json::sax_parse(text, text + n, &sax);
+  std::vector<HeaderEntry> &entries = sax.entries;
+  // Names in sorted order (the output does not depend on the header's order)
+  // and each once: the entries are sorted, so a repeat is adjacent.
+  auto by_name = [](const HeaderEntry &a, const HeaderEntry &b) { return a.name < b.name; };
+  if (!std::is_sorted(entries.begin(), entries.end(), by_name))  // writers often emit names sorted
+    std::sort(entries.begin(), entries.end(), by_name);
+  for (size_t i = 1; i < entries.size(); ++i)
+    if (entries[i - 1].name == entries[i].name)
+      throw InputError(what + ": tensor '" + entries[i].name + "' appears twice in the header");
+
+  const uint8_t *base = data + 8 + n;
+  const uint64_t data_size = size - 8 - n;
+  Imported r;
+  r.attributes = std::move(sax.metadata);
+  std::vector<DataRange> ranges;
+  for (HeaderEntry &e : entries) {
+    const std::string &name = e.name;
+    const std::string ctx = what + ": tensor '" + name + "'";
+    if (!e.has_dtype) throw InputError(ctx + ": dtype missing or not a string");
+    if (!e.has_shape || e.bad_shape_type) throw InputError(ctx + ": shape missing or not an array");
+    if (e.bad_shape) throw InputError(ctx + ": shape entries must be non-negative integers");
+    if (!e.has_offsets || e.bad_offsets || e.offsets.size() != 2)
+      throw InputError(ctx + ": data_offsets must be two non-negative integers");
+    const std::string &dt = e.dtype;
+    const StDtype *d = nullptr;
+    for (const auto &k : kDtypes)
+      if (dt == k.name) d = &k;
+    if (!d) throw InputError(ctx + ": dtype '" + dt + "' has no zTensor storage type");
+    Tensor t;
+    t.name = name;
+    t.dtype = d->dtype;
+    t.logical_type = d->logical;
+    uint64_t numel = 1;
+    for (uint64_t dim : e.shape) {
+      t.shape.push_back(dim);
+      numel = checked_mul(numel, dim, ctx + ": shape");
+    }
+    const uint64_t esize = zt_dtype_size(d->dtype) * d->ratio;
+    t.nbytes = checked_mul(numel, esize, ctx + ": shape × element size");
+    const uint64_t begin = e.offsets[0], end = e.offsets[1];
+    if (begin > end || end > data_size)
+      throw InputError(ctx + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                       ") lie outside the " + std::to_string(data_size) + "-byte data section");
+    if (end - begin != t.nbytes)
+      throw InputError(ctx + ": data_offsets span " + std::to_string(end - begin) + " bytes but shape × " + dt +
+                       " needs " + std::to_string(t.nbytes));
+    const uint8_t *p = base + begin;
+    t.offset = 8 + n + begin;
+    t.in_place = true;
+    const uint64_t len = t.nbytes;
+    t.emit = [p, len](const PieceFn &fn) { emit_bytes(p, len, 1, fn); };
+    ranges.push_back({begin, end, name});
+    r.tensors.push_back(std::move(t));
+    e = HeaderEntry();  // its strings are copied: free them as we go
+  }
+  refuse_overlapping(std::move(ranges), what);
+  return r;
+}
+
+}  // namespace ztimport

@@ -1,0 +1,304 @@
+// zt_open on foreign tensor files (docs/foreign.md): safetensors, NumPy .npy
+// and .npz, GGUF, recognised by their bytes, read as read-only files of dense
+// objects with their metadata as attributes; and every hostile variant
+// refused with a status and a message, never a crash.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#ifdef ZT_HAVE_LIBZIP
+#include <zip.h>
+#endif
+
+#include "test_util.h"
+#include "ztensor.h"
+
+namespace {
+
+using zttest::TempDir;
+using zttest::write_file;
+
+std::string u64le(uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(v >> (8 * i));
+  return s;
+}
+std::string u32le(uint32_t v) {
+  std::string s(4, '\0');
+  for (int i = 0; i < 4; ++i) s[i] = static_cast<char>(v >> (8 * i));
+  return s;
+}
+template <typename T>
+std::string bytes_of(const std::vector<T> &v) {
+  return zttest::le_bytes(v);
+}
+
+// A safetensors file: the JSON header padded with spaces to `pad_to`.
+std::string safetensors(std::string header, const std::string &data, size_t pad_to = 8) {
+  while (header.size() % pad_to) header += ' ';
+  return u64le(header.size()) + header + data;
+}
+
+std::string npy(const std::string &descr, const std::string &shape, bool fortran, const std::string &data) {
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
+  while ((10 + dict.size() + 1) % 64) dict += ' ';
+  dict += '\n';
+  std::string h = std::string("\x93NUMPY\x01\x00", 8);
+  h += static_cast<char>(dict.size() & 0xff);
+  h += static_cast<char>(dict.size() >> 8);
+  return h + dict + data;
+}
+
+std::string gguf_str(const std::string &s) {
+  return u64le(s.size()) + s;
+}
+
+struct File {
+  zt_file *f = nullptr;
+  ~File() { zt_close(f); }
+};
+
+zt_status open_path(const std::string &path, File &out, const zt_open_options *opts = nullptr) {
+  return zt_open(path.c_str(), opts, &out.f);
+}
+
+const zt_object *object(const File &file, const std::string &name) {
+  const zt_object *o = nullptr;
+  EXPECT_EQ(zt_file_object_by_name(file.f, name.data(), name.size(), &o), ZT_OK) << name << ": " << zt_last_error();
+  return o;
+}
+
+template <typename T>
+std::vector<T> read_all(const zt_object *o) {
+  size_t need = 0;
+  EXPECT_EQ(zt_component_read(o, 0, nullptr, 0, &need), ZT_E_BUFFER_TOO_SMALL);
+  std::vector<T> v(need / sizeof(T));
+  EXPECT_EQ(zt_component_read(o, 0, v.data(), need, &need), ZT_OK) << zt_last_error();
+  return v;
+}
+
+std::vector<uint64_t> shape_of(const zt_object *o) {
+  zt_object_info info{};
+  info.struct_size = sizeof info;
+  EXPECT_EQ(zt_object_get_info(o, &info), ZT_OK);
+  return std::vector<uint64_t>(info.shape, info.shape + info.ndim);
+}
+
+std::string version_of(const File &file) {
+  const char *v = nullptr;
+  EXPECT_EQ(zt_file_version(file.f, &v), ZT_OK);
+  return v ? v : "";
+}
+
+std::string attributes_json(const File &file) {
+  char *s = nullptr;
+  EXPECT_EQ(zt_file_attributes_json(file.f, &s), ZT_OK);
+  std::string r = s ? s : "null";
+  zt_free(s);
+  return r;
+}
+
+const std::vector<float> kF = {0, 1, 2, 3, 4, 5};
+
+TEST(Foreign, SafetensorsReadsInPlaceWithMetadata) {
+  TempDir d;
+  const std::string header =
+      R"({"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
+      R"("i":{"dtype":"I64","shape":[2],"data_offsets":[24,40]}})";
+  // No extension: recognised by its bytes.
+  write_file(d.file("model"), safetensors(header, bytes_of(kF) + bytes_of(std::vector<int64_t>{-7, 9})));
+  File f;
+  ASSERT_EQ(open_path(d.file("model"), f), ZT_OK) << zt_last_error();
+  EXPECT_EQ(version_of(f), "safetensors");
+  EXPECT_EQ(attributes_json(f), R"({"format":"pt"})");
+  size_t n = 0;
+  ASSERT_EQ(zt_file_object_count(f.f, &n), ZT_OK);
+  EXPECT_EQ(n, 2u);
+  EXPECT_EQ(read_all<float>(object(f, "w")), kF);
+  EXPECT_EQ(shape_of(object(f, "w")), (std::vector<uint64_t>{2, 3}));
+  EXPECT_EQ(read_all<int64_t>(object(f, "i")), (std::vector<int64_t>{-7, 9}));
+  if (!zttest::kHostBigEndian) {  // zero-copy: the view is the file's bytes
+    const void *p = nullptr;
+    size_t len = 0;
+    ASSERT_EQ(zt_component_view(object(f, "w"), 0, &p, &len), ZT_OK) << zt_last_error();
+    ASSERT_EQ(len, 24u);
+    EXPECT_EQ(std::memcmp(p, kF.data(), 24), 0);
+  }
+  EXPECT_EQ(zt_file_verify(f.f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+}
+
+TEST(Foreign, MisalignedDataIsCopiedNotViewed) {
+  TempDir d;
+  // A 1-byte-padded header puts the f32 data at an odd offset.
+  std::string header = R"({"w":{"dtype":"F32","shape":[6],"data_offsets":[0,24]}})";
+  if ((8 + header.size()) % 4 == 0) header += ' ';
+  write_file(d.file("m.safetensors"), safetensors(header, bytes_of(kF), 1));
+  File f;
+  ASSERT_EQ(open_path(d.file("m.safetensors"), f), ZT_OK) << zt_last_error();
+  const void *p = nullptr;
+  size_t len = 0;
+  EXPECT_EQ(zt_component_view(object(f, "w"), 0, &p, &len), ZT_E_NOT_ZERO_COPY);
+  EXPECT_NE(std::string(zt_last_error()).find("not aligned"), std::string::npos) << zt_last_error();
+  EXPECT_EQ(read_all<float>(object(f, "w")), kF);
+}
+
+TEST(Foreign, SafetensorsFromMemory) {
+  const std::string bytes = safetensors(R"({"w":{"dtype":"F32","shape":[6],"data_offsets":[0,24]}})", bytes_of(kF));
+  zt_file *f = nullptr;
+  ASSERT_EQ(zt_open_memory(bytes.data(), bytes.size(), nullptr, &f), ZT_OK) << zt_last_error();
+  File holder;
+  holder.f = f;
+  EXPECT_EQ(read_all<float>(object(holder, "w")), kF);
+}
+
+TEST(Foreign, NpyLittleBigEndianAndFortran) {
+  TempDir d;
+  write_file(d.file("le.npy"), npy("<f4", "(2, 3)", false, bytes_of(kF)));
+  std::string be = bytes_of(kF);
+  for (size_t i = 0; i < be.size(); i += 4) std::swap(be[i], be[i + 3]), std::swap(be[i + 1], be[i + 2]);
+  write_file(d.file("be.npy"), npy(">f4", "(2, 3)", false, be));
+  // Column-major storage of [[0,1,2],[3,4,5]]: 0,3,1,4,2,5.
+  write_file(d.file("fo.npy"), npy("<f4", "(2, 3)", true, bytes_of(std::vector<float>{0, 3, 1, 4, 2, 5})));
+  for (const char *name : {"le", "be", "fo"}) {
+    File f;
+    ASSERT_EQ(open_path(d.file(std::string(name) + ".npy"), f), ZT_OK) << name << ": " << zt_last_error();
+    EXPECT_EQ(version_of(f), "npy");
+    const zt_object *o = object(f, name);  // a lone array is named after the file
+    EXPECT_EQ(read_all<float>(o), kF) << name;
+    EXPECT_EQ(shape_of(o), (std::vector<uint64_t>{2, 3})) << name;
+    const void *p = nullptr;
+    size_t len = 0;
+    const zt_status view = zt_component_view(o, 0, &p, &len);
+    if (std::string(name) == "be")
+      EXPECT_EQ(view, ZT_E_NOT_ZERO_COPY) << "big-endian bytes are swapped by reads, never lent";
+    else if (!zttest::kHostBigEndian)
+      EXPECT_EQ(view, ZT_OK) << name << ": " << zt_last_error();
+  }
+}
+
+TEST(Foreign, Gguf) {
+  TempDir d;
+  std::string b = "GGUF" + u32le(3) + u64le(2) + u64le(1);
+  b += gguf_str("general.name") + u32le(8) + gguf_str("tiny");
+  b += gguf_str("w") + u32le(2) + u64le(3) + u64le(2) + u32le(0) + u64le(0);  // f32, ne = [3, 2]
+  b += gguf_str("q") + u32le(1) + u64le(32) + u32le(2) + u64le(32);           // q4_0: one 18-byte block
+  while (b.size() % 32) b += '\0';
+  b += bytes_of(kF) + std::string(8, '\0') + std::string(18, '\x11');
+  write_file(d.file("m.gguf"), b);
+  File f;
+  ASSERT_EQ(open_path(d.file("m.gguf"), f), ZT_OK) << zt_last_error();
+  EXPECT_EQ(version_of(f), "gguf v3");
+  EXPECT_EQ(attributes_json(f), R"({"general.name":"tiny"})");
+  EXPECT_EQ(shape_of(object(f, "w")), (std::vector<uint64_t>{2, 3}));  // row-major: ne reversed
+  EXPECT_EQ(read_all<float>(object(f, "w")), kF);
+  const zt_object *q = object(f, "q");
+  zt_object_info info{};
+  info.struct_size = sizeof info;
+  ASSERT_EQ(zt_object_get_info(q, &info), ZT_OK);
+  EXPECT_STREQ(info.format, "ggml_quantized");
+  EXPECT_EQ(read_all<uint8_t>(q), std::vector<uint8_t>(18, 0x11));
+  char *attrs = nullptr;
+  ASSERT_EQ(zt_object_attributes_json(q, &attrs), ZT_OK);
+  EXPECT_NE(std::string(attrs).find(R"("ggml_type":"q4_0")"), std::string::npos) << attrs;
+  zt_free(attrs);
+}
+
+#ifdef ZT_HAVE_LIBZIP
+void write_npz(const std::string &path, const std::vector<std::pair<std::string, std::string>> &members, bool deflate) {
+  zip_t *z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, nullptr);
+  ASSERT_NE(z, nullptr);
+  for (const auto &[name, data] : members) {
+    zip_source_t *s = zip_source_buffer(z, data.data(), data.size(), 0);
+    zip_int64_t i = zip_file_add(z, name.c_str(), s, ZIP_FL_ENC_UTF_8);
+    ASSERT_GE(i, 0);
+    zip_set_file_compression(z, static_cast<zip_uint64_t>(i), deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0);
+  }
+  ASSERT_EQ(zip_close(z), 0);
+}
+
+TEST(Foreign, NpzStoredAndDeflated) {
+  TempDir d;
+  const std::string x = npy("<f4", "(2, 3)", false, bytes_of(kF));
+  const std::string y = npy("<i8", "(2,)", false, bytes_of(std::vector<int64_t>{5, -5}));
+  for (bool deflate : {false, true}) {
+    const std::string path = d.file(deflate ? "d.npz" : "s.npz");
+    write_npz(path, {{"x.npy", x}, {"y.npy", y}}, deflate);
+    File f;
+    ASSERT_EQ(open_path(path, f), ZT_OK) << zt_last_error();
+    EXPECT_EQ(version_of(f), "npz");
+    EXPECT_EQ(read_all<float>(object(f, "x")), kF);
+    EXPECT_EQ(read_all<int64_t>(object(f, "y")), (std::vector<int64_t>{5, -5}));
+  }
+  // A member inflating past max_decoded_size is refused at open.
+  zt_open_options opts;
+  zt_open_options_init(&opts);
+  opts.max_decoded_size = 16;
+  File f;
+  EXPECT_NE(open_path(d.file("d.npz"), f, &opts), ZT_OK);
+  EXPECT_NE(std::string(zt_last_error()).find("limit"), std::string::npos) << zt_last_error();
+}
+#endif
+
+// Every hostile file: a clean status, a message that names the rule.
+TEST(Foreign, HostileFilesAreRefused) {
+  TempDir d;
+  struct Case {
+    const char *name;
+    std::string bytes;
+    const char *why;
+  };
+  const std::string w = R"("w":{"dtype":"F32","shape":[6],"data_offsets":[0,24]})";
+  const std::string npy_full = npy("<f4", "(2, 3)", false, bytes_of(kF));
+  const std::string npy_short = npy_full.substr(0, npy_full.size() - 4);
+  std::vector<Case> cases = {
+      {"truncated.safetensors", safetensors("{" + w + "}", bytes_of(kF)).substr(0, 50), "past the end"},
+      {"cut.safetensors", safetensors("{" + w + "}", bytes_of(kF)).substr(0, 80), "outside"},
+      {"overlap.safetensors",
+       safetensors(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+                   R"("b":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})",
+                   bytes_of(kF)),
+       "overlap"},
+      {"huge.safetensors",
+       safetensors(R"({"w":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,24]}})", bytes_of(kF)),
+       "overflows"},
+      {"dtype.safetensors", safetensors(R"({"w":{"dtype":"Q9","shape":[6],"data_offsets":[0,24]}})", bytes_of(kF)),
+       "dtype 'Q9'"},
+      {"dup.safetensors", safetensors("{" + w + "," + w + "}", bytes_of(kF)), "twice"},
+      {"badjson.safetensors", safetensors(R"({"w":{"dtype":"F32",)", bytes_of(kF)), "not valid JSON"},
+      {"deep.safetensors", safetensors(std::string(100, '[') + std::string(100, ']'), ""), "deeper than 64"},
+      {"trunc.npy", npy("<f4", "(2, 3)", false, bytes_of(kF)).substr(0, 80), "past the end"},
+      {"short.npy", npy_short, "truncated"},
+      {"huge.npy", npy("<f4", "(4294967296, 4294967296, 16)", false, ""), "overflows"},
+      {"dtype.npy", npy("<q7", "(2,)", false, std::string(16, '\0')), "dtype '<q7'"},
+      {"count.gguf", "GGUF" + u32le(3) + u64le(uint64_t{1} << 60) + u64le(0), "tensor count"},
+      {"type.gguf",
+       "GGUF" + u32le(3) + u64le(1) + u64le(0) + gguf_str("w") + u32le(1) + u64le(4) + u32le(9999) + u64le(0),
+       "unknown ggml type"},
+  };
+  for (const auto &c : cases) {
+    write_file(d.file(c.name), c.bytes);
+    File f;
+    const zt_status st = open_path(d.file(c.name), f);
+    EXPECT_NE(st, ZT_OK) << c.name;
+    EXPECT_EQ(f.f, nullptr) << c.name;
+    EXPECT_NE(std::string(zt_last_error()).find(c.why), std::string::npos) << c.name << ": " << zt_last_error();
+  }
+}
+
+TEST(Foreign, HeaderLimitComesFromOpenOptions) {
+  TempDir d;
+  write_file(d.file("m.safetensors"),
+             safetensors(R"({"w":{"dtype":"F32","shape":[6],"data_offsets":[0,24]}})", bytes_of(kF)));
+  zt_open_options opts;
+  zt_open_options_init(&opts);
+  opts.max_manifest_size = 16;
+  File f;
+  EXPECT_EQ(open_path(d.file("m.safetensors"), f, &opts), ZT_E_FORMAT);
+  EXPECT_NE(std::string(zt_last_error()).find("exceeds the limit"), std::string::npos) << zt_last_error();
+}
+
+}  // namespace
