@@ -106,9 +106,7 @@ class JsonNestedObjectsComplexity(ztcli.TmpCase):
         best = 1e30
         for _ in range(3):
             before()
-            t = time.perf_counter()
-            subprocess.run([ZT, *args], check=True, capture_output=True)
-            best = min(best, time.perf_counter() - t)
+            best = min(best, best_seconds(args, reps=1))
         return best
 
     def growth(self, what, command, hostile, benign, n, before=lambda: None, floor=MIN_KEY_SECONDS):
