@@ -49,21 +49,23 @@ UrlSettings to_url_settings(const zt_url_options *u, const char *fn) {
     if (has(offsetof(zt_url_options, bearer_token) + sizeof u->bearer_token) && u->bearer_token)
       s.bearer_token = u->bearer_token;
     if (has(offsetof(zt_url_options, user_agent) + sizeof u->user_agent) && u->user_agent) s.user_agent = u->user_agent;
-    // 1.2 fields.
+    // 1.2 fields. A member past the caller's struct_size is never read,
+    // not even to be ignored: a 1.1 caller's struct ends before these (ASan
+    // caught such a read when the size check came after it).
     if (has(offsetof(zt_url_options, low_speed_bytes) + sizeof u->low_speed_bytes))
       s.low_speed_bytes = u->low_speed_bytes;
     if (has(offsetof(zt_url_options, low_speed_time_ms) + sizeof u->low_speed_time_ms) && u->low_speed_time_ms)
       s.low_speed_time_ms = u->low_speed_time_ms;
     if (has(offsetof(zt_url_options, deadline_ms) + sizeof u->deadline_ms)) s.deadline_ms = u->deadline_ms;
-    auto text = [&](size_t off, const char *v, std::string &dst) {
-      if (has(off + sizeof(const char *)) && v) dst = v;
-    };
-    text(offsetof(zt_url_options, s3_region), u->s3_region, s.s3_region);
-    text(offsetof(zt_url_options, s3_endpoint), u->s3_endpoint, s.s3_endpoint);
-    text(offsetof(zt_url_options, s3_profile), u->s3_profile, s.s3_profile);
-    text(offsetof(zt_url_options, aws_access_key_id), u->aws_access_key_id, s.aws_access_key_id);
-    text(offsetof(zt_url_options, aws_secret_access_key), u->aws_secret_access_key, s.aws_secret_access_key);
-    text(offsetof(zt_url_options, aws_session_token), u->aws_session_token, s.aws_session_token);
+#define ZT_URL_TEXT(name) \
+  if (has(offsetof(zt_url_options, name) + sizeof u->name) && u->name) s.name = u->name
+    ZT_URL_TEXT(s3_region);
+    ZT_URL_TEXT(s3_endpoint);
+    ZT_URL_TEXT(s3_profile);
+    ZT_URL_TEXT(aws_access_key_id);
+    ZT_URL_TEXT(aws_secret_access_key);
+    ZT_URL_TEXT(aws_session_token);
+#undef ZT_URL_TEXT
     if (has(offsetof(zt_url_options, s3_addressing) + sizeof u->s3_addressing)) {
       if (u->s3_addressing > ZT_S3_ADDRESSING_VIRTUAL)
         invalid((std::string(fn) + ": zt_url_options.s3_addressing is " + std::to_string(u->s3_addressing) +

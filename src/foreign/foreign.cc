@@ -175,9 +175,9 @@ Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::s
 
 Imported import_file(const std::string &path, const Limits &limits) {
   struct stat st;
-  const char *kind = nullptr;
-  const int fd = zt::open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &kind);
-  if (fd < 0 && kind) throw InputError("'" + path + "' is " + kind + ", not a regular file");
+  const char *file_kind = nullptr;
+  const int fd = zt::open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &file_kind);
+  if (fd < 0 && file_kind) throw InputError("'" + path + "' is " + file_kind + ", not a regular file");
   if (fd < 0) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
   if (static_cast<uint64_t>(st.st_size) > std::numeric_limits<size_t>::max()) {
     // A 32-bit zt cannot map it; a cast would cut its size short.
