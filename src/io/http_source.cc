@@ -1030,6 +1030,14 @@ IoStats http_stats(const Source &src) {
 
 #else  // no libcurl
 
+// Nothing remote can be opened, so a set has nothing to share; an empty
+// budget object keeps zt_open_set_url's path the same in both builds.
+struct RemoteShared {};
+
+std::shared_ptr<RemoteShared> make_remote_shared(uint64_t) {
+  return std::make_shared<RemoteShared>();
+}
+
 bool http_supported() {
   return false;
 }
