@@ -42,10 +42,11 @@ class ForeignOpenTest(ztcli.TmpCase):
         np.save(self.path("le.npy"), a)
         np.save(self.path("be.npy"), a.astype(">f4"))
         np.save(self.path("fo.npy"), np.asfortranarray(a))
-        np.savez_compressed(self.path("z.npz"), w=a)
         for name in ("le.npy", "be.npy", "fo.npy"):
             files[name] = (self.path(name), name[:-4])
-        files["z.npz"] = (self.path("z.npz"), "w")
+        if ztcli.HAVE_NPZ:  # builds without libzip (-Dlibzip=disabled) refuse .npz
+            np.savez_compressed(self.path("z.npz"), w=a)
+            files["z.npz"] = (self.path("z.npz"), "w")
         return a, files
 
     def test_info_ls_verify_cat(self):
@@ -68,7 +69,7 @@ class ForeignOpenTest(ztcli.TmpCase):
         _, files = self.fixtures()
         other = self.path("other.zt")
         run("convert", files["le.npy"][0], "-o", other, "--quiet")
-        for label in ("m.safetensors", "z.npz", "m.gguf"):
+        for label in [k for k in ("m.safetensors", "z.npz", "m.gguf") if k in files]:
             path = files[label][0]
             before = open(path, "rb").read()
             for args in (("append", path, "--from", other), ("remove", path, files[label][1])):

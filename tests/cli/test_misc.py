@@ -147,7 +147,8 @@ class LargeInputTest(ztcli.TmpCase):
         p = run("info", "--json", path, check=False)
         if ztcli.HOST_BITS == 32:
             self.assertEqual(p.returncode, 1, p.stderr)
-            self.assertIn("larger than this 32-bit zt can map", p.stderr)
+            # zt itself (import) or the library (zt_open of a foreign file) refuses it.
+            self.assertRegex(p.stderr, r"larger than this 32-bit (zt|process) can map")
         else:
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn(str(n), p.stdout)
