@@ -23,7 +23,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 apt_install() {
   echo "debian-check: installing missing packages: $*"
-  $sudo apt-get update -qq
+  # A mirror caught mid-sync fails the update but leaves usable lists: go on,
+  # and let the install fail if a package is really missing.
+  $sudo apt-get update -qq || echo "debian-check: apt-get update failed; using the package lists already here" >&2
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
 }
 missing_of() {  # prints the packages of "$@" that are not installed, one a line
@@ -51,7 +53,9 @@ mapfile -t miss < <(missing_of "${tools[@]}")
 if ! unmet=$(dpkg-checkbuilddeps debian/control 2>&1); then
   echo "debian-check: $unmet"
   echo "debian-check: installing the Build-Depends of debian/control (apt-get build-dep)"
-  $sudo apt-get update -qq
+  # A mirror caught mid-sync fails the update but leaves usable lists: go on,
+  # and let the install fail if a package is really missing.
+  $sudo apt-get update -qq || echo "debian-check: apt-get update failed; using the package lists already here" >&2
   DEBIAN_FRONTEND=noninteractive $sudo apt-get build-dep -y -qq --no-install-recommends "$src_root"
 fi
 

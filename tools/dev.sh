@@ -54,7 +54,9 @@ install_missing() {
     }
     sudo="sudo"
   fi
-  $sudo apt-get update -qq
+  # A mirror caught mid-sync fails the update but leaves usable lists: go on,
+  # and let the install fail if a package is really missing.
+  $sudo apt-get update -qq || echo "dev.sh: apt-get update failed; using the package lists already here" >&2
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 }
 
