@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "progress.h"
+#include "progress.h"
 #include "terminal_text.h"
 
 namespace ztcli {
@@ -91,6 +93,16 @@ int open_input(const std::string &path, FilePtr &out, const std::string &what) {
   if (st != ZT_OK) return report(what.empty() ? "cannot open '" + display_path(path) + "'" : what, st);
   out.reset(f);
   return kOk;
+}
+
+bool FileStreamSink::write(void *user, const void *data, size_t len) {
+  auto *s = static_cast<FileStreamSink *>(user);
+  if (std::fwrite(data, 1, len, s->fp) != len) {
+    s->failed = true;
+    return false;
+  }
+  s->progress->add(len);
+  return true;
 }
 
 int stream_component(const zt_object *o, size_t index, const std::string &what,

@@ -108,6 +108,17 @@ std::string display_path(const std::string &path);
 int stream_component(const zt_object *o, size_t index, const std::string &what,
                      bool (*fn)(void *user, const void *data, size_t len), void *user);
 
+class Progress;
+// The stream_component sink of the exporters: appends each piece to an open
+// file and advances a progress line. `failed` tells a write error (report
+// it as such) from a library one.
+struct FileStreamSink {
+  FILE *fp;
+  Progress *progress;
+  bool failed = false;
+  static bool write(void *user, const void *data, size_t len);
+};
+
 // An open sharded checkpoint (docs/sharding.md), closed when it goes out of
 // scope.
 struct SetCloser {

@@ -204,21 +204,8 @@ int cmd_export(const std::vector<std::string> &argv) {
   // Raw or zstd, the data is streamed: memory stays bounded for huge
   // tensors; the digest (--verify) and the decoded size are checked by the
   // last piece, before the temporary file is renamed into place.
-  struct Sink {
-    FILE *fp;
-    Progress *progress;
-    bool failed;
-  } sink{fp, &progress, false};
-  auto to_file = [](void *user, const void *data, size_t len) {
-    auto *s = static_cast<Sink *>(user);
-    if (std::fwrite(data, 1, len, s->fp) != len) {
-      s->failed = true;
-      return false;
-    }
-    s->progress->add(len);
-    return true;
-  };
-  if (int rc = stream_component(o, idx, "export: object '" + name + "'", to_file, &sink)) {
+  FileStreamSink sink{fp, &progress};
+  if (int rc = stream_component(o, idx, "export: object '" + name + "'", FileStreamSink::write, &sink)) {
     if (sink.failed) return fail_io("cannot write");
     return rc;
   }

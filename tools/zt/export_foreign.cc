@@ -86,22 +86,9 @@ bool write_object_data(const char *cmd, FILE *fp, const ExportObject &o, Progres
   }
   // zstd (or anything else): decoded in pieces, as .npy export does; the
   // stream checks that the frame decodes to the declared size.
-  struct Sink {
-    FILE *fp;
-    Progress *progress;
-    bool failed;
-  } sink{fp, &progress, false};
-  auto to_file = [](void *user, const void *data, size_t len) {
-    auto *s = static_cast<Sink *>(user);
-    if (std::fwrite(data, 1, len, s->fp) != len) {
-      s->failed = true;
-      return false;
-    }
-    s->progress->add(len);
-    return true;
-  };
-  rc = stream_component(o.obj, o.data_index, std::string(cmd) + ": object '" + o.name + "' (nothing written)", to_file,
-                        &sink);
+  FileStreamSink sink{fp, &progress};
+  rc = stream_component(o.obj, o.data_index, std::string(cmd) + ": object '" + o.name + "' (nothing written)",
+                        FileStreamSink::write, &sink);
   if (sink.failed) return io_error();
   return rc == kOk;
 }
