@@ -115,10 +115,19 @@ def zt_type(reader: Reader, name: str) -> str:
     return reader.element_type(name)
 
 
-def read_all(reader: Reader, from_numpy: FromNumpy) -> Dict[str, Any]:
+def read_all(reader: Reader, from_numpy: FromNumpy, split: Optional[Callable[[Any, str, str], Any]] = None,
+             arrays_as_they_are: bool = False) -> Dict[str, Any]:
     """Every tensor, as views of one new buffer this process owns (not a
-    mapping of the file): writable, and untouched by later changes to the file."""
-    dense = reader.read_dense(dense_names(reader))
+    mapping of the file): writable, and untouched by later changes to the file.
+    With the C++ extension: split(block, zt_type, name) gives the tensors
+    of a group of one type and shape (None: numpy arrays, when
+    arrays_as_they_are says from_numpy changes nothing)."""
+    names = dense_names(reader)
+    if split is not None or arrays_as_they_are:
+        fast = reader._read_native(None, split, from_numpy)
+        if fast is not None:
+            return fast
+    dense = reader.read_dense(names)
     return dict(zip(dense.names, dense.split(from_numpy)))
 
 

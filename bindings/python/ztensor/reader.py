@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, Iterable, List, Literal, NamedTuple, Opt
 
 import numpy as np
 
-from . import _attributes, _dlpack
+from . import _attributes, _dlpack, _native
 from ._table import Table as _Table, read as _read_table
 from ._dtypes import BY_CODE, numpy_dtype, safetensors_name, zt_type_name
 from ._slicing import Index, box_of
@@ -150,6 +150,13 @@ class DenseRead(NamedTuple):
                     values[k] = part
         for k, (array, zt_type) in self.alone.items():
             values[k] = convert(array, zt_type, self.names[k])
+
+
+def _element_type(code: int, logical: Optional[str]) -> Tuple["np.dtype[Any]", str]:
+    """(numpy dtype, zt type name) of a data component's dtype code and
+    logical type, as read_dense lays it out (the extension asks once per type)."""
+    dt = numpy_dtype(code, logical) if code in BY_CODE else np.dtype("u1")
+    return dt, zt_type_name(code, logical) if code >= 0 else "u8"
 
 
 def _group_rows(keys: Array) -> Tuple[Array, Array]:
@@ -772,9 +779,60 @@ class Reader(Mapping[str, ObjectValue]):
         truncating the file afterwards does not touch them.
         """
         if self._table is not None and not self._verify_here:
-            dense = self.read_dense(names)
+            wanted = None if names is None else list(names)
+            fast = self._read_native(wanted, None, None)
+            if fast is not None:
+                return fast
+            dense = self.read_dense(wanted)
             return dict(zip(dense.names, dense.split(lambda a, t, n: a)))
         return self._read_many_each(names)
+
+    def _read_native(self, names: Optional[List[str]], split: Optional[Callable[[Array, str, str], Any]],
+                     convert: Optional[Callable[[Array, str, str], Any]]) -> Optional[Dict[str, Any]]:
+        """read_many/load_file's work in the C++ extension (ztensor._ext):
+        {name: value} for the dense objects `names` (None: every object,
+        all dense), read with one zt_file_read_many into one new arena that
+        the values keep alive. split=None gives numpy arrays; else
+        split(block, zt_type, first name) turns each group of one type and
+        shape into the framework's tensors, and convert(array, zt_type,
+        name) each tensor read alone. None when the extension is not in
+        use (then read_dense does it in numpy)."""
+        table = self._table
+        ext = _native.ext
+        if ext is None or table is None or table.raw_rows is None or self._verify_here:
+            return None
+        handle = self._require_open()  # held: a close() on another thread waits for this call
+        if names is None:
+            select: Optional[Array] = None
+            dense = table.rows["dense"]
+        else:
+            index = table.index
+            for name in names:
+                if name not in index:
+                    raise KeyError(name)
+            select = np.fromiter((index[n] for n in names), dtype=np.int64, count=len(names))
+            dense = table.rows["dense"][select]
+        if not bool(dense.all()):
+            return None  # read_dense names the object that is not dense
+        collecting = gc.isenabled()
+        gc.disable()  # tens of thousands of new tensors, none of them garbage: no collection over the heap
+        try:
+            out, failed = ext.read_dense(handle.ptr, table.raw_rows, table.row_size, table.raw_dims, table.names,
+                                         select, _element_type, split)
+        finally:
+            if collecting:
+                gc.enable()
+        for name, row, dt, zt_type, shape in failed:
+            # A declared size other than the shape's (a damaged or legacy
+            # file) or a failed read: read alone, which sizes it or raises
+            # with its detail.
+            data = self._decoded(table.object(row), int(table.rows["data_component"][row]))
+            if data.size % dt.itemsize:
+                raise ZTensorError(-47, f"{name!r}: {data.size} bytes do not hold whole {dt} elements")
+            array = data.view(dt).reshape(shape)
+            out[name] = array if convert is None else convert(array, zt_type, name)
+        del handle
+        return out
 
     def read_dense(self, names: Optional[Iterable[str]] = None) -> "DenseRead":
         """Dense objects read in one batched call into one new owned buffer,

@@ -97,6 +97,13 @@ def _from_numpy(array: Array, zt_type: str, name: str) -> "torch.Tensor":
     return torch.from_numpy(array.view(_NP_SIGNED_OF_SIZE[array.dtype.itemsize])).view(dtype)
 
 
+def _split(block: Array, zt_type: str, name: str) -> Tuple["torch.Tensor", ...]:
+    """The tensors of a (count, *shape) block of one type and shape, for the
+    C++ extension's read_dense: one conversion, then views made by one C++
+    call (unbind), the cheapest way to many torch tensors (about 0.5 us each)."""
+    return tuple(_from_numpy(block, zt_type, name).unbind(0))
+
+
 def _on(device: Device) -> "torch.device":
     return device if isinstance(device, torch.device) else torch.device(device)
 
@@ -299,7 +306,7 @@ def load_file(filename: PathLike, device: Device = "cpu", *, backend: str = "mma
                 warnings.simplefilter("ignore", UserWarning)
                 return _move({name: _zero_copy(r, name, views[name], r.element_type(name)) for name in names},
                              device)
-        return _move(_safe.read_all(r, _from_numpy), device)
+        return _move(_safe.read_all(r, _from_numpy, _split), device)
 
 
 def load(data: Source, device: Device = "cpu", *, verify: bool = False) -> Dict[str, "torch.Tensor"]:
@@ -308,7 +315,7 @@ def load(data: Source, device: Device = "cpu", *, verify: bool = False) -> Dict[
         tensors = load(open("model.zt", "rb").read())
     """
     with Reader(data, verify=verify) as r:
-        return _move(_safe.read_all(r, _from_numpy), device)
+        return _move(_safe.read_all(r, _from_numpy, _split), device)
 
 
 def save_model(model: "torch.nn.Module", filename: PathLike, metadata: Optional[Dict[str, str]] = None,
