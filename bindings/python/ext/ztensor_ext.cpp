@@ -538,20 +538,22 @@ PyObject *read_dense(PyObject *, PyObject *args) {
   return Py_BuildValue("(NN)", d, failed.release());
 }
 
-// mapped_views(file, rows, row_size, dims, names, select, type_of, keeper)
-//   -> (dict {name: read-only array or None}, status)
+// mapped_views(file, rows, row_size, dims, names, select, type_of, keeper, convert)
+//   -> (dict {name: value or None}, status)
 //
 // Zero-copy arrays of the library's mapping (zt_component_view) for the
 // selected dense rows; each array's base is `keeper` (the binding's file
-// handle object, which keeps the mapping alive). Rows whose data cannot be
-// viewed (ZT_E_NOT_ZERO_COPY: zstd, big-endian, a size other than the
-// shape's) are None, for the caller to read as copies. Any other failure
-// stops with its status (the second item), for the caller's check().
+// handle object, which keeps the mapping alive). convert=None gives the
+// read-only numpy arrays, else convert(array, zt_type, name) each (torch).
+// Rows whose data cannot be viewed (ZT_E_NOT_ZERO_COPY: zstd, big-endian;
+// or a size other than the shape's) are None, for the caller to read as
+// copies. Any other failure stops with its status (the second item), for
+// the caller's check().
 PyObject *mapped_views(PyObject *, PyObject *args) {
-  PyObject *file_obj, *rows_obj, *dims_obj, *names_obj, *select, *type_of, *keeper;
+  PyObject *file_obj, *rows_obj, *dims_obj, *names_obj, *select, *type_of, *keeper, *convert;
   Py_ssize_t row_size;
-  if (!PyArg_ParseTuple(args, "OOnOOOOO", &file_obj, &rows_obj, &row_size, &dims_obj, &names_obj, &select, &type_of,
-                        &keeper))
+  if (!PyArg_ParseTuple(args, "OOnOOOOOO", &file_obj, &rows_obj, &row_size, &dims_obj, &names_obj, &select, &type_of,
+                        &keeper, &convert))
     return nullptr;
   if (!bound()) return nullptr;
   if (!address(file_obj)) {
@@ -588,6 +590,11 @@ PyObject *mapped_views(PyObject *, PyObject *args) {
     }
     if (!shape_of(table, row, shape) || !bytes_of(shape, type->itemsize, each) || each != len) continue;
     values[k] = view_of(*type, static_cast<int>(shape.size()), shape.data(), const_cast<void *>(p), keeper, false);
+    if (values[k] && convert != Py_None) {
+      PyObject *array = values[k];
+      values[k] = PyObject_CallFunctionObjArgs(convert, array, type->zt_type, table.name(rows[k]), nullptr);
+      Py_DECREF(array);
+    }
     if (!values[k]) {
       drop(values);
       return nullptr;
@@ -605,7 +612,7 @@ PyMethodDef methods[] = {
     {"read_dense", read_dense, METH_VARARGS,
      "read_dense(file, rows, row_size, dims, names, select, type_of, split) -> (dict, failed)."},
     {"mapped_views", mapped_views, METH_VARARGS,
-     "mapped_views(file, rows, row_size, dims, names, select, type_of, keeper) -> (dict, status)."},
+     "mapped_views(file, rows, row_size, dims, names, select, type_of, keeper, convert) -> (dict, status)."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module = {PyModuleDef_HEAD_INIT,

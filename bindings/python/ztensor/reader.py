@@ -934,6 +934,9 @@ class Reader(Mapping[str, ObjectValue]):
         table = self._table
         if table is None or self._verify_here:
             return {name: self[name] for name in names}
+        fast = self._mapped_native(names, None)
+        if fast is not None:
+            return fast
         handle = self._require_open()
         ptr, n = c_void_p(), c_size_t()
         ptr_ref, n_ref = byref(ptr), byref(n)
@@ -963,6 +966,34 @@ class Reader(Mapping[str, ObjectValue]):
                 dt = numpy_dtype(code, logical) if code in BY_CODE else np.dtype("u1")
                 out[name] = span[p - lo:p - lo + k].view(dt).reshape(table.shape(i))
         return {name: out[name] for name in names}
+
+    def _mapped_native(self, names: List[str], convert: Optional[Callable[[Array, str, str], Any]]
+                       ) -> Optional[Dict[str, Any]]:
+        """mapped_views in the C++ extension, each view passed through
+        convert(array, zt_type, name) when given (those read as copies too);
+        None when the extension is not in use or an object is not dense
+        (mapped_views then does it, or names it)."""
+        table = self._table
+        ext = _native.ext
+        if ext is None or table is None or table.raw_rows is None or self._verify_here:
+            return None
+        handle = self._require_open()
+        index = table.index
+        for name in names:
+            if name not in index:
+                raise KeyError(name)
+        select = np.fromiter((index[n] for n in names), dtype=np.int64, count=len(names))
+        if not bool(table.rows["dense"][select].all()):
+            return None
+        out, status = ext.mapped_views(handle.ptr, table.raw_rows, table.row_size, table.raw_dims, table.names,
+                                       select, _element_type, handle, convert)
+        check(status)
+        for name, value in out.items():
+            if value is None:  # decoded (zstd, big-endian): a writable copy
+                copied = self[name]
+                out[name] = copied if convert is None else convert(copied, self.element_type(name), name)
+        del handle
+        return out
 
     def _read_many_each(self, names: Optional[Iterable[str]] = None) -> Dict[str, Array]:
         """read_many with a few library calls per object (a library before

@@ -299,11 +299,14 @@ def load_file(filename: PathLike, device: Device = "cpu", *, backend: str = "mma
     with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend)) as r:
         if copy is False and _safe.file_is_copy_on_write(r):
             names = _safe.dense_names(r)
-            views = r.mapped_views(names)
             with warnings.catch_warnings():
                 # torch warns that the arrays are read-only; the mapping is
                 # private copy-on-write, so a write stays in this process.
                 warnings.simplefilter("ignore", UserWarning)
+                fast = r._mapped_native(names, _from_numpy)
+                if fast is not None:
+                    return _move(fast, device)
+                views = r.mapped_views(names)
                 return _move({name: _zero_copy(r, name, views[name], r.element_type(name)) for name in names},
                              device)
         return _move(_safe.read_all(r, _from_numpy, _split), device)
