@@ -36,7 +36,7 @@ def _find() -> Tuple[Optional[ModuleType], str]:
         spec.loader.exec_module(module)
     else:
         try:
-            from . import _ext as module  # type: ignore[no-redef]
+            from . import _ext as module  # checked against _ext.pyi
         except ImportError as e:
             return None, f"ztensor._ext is not installed ({e})"
     assert module is not None

@@ -817,11 +817,13 @@ class Reader(Mapping[str, ObjectValue]):
         collecting = gc.isenabled()
         gc.disable()  # tens of thousands of new tensors, none of them garbage: no collection over the heap
         try:
-            out, failed = ext.read_dense(handle.ptr, table.raw_rows, table.row_size, table.raw_dims, table.names,
-                                         select, _element_type, split)
+            result: Tuple[Dict[str, Any], List[Tuple[str, int, "np.dtype[Any]", str, Shape]]] = ext.read_dense(
+                handle.ptr, table.raw_rows, table.row_size, table.raw_dims, table.names, select, _element_type,
+                split)
         finally:
             if collecting:
                 gc.enable()
+        out, failed = result
         for name, row, dt, zt_type, shape in failed:
             # A declared size other than the shape's (a damaged or legacy
             # file) or a failed read: read alone, which sizes it or raises
@@ -985,8 +987,10 @@ class Reader(Mapping[str, ObjectValue]):
         select = np.fromiter((index[n] for n in names), dtype=np.int64, count=len(names))
         if not bool(table.rows["dense"][select].all()):
             return None
-        out, status = ext.mapped_views(handle.ptr, table.raw_rows, table.row_size, table.raw_dims, table.names,
-                                       select, _element_type, handle, convert)
+        mapped: Tuple[Dict[str, Any], int] = ext.mapped_views(
+            handle.ptr, table.raw_rows, table.row_size, table.raw_dims, table.names, select, _element_type, handle,
+            convert)
+        out, status = mapped
         check(status)
         for name, value in out.items():
             if value is None:  # decoded (zstd, big-endian): a writable copy
