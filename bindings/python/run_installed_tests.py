@@ -73,7 +73,7 @@ try:
     # missing from every install.
     pkg_src = os.path.join(src, "bindings", "python", "ztensor")
     installed = glob.glob(os.path.join(venv, "lib", "python*", "site-packages", "ztensor"))
-    missing = sorted(set(f for f in os.listdir(pkg_src) if f.endswith(".py") or f == "py.typed") -
+    missing = sorted(set(f for f in os.listdir(pkg_src) if f.endswith((".py", ".pyi")) or f == "py.typed") -
                      set(os.listdir(installed[0]) if installed else []))
     if missing:
         sys.exit(f"FAIL: not installed: {missing}; list them in bindings/python/meson.build")
@@ -87,7 +87,9 @@ try:
     work = os.path.join(tmp, "work")
     shutil.copytree(os.path.join(src, "bindings", "python", "tests"), os.path.join(work, "tests"))
     where = run([py, "-c", "import ztensor; print(ztensor.__version__); print(ztensor.__file__); "
-                 "print(ztensor.library_path); print(ztensor.library_source)"], env=env, cwd=work).split("\n")
+                 "print(ztensor.library_path); print(ztensor.library_source); "
+                 "from ztensor import _native; print(_native.extension_path or _native.pure_python_reason)"],
+                env=env, cwd=work).split("\n")
     checks = {
         f"__version__ is {version} (include/ztensor.h)": where[0] == version,
         "ztensor is imported from the venv": inside(where[1], venv),
@@ -95,8 +97,17 @@ try:
     if mode == "bundled":
         checks["library_path is inside the venv's ztensor package"] = inside(where[2], os.path.dirname(where[1]))
         checks["library_source is 'package'"] = where[3] == "package"
+        # pip built the C++ extension (this machine has python3-dev and
+        # numpy's headers) and the package loads it; the suite checks it too.
+        checks[f"ztensor._ext is inside the venv's ztensor package ({where[4]})"] = \
+            inside(where[4], os.path.dirname(where[1]))
+        env["ZTENSOR_REQUIRE_EXTENSION"] = "1"
     else:
         checks[f"library_path is {library}"] = os.path.realpath(where[2]) == os.path.realpath(library)
+        # setuptools builds the extension too (optional there: ctypes without a compiler).
+        checks[f"ztensor._ext is inside the venv's ztensor package ({where[4]})"] = \
+            inside(where[4], os.path.dirname(where[1]))
+        env["ZTENSOR_REQUIRE_EXTENSION"] = "1"
         checks["library_source is 'system loader'"] = where[3] == "system loader"
     for what, ok in checks.items():
         print(("ok: " if ok else "FAIL: ") + what)

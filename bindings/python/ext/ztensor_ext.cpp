@@ -329,7 +329,7 @@ bool bytes_of(const std::vector<npy_intp> &shape, size_t itemsize, size_t &out) 
 
 // The dict {name: value} in selection order, `values` taken over.
 PyObject *as_dict(const Table &table, const std::vector<size_t> &rows, std::vector<PyObject *> &values) {
-  Ref d(_PyDict_NewPresized(static_cast<Py_ssize_t>(rows.size())));
+  Ref d(PyDict_New());
   bool ok = static_cast<bool>(d);
   for (size_t k = 0; k < rows.size(); ++k) {
     PyObject *v = values[k] ? values[k] : Py_None;
