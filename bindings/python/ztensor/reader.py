@@ -778,14 +778,23 @@ class Reader(Mapping[str, ObjectValue]):
         anonymous allocation, not a mapping of the file): changing or
         truncating the file afterwards does not touch them.
         """
-        if self._table is not None and not self._verify_here:
-            wanted = None if names is None else list(names)
+        wanted = None if names is None else list(names)
+        if not self._verify_here:
             fast = self._read_native(wanted, None, None)
             if fast is not None:
                 return fast
+        if self._table is not None and not self._verify_here:
             dense = self.read_dense(wanted)
             return dict(zip(dense.names, dense.split(lambda a, t, n: a)))
-        return self._read_many_each(names)
+        return self._read_many_each(wanted)
+
+    def _native_sources(self, handle: "_FileHandle") -> Optional[List[Tuple[Optional[int], _Table]]]:
+        """The files the extension reads, each with its table (one here;
+        each shard for a ShardedReader); None when it cannot."""
+        table = self._table
+        if table is None or table.raw_rows is None:
+            return None
+        return [(handle.ptr, table)]
 
     def _read_native(self, names: Optional[List[str]], split: Optional[Callable[[Array, str, str], Any]],
                      convert: Optional[Callable[[Array, str, str], Any]]) -> Optional[Dict[str, Any]]:
@@ -797,43 +806,65 @@ class Reader(Mapping[str, ObjectValue]):
         shape into the framework's tensors, and convert(array, zt_type,
         name) each tensor read alone. None when the extension is not in
         use (then read_dense does it in numpy)."""
-        table = self._table
         ext = _native.ext
-        if ext is None or table is None or table.raw_rows is None or self._verify_here:
+        if ext is None or self._verify_here:
             return None
         handle = self._require_open()  # held: a close() on another thread waits for this call
+        sources = self._native_sources(handle)
+        if sources is None:
+            return None
+        plan: List[Tuple[Optional[int], _Table, Optional[Array]]] = []
         if names is None:
-            select: Optional[Array] = None
-            dense = table.rows["dense"]
-        else:
+            plan = [(ptr, table, None) for ptr, table in sources]
+        elif len(sources) == 1:
+            ptr, table = sources[0]
             index = table.index
             for name in names:
                 if name not in index:
                     raise KeyError(name)
-            select = np.fromiter((index[n] for n in names), dtype=np.int64, count=len(names))
-            dense = table.rows["dense"][select]
-        if not bool(dense.all()):
-            return None  # read_dense names the object that is not dense
+            plan = [(ptr, table, np.fromiter((index[n] for n in names), dtype=np.int64, count=len(names)))]
+        else:  # a ShardedReader: each name's shard
+            rows_of: List[List[int]] = [[] for _ in sources]
+            for name in names:
+                for k, (_, table) in enumerate(sources):
+                    if name in table.index:
+                        rows_of[k].append(table.index[name])
+                        break
+                else:
+                    raise KeyError(name)
+            plan = [(ptr, table, np.asarray(rows, dtype=np.int64))
+                    for (ptr, table), rows in zip(sources, rows_of) if rows]
+        for _, table, select in plan:
+            if not bool((table.rows["dense"] if select is None else table.rows["dense"][select]).all()):
+                return None  # read_dense / _read_many_each names the object that is not dense
+        out: Dict[str, Any] = {}
         collecting = gc.isenabled()
         gc.disable()  # tens of thousands of new tensors, none of them garbage: no collection over the heap
         try:
-            result: Tuple[Dict[str, Any], List[Tuple[str, int, "np.dtype[Any]", str, Shape]]] = ext.read_dense(
-                handle.ptr, table.raw_rows, table.row_size, table.raw_dims, table.names, select, _element_type,
-                split)
+            for ptr, table, select in plan:
+                result: Tuple[Dict[str, Any], List[Tuple[str, int, "np.dtype[Any]", str, Shape]]] = \
+                    ext.read_dense(ptr, table.raw_rows, table.row_size, table.raw_dims, table.names, select,
+                                   _element_type, split)
+                part, failed = result
+                for name, row, dt, zt_type, shape in failed:
+                    # A declared size other than the shape's (a damaged or
+                    # legacy file) or a failed read: read alone, which sizes
+                    # it or raises with its detail.
+                    data = self._decoded(table.object(row), int(table.rows["data_component"][row]))
+                    if data.size % dt.itemsize:
+                        raise ZTensorError(-47, f"{name!r}: {data.size} bytes do not hold whole {dt} elements")
+                    array = data.view(dt).reshape(shape)
+                    part[name] = array if convert is None else convert(array, zt_type, name)
+                if len(plan) == 1:
+                    out = part
+                else:
+                    out.update(part)
         finally:
             if collecting:
                 gc.enable()
-        out, failed = result
-        for name, row, dt, zt_type, shape in failed:
-            # A declared size other than the shape's (a damaged or legacy
-            # file) or a failed read: read alone, which sizes it or raises
-            # with its detail.
-            data = self._decoded(table.object(row), int(table.rows["data_component"][row]))
-            if data.size % dt.itemsize:
-                raise ZTensorError(-47, f"{name!r}: {data.size} bytes do not hold whole {dt} elements")
-            array = data.view(dt).reshape(shape)
-            out[name] = array if convert is None else convert(array, zt_type, name)
         del handle
+        if len(plan) > 1 and names is not None:
+            out = {name: out[name] for name in names}  # the order asked
         return out
 
     def read_dense(self, names: Optional[Iterable[str]] = None) -> "DenseRead":
