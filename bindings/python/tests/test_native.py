@@ -16,8 +16,9 @@ from ztensor import _native
 
 
 def test_the_expected_path_is_in_use():
+    assert ztensor.extension_path == _native.extension_path
     if os.environ.get("ZTENSOR_PURE_PYTHON", "") not in ("", "0"):
-        assert _native.ext is None
+        assert _native.ext is None and ztensor.extension_path is None
         assert "ZTENSOR_PURE_PYTHON" in _native.pure_python_reason
     elif os.environ.get("ZTENSOR_REQUIRE_EXTENSION") == "1":
         # Built by meson (or installed by pip): it must be the one loaded.
