@@ -192,3 +192,38 @@ def test_the_extension_rejects_a_closed_reader(tmp_path):
     r.close()
     with pytest.raises(ValueError, match="closed"):
         r.read_many()
+
+
+def child(code, **env_changes):
+    import subprocess
+    import sys
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in sys.path if p)
+    if env.get("ZTENSOR_LIBRARY"):
+        env["ZTENSOR_LIBRARY"] = os.path.abspath(env["ZTENSOR_LIBRARY"])
+    for key, value in env_changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_without_the_extension_the_package_falls_back_to_ctypes(tmp_path):
+    import glob
+    if glob.glob(os.path.join(os.path.dirname(ztensor.__file__), "_ext*")):
+        pytest.skip("an installed package: its extension is always there")
+    path = str(tmp_path / "m.zt")
+    ztnp.save_file({"a": np.arange(3, dtype=np.float32)}, path)
+    proc = child("import sys, ztensor, ztensor.numpy as z; from ztensor import _native; "
+                 f"print(ztensor.extension_path, _native.pure_python_reason, z.load_file({path!r})['a'].sum())",
+                 ZTENSOR_EXTENSION=None, ZTENSOR_PURE_PYTHON=None)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("None ztensor._ext is not installed") and proc.stdout.split()[-1] == "3.0"
+
+
+def test_a_named_extension_that_does_not_load_is_an_error(tmp_path):
+    bad = tmp_path / "_ext.so"
+    bad.write_bytes(b"not a shared object")
+    proc = child("import ztensor", ZTENSOR_EXTENSION=str(bad), ZTENSOR_PURE_PYTHON=None)
+    assert proc.returncode != 0 and "ImportError" in proc.stderr
