@@ -38,6 +38,7 @@ struct Api {
   decltype(&zt_free) free = nullptr;
   decltype(&zt_object_component) component = nullptr;
   decltype(&zt_component_view) view = nullptr;
+  decltype(&zt_component_read) read = nullptr;
 };
 Api api;
 
@@ -87,7 +88,7 @@ class Buffer {
 };
 
 bool bound() {
-  if (api.object_table && api.read_many && api.free && api.component && api.view) return true;
+  if (api.object_table && api.read_many && api.free && api.component && api.view && api.read) return true;
   PyErr_SetString(PyExc_RuntimeError, "ztensor._ext: bind() was not called with the library's functions");
   return false;
 }
@@ -97,13 +98,13 @@ void *address(PyObject *v) {
   return PyErr_Occurred() ? nullptr : p;
 }
 
-// bind(object_table, read_many, free, component, view): the addresses of
+// bind(object_table, read_many, free, component, view, read): the addresses of
 // those zt_* functions in the library the binding loaded.
 PyObject *bind(PyObject *, PyObject *args) {
-  PyObject *a[5];
-  if (!PyArg_ParseTuple(args, "OOOOO", &a[0], &a[1], &a[2], &a[3], &a[4])) return nullptr;
-  void *p[5];
-  for (int i = 0; i < 5; ++i) {
+  PyObject *a[6];
+  if (!PyArg_ParseTuple(args, "OOOOOO", &a[0], &a[1], &a[2], &a[3], &a[4], &a[5])) return nullptr;
+  void *p[6];
+  for (int i = 0; i < 6; ++i) {
     p[i] = address(a[i]);
     if (!p[i]) {
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bind(): a function address is NULL");
@@ -115,6 +116,7 @@ PyObject *bind(PyObject *, PyObject *args) {
   api.free = reinterpret_cast<decltype(api.free)>(p[2]);
   api.component = reinterpret_cast<decltype(api.component)>(p[3]);
   api.view = reinterpret_cast<decltype(api.view)>(p[4]);
+  api.read = reinterpret_cast<decltype(api.read)>(p[5]);
   Py_RETURN_NONE;
 }
 
@@ -206,11 +208,26 @@ struct Table {
   PyObject *name(size_t i) const { return PyList_GET_ITEM(names, static_cast<Py_ssize_t>(i)); }
 };
 
-// The rows asked for: every row (select None) or an int64 buffer of row indices.
+// The rows asked for: every row (select None), a list of ints, or an int64
+// buffer of row indices.
 bool selection(PyObject *select, const Table &table, std::vector<size_t> &out) {
   if (select == Py_None) {
     out.resize(table.count);
     for (size_t i = 0; i < table.count; ++i) out[i] = i;
+    return true;
+  }
+  if (PyList_Check(select)) {
+    const Py_ssize_t n = PyList_GET_SIZE(select);
+    out.resize(static_cast<size_t>(n));
+    for (Py_ssize_t k = 0; k < n; ++k) {
+      const Py_ssize_t v = PyLong_AsSsize_t(PyList_GET_ITEM(select, k));
+      if (v == -1 && PyErr_Occurred()) return false;
+      if (v < 0 || static_cast<size_t>(v) >= table.count) {
+        PyErr_Format(PyExc_IndexError, "ztensor._ext: row %zd is not in the table", v);
+        return false;
+      }
+      out[static_cast<size_t>(k)] = static_cast<size_t>(v);
+    }
     return true;
   }
   Buffer b;
@@ -283,6 +300,11 @@ class Types {
   PyObject *type_of_;
   std::map<std::pair<int, std::string>, ElementType> types_;
 };
+
+// Up to this many requests of at most this many bytes in all are read one by
+// one (zt_component_read) instead of by zt_file_read_many (see read_dense).
+constexpr size_t kSerialCount = 8;
+constexpr size_t kSerialBytes = size_t{1} << 20;
 
 // Tensors of one element type and shape, laid out back to back in the arena.
 struct Group {
@@ -462,9 +484,18 @@ PyObject *read_dense(PyObject *, PyObject *args) {
       req_member.push_back(g.members[s]);
     }
   }
+  // zt_file_read_many costs ~10 us to set up its parallel read, ~6x a
+  // zt_component_read of a small tensor: a few small tensors (get_tensor
+  // of one name) are read one by one; large ones keep the parallel copy.
+  const bool serial = reqs.size() <= kSerialCount && total <= kSerialBytes;
   if (!reqs.empty()) {
-    Py_BEGIN_ALLOW_THREADS api.read_many(file, reqs.data(), reqs.size());  // each request has its own status
-    Py_END_ALLOW_THREADS
+    PyThreadState *gil = PyEval_SaveThread();  // the file is held by the caller; the arena is ours alone
+    if (serial) {
+      for (zt_read_request &r : reqs) r.status = api.read(r.object, r.component, r.dst, r.dst_capacity, &r.out_size);
+    } else {
+      api.read_many(file, reqs.data(), reqs.size());  // each request has its own status
+    }
+    PyEval_RestoreThread(gil);
   }
   std::vector<char> read_ok(n, 0);
   for (size_t i = 0; i < reqs.size(); ++i)
@@ -606,7 +637,8 @@ PyObject *mapped_views(PyObject *, PyObject *args) {
 }
 
 PyMethodDef methods[] = {
-    {"bind", bind, METH_VARARGS, "bind(object_table, read_many, free, component, view): the library's functions."},
+    {"bind", bind, METH_VARARGS,
+     "bind(object_table, read_many, free, component, view, read): the library's functions."},
     {"object_table", object_table, METH_O,
      "object_table(file) -> (rows, row_size, names, index, dims), or a zt_status on failure."},
     {"read_dense", read_dense, METH_VARARGS,

@@ -156,6 +156,8 @@ def corrupt_zstd_file(tmp_path):
         w.add("good", np.arange(6, dtype=np.float32).reshape(2, 3))
         w.add("bad", np.arange(4096, dtype=np.float32), zstd=True)
         w.add("good2", np.arange(6, dtype=np.float32).reshape(2, 3))
+        for i in range(12):  # more than the extension reads one by one: zt_file_read_many's statuses too
+            w.add(f"more{i}", np.full(3, i, np.int32))
     with ztensor.Reader(path) as r:
         meta = r.metadata("bad")
     with open(path, "r+b") as f:  # no zstd frame there any more
@@ -171,6 +173,8 @@ def test_a_damaged_tensor_raises_with_its_name_on_both_paths(tmp_path, pure):
             load(path)
     with ztensor.Reader(path) as r:
         np.testing.assert_array_equal(r.read_many(["good2"])["good2"], np.arange(6).reshape(2, 3))
+        with pytest.raises(ztensor.ZTensorError):
+            r.read_many(["good", "bad"])  # read one by one
 
 
 def test_objects_that_are_not_dense_are_refused_by_name(tmp_path):

@@ -45,7 +45,7 @@ def _find() -> Tuple[Optional[ModuleType], str]:
         return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value or 0
 
     module.bind(address("zt_file_object_table"), address("zt_file_read_many"), address("zt_free"),
-                address("zt_object_component"), address("zt_component_view"))
+                address("zt_object_component"), address("zt_component_view"), address("zt_component_read"))
     return module, ""
 
 

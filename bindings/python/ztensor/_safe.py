@@ -150,8 +150,11 @@ class SafeOpen(Generic[T]):
 
     def __init__(self, source: Source, framework: str, device: Any, copy: bool, verify: bool,
                  from_numpy: FromNumpy, zero_copy: Optional[Callable[[Reader, str, Array, str], Any]],
-                 backend: str = "mmap") -> None:
+                 backend: str = "mmap", *, split: Optional[Callable[[Any, str, str], Any]] = None,
+                 arrays_as_they_are: bool = False) -> None:
         self._reader = Reader(source, verify=verify, mmap=reader_mmap(backend))
+        self._split = split  # read_all's fast path (the C++ extension)
+        self._arrays_as_they_are = arrays_as_they_are
         self.framework = framework
         self.device = device
         self.copy = copy
@@ -202,7 +205,7 @@ class SafeOpen(Generic[T]):
         reader = self._open()
         if not self.copy and self._zero_copy is not None:
             return {name: self.get_tensor(name) for name in dense_names(reader)}
-        return self._place(read_all(reader, self._from_numpy))
+        return self._place(read_all(reader, self._from_numpy, self._split, self._arrays_as_they_are))
 
     def _place(self, tensors: Dict[str, Any]) -> Dict[str, T]:
         """Moves tensors to the handle's device (torch overrides it)."""

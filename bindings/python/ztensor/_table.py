@@ -37,9 +37,9 @@ class Table:
     file order; names: the objects' names; dims: every shape concatenated
     (int64); index: name -> row. raw_rows / raw_dims / row_size: the
     library's bytes, as the extension reads them (None for a table built
-    object by object)."""
+    object by object); all_dense: every object is a dense tensor."""
 
-    __slots__ = ("rows", "names", "dims", "index", "_logical", "raw_rows", "raw_dims", "row_size")
+    __slots__ = ("rows", "names", "dims", "index", "_logical", "raw_rows", "raw_dims", "row_size", "all_dense")
 
     def __init__(self, rows: Array, names: List[str], dims: Array, index: Optional[Dict[str, int]] = None,
                  raw: Optional[Tuple[bytes, bytes, int]] = None) -> None:
@@ -49,6 +49,7 @@ class Table:
         self.index: Dict[str, int] = dict(zip(names, range(len(names)))) if index is None else index
         self._logical: Dict[int, Optional[str]] = {}
         self.raw_rows, self.raw_dims, self.row_size = raw if raw is not None else (None, None, 0)
+        self.all_dense = bool(rows["dense"].all())  # the usual checkpoint: no per-read format check
 
     def shape(self, i: int) -> Tuple[int, ...]:
         row = self.rows[i]

@@ -123,4 +123,5 @@ def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, b
         return _safe.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
     if device != "cpu":
         raise ValueError(f"numpy arrays live on the CPU; device {device!r} is not available (use ztensor.torch)")
-    return _safe.SafeOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend)
+    return _safe.SafeOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend,
+                          arrays_as_they_are=True)

@@ -152,6 +152,7 @@ class DenseRead(NamedTuple):
             values[k] = convert(array, zt_type, self.names[k])
 
 
+@functools.lru_cache(maxsize=None)  # a few (code, logical type) pairs exist
 def _element_type(code: int, logical: Optional[str]) -> Tuple["np.dtype[Any]", str]:
     """(numpy dtype, zt type name) of a data component's dtype code and
     logical type, as read_dense lays it out (the extension asks once per type)."""
@@ -651,6 +652,11 @@ class Reader(Mapping[str, ObjectValue]):
     @_holding
     def format_of(self, name: str) -> str:
         """The object's format ("dense", "sparse_csr", ...), without the rest of info()."""
+        table = self._table
+        if table is not None:
+            i = table.index.get(name)
+            if i is not None and table.rows["dense"][i]:
+                return "dense"  # from the object table, without a library call
         return _text(self._c_info(self._object(name)).format) or ""
 
     @_holding
@@ -813,16 +819,13 @@ class Reader(Mapping[str, ObjectValue]):
         sources = self._native_sources(handle)
         if sources is None:
             return None
-        plan: List[Tuple[Optional[int], _Table, Optional[Array]]] = []
+        plan: List[Tuple[Optional[int], _Table, Optional[List[int]]]] = []
         if names is None:
             plan = [(ptr, table, None) for ptr, table in sources]
         elif len(sources) == 1:
             ptr, table = sources[0]
             index = table.index
-            for name in names:
-                if name not in index:
-                    raise KeyError(name)
-            plan = [(ptr, table, np.fromiter((index[n] for n in names), dtype=np.int64, count=len(names)))]
+            plan = [(ptr, table, [index[n] for n in names])]  # KeyError for a name not in the file
         else:  # a ShardedReader: each name's shard
             rows_of: List[List[int]] = [[] for _ in sources]
             for name in names:
@@ -832,10 +835,10 @@ class Reader(Mapping[str, ObjectValue]):
                         break
                 else:
                     raise KeyError(name)
-            plan = [(ptr, table, np.asarray(rows, dtype=np.int64))
-                    for (ptr, table), rows in zip(sources, rows_of) if rows]
+            plan = [(ptr, table, rows) for (ptr, table), rows in zip(sources, rows_of) if rows]
         for _, table, select in plan:
-            if not bool((table.rows["dense"] if select is None else table.rows["dense"][select]).all()):
+            if not table.all_dense and not bool(
+                    (table.rows["dense"] if select is None else table.rows["dense"][select]).all()):
                 return None  # read_dense / _read_many_each names the object that is not dense
         out: Dict[str, Any] = {}
         collecting = gc.isenabled()
@@ -1012,11 +1015,8 @@ class Reader(Mapping[str, ObjectValue]):
             return None
         handle = self._require_open()
         index = table.index
-        for name in names:
-            if name not in index:
-                raise KeyError(name)
-        select = np.fromiter((index[n] for n in names), dtype=np.int64, count=len(names))
-        if not bool(table.rows["dense"][select].all()):
+        select = [index[n] for n in names]  # KeyError for a name not in the file
+        if not table.all_dense and not bool(table.rows["dense"][select].all()):
             return None
         mapped: Tuple[Dict[str, Any], int] = ext.mapped_views(
             handle.ptr, table.raw_rows, table.row_size, table.raw_dims, table.names, select, _element_type, handle,

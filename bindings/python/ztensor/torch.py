@@ -429,4 +429,4 @@ def safe_open(filename: Source, framework: str = "pt", device: Device = "cpu", *
     if _safe.framework_name(framework) == "numpy":
         return _safe.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
     _on(device)  # an invalid device fails here, not at the first tensor
-    return _TorchOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend)
+    return _TorchOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend, split=_split)
