@@ -19,6 +19,8 @@ rounds):
   torch.mapped      ztensor.torch.load_file(copy=False): views of the
                     file's copy-on-write mapping (the opt-in), nothing read
   torch.load        torch.load of the same state dict saved by torch.save
+  torch.get_tensor  safe_open(path, "pt") then get_tensor(k) for every key,
+                    the per-tensor calls safetensors code often makes
   np.ctypes,        np.load_file and torch.load_file on the ctypes path
   torch.ctypes      (ZTENSOR_PURE_PYTHON's fallback), for comparison; the
                     rows above use the C++ extension ztensor._ext when it
@@ -133,6 +135,11 @@ def ctypes_path(fn):
     return run
 
 
+def get_each(module, path):
+    with module.safe_open(path, "pt") as f:
+        return {k: f.get_tensor(k) for k in f.keys()}
+
+
 def load_average():
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -204,6 +211,7 @@ def main():
                 ("torch.load_file", lambda: ztpt.load_file(path)),
                 ("torch.mapped", lambda: ztpt.load_file(path, copy=False)),
                 ("torch.load", lambda: torch.load(pt_path)),
+                ("torch.get_tensor", lambda: get_each(ztpt, path)),
             ]
             if _native.ext is not None:
                 rows += [("np.ctypes", ctypes_path(lambda: ztnp.load_file(path))),
