@@ -399,7 +399,6 @@ PyObject *read_dense(PyObject *, PyObject *args) {
   std::vector<Group> groups;
   std::map<std::pair<ElementType *, std::vector<npy_intp>>, size_t> group_of;
   std::vector<size_t> member_group(n, SIZE_MAX);  // SIZE_MAX: read alone
-  std::vector<size_t> slot(n, 0);                 // index within its group
   Ref failed(PyList_New(0));
   if (!failed) return nullptr;
   std::vector<npy_intp> shape;
@@ -433,7 +432,6 @@ PyObject *read_dense(PyObject *, PyObject *args) {
         g = it->second;
       }
       member_group[k] = g;
-      slot[k] = groups[g].members.size();
       groups[g].members.push_back(k);
       last = g;
       continue;
