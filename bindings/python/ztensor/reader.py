@@ -789,7 +789,9 @@ class Reader(Mapping[str, ObjectValue]):
             fast = self._read_native(wanted, None, None)
             if fast is not None:
                 return fast
-        if self._table is not None and not self._verify_here:
+        if self._table is not None and not self._verify_here and (wanted is None or len(wanted) > 8):
+            # read_dense's numpy grouping costs ~100 us per call: for a few
+            # names (get_tensor) the per-object calls below are cheaper.
             dense = self.read_dense(wanted)
             return dict(zip(dense.names, dense.split(lambda a, t, n: a)))
         return self._read_many_each(wanted)
