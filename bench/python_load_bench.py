@@ -19,6 +19,12 @@ rounds):
   torch.mapped      ztensor.torch.load_file(copy=False): views of the
                     file's copy-on-write mapping (the opt-in), nothing read
   torch.load        torch.load of the same state dict saved by torch.save
+  torch.get_tensor  safe_open(path, "pt") then get_tensor(k) for every key,
+                    the per-tensor calls safetensors code often makes
+  np.ctypes,        np.load_file and torch.load_file on the ctypes path
+  torch.ctypes      (ZTENSOR_PURE_PYTHON's fallback), for comparison; the
+                    rows above use the C++ extension ztensor._ext when it
+                    is in use (the header says which)
 
 Each row prints its wall time and its CPU time (user + system, every
 thread: on a machine shared with other work, the steadier figure), each
@@ -32,11 +38,16 @@ mapped views then `add_(1)` (each page copied on first write), and
 get_slice of 1/8 of the embedding against reading it whole.
 
 Run with PYTHONPATH=bindings/python ZTENSOR_LIBRARY=build/libztensor.so
-/usr/bin/python3 bench/python_load_bench.py (Debian's python3: numpy, torch).
+/usr/bin/python3 bench/python_load_bench.py (Debian's python3: numpy, torch);
+the extension meson built beside that library (build/bindings/python/ext)
+is used unless ZTENSOR_EXTENSION or ZTENSOR_PURE_PYTHON says otherwise.
+The load average is printed before and after: on a shared machine, compare
+the CPU columns, and rerun when it is high.
 c_copy_read is taken from --c-read, else from bench/ beside the library
 (meson -Dbench=true), else compiled here with cc against the library.
 """
 import argparse
+import glob
 import os
 import resource
 import shutil
@@ -100,6 +111,39 @@ def c_read_program(arg, tmp):
     return exe
 
 
+def use_built_extension():
+    """Points ZTENSOR_EXTENSION at the ztensor._ext meson built beside
+    $ZTENSOR_LIBRARY (before ztensor is imported), when there is one."""
+    lib = os.environ.get("ZTENSOR_LIBRARY")
+    if not lib or os.environ.get("ZTENSOR_EXTENSION"):
+        return
+    found = glob.glob(os.path.join(os.path.dirname(os.path.abspath(lib)), "bindings", "python", "ext", "_ext*.so"))
+    if found:
+        os.environ["ZTENSOR_EXTENSION"] = found[0]
+
+
+def ctypes_path(fn):
+    """fn run on the ctypes path (the extension turned off for the call)."""
+    from ztensor import _native
+
+    def run():
+        ext, _native.ext = _native.ext, None
+        try:
+            return fn()
+        finally:
+            _native.ext = ext
+    return run
+
+
+def get_each(module, path):
+    with module.safe_open(path, "pt") as f:
+        return {k: f.get_tensor(k) for k in f.keys()}
+
+
+def load_average():
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def cpu_seconds():
     """CPU time of this process so far, user + system, every thread."""
     ru = resource.getrusage(resource.RUSAGE_SELF)
@@ -131,13 +175,18 @@ def main():
     ap.add_argument("--no-extra", action="store_true")
     args = ap.parse_args()
 
+    use_built_extension()
     import torch
     import ztensor
     import ztensor.numpy as ztnp
     import ztensor.torch as ztpt
+    from ztensor import _native
 
     print(f"torch {torch.__version__}, libztensor {ztensor.library_version()}, median of {args.reps} rounds, "
           "warm cache; per tensor = (row - c_read) / tensors")
+    print("path: " + (f"C++ extension {_native.extension_path}" if _native.ext is not None
+                      else f"ctypes ({_native.pure_python_reason})"))
+    print(f"load average (1, 5, 15 min) at start: {load_average()}   ({os.cpu_count()} CPUs)")
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         c_read = c_read_program(args.c_read, tmp)
         for wname in args.workloads.split(","):
@@ -162,7 +211,11 @@ def main():
                 ("torch.load_file", lambda: ztpt.load_file(path)),
                 ("torch.mapped", lambda: ztpt.load_file(path, copy=False)),
                 ("torch.load", lambda: torch.load(pt_path)),
+                ("torch.get_tensor", lambda: get_each(ztpt, path)),
             ]
+            if _native.ext is not None:
+                rows += [("np.ctypes", ctypes_path(lambda: ztnp.load_file(path))),
+                         ("torch.ctypes", ctypes_path(lambda: ztpt.load_file(path)))]
             for _, fn in rows:
                 fn()  # warm-up: page cache, imports
             times = {name: [] for name, _ in rows}
@@ -186,6 +239,7 @@ def main():
                       f"  cpu {c * 1e3:9.2f} ms {c / bc:5.2f}x {(c - bc) / n * 1e6:+8.2f} us/t")
             if wname == "mixed" and not args.no_extra:
                 extra(args.reps, path, spec, b)
+    print(f"\nload average (1, 5, 15 min) at end: {load_average()}")
 
 
 def extra(reps, path, spec, base):

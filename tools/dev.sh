@@ -21,14 +21,14 @@ DEMO_PACKAGES=(
   libzip-dev libdlpack-dev libcurl4-openssl-dev
 )
 # What the whole test suite needs on top: GoogleTest, the Python binding's
-# tests and its venv install, other languages' examples, the independent
+# tests, its C++ extension (python3-dev) and its venv install, other languages' examples, the independent
 # conformance checker, the install test's CMake consumer, the clang builds,
 # the real HTTP server of the remote-read tests (tests/remote), botocore for
 # their S3 signature checks (node and npm, for s3rver, are added by deps()).
 TEST_PACKAGES=(
   libgtest-dev libgmock-dev cmake abigail-tools
   python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard python3-mypy
-  python3-venv python3-pip python3-mesonpy python3-setuptools python3-wheel
+  python3-venv python3-pip python3-mesonpy python3-setuptools python3-wheel python3-dev
   golang-go clang libclang-rt-14-dev zstd binutils
   cargo rustc bindgen librust-half-dev librust-pkg-config-dev
   nginx-light python3-botocore

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 
@@ -73,7 +74,7 @@ try:
     # missing from every install.
     pkg_src = os.path.join(src, "bindings", "python", "ztensor")
     installed = glob.glob(os.path.join(venv, "lib", "python*", "site-packages", "ztensor"))
-    missing = sorted(set(f for f in os.listdir(pkg_src) if f.endswith(".py") or f == "py.typed") -
+    missing = sorted(set(f for f in os.listdir(pkg_src) if f.endswith((".py", ".pyi")) or f == "py.typed") -
                      set(os.listdir(installed[0]) if installed else []))
     if missing:
         sys.exit(f"FAIL: not installed: {missing}; list them in bindings/python/meson.build")
@@ -87,7 +88,9 @@ try:
     work = os.path.join(tmp, "work")
     shutil.copytree(os.path.join(src, "bindings", "python", "tests"), os.path.join(work, "tests"))
     where = run([py, "-c", "import ztensor; print(ztensor.__version__); print(ztensor.__file__); "
-                 "print(ztensor.library_path); print(ztensor.library_source)"], env=env, cwd=work).split("\n")
+                 "print(ztensor.library_path); print(ztensor.library_source); "
+                 "from ztensor import _native; print(_native.extension_path or _native.pure_python_reason)"],
+                env=env, cwd=work).split("\n")
     checks = {
         f"__version__ is {version} (include/ztensor.h)": where[0] == version,
         "ztensor is imported from the venv": inside(where[1], venv),
@@ -98,6 +101,14 @@ try:
     else:
         checks[f"library_path is {library}"] = os.path.realpath(where[2]) == os.path.realpath(library)
         checks["library_source is 'system loader'"] = where[3] == "system loader"
+    if not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+        print(f"note: no Python headers for {sys.executable} (python3-dev): the install has no extension")
+    else:
+        # pip built the C++ extension (meson-python; setuptools for the
+        # binding alone) and the package loads it; the suite checks it too.
+        checks[f"ztensor._ext is inside the venv's ztensor package ({where[4]})"] = \
+            inside(where[4], os.path.dirname(where[1]))
+        env["ZTENSOR_REQUIRE_EXTENSION"] = "1"
     for what, ok in checks.items():
         print(("ok: " if ok else "FAIL: ") + what)
     if not all(checks.values()):

@@ -1,10 +1,12 @@
 """setuptools side of bindings/python/pyproject.toml: the version comes from
 include/ztensor.h (its one source), and the package gets the _build_info.py
-that meson writes for the root install, saying no library is bundled."""
+that meson writes for the root install, saying no library is bundled. The
+C++ extension ztensor._ext is built when a compiler and numpy's headers are
+there (optional: without them the package uses ctypes alone)."""
 import re
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 HEADER = Path(__file__).resolve().parents[2] / "include" / "ztensor.h"
@@ -31,4 +33,13 @@ class BuildPy(build_py):
                         "library = None\n", encoding="utf-8")
 
 
-setup(version=header_version(), cmdclass={"build_py": BuildPy})
+def extensions() -> "list[Extension]":
+    try:
+        import numpy
+    except ImportError:
+        return []
+    return [Extension("ztensor._ext", ["ext/ztensor_ext.cpp"], include_dirs=[str(HEADER.parent), numpy.get_include()],
+                      language="c++", extra_compile_args=["-std=c++17"], optional=True)]
+
+
+setup(version=header_version(), cmdclass={"build_py": BuildPy}, ext_modules=extensions())

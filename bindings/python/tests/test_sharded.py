@@ -52,3 +52,20 @@ def test_bad_sets_raise_with_the_reason(tmp_path):
     index.write_text(json.dumps({"weight_map": {"a": "../m-00001-of-00002.zt"}}))
     with pytest.raises(ztensor.ZTensorError, match="relative paths"):
         ztensor.ShardedReader(index)
+
+
+def test_sharded_read_many_batches_per_shard_in_the_order_asked(tmp_path, monkeypatch):
+    from ztensor import _native
+    with ztensor.ShardedReader(make_set(tmp_path)) as r:
+        assert len(r._shard_tables) == 2  # names listed from each shard's table
+        got = r.read_many(["c", "a", "b"])
+        every = r.read_many()
+        with pytest.raises(KeyError):
+            r.read_many(["a", "z"])
+        monkeypatch.setattr(_native, "ext", None)  # the ctypes path gives the same
+        slow = r.read_many(["c", "a", "b"])
+    assert list(got) == ["c", "a", "b"] == list(slow) and list(every) == ["a", "b", "c"]
+    for name in got:
+        assert got[name].flags.writeable and got[name].dtype == slow[name].dtype
+        np.testing.assert_array_equal(got[name], slow[name])
+        np.testing.assert_array_equal(every[name], slow[name])

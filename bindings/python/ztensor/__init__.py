@@ -1,9 +1,12 @@
 """ztensor: read and write zTensor (.zt) tensor files from Python.
 
-Pure Python over libztensor's C ABI (ctypes) with numpy arrays. The library
-is $ZTENSOR_LIBRARY if set, else the one `pip install` put in this package,
-else a system-wide install; `ztensor.library_path` and
-`ztensor.library_source` say which was loaded.
+Python over libztensor's C ABI (ctypes) with numpy arrays, and a C++
+extension (ztensor._ext) doing the per-tensor work of whole-file loads when
+it was built. The library is $ZTENSOR_LIBRARY if set, else the one `pip
+install` put in this package, else a system-wide install;
+`ztensor.library_path` and `ztensor.library_source` say which was loaded,
+`ztensor.extension_path` which extension (None: ctypes alone, see
+ztensor._native).
 
     import ztensor
     ztensor.save_file({"w": np.eye(3, dtype=np.float32)}, "m.zt")
@@ -37,6 +40,7 @@ from typing import Any, Dict, Mapping, Optional, Union
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
+from ._native import extension_path
 from ._locate import LibraryNotFoundError
 from ._safe import SafetensorError, safe_open
 from ._serialize import TensorSpec, deserialize, serialize, serialize_file
@@ -49,7 +53,7 @@ from .writer import Digest, Writer, Zstd
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
            "ZTensorError", "SafetensorError", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
            "load_sharded", "bf16_to_float32", "float32_to_bf16", "library_version", "library_path",
-           "library_source", "LibraryNotFoundError", "__version__", "open", "open_url"]
+           "library_source", "extension_path", "LibraryNotFoundError", "__version__", "open", "open_url"]
 
 
 def library_version() -> str:

@@ -115,10 +115,19 @@ def zt_type(reader: Reader, name: str) -> str:
     return reader.element_type(name)
 
 
-def read_all(reader: Reader, from_numpy: FromNumpy) -> Dict[str, Any]:
+def read_all(reader: Reader, from_numpy: FromNumpy, split: Optional[Callable[[Any, str, str], Any]] = None,
+             arrays_as_they_are: bool = False) -> Dict[str, Any]:
     """Every tensor, as views of one new buffer this process owns (not a
-    mapping of the file): writable, and untouched by later changes to the file."""
-    dense = reader.read_dense(dense_names(reader))
+    mapping of the file): writable, and untouched by later changes to the file.
+    With the C++ extension: split(block, zt_type, name) gives the tensors
+    of a group of one type and shape (None: numpy arrays, when
+    arrays_as_they_are says from_numpy changes nothing)."""
+    names = dense_names(reader)
+    if split is not None or arrays_as_they_are:
+        fast = reader._read_native(None, split, from_numpy)
+        if fast is not None:
+            return fast
+    dense = reader.read_dense(names)
     return dict(zip(dense.names, dense.split(from_numpy)))
 
 
@@ -141,8 +150,11 @@ class SafeOpen(Generic[T]):
 
     def __init__(self, source: Source, framework: str, device: Any, copy: bool, verify: bool,
                  from_numpy: FromNumpy, zero_copy: Optional[Callable[[Reader, str, Array, str], Any]],
-                 backend: str = "mmap") -> None:
+                 backend: str = "mmap", *, split: Optional[Callable[[Any, str, str], Any]] = None,
+                 arrays_as_they_are: bool = False) -> None:
         self._reader = Reader(source, verify=verify, mmap=reader_mmap(backend))
+        self._split = split  # read_all's fast path (the C++ extension)
+        self._arrays_as_they_are = arrays_as_they_are
         self.framework = framework
         self.device = device
         self.copy = copy
@@ -193,7 +205,7 @@ class SafeOpen(Generic[T]):
         reader = self._open()
         if not self.copy and self._zero_copy is not None:
             return {name: self.get_tensor(name) for name in dense_names(reader)}
-        return self._place(read_all(reader, self._from_numpy))
+        return self._place(read_all(reader, self._from_numpy, self._split, self._arrays_as_they_are))
 
     def _place(self, tensors: Dict[str, Any]) -> Dict[str, T]:
         """Moves tensors to the handle's device (torch overrides it)."""

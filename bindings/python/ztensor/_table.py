@@ -1,9 +1,11 @@
 """Every object of an open file listed once, at open: names, shapes, formats
 and the "data" component of each, as numpy arrays.
 
-With libztensor >= 1.2 this is one call (zt_file_object_table); an older
-library is asked object by object, which costs several ctypes round trips
-per object (~40 us), the reason the batched call exists.
+With libztensor >= 1.2 this is one call (zt_file_object_table), wrapped
+by the C++ extension when it is there (ztensor._ext: names and the
+name -> row index built in C); an older library is asked object by object,
+which costs several ctypes round trips per object (~40 us), the reason the
+batched call exists.
 """
 
 import ctypes
@@ -12,6 +14,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from . import _native
 from ._lib import ComponentInfo, ObjectInfo, ObjectTable, check, has, lib
 from ._types import Array
 
@@ -32,16 +35,21 @@ def row_dtype(itemsize: int) -> "np.dtype[np.void]":
 class Table:
     """rows: a structured array of zt_object_row fields, one per object in
     file order; names: the objects' names; dims: every shape concatenated
-    (int64); index: name -> row."""
+    (int64); index: name -> row. raw_rows / raw_dims / row_size: the
+    library's bytes, as the extension reads them (None for a table built
+    object by object); all_dense: every object is a dense tensor."""
 
-    __slots__ = ("rows", "names", "dims", "index", "_logical")
+    __slots__ = ("rows", "names", "dims", "index", "_logical", "raw_rows", "raw_dims", "row_size", "all_dense")
 
-    def __init__(self, rows: Array, names: List[str], dims: Array) -> None:
+    def __init__(self, rows: Array, names: List[str], dims: Array, index: Optional[Dict[str, int]] = None,
+                 raw: Optional[Tuple[bytes, bytes, int]] = None) -> None:
         self.rows = rows
         self.names = names
         self.dims = dims.astype(np.int64)
-        self.index: Dict[str, int] = dict(zip(names, range(len(names))))
+        self.index: Dict[str, int] = dict(zip(names, range(len(names)))) if index is None else index
         self._logical: Dict[int, Optional[str]] = {}
+        self.raw_rows, self.raw_dims, self.row_size = raw if raw is not None else (None, None, 0)
+        self.all_dense = bool(rows["dense"].all())  # the usual checkpoint: no per-read format check
 
     def shape(self, i: int) -> Tuple[int, ...]:
         row = self.rows[i]
@@ -100,6 +108,14 @@ def read(file_ptr: Optional[int]) -> Table:
     """The table of an open zt_file *."""
     if not has("zt_file_object_table"):
         return _read_each(file_ptr)
+    if _native.ext is not None:
+        got = _native.ext.object_table(file_ptr)
+        if isinstance(got, int):
+            check(got)
+            raise AssertionError("zt_file_object_table failed without a status")  # check() raised
+        raw, row_size, names, index, raw_dims = got
+        rows = np.frombuffer(raw, dtype=row_dtype(row_size), count=len(names))
+        return Table(rows, names, np.frombuffer(raw_dims, dtype=np.uint64), index, (raw, raw_dims, row_size))
     out = POINTER(ObjectTable)()
     check(lib.zt_file_object_table(file_ptr, byref(out)))
     try:

@@ -86,7 +86,7 @@ def load_file(filename: PathLike, *, backend: str = "mmap", verify: bool = False
     own their memory either way), anything else raises ValueError.
     """
     with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend)) as r:
-        return _safe.read_all(r, _from_numpy)
+        return _safe.read_all(r, _from_numpy, arrays_as_they_are=True)
 
 
 def load(data: Source, *, verify: bool = False) -> Dict[str, Array]:
@@ -95,7 +95,7 @@ def load(data: Source, *, verify: bool = False) -> Dict[str, Array]:
         tensors = load(open("model.zt", "rb").read())
     """
     with Reader(data, verify=verify) as r:
-        return _safe.read_all(r, _from_numpy)
+        return _safe.read_all(r, _from_numpy, arrays_as_they_are=True)
 
 
 def _zero_copy(reader: Reader, name: str, view: Array, zt_type: str) -> Array:
@@ -123,4 +123,5 @@ def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, b
         return _safe.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
     if device != "cpu":
         raise ValueError(f"numpy arrays live on the CPU; device {device!r} is not available (use ztensor.torch)")
-    return _safe.SafeOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend)
+    return _safe.SafeOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend,
+                          arrays_as_they_are=True)

@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, Iterable, List, Literal, NamedTuple, Opt
 
 import numpy as np
 
-from . import _attributes, _dlpack
+from . import _attributes, _dlpack, _native
 from ._table import Table as _Table, read as _read_table
 from ._dtypes import BY_CODE, numpy_dtype, safetensors_name, zt_type_name
 from ._slicing import Index, box_of
@@ -150,6 +150,14 @@ class DenseRead(NamedTuple):
                     values[k] = part
         for k, (array, zt_type) in self.alone.items():
             values[k] = convert(array, zt_type, self.names[k])
+
+
+@functools.lru_cache(maxsize=None)  # a few (code, logical type) pairs exist
+def _element_type(code: int, logical: Optional[str]) -> Tuple["np.dtype[Any]", str]:
+    """(numpy dtype, zt type name) of a data component's dtype code and
+    logical type, as read_dense lays it out (the extension asks once per type)."""
+    dt = numpy_dtype(code, logical) if code in BY_CODE else np.dtype("u1")
+    return dt, zt_type_name(code, logical) if code >= 0 else "u8"
 
 
 def _group_rows(keys: Array) -> Tuple[Array, Array]:
@@ -644,6 +652,11 @@ class Reader(Mapping[str, ObjectValue]):
     @_holding
     def format_of(self, name: str) -> str:
         """The object's format ("dense", "sparse_csr", ...), without the rest of info()."""
+        table = self._table
+        if table is not None:
+            i = table.index.get(name)
+            if i is not None and table.rows["dense"][i]:
+                return "dense"  # from the object table, without a library call
         return _text(self._c_info(self._object(name)).format) or ""
 
     @_holding
@@ -771,10 +784,93 @@ class Reader(Mapping[str, ObjectValue]):
         anonymous allocation, not a mapping of the file): changing or
         truncating the file afterwards does not touch them.
         """
-        if self._table is not None and not self._verify_here:
-            dense = self.read_dense(names)
+        wanted = None if names is None else list(names)
+        if not self._verify_here:
+            fast = self._read_native(wanted, None, None)
+            if fast is not None:
+                return fast
+        if self._table is not None and not self._verify_here and (wanted is None or len(wanted) > 8):
+            # read_dense's numpy grouping costs ~100 us per call: for a few
+            # names (get_tensor) the per-object calls below are cheaper.
+            dense = self.read_dense(wanted)
             return dict(zip(dense.names, dense.split(lambda a, t, n: a)))
-        return self._read_many_each(names)
+        return self._read_many_each(wanted)
+
+    def _native_sources(self, handle: "_FileHandle") -> Optional[List[Tuple[Optional[int], _Table]]]:
+        """The files the extension reads, each with its table (one here;
+        each shard for a ShardedReader); None when it cannot."""
+        table = self._table
+        if table is None or table.raw_rows is None:
+            return None
+        return [(handle.ptr, table)]
+
+    def _read_native(self, names: Optional[List[str]], split: Optional[Callable[[Array, str, str], Any]],
+                     convert: Optional[Callable[[Array, str, str], Any]]) -> Optional[Dict[str, Any]]:
+        """read_many/load_file's work in the C++ extension (ztensor._ext):
+        {name: value} for the dense objects `names` (None: every object,
+        all dense), read with one zt_file_read_many into one new arena that
+        the values keep alive. split=None gives numpy arrays; else
+        split(block, zt_type, first name) turns each group of one type and
+        shape into the framework's tensors, and convert(array, zt_type,
+        name) each tensor read alone. None when the extension is not in
+        use (then read_dense does it in numpy)."""
+        ext = _native.ext
+        if ext is None or self._verify_here:
+            return None
+        handle = self._require_open()  # held: a close() on another thread waits for this call
+        sources = self._native_sources(handle)
+        if sources is None:
+            return None
+        plan: List[Tuple[Optional[int], _Table, Optional[List[int]]]] = []
+        if names is None:
+            plan = [(ptr, table, None) for ptr, table in sources]
+        elif len(sources) == 1:
+            ptr, table = sources[0]
+            index = table.index
+            plan = [(ptr, table, [index[n] for n in names])]  # KeyError for a name not in the file
+        else:  # a ShardedReader: each name's shard
+            rows_of: List[List[int]] = [[] for _ in sources]
+            for name in names:
+                for k, (_, table) in enumerate(sources):
+                    if name in table.index:
+                        rows_of[k].append(table.index[name])
+                        break
+                else:
+                    raise KeyError(name)
+            plan = [(ptr, table, rows) for (ptr, table), rows in zip(sources, rows_of) if rows]
+        for _, table, select in plan:
+            if not table.all_dense and not bool(
+                    (table.rows["dense"] if select is None else table.rows["dense"][select]).all()):
+                return None  # read_dense / _read_many_each names the object that is not dense
+        out: Dict[str, Any] = {}
+        collecting = gc.isenabled()
+        gc.disable()  # tens of thousands of new tensors, none of them garbage: no collection over the heap
+        try:
+            for ptr, table, select in plan:
+                result: Tuple[Dict[str, Any], List[Tuple[str, int, "np.dtype[Any]", str, Shape]]] = \
+                    ext.read_dense(ptr, table.raw_rows, table.row_size, table.raw_dims, table.names, select,
+                                   _element_type, split)
+                part, failed = result
+                for name, row, dt, zt_type, shape in failed:
+                    # A declared size other than the shape's (a damaged or
+                    # legacy file) or a failed read: read alone, which sizes
+                    # it or raises with its detail.
+                    data = self._decoded(table.object(row), int(table.rows["data_component"][row]))
+                    if data.size % dt.itemsize:
+                        raise ZTensorError(-47, f"{name!r}: {data.size} bytes do not hold whole {dt} elements")
+                    array = data.view(dt).reshape(shape)
+                    part[name] = array if convert is None else convert(array, zt_type, name)
+                if len(plan) == 1:
+                    out = part
+                else:
+                    out.update(part)
+        finally:
+            if collecting:
+                gc.enable()
+        del handle
+        if len(plan) > 1 and names is not None:
+            out = {name: out[name] for name in names}  # the order asked
+        return out
 
     def read_dense(self, names: Optional[Iterable[str]] = None) -> "DenseRead":
         """Dense objects read in one batched call into one new owned buffer,
@@ -876,6 +972,9 @@ class Reader(Mapping[str, ObjectValue]):
         table = self._table
         if table is None or self._verify_here:
             return {name: self[name] for name in names}
+        fast = self._mapped_native(names, None)
+        if fast is not None:
+            return fast
         handle = self._require_open()
         ptr, n = c_void_p(), c_size_t()
         ptr_ref, n_ref = byref(ptr), byref(n)
@@ -905,6 +1004,33 @@ class Reader(Mapping[str, ObjectValue]):
                 dt = numpy_dtype(code, logical) if code in BY_CODE else np.dtype("u1")
                 out[name] = span[p - lo:p - lo + k].view(dt).reshape(table.shape(i))
         return {name: out[name] for name in names}
+
+    def _mapped_native(self, names: List[str], convert: Optional[Callable[[Array, str, str], Any]]
+                       ) -> Optional[Dict[str, Any]]:
+        """mapped_views in the C++ extension, each view passed through
+        convert(array, zt_type, name) when given (those read as copies too);
+        None when the extension is not in use or an object is not dense
+        (mapped_views then does it, or names it)."""
+        table = self._table
+        ext = _native.ext
+        if ext is None or table is None or table.raw_rows is None or self._verify_here:
+            return None
+        handle = self._require_open()
+        index = table.index
+        select = [index[n] for n in names]  # KeyError for a name not in the file
+        if not table.all_dense and not bool(table.rows["dense"][select].all()):
+            return None
+        mapped: Tuple[Dict[str, Any], int] = ext.mapped_views(
+            handle.ptr, table.raw_rows, table.row_size, table.raw_dims, table.names, select, _element_type, handle,
+            convert)
+        out, status = mapped
+        check(status)
+        for name, value in out.items():
+            if value is None:  # decoded (zstd, big-endian): a writable copy
+                copied = self[name]
+                out[name] = copied if convert is None else convert(copied, self.element_type(name), name)
+        del handle
+        return out
 
     def _read_many_each(self, names: Optional[Iterable[str]] = None) -> Dict[str, Array]:
         """read_many with a few library calls per object (a library before

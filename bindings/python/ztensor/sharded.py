@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Literal, Optional, Set, Tuple
 from . import _attributes
 from ._lib import OpenOptions, VerifyCallback, ZTensorError, ZT_OK, check, lib, set_verify_on_read, take_string
 from ._types import ObjectValue, PathLike
+from ._table import Table as _Table, read as _read_table
 from .reader import Reader, _FileHandle, _text
 
 
@@ -52,10 +53,16 @@ class ShardedReader(Reader):
         self.path = os.fsdecode(index)
         count = c_size_t()
         check(lib.zt_set_object_count(handle.ptr, byref(count)))
-        self._names: List[str] = []
-        for i in range(count.value):
-            info = self._c_info(self._object_at(i))
-            self._names.append(ctypes.string_at(info.name, info.name_len).decode("utf-8", "surrogateescape"))
+        # The set lists each shard's objects in its manifest order, shards in
+        # order: the shards' tables (one call each with libztensor >= 1.2)
+        # give every name without a call per object.
+        self._shard_tables: List[Tuple[Optional[int], _Table]] = [(f, _read_table(f)) for f, _ in self._shard_files()]
+        self._names: List[str] = [n for _, t in self._shard_tables for n in t.names]
+        if len(self._names) != count.value:  # not the documented order: ask the set object by object
+            self._names = []
+            for i in range(count.value):
+                info = self._c_info(self._object_at(i))
+                self._names.append(ctypes.string_at(info.name, info.name_len).decode("utf-8", "surrogateescape"))
         self._index = {n: i for i, n in enumerate(self._names)}
         self._attributes: Any = None
         self._attributes_read = False
@@ -81,16 +88,17 @@ class ShardedReader(Reader):
         where = getattr(self, "_shard_of", None)
         if where is None:
             where = {}
-            for f, _ in self._shard_files():
-                n = c_size_t()
-                check(lib.zt_file_object_count(f, byref(n)))
-                for i in range(n.value):
-                    o = c_void_p()
-                    check(lib.zt_file_object_at(f, i, byref(o)))
-                    where[o.value] = f
+            for f, table in self._shard_tables:
+                where.update(dict.fromkeys(table.rows["object"].tolist(), f))
             self._shard_of = where
         obj = self._object(name)
         return where.get(obj)
+
+    def _native_sources(self, handle: _FileHandle) -> Optional[List[Tuple[Optional[int], _Table]]]:
+        """Every shard with its table, for the extension's batched reads."""
+        if not all(t.raw_rows is not None for _, t in self._shard_tables):
+            return None
+        return self._shard_tables
 
     @property
     def shards(self) -> List[str]:

@@ -97,6 +97,13 @@ def _from_numpy(array: Array, zt_type: str, name: str) -> "torch.Tensor":
     return torch.from_numpy(array.view(_NP_SIGNED_OF_SIZE[array.dtype.itemsize])).view(dtype)
 
 
+def _split(block: Array, zt_type: str, name: str) -> Tuple["torch.Tensor", ...]:
+    """The tensors of a (count, *shape) block of one type and shape, for the
+    C++ extension's read_dense: one conversion, then views made by one C++
+    call (unbind), the cheapest way to many torch tensors (about 0.5 us each)."""
+    return tuple(_from_numpy(block, zt_type, name).unbind(0))
+
+
 def _on(device: Device) -> "torch.device":
     return device if isinstance(device, torch.device) else torch.device(device)
 
@@ -292,14 +299,17 @@ def load_file(filename: PathLike, device: Device = "cpu", *, backend: str = "mma
     with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend)) as r:
         if copy is False and _safe.file_is_copy_on_write(r):
             names = _safe.dense_names(r)
-            views = r.mapped_views(names)
             with warnings.catch_warnings():
                 # torch warns that the arrays are read-only; the mapping is
                 # private copy-on-write, so a write stays in this process.
                 warnings.simplefilter("ignore", UserWarning)
+                fast = r._mapped_native(names, _from_numpy)
+                if fast is not None:
+                    return _move(fast, device)
+                views = r.mapped_views(names)
                 return _move({name: _zero_copy(r, name, views[name], r.element_type(name)) for name in names},
                              device)
-        return _move(_safe.read_all(r, _from_numpy), device)
+        return _move(_safe.read_all(r, _from_numpy, _split), device)
 
 
 def load(data: Source, device: Device = "cpu", *, verify: bool = False) -> Dict[str, "torch.Tensor"]:
@@ -308,7 +318,7 @@ def load(data: Source, device: Device = "cpu", *, verify: bool = False) -> Dict[
         tensors = load(open("model.zt", "rb").read())
     """
     with Reader(data, verify=verify) as r:
-        return _move(_safe.read_all(r, _from_numpy), device)
+        return _move(_safe.read_all(r, _from_numpy, _split), device)
 
 
 def save_model(model: "torch.nn.Module", filename: PathLike, metadata: Optional[Dict[str, str]] = None,
@@ -419,4 +429,4 @@ def safe_open(filename: Source, framework: str = "pt", device: Device = "cpu", *
     if _safe.framework_name(framework) == "numpy":
         return _safe.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
     _on(device)  # an invalid device fails here, not at the first tensor
-    return _TorchOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend)
+    return _TorchOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend, split=_split)
