@@ -13,6 +13,7 @@
 
 #include "test_util.h"
 #include "ztensor.h"
+#include "ztensor_io.h"
 
 namespace {
 
@@ -147,8 +148,16 @@ TEST(WindowsFiles, ReplaceWhileOurReaderHasTheFile) {
   EXPECT_EQ(n, sizeof v);
   EXPECT_EQ(v[1], 2.0f);
   zt_close(f);
-  EXPECT_EQ(read_values(path), replaced == ZT_OK ? std::vector<float>{3.0f} : std::vector<float>{1.0f, 2.0f});
+  const std::vector<float> expected = replaced == ZT_OK ? std::vector<float>{3.0f} : std::vector<float>{1.0f, 2.0f};
+  EXPECT_EQ(read_values(path), expected);
   EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"shared.zt"}));
+}
+
+TEST(WindowsFiles, HttpReadsSayTheyAreLinuxOnly) {
+  zt_file *f = nullptr;
+  EXPECT_EQ(zt_open_url("https://example.invalid/model.zt", nullptr, nullptr, &f), ZT_E_UNSUPPORTED);
+  EXPECT_EQ(f, nullptr);
+  EXPECT_NE(std::strstr(zt_last_error(), "HTTP(S) reads are Linux-only for now"), nullptr) << zt_last_error();
 }
 
 }  // namespace
