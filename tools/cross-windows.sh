@@ -299,8 +299,16 @@ check_zip() {
   tmp=$(mktemp -d)
   unzip -q "$ZIP" -d "$tmp"
   u=$(echo "$tmp"/ztensor-*)
-  "$CC" -std=c11 -Wall -Wextra -Werror -I"$u/include" tests/windows/zip_consumer.c -L"$u/lib" -lztensor -lbcrypt \
-    -o "$tmp/zip_consumer.exe"
+  # The flags from the zip's own ztensor.pc: -I and -L into the unpacked folder.
+  local flags
+  flags=$(PKG_CONFIG_LIBDIR="$u/lib/pkgconfig" pkg-config --cflags --libs ztensor)
+  case "$flags" in *"-I$u/"*"-L$u/"*) ;; *)
+    echo "cross-windows.sh: the zip's ztensor.pc gives '$flags', not the unpacked folder" >&2
+    return 1
+    ;;
+  esac
+  # shellcheck disable=SC2086  # the flags are words
+  "$CC" -std=c11 -Wall -Wextra -Werror tests/windows/zip_consumer.c $flags -lbcrypt -o "$tmp/zip_consumer.exe"
   cp "$u/bin/libztensor-1.dll" "$tmp/"
   local f rc=0
   for f in checksum_sha256 dense_all_dtypes dense_f32 zstd_levels; do
