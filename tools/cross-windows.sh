@@ -61,8 +61,10 @@ install_packages() {
     as_root apt-get -o DPkg::Lock::Timeout=600 update -qq || echo "cross-windows.sh: apt-get update failed; using the lists here" >&2
   fi
   # wine64 also brings libz-mingw-w64 (zlib1.dll, which wine's user32 needs).
+  local i386=()
+  [ "$ARCH" = x86 ] && i386=(libc6:i386)  # the 32-bit wine's loader
   apt_install mingw-w64 cmake meson ninja-build pkg-config python3 curl xz-utils zip unzip \
-    nlohmann-json3-dev libdlpack-dev googletest wine64 libc6:i386 libz-mingw-w64
+    nlohmann-json3-dev libdlpack-dev googletest wine64 libz-mingw-w64 "${i386[@]}"
 }
 
 # wine32 unpacked into build-windows-x86/wine32 rather than installed:
@@ -272,7 +274,10 @@ make_zip() {
   mkdir -p "$stage/bin" "$stage/lib/pkgconfig" "$stage/include/dlpack"
   cp "$B/libztensor-1.dll" "$stage/bin/"
   "$TRIPLET-strip" --strip-unneeded "$stage/bin/libztensor-1.dll"
-  cp "$B/libztensor.dll.a" "$B/ztensor.def" "$stage/lib/"
+  cp "$B/libztensor.dll.a" "$stage/lib/"
+  # The linker's .def has no LIBRARY line; lib.exe would then name the DLL
+  # after the .def file (ztensor.dll) in the .lib it makes.
+  { echo "LIBRARY libztensor-1.dll"; cat "$B/ztensor.def"; } >"$stage/lib/ztensor.def"
   cp include/ztensor.h include/ztensor_composite.h include/ztensor_io.h include/ztensor_dlpack.h \
     include/ztensor.hpp include/ztensor_set.h "$stage/include/"
   cp /usr/include/dlpack/dlpack.h "$stage/include/dlpack/"
@@ -299,6 +304,17 @@ check_zip() {
   tmp=$(mktemp -d)
   unzip -q "$ZIP" -d "$tmp"
   u=$(echo "$tmp"/ztensor-*)
+  # The .def names the DLL and lists exactly the functions it exports.
+  python3 - "$u/lib/ztensor.def" <("$TRIPLET-objdump" -p "$u/bin/libztensor-1.dll") <<'PY' || return 1
+import re, sys
+lines = [l.strip() for l in open(sys.argv[1]) if l.strip()]
+table = open(sys.argv[2]).read().split("[Ordinal/Name Pointer] Table", 1)[1]
+exported = sorted(re.findall(r"^\s*\[\s*\d+\] (\S+)$", table, re.M))
+listed = sorted(l.split()[0] for l in lines[2:])
+if lines[:2] != ["LIBRARY libztensor-1.dll", "EXPORTS"] or listed != exported:
+    sys.exit(f"ztensor.def does not match the DLL: {lines[:2]}, {len(listed)} names listed, {len(exported)} exported")
+print(f"ztensor.def: LIBRARY libztensor-1.dll, the {len(listed)} exported functions")
+PY
   # The flags from the zip's own ztensor.pc: -I and -L into the unpacked folder.
   local flags
   flags=$(PKG_CONFIG_LIBDIR="$u/lib/pkgconfig" pkg-config --cflags --libs ztensor)
