@@ -153,6 +153,28 @@ TEST(WindowsFiles, ReplaceWhileOurReaderHasTheFile) {
   EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"shared.zt"}));
 }
 
+TEST(WindowsFiles, VerifyBeforeReplaceReadsTheTemporaryBack) {
+  // The writer reads its temporary back through a duplicated handle
+  // (_dup) before the rename: the rename must still go through after it.
+  zttest::TempDir dir;
+  const std::string path = dir.file("checked.zt");
+  ASSERT_EQ(write_values(path, {1.0f}), ZT_OK) << zt_last_error();
+  zt_writer_options wo;
+  zt_writer_options_init(&wo);
+  wo.verify_before_replace = 1;
+  zt_writer *w = nullptr;
+  ASSERT_EQ(zt_writer_create(path.c_str(), &wo, &w), ZT_OK) << zt_last_error();
+  zt_blob_options bo;
+  zt_blob_options_init(&bo);
+  bo.digest = ZT_DIGEST_SHA256;
+  const float v[3] = {6.0f, 7.0f, 8.0f};
+  const uint64_t shape[1] = {3};
+  ASSERT_EQ(zt_writer_add_dense(w, "w", 1, ZT_F32, shape, 1, v, sizeof v, &bo), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_writer_finish(w), ZT_OK) << zt_last_error();
+  EXPECT_EQ(read_values(path), (std::vector<float>{6.0f, 7.0f, 8.0f}));
+  EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"checked.zt"}));
+}
+
 TEST(WindowsFiles, HttpReadsSayTheyAreLinuxOnly) {
   zt_file *f = nullptr;
   EXPECT_EQ(zt_open_url("https://example.invalid/model.zt", nullptr, nullptr, &f), ZT_E_UNSUPPORTED);
