@@ -94,7 +94,8 @@ class MmapSource final : public Source {
     }
     if (size_ > std::numeric_limits<size_t>::max()) {
       unmapped_reason_ = "the file (" + std::to_string(size_) + " bytes) is larger than this " +
-                         std::to_string(8 * sizeof(size_t)) + "-bit process can map; it is read with ReadFile";
+                         std::to_string(8 * sizeof(size_t)) +
+                         "-bit process can map; it is read with pread (ReadFile at 64-bit offsets)";
       return;
     }
     // PAGE_WRITECOPY + FILE_MAP_COPY: private, copy-on-write pages.
@@ -108,8 +109,10 @@ class MmapSource final : public Source {
       mapping_ = nullptr;
       if (e == ERROR_NOT_ENOUGH_MEMORY) {
         // No room in the address space (a 32-bit process): read by ReadFile.
-        unmapped_reason_ = "the file (" + std::to_string(size_) +
-                           " bytes) does not fit in this process's free address space; it is read with ReadFile";
+        unmapped_reason_ =
+            "the file (" + std::to_string(size_) +
+            " bytes) does not fit in this process's free address space; it is read with pread (ReadFile at "
+            "64-bit offsets)";
         return;
       }
       fail(ZT_E_IO, "cannot map '" + path + "': " + win32::error_text(e));
