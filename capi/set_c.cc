@@ -3,9 +3,14 @@
 // ordinary zt_object handles. The index and every shard are reached through
 // read_index() and open_member(), the two places that know what a location
 // is: a local path, or an http(s) URL (zt_open_url, docs/remote.md).
+#ifdef _WIN32
+#include <io.h>
+#include <windows.h>
+#else
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -19,7 +24,11 @@
 #include "io/s3_location.h"
 #include "set/shard_index.h"
 #include "url_settings.h"
+#ifdef _WIN32
+#include "platform/win32.h"
+#else
 #include "util/regular_file.h"
+#endif
 #include "ztensor_io.h"
 #include "ztensor_set.h"
 
@@ -81,6 +90,20 @@ std::string read_index(const std::string &location, uint64_t limit, const zt_url
     if (!text.empty()) src->read(0, text.size(), text.data());
     return text;
   }
+#ifdef _WIN32
+  uint64_t size = 0;
+  const int fd = win32::open_read(location, &size);
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::_close(fd); }
+  } closer{fd};
+  if (size > limit)
+    fail(ZT_E_MANIFEST_LIMIT, "index '" + printable(location) + "': " + std::to_string(size) +
+                                  " bytes exceed the limit of " + std::to_string(limit) +
+                                  " (zt_open_options.max_manifest_size)");
+  std::string text(static_cast<size_t>(size), '\0');
+  if (size) win32::pread_all(fd, printable(location), 0, &text[0], text.size());
+#else
   struct stat st;
   const char *kind = nullptr;
   const int fd = open_regular_file(AT_FDCWD, location.c_str(), 0, &st, &kind);
@@ -104,9 +127,55 @@ std::string read_index(const std::string &location, uint64_t limit, const zt_url
     if (n == 0) fail(ZT_E_IO, "index '" + printable(location) + "': shrank while being read");
     done += static_cast<size_t>(n);
   }
+#endif
   return text;
 }
 
+#ifdef _WIN32
+// Windows: the folder holding a local index, as a path. There is no openat:
+// each part of a shard's location is checked before the shard is opened by
+// its full path, so a symbolic link or junction (a reparse point) in it is
+// refused as on POSIX; a link swapped in between the check and the open is
+// not caught (docs/cross.md, "Windows").
+struct IndexFolder {
+  std::string dir;
+  std::string shown;
+  explicit IndexFolder(const std::string &index_path) {
+    const size_t slash = index_path.find_last_of("/\\");
+    dir = slash == std::string::npos ? "." : index_path.substr(0, slash == 0 ? 1 : slash);
+    shown = printable(dir);
+    if (win32::path_kind(dir) != 2) fail(ZT_E_IO, "index '" + printable(index_path) + "': cannot open its folder");
+  }
+};
+
+int open_beneath(const IndexFolder &folder, const std::string &location, const std::string &ctx) {
+  const std::string rule =
+      " (rule: a local set's shards and their folders are real files and folders inside the "
+      "index's folder, not symbolic links)";
+  size_t start = 0;
+  for (;;) {
+    const size_t slash = location.find('/', start);
+    const std::string so_far = location.substr(0, slash);
+    const std::string full = folder.dir + "/" + so_far;
+    const DWORD attrs = GetFileAttributesW(win32::wide_path(full).c_str());
+    if (attrs == INVALID_FILE_ATTRIBUTES)
+      fail(ZT_E_IO, ctx + ": cannot open '" + printable(so_far) + "' in '" + folder.shown +
+                        "': " + win32::error_text(GetLastError()));
+    if (attrs & FILE_ATTRIBUTE_REPARSE_POINT)
+      fail(ZT_E_IO, ctx + ": '" + printable(so_far) + "' is a symbolic link" + rule);
+    if (slash == std::string::npos) {
+      uint64_t size = 0;
+      try {
+        return win32::open_read(full, &size);
+      } catch (const Error &e) {
+        fail(e.status(), ctx + ": " + e.what());
+      }
+    }
+    start = slash + 1;
+  }
+}
+
+#else
 // The folder holding a local index, opened once: every shard is opened
 // beneath it (open_local_member), never through a path string.
 struct IndexFolder {
@@ -170,6 +239,8 @@ int open_beneath(const IndexFolder &folder, const std::string &location, const s
     start = slash + 1;
   }
 }
+
+#endif
 
 // Opens one shard: beneath the index's folder, or a URL when the index was
 // one. Remote shards share `remote` (one memory budget, one connection

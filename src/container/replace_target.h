@@ -14,9 +14,11 @@ namespace zt {
 struct ReplaceTarget {
   std::string path;     // the file to rename over: `path` with symlinks followed
   bool exists = false;  // a regular file is there now
-  mode_t mode = 0;      // its permission bits (07777), when it exists
+#ifndef _WIN32
+  mode_t mode = 0;  // its permission bits (07777), when it exists
   uid_t uid = 0;
   gid_t gid = 0;
+#endif
 };
 
 // Follows symlinks (up to 40 hops: a loop is refused with ZT_E_IO), but

@@ -1,9 +1,8 @@
 #include "digest/digest.h"
 
-#include <openssl/evp.h>
-
 #include <cstring>
 
+#include "digest/sha256.h"
 #include "util/endian.h"
 #include "util/error.h"
 
@@ -103,17 +102,9 @@ ParsedDigest parse_digest(std::string_view text) {
   return d;
 }
 
-struct Digester::Evp {
-  EVP_MD_CTX *ctx = nullptr;
-  ~Evp() { EVP_MD_CTX_free(ctx); }
-};
-
 Digester::Digester(zt_digest_alg alg) : alg_(alg) {
   if (alg == ZT_DIGEST_SHA256) {
-    evp_ = std::make_unique<Evp>();
-    evp_->ctx = EVP_MD_CTX_new();
-    if (!evp_->ctx || EVP_DigestInit_ex(evp_->ctx, EVP_sha256(), nullptr) != 1)
-      fail(ZT_E_INTERNAL, "OpenSSL could not initialise SHA-256");
+    sha_ = std::make_unique<Sha256>();
   } else if (alg != ZT_DIGEST_CRC32C && alg != ZT_DIGEST_NONE) {
     fail(ZT_E_INVALID_ARG, "digest algorithm " + std::to_string(alg) + " cannot be computed");
   }
@@ -123,7 +114,7 @@ Digester::~Digester() = default;
 
 void Digester::update(const void *data, size_t len) {
   if (alg_ == ZT_DIGEST_SHA256) {
-    if (len && EVP_DigestUpdate(evp_->ctx, data, len) != 1) fail(ZT_E_INTERNAL, "OpenSSL SHA-256 update failed");
+    if (len) sha_->update(data, len);
   } else if (alg_ == ZT_DIGEST_CRC32C) {
     crc_ = crc32c(data, len, crc_);
   }
@@ -131,9 +122,8 @@ void Digester::update(const void *data, size_t len) {
 
 bool Digester::finish_matches(const ParsedDigest &expected) {
   if (alg_ == ZT_DIGEST_SHA256) {
-    unsigned char md[32];
-    unsigned int n = 0;
-    if (EVP_DigestFinal_ex(evp_->ctx, md, &n) != 1 || n != 32) fail(ZT_E_INTERNAL, "OpenSSL SHA-256 final failed");
+    uint8_t md[32];
+    sha_->finish(md);
     return std::memcmp(md, expected.bytes, 32) == 0;
   }
   return crc_ == expected.crc;
@@ -142,11 +132,10 @@ bool Digester::finish_matches(const ParsedDigest &expected) {
 std::string Digester::finish_string() {
   static const char *lower = "0123456789abcdef";
   if (alg_ == ZT_DIGEST_SHA256) {
-    unsigned char md[32];
-    unsigned int n = 0;
-    if (EVP_DigestFinal_ex(evp_->ctx, md, &n) != 1 || n != 32) fail(ZT_E_INTERNAL, "OpenSSL SHA-256 final failed");
+    uint8_t md[32];
+    sha_->finish(md);
     std::string s = "sha256:";
-    for (unsigned char b : md) {
+    for (uint8_t b : md) {
       s += lower[b >> 4];
       s += lower[b & 15];
     }

@@ -1,4 +1,4 @@
-// Component digests: "sha256:<hex>" (OpenSSL EVP) and "crc32c:0x<hex>"
+// Component digests: "sha256:<hex>" (digest/sha256.h: OpenSSL, or CNG on Windows) and "crc32c:0x<hex>"
 // (ISA-L's CRC instruction path when available). Parsing, formatting and a
 // streaming state, so a blob can be digested piece by piece as it is written.
 #pragma once
@@ -12,6 +12,8 @@
 #include "ztensor.h"
 
 namespace zt {
+
+class Sha256;
 
 struct ParsedDigest {
   zt_digest_alg alg = ZT_DIGEST_NONE;
@@ -41,8 +43,7 @@ class Digester {
  private:
   zt_digest_alg alg_;
   uint32_t crc_ = 0;
-  struct Evp;
-  std::unique_ptr<Evp> evp_;
+  std::unique_ptr<Sha256> sha_;
 };
 
 // One-shot helper.

@@ -1,9 +1,13 @@
 #include "foreign/open_foreign.h"
 
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -14,7 +18,9 @@
 #include "foreign/foreign.h"
 #include "types/dtype.h"
 #include "util/error.h"
+#ifndef _WIN32
 #include "util/regular_file.h"
+#endif
 
 namespace zt {
 namespace {
@@ -29,20 +35,38 @@ class DecodedSource final : public Source {
     path_ = path;
     size_ = size;
     if (size == 0) return;
+#ifdef _WIN32
+    void *p = ::VirtualAlloc(nullptr, static_cast<size_t>(size), MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+    if (!p)
+#else
     void *p = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
+#endif
       fail(ZT_E_NOMEM, "'" + path + "': cannot allocate " + std::to_string(size) + " bytes for its decoded tensors");
     base_ = static_cast<uint8_t *>(p);
     data_ = base_;
   }
   ~DecodedSource() override {
+#ifdef _WIN32
+    if (base_) ::VirtualFree(base_, 0, MEM_RELEASE);
+#else
     if (base_) ::munmap(base_, static_cast<size_t>(size_));
+#endif
   }
-  uint8_t *writable() { return base_; }
+  uint8_t *writable() {
+    return base_;
+  }
   void seal() {
+#ifdef _WIN32
+    DWORD old;
+    if (base_) ::VirtualProtect(base_, static_cast<size_t>(size_), PAGE_READONLY, &old);
+#else
     if (base_) ::mprotect(base_, static_cast<size_t>(size_), PROT_READ);
+#endif
   }
-  void read(uint64_t offset, size_t len, void *dst) const override { std::memcpy(dst, base_ + offset, len); }
+  void read(uint64_t offset, size_t len, void *dst) const override {
+    std::memcpy(dst, base_ + offset, len);
+  }
 
  private:
   uint8_t *base_ = nullptr;
@@ -52,9 +76,13 @@ class DecodedSource final : public Source {
 struct ParseMap {
   void *addr = nullptr;
   size_t size = 0;
+#ifdef _WIN32
+  std::string copy;  // Windows: the file read whole instead (see open_foreign)
+#else
   ~ParseMap() {
     if (addr) ::munmap(addr, size);
   }
+#endif
 };
 
 Object object_of(const ztimport::Tensor &t, uint64_t offset) {
@@ -133,8 +161,16 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
   const uint8_t *bytes = src->data();
   if (!bytes && src->size() > 0) {  // a file opened for pread: sources without a map are not offered
     if (src->size() > std::numeric_limits<size_t>::max())
-      fail(ZT_E_LIMIT, "'" + path + "': a foreign file of " + std::to_string(src->size()) + " bytes is larger than this " +
-                           std::to_string(8 * sizeof(size_t)) + "-bit process can map for parsing");
+      fail(ZT_E_LIMIT, "'" + path + "': a foreign file of " + std::to_string(src->size()) +
+                           " bytes is larger than this " + std::to_string(8 * sizeof(size_t)) +
+                           "-bit process can map for parsing");
+#ifdef _WIN32
+    // Read through the source itself: the same handle, so no second open
+    // that a replaced file could slip into.
+    pm.copy.resize(static_cast<size_t>(src->size()));
+    src->read(0, pm.copy.size(), &pm.copy[0]);
+    bytes = reinterpret_cast<const uint8_t *>(pm.copy.data());
+#else
     struct stat st;
     const char *what = nullptr;
     const int fd = open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &what);
@@ -154,6 +190,7 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
     if (a == MAP_FAILED) fail(ZT_E_IO, "cannot map '" + path + "': " + std::strerror(e));
     pm.addr = a;
     bytes = static_cast<const uint8_t *>(a);
+#endif
   }
   static const uint8_t kEmpty = 0;
   if (!bytes) bytes = &kEmpty;

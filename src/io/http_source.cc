@@ -1043,7 +1043,14 @@ bool http_supported() {
 }
 
 std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettings &, uint64_t) {
+#ifdef _WIN32
+  fail(ZT_E_UNSUPPORTED,
+       "'" + redact_url(url) +
+           "': HTTP(S) reads are Linux-only for now: this Windows libztensor was built without libcurl "
+           "(docs/cross.md, \"Windows\")");
+#else
   fail(ZT_E_UNSUPPORTED, "'" + redact_url(url) + "': this libztensor was built without libcurl (meson -Dcurl=enabled)");
+#endif
 }
 
 IoStats http_stats(const Source &) {

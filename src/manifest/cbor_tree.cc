@@ -18,7 +18,8 @@ struct Builder {
   std::vector<Node> *nodes;
   std::vector<Open> &stack;
   const unsigned char *data = nullptr;  // the buffer being decoded
-  size_t pos = 0;                       // offset of the item being decoded
+  const unsigned char *data_end = nullptr;
+  size_t pos = 0;  // offset of the item being decoded
   size_t max_depth = 256;
   size_t collapse_depth = 0;
   bool done = false;
@@ -150,9 +151,14 @@ uint64_t full_length(const Builder *b, L cut) {
   }
 }
 
-void cut_string_check(Builder *b, StringLength n) {
+// libcbor 0.10 takes the length as uint64_t but checks it against the
+// buffer as a size_t: on a 32-bit host a string claiming 2^40 bytes passes
+// its check (as 0) and reaches the callback whole (seen with the win32
+// build's libcbor 0.10.2). So the string is checked against the buffer here
+// too, whatever libcbor did.
+void cut_string_check(Builder *b, cbor_data d, StringLength n) {
   const uint64_t full = full_length(b, n);
-  if (full != n)
+  if (full != n || full > static_cast<uint64_t>(b->data_end - d))
     b->set_error(ZT_E_CBOR, "string claims " + std::to_string(full) + " bytes, past the end of the buffer");
 }
 
@@ -172,14 +178,14 @@ void cb_n64(void *c, uint64_t v) {
   B(c)->leaf(Kind::Negint, v);
 }
 void cb_bytes(void *c, cbor_data d, StringLength n) {
-  cut_string_check(B(c), n);
+  cut_string_check(B(c), d, n);
   B(c)->string(Kind::Bytes, d, n);
 }
 void cb_bytes_start(void *c) {
   B(c)->open_string(Kind::Bytes);
 }
 void cb_text(void *c, cbor_data d, StringLength n) {
-  cut_string_check(B(c), n);
+  cut_string_check(B(c), d, n);
   B(c)->string(Kind::Text, d, n);
 }
 void cb_text_start(void *c) {
@@ -342,6 +348,7 @@ void Tree::parse(const uint8_t *data, size_t size, const std::string &what, cons
   stack_.clear();
   Builder b(stack_);
   b.data = data;
+  b.data_end = data + size;
   b.nodes = &nodes_;
   b.max_depth = opts.max_depth;
   b.collapse_depth = opts.collapse_depth;

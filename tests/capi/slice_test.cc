@@ -4,7 +4,13 @@
 // refusals; the interop files (legacy big-endian included); and a zstd
 // tensor of 1 GiB whose first row is read in bounded memory.
 #include <gtest/gtest.h>
+#ifdef _WIN32
+#include <windows.h>
+// windows.h first: psapi.h needs its types.
+#include <psapi.h>
+#else
 #include <sys/resource.h>
+#endif
 
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -276,9 +282,16 @@ TEST_F(SliceErrors, ZeroDimensionalTensor) {
 }
 
 long peak_rss_kib() {
+#ifdef _WIN32
+  PROCESS_MEMORY_COUNTERS pmc{};
+  pmc.cb = sizeof pmc;
+  K32GetProcessMemoryInfo(GetCurrentProcess(), &pmc, sizeof pmc);
+  return static_cast<long>(pmc.PeakWorkingSetSize / 1024);
+#else
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
+#endif
 }
 
 // 1 GiB of zeros compressed to a few KB: the first row of it must come back

@@ -5,7 +5,13 @@
 // outlives zt_close; misuse is refused; a 1 GiB zstd component streams in
 // bounded memory.
 #include <gtest/gtest.h>
+#ifdef _WIN32
+#include <windows.h>
+// windows.h first: psapi.h needs its types.
+#include <psapi.h>
+#else
 #include <sys/resource.h>
+#endif
 
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -243,9 +249,16 @@ TEST(ComponentStream, CorruptFrameIsReported) {
 }
 
 long peak_rss_kib() {
+#ifdef _WIN32
+  PROCESS_MEMORY_COUNTERS pmc{};
+  pmc.cb = sizeof pmc;
+  K32GetProcessMemoryInfo(GetCurrentProcess(), &pmc, sizeof pmc);
+  return static_cast<long>(pmc.PeakWorkingSetSize / 1024);
+#else
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
+#endif
 }
 
 TEST(ComponentStream, OneGibZstdComponentStreamsInBoundedMemory) {

@@ -3,9 +3,11 @@
 // object's read/verify otherwise, strict open for manifest damage), and the
 // valid object beside it stays readable.
 #include <gtest/gtest.h>
+#ifndef _WIN32
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #include <set>
 #include <string>
@@ -298,13 +300,19 @@ TEST(RejectCorpus, ValidBaselinesVerifyStrictly) {
 #endif
 #endif
 
+#if defined(_WIN32)
+#define ZT_NO_RLIMIT_AS "no fork() or RLIMIT_AS on Windows (docs/cross.md, \"Windows\")"
+#elif defined(ZT_UNDER_ASAN)
+#define ZT_NO_RLIMIT_AS "ASan reserves terabytes of shadow address space; RLIMIT_AS cannot apply"
+#endif
+
 // Hostile sizes never drive allocation: under a 512 MiB address-space limit
 // every corpus file (and every valid file) opens, reads and verifies to a
 // status — no std::bad_alloc escapes as a crash. Runs in a child process so
 // the limit does not bind the rest of the suite.
 TEST(RejectCorpus, BoundedMemoryUnderRlimitAs) {
-#ifdef ZT_UNDER_ASAN
-  GTEST_SKIP() << "ASan reserves terabytes of shadow address space; RLIMIT_AS cannot apply";
+#ifdef ZT_NO_RLIMIT_AS
+  GTEST_SKIP() << ZT_NO_RLIMIT_AS;
 #else
   auto cases = zttest::reject_corpus();
   auto valid = zttest::valid_files();
@@ -330,8 +338,8 @@ TEST(RejectCorpus, BoundedMemoryUnderRlimitAs) {
 // open fails on the garbage (ZT_E_CBOR), without first reserving model
 // memory for every claimed object (here ~1 GiB, over the 256 MiB limit).
 TEST(RejectCorpus, LyingObjectCountReservesNoModelMemory) {
-#ifdef ZT_UNDER_ASAN
-  GTEST_SKIP() << "ASan reserves terabytes of shadow address space; RLIMIT_AS cannot apply";
+#ifdef ZT_NO_RLIMIT_AS
+  GTEST_SKIP() << ZT_NO_RLIMIT_AS;
 #else
   const uint64_t claimed = uint64_t{4} << 20;
   zttest::Cbor c;

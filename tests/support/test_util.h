@@ -1,9 +1,18 @@
 // Helpers shared by the tests: temporary directories, whole-file I/O, SHA-256
-// of bytes (via OpenSSL, the reference hash for expected.json).
+// of bytes (via OpenSSL, the reference hash for expected.json; Windows' CNG
+// in the Windows builds, docs/cross.md).
 #pragma once
 
+#ifdef _WIN32
+#include <windows.h>
+// windows.h first: bcrypt.h needs its types.
+#include <bcrypt.h>
+
+#include <filesystem>
+#else
 #include <openssl/sha.h>
 #include <unistd.h>
+#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -30,8 +39,23 @@ inline std::vector<uint8_t> host_to_le(const void *data, size_t len, size_t elem
 }
 
 inline std::string sha256_hex(const void *data, size_t len) {
+#ifdef _WIN32
+  unsigned char md[32] = {};
+  BCRYPT_ALG_HANDLE alg = nullptr;
+  BCRYPT_HASH_HANDLE h = nullptr;
+  if (BCryptOpenAlgorithmProvider(&alg, BCRYPT_SHA256_ALGORITHM, nullptr, 0) < 0 ||
+      BCryptCreateHash(alg, &h, nullptr, 0, nullptr, 0, 0) < 0 ||
+      BCryptHashData(h, static_cast<PUCHAR>(const_cast<void *>(data)), static_cast<ULONG>(len), 0) < 0 ||
+      BCryptFinishHash(h, md, 32, 0) < 0) {
+    fprintf(stderr, "CNG SHA-256 failed\n");
+    std::abort();
+  }
+  BCryptDestroyHash(h);
+  BCryptCloseAlgorithmProvider(alg, 0);
+#else
   unsigned char md[SHA256_DIGEST_LENGTH];
   SHA256(static_cast<const unsigned char *>(data), len, md);
+#endif
   static const char *hex = "0123456789abcdef";
   std::string s;
   for (unsigned char b : md) {
@@ -75,6 +99,23 @@ inline void write_file(const std::string &path, const std::string &bytes) {
 // A fresh directory removed (with its files) at destruction.
 class TempDir {
  public:
+#ifdef _WIN32
+  // %TEMP%\zt-test-<pid>-<n>, named in UTF-8 with '/' separators (the
+  // library takes UTF-8 paths on every platform).
+  TempDir() {
+    static int n = 0;
+    namespace fs = std::filesystem;
+    const fs::path p =
+        fs::temp_directory_path() / ("zt-test-" + std::to_string(GetCurrentProcessId()) + "-" + std::to_string(n++));
+    std::error_code ec;
+    fs::remove_all(p, ec);
+    if (fs::create_directory(p, ec)) path_ = p.generic_u8string();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(std::filesystem::u8path(path_), ec);
+  }
+#else
   TempDir() {
     std::string tmpl = (getenv("TMPDIR") ? std::string(getenv("TMPDIR")) : std::string("/tmp")) + "/zt-test-XXXXXX";
     path_ = mkdtemp(&tmpl[0]) ? tmpl : std::string();
@@ -86,8 +127,13 @@ class TempDir {
       (void)rc;
     }
   }
-  std::string file(const std::string &name) const { return path_ + "/" + name; }
-  const std::string &path() const { return path_; }
+#endif
+  std::string file(const std::string &name) const {
+    return path_ + "/" + name;
+  }
+  const std::string &path() const {
+    return path_;
+  }
 
  private:
   std::string path_;

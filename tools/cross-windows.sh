@@ -1,0 +1,367 @@
+#!/usr/bin/env bash
+# Windows cross builds (docs/cross.md, "Windows"): tools/cross.sh windows-x64
+# and windows-x86 run this file. Not part of the default CI.
+#
+#   tools/cross-windows.sh x64|x86
+#
+# 1. installs Debian's mingw-w64 and wine (wine64; wine32 for x86, through
+#    the i386 multiarch) and googletest's sources;
+# 2. fetches the pinned Debian source tarballs of libzstd and libcbor from
+#    the mirror apt is configured with (cross/windows/deps.sha256), checks
+#    their sha256 and builds them as static libraries with mingw into
+#    build-windows-ARCH/deps;
+# 3. configures build-windows-ARCH/ with cross/TRIPLET.ini, builds the DLL,
+#    its import library, the .def file and the tests, and runs the suites
+#    under wine;
+# 4. compares a file written under wine with the x86_64 reference
+#    (tests/data/host_order/) byte for byte;
+# 5. lays out ztensor-VERSION-windows-ARCH.zip and checks it with a C program
+#    built against the unpacked zip only, run under wine.
+#
+# Options (environment): ZT_CROSS_NO_DEPS=1 (do not touch apt),
+# ZT_CROSS_SUITES (default "core capi c reject windows"), ZT_CROSS_SKIP
+# (default: the tests listed in WINDOWS_SKIP below, with the reason).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ARCH=${1:-}
+case "$ARCH" in
+  # Debian's wine64 package alone puts its loader in /usr/lib/wine.
+  x64) TRIPLET=x86_64-w64-mingw32 WINE=/usr/lib/wine/wine64 CMAKE_CPU=AMD64 ;;
+  # x86: a wine32 of its own in build-windows-x86/wine32 (see wine32_private).
+  x86) TRIPLET=i686-w64-mingw32 WINE=$PWD/build-windows-x86/wine32/wine CMAKE_CPU=X86 ;;
+  *)
+    echo "usage: tools/cross-windows.sh x64|x86" >&2
+    exit 2
+    ;;
+esac
+B=build-windows-$ARCH
+DEPS=$PWD/$B/deps
+# The posix thread model of Debian's mingw-w64: std::thread and std::mutex
+# (the win32 model of GCC 12 has neither).
+CC=$TRIPLET-gcc-posix
+CXX=$TRIPLET-g++-posix
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  else
+    sudo "$@"
+  fi
+}
+
+apt_install() {
+  DEBIAN_FRONTEND=noninteractive as_root apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@"
+}
+
+install_packages() {
+  [ "${ZT_CROSS_NO_DEPS:-0}" = 1 ] && return
+  if [ "$ARCH" = x86 ]; then
+    dpkg --print-foreign-architectures | grep -qx i386 || as_root dpkg --add-architecture i386
+    as_root apt-get -o DPkg::Lock::Timeout=600 update -qq || echo "cross-windows.sh: apt-get update failed; using the lists here" >&2
+  fi
+  # wine64 also brings libz-mingw-w64 (zlib1.dll, which wine's user32 needs).
+  local i386=()
+  [ "$ARCH" = x86 ] && i386=(libc6:i386)  # the 32-bit wine's loader
+  apt_install mingw-w64 cmake meson ninja-build pkg-config python3 curl xz-utils zip unzip \
+    nlohmann-json3-dev libdlpack-dev googletest wine64 libz-mingw-w64 "${i386[@]}"
+}
+
+# wine32 unpacked into build-windows-x86/wine32 rather than installed:
+# installing the wine32 package pulls in some hundred i386 libraries, each
+# of which must have the very version of its amd64 twin (Multi-Arch: same),
+# and Debian 12 mirrors often lag the i386 builds of amd64 security updates
+# (liblzma5, libpcre2-8-0, ... here), so apt would have to downgrade the
+# host's libraries. The 32-bit wine loader, its DLLs and zlib1.dll are all a
+# console program needs; fonts, sound and graphics are not loaded.
+wine32_private() {
+  local dir=$B/wine32
+  [ -x "$dir/wine" ] && return
+  rm -rf "$dir" && mkdir -p "$dir/debs"
+  (cd "$dir/debs" && apt-get download "wine32:i386=$(wine_version)" "libwine:i386=$(wine_version)")
+  local d
+  for d in "$dir"/debs/*.deb; do dpkg -x "$d" "$dir/root"; done
+  local dlls=$PWD/$dir/root/usr/lib/i386-linux-gnu/wine
+  cp /usr/i686-w64-mingw32/lib/zlib1.dll "$dlls/i386-windows/"
+  cat >"$dir/wine" <<SH
+#!/bin/sh
+# The unpacked 32-bit wine of tools/cross-windows.sh (its DLLs are not where
+# an installed wine32 keeps them).
+WINEDLLPATH=$dlls exec $PWD/$dir/root/usr/lib/wine/wine "\$@"
+SH
+  chmod +x "$dir/wine"
+}
+
+# The version of the wine64 installed here: wine32 must be the same.
+wine_version() {
+  dpkg-query -W -f '${Version}' wine64
+}
+
+# The Debian mirror apt uses (the first http(s) URI of a "debian" archive in
+# the sources), read at run time: no host name is written in the repo.
+debian_mirror() {
+  local uri
+  uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
+    grep -Eo 'https?://[^ ]+' | grep -Ev 'security|/debian-[a-z]' | grep -E '/debian/?$' | head -1)
+  if [ -z "$uri" ]; then
+    echo "cross-windows.sh: no Debian mirror found in the apt sources" >&2
+    exit 1
+  fi
+  echo "${uri%/}"
+}
+
+# fetch_tarball POOLDIR NAME: downloads into $B/downloads (once) and checks
+# the pinned sha256.
+fetch_tarball() {
+  local pool=$1 name=$2 dir=$B/downloads want
+  mkdir -p "$dir"
+  want=$(awk -v n="$name" '$2 == n {print $1}' cross/windows/deps.sha256)
+  [ -n "$want" ] || { echo "cross-windows.sh: $name has no pinned sha256 in cross/windows/deps.sha256" >&2; exit 1; }
+  if [ ! -f "$dir/$name" ] || [ "$(sha256sum "$dir/$name" | cut -d' ' -f1)" != "$want" ]; then
+    curl -fsSL -o "$dir/$name.part" "$(debian_mirror)/pool/main/$pool/$name"
+    mv "$dir/$name.part" "$dir/$name"
+  fi
+  if [ "$(sha256sum "$dir/$name" | cut -d' ' -f1)" != "$want" ]; then
+    echo "cross-windows.sh: $name does not match its pinned sha256 ($want): refusing to build it" >&2
+    rm -f "$dir/$name"
+    exit 1
+  fi
+}
+
+cmake_cross() {
+  cmake -G Ninja -DCMAKE_SYSTEM_NAME=Windows -DCMAKE_SYSTEM_PROCESSOR="$CMAKE_CPU" \
+    -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_RC_COMPILER="$TRIPLET-windres" \
+    -DCMAKE_FIND_ROOT_PATH="/usr/$TRIPLET;$DEPS" -DCMAKE_FIND_ROOT_PATH_MODE_PROGRAM=NEVER \
+    -DCMAKE_FIND_ROOT_PATH_MODE_LIBRARY=ONLY -DCMAKE_FIND_ROOT_PATH_MODE_INCLUDE=ONLY \
+    -DCMAKE_BUILD_TYPE=Release -Wno-dev -DCMAKE_INSTALL_PREFIX="$DEPS" -DCMAKE_INSTALL_LIBDIR=lib "$@"
+}
+
+# Static libzstd and libcbor in $DEPS, and pkg-config files for them and for
+# the header-only nlohmann_json and dlpack (their headers are copied: the
+# cross compiler must never see the host's /usr/include).
+build_deps() {
+  if [ -f "$DEPS/.done" ]; then
+    return
+  fi
+  fetch_tarball libz/libzstd libzstd_1.5.4+dfsg2.orig.tar.xz
+  fetch_tarball libc/libcbor libcbor_0.10.2.orig.tar.gz
+  rm -rf "$DEPS" "$B/src"
+  mkdir -p "$B/src" "$DEPS/include" "$DEPS/lib/pkgconfig"
+  tar -C "$B/src" -xf "$B/downloads/libzstd_1.5.4+dfsg2.orig.tar.xz"
+  tar -C "$B/src" -xf "$B/downloads/libcbor_0.10.2.orig.tar.gz"
+  (cd "$B/src/zstd-1.5.4/build/cmake" &&
+    cmake_cross -S . -B out -DZSTD_BUILD_SHARED=OFF -DZSTD_BUILD_STATIC=ON -DZSTD_BUILD_PROGRAMS=OFF \
+      -DZSTD_BUILD_TESTS=OFF -DZSTD_BUILD_CONTRIB=OFF -DZSTD_MULTITHREAD_SUPPORT=OFF >/dev/null &&
+    nice -n 10 ninja -C out -j2 >/dev/null && ninja -C out install >/dev/null)
+  # libcbor turns on LTO wherever the compiler has it: its objects would then
+  # be GCC bytecode that only an LTO link can use. Plain objects instead.
+  sed -i 's/check_ipo_supported(RESULT use_lto)/set(use_lto FALSE)/' "$B/src/libcbor-0.10.2/CMakeLists.txt"
+  (cd "$B/src/libcbor-0.10.2" &&
+    cmake_cross -S . -B out -DBUILD_SHARED_LIBS=OFF -DWITH_TESTS=OFF -DWITH_EXAMPLES=OFF >/dev/null &&
+    nice -n 10 ninja -C out -j2 >/dev/null && ninja -C out install >/dev/null)
+  cp -r /usr/include/nlohmann /usr/include/dlpack "$DEPS/include/"
+  cat >"$DEPS/lib/pkgconfig/nlohmann_json.pc" <<PC
+Name: nlohmann_json
+Description: JSON for Modern C++ (headers copied from the host's nlohmann-json3-dev)
+Version: $(pkg-config --modversion nlohmann_json)
+Cflags: -I$DEPS/include
+PC
+  touch "$DEPS/.done"
+}
+
+# Wine runs in a prefix of its own inside the build folder (not ~/.wine),
+# quietly, without offering to install Mono or Gecko.
+export WINEPREFIX=$PWD/$B/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+[ "$ARCH" = x86 ] && export WINEARCH=win32
+
+configure() {
+  [ -f "$B/build.ninja" ] && return
+  cat >"$B/deps.ini" <<INI
+[properties]
+pkg_config_libdir = ['$DEPS/lib/pkgconfig']
+
+$([ "$ARCH" = x86 ] && printf "[binaries]\nexe_wrapper = ['%s']\n" "$WINE")
+
+[built-in options]
+c_args = ['-I$DEPS/include']
+cpp_args = ['-I$DEPS/include']
+INI
+  # No libzip, ISA-L or libcurl (as the Linux cross builds): .npz is not
+  # read, CRC32C runs in software, zt_open_url returns ZT_E_UNSUPPORTED.
+  meson setup "$B" --cross-file "cross/$TRIPLET.ini" --cross-file "$B/deps.ini" \
+    -Doptimization=2 -Ddebug=false -Dtests=true -Dlibzip=disabled -Disal=disabled -Dcurl=disabled
+}
+
+# select_tests SUITES SKIP names|outputs: as in tools/cross.sh.
+select_tests() {
+  python3 - "$B" "$@" <<'PY'
+import json, os, subprocess, sys
+b, suites, skip, what = sys.argv[1], set(sys.argv[2].split()), set(sys.argv[3].split()), sys.argv[4]
+intro = lambda kind: json.loads(subprocess.check_output(["meson", "introspect", b, "--" + kind]))
+files = {t["id"]: t["filename"] for t in intro("targets")}
+seen = set()
+for test in intro("tests"):
+    mine = {p for s in test["suite"] for p in s.split(":")[-1].split("+")}
+    if not mine & suites or "inproc" in mine or test["name"] in skip:
+        continue
+    if what == "names":
+        print(test["name"])
+        continue
+    for dep in test["depends"]:
+        for f in files[dep]:
+            rel = os.path.relpath(f, b)
+            if rel not in seen:
+                seen.add(rel)
+                print(rel)
+PY
+}
+
+# The tests that do not build or run on Windows, and why (docs/cross.md,
+# "Windows", lists them too).
+#   core_replaced_file_test    the deferred release of a replaced file: POSIX O_PATH and mmap
+#   core_s3_location_test      setenv, unsetenv, mkdtemp
+#   capi_cow_test              rewrites a mapped file with pwrite
+#   capi_open_options_abi_test loads the library with dlopen/dlsym and ELF symbol versions
+#   capi_replace_test          symlinks, modes and owners of the replaced file
+#   capi_set_test              builds its sets with symlinks, FIFOs and rlimits
+#   capi_verify_on_read_test   corrupts files with pread/pwrite under a live map
+#   capi_write_path_test       O_TMPFILE, flock-ed temporaries, rlimits, /proc
+WINDOWS_SKIP=(core_replaced_file_test core_s3_location_test capi_cow_test capi_open_options_abi_test capi_replace_test capi_set_test capi_verify_on_read_test capi_write_path_test)
+
+run_suites() {
+  local suites=${ZT_CROSS_SUITES:-"core capi c reject windows"}
+  local skip="${ZT_CROSS_SKIP-${WINDOWS_SKIP[*]}} reject_sweep_test"
+  local tests=() outputs=()
+  mapfile -t tests < <(select_tests "$suites" "$skip" names)
+  mapfile -t outputs < <(select_tests "$suites" "$skip" outputs)
+  nice -n 5 ninja -C "$B" -j2 "${outputs[@]}" libztensor-1.dll tests/cross/host_order_file.exe
+  TOTAL=${#tests[@]}
+  # The first wine start makes the prefix (half a minute): not inside a test.
+  "$WINE" cmd /c exit >/dev/null 2>&1 || true
+  local rc=0
+  meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 2 -t 4 "${tests[@]}" || rc=$?
+  PASSED=$(python3 -c '
+import json, sys
+print(sum(json.loads(l)["result"] in ("OK", "EXPECTEDFAIL", "SKIP") for l in open(sys.argv[1])))' "$B/meson-logs/testlog.json")
+  return $rc
+}
+
+# A file written under wine, byte for byte the x86_64 reference.
+compare_files() {
+  local tmp enc verdict=identical
+  tmp=$(mktemp -d)
+  for enc in raw zstd; do
+    # WINEPATH: where wine looks for the DLL (meson test sets it itself).
+    WINEPATH="Z:$PWD/$B" "$WINE" "$B/tests/cross/host_order_file.exe" "$tmp/$enc.zt" "$enc" >/dev/null
+    cmp "tests/data/host_order/$enc.zt" "$tmp/$enc.zt" >&2 || verdict="DIFFERENT ($enc)"
+  done
+  rm -rf "$tmp"
+  echo "$verdict"
+  [ "$verdict" = identical ]
+}
+
+# The zip a Windows user unpacks: bin/ (the DLL), lib/ (import library,
+# .def for MSVC's lib.exe, pkg-config file), include/ (the public headers
+# and dlpack.h, which ztensor_dlpack.h includes).
+make_zip() {
+  local version name stage
+  version=$(meson introspect "$B" --projectinfo | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
+  name=ztensor-$version-windows-$ARCH
+  stage=$B/zip/$name
+  rm -rf "$B/zip" "$B/$name.zip"
+  mkdir -p "$stage/bin" "$stage/lib/pkgconfig" "$stage/include/dlpack"
+  cp "$B/libztensor-1.dll" "$stage/bin/"
+  "$TRIPLET-strip" --strip-unneeded "$stage/bin/libztensor-1.dll"
+  cp "$B/libztensor.dll.a" "$stage/lib/"
+  # The linker's .def has no LIBRARY line; lib.exe would then name the DLL
+  # after the .def file (ztensor.dll) in the .lib it makes.
+  { echo "LIBRARY libztensor-1.dll"; cat "$B/ztensor.def"; } >"$stage/lib/ztensor.def"
+  cp include/ztensor.h include/ztensor_composite.h include/ztensor_io.h include/ztensor_dlpack.h \
+    include/ztensor.hpp include/ztensor_set.h "$stage/include/"
+  cp /usr/include/dlpack/dlpack.h "$stage/include/dlpack/"
+  cp LICENSE "$stage/"
+  cat >"$stage/lib/pkgconfig/ztensor.pc" <<PC
+prefix=\${pcfiledir}/../..
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: ztensor
+Description: Reader and writer for zTensor (.zt) tensor files
+Version: $version
+Libs: -L\${libdir} -lztensor
+Cflags: -I\${includedir}
+PC
+  (cd "$B/zip" && zip -qr "../$name.zip" "$name")
+  ZIP=$B/$name.zip
+}
+
+# A C program built with mingw against the unpacked zip alone reads an
+# interop vector under wine: every component's sha256 as in expected.json.
+check_zip() {
+  local tmp u
+  tmp=$(mktemp -d)
+  unzip -q "$ZIP" -d "$tmp"
+  u=$(echo "$tmp"/ztensor-*)
+  # The .def names the DLL and lists exactly the functions it exports.
+  python3 - "$u/lib/ztensor.def" <("$TRIPLET-objdump" -p "$u/bin/libztensor-1.dll") <<'PY' || return 1
+import re, sys
+lines = [l.strip() for l in open(sys.argv[1]) if l.strip()]
+table = open(sys.argv[2]).read().split("[Ordinal/Name Pointer] Table", 1)[1]
+exported = sorted(re.findall(r"^\s*\[\s*\d+\] (\S+)$", table, re.M))
+listed = sorted(l.split()[0] for l in lines[2:])
+if lines[:2] != ["LIBRARY libztensor-1.dll", "EXPORTS"] or listed != exported:
+    sys.exit(f"ztensor.def does not match the DLL: {lines[:2]}, {len(listed)} names listed, {len(exported)} exported")
+print(f"ztensor.def: LIBRARY libztensor-1.dll, the {len(listed)} exported functions")
+PY
+  # The flags from the zip's own ztensor.pc: -I and -L into the unpacked folder.
+  local flags
+  flags=$(PKG_CONFIG_LIBDIR="$u/lib/pkgconfig" pkg-config --cflags --libs ztensor)
+  case "$flags" in *"-I$u/"*"-L$u/"*) ;; *)
+    echo "cross-windows.sh: the zip's ztensor.pc gives '$flags', not the unpacked folder" >&2
+    return 1
+    ;;
+  esac
+  # shellcheck disable=SC2086  # the flags are words
+  "$CC" -std=c11 -Wall -Wextra -Werror tests/windows/zip_consumer.c $flags -lbcrypt -o "$tmp/zip_consumer.exe"
+  cp "$u/bin/libztensor-1.dll" "$tmp/"
+  local f rc=0
+  for f in checksum_sha256 dense_all_dtypes dense_f32 zstd_levels; do
+    [ -f "tests/data/interop/v1/$f.zt" ] || continue
+    "$WINE" "$tmp/zip_consumer.exe" "tests/data/interop/v1/$f.zt" >"$tmp/$f.txt" || { rc=1; continue; }
+    python3 - "$f.zt" "$tmp/$f.txt" <<'PY' || rc=1
+import json, sys
+want = json.load(open("tests/data/interop/v1/expected.json"))["files"][sys.argv[1]]
+exp = sorted((o["name"], c["role"], c["sha256"]) for o in want["objects"] for c in o["components"])
+got = sorted(tuple(l.rstrip("\r\n").split("\t")) for l in open(sys.argv[2]) if l.strip())
+if exp != got or not got:
+    sys.exit(f"zip consumer, {sys.argv[1]}: expected {exp}, got {got}")
+print(f"zip consumer, {sys.argv[1]}: {len(got)} components with the expected sha256")
+PY
+  done
+  rm -rf "$tmp"
+  return $rc
+}
+
+install_packages
+t0=$(date +%s)
+[ "$ARCH" = x86 ] && wine32_private
+build_deps
+configure
+rc=0
+run_suites || rc=1
+test_s=$(($(date +%s) - t0))
+same=$(compare_files) || rc=1
+make_zip
+check_zip || rc=1
+echo
+echo "== cross.sh windows-$ARCH summary"
+echo "   host:            $TRIPLET under $($WINE --version 2>/dev/null)"
+echo "   passed:          $PASSED of $TOTAL tests (skipped: ${WINDOWS_SKIP[*]} reject_sweep_test)"
+echo "   build and suite: ${test_s} s ($B/)"
+echo "   files vs x86_64: $same"
+echo "   zip:             $ZIP"
+echo "   result:          $([ $rc -eq 0 ] && echo PASS || echo FAIL)"
+if [ -n "${SUMMARY_FILE:-}" ]; then
+  echo "| windows-$ARCH | suites under wine ($TOTAL tests), zip consumer | $PASSED/$TOTAL, files $same | ${test_s} s | $([ $rc -eq 0 ] && echo PASS || echo FAIL) |" >>"$SUMMARY_FILE"
+fi
+exit $rc
