@@ -142,7 +142,11 @@ TEST(Foreign, MisalignedDataIsCopiedNotViewed) {
   const void *p = nullptr;
   size_t len = 0;
   EXPECT_EQ(zt_component_view(object(f, "w"), 0, &p, &len), ZT_E_NOT_ZERO_COPY);
-  EXPECT_NE(std::string(zt_last_error()).find("not aligned"), std::string::npos) << zt_last_error();
+  // On a big-endian host the byte order rules the view out first, and is the
+  // reason given.
+  EXPECT_NE(std::string(zt_last_error()).find(zttest::kHostBigEndian ? "big-endian host" : "not aligned"),
+            std::string::npos)
+      << zt_last_error();
   EXPECT_EQ(read_all<float>(object(f, "w")), kF);
 }
 
@@ -173,10 +177,12 @@ TEST(Foreign, NpyLittleBigEndianAndFortran) {
     const void *p = nullptr;
     size_t len = 0;
     const zt_status view = zt_component_view(o, 0, &p, &len);
-    if (std::string(name) == "be")
-      EXPECT_EQ(view, ZT_E_NOT_ZERO_COPY) << "big-endian bytes are swapped by reads, never lent";
-    else if (!zttest::kHostBigEndian)
+    // Bytes in the host's order are lent; the others are swapped by reads,
+    // never lent (le and fo are little-endian, be big-endian).
+    if ((std::string(name) == "be") == zttest::kHostBigEndian)
       EXPECT_EQ(view, ZT_OK) << name << ": " << zt_last_error();
+    else
+      EXPECT_EQ(view, ZT_E_NOT_ZERO_COPY) << name << ": bytes not in the host's order are lent";
   }
 }
 

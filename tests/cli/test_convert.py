@@ -39,10 +39,10 @@ class NumpyTest(ztcli.TmpCase):
         self.assertEqual((c["dtype"], c["type"]), (dtype, logical), name)
         self.assertEqual(o["shape"], list(expected.shape), name)
         got = export(zt, name, self.tmp)
-        self.assertEqual(got.dtype, expected.dtype.newbyteorder("<"), name)
+        self.assertEqual(got.dtype, ztcli.host_dtype(expected.dtype), name)
         self.assertTrue(got.flags["C_CONTIGUOUS"])
         np.testing.assert_array_equal(got, expected, err_msg=name)
-        self.assertEqual(got.tobytes(), np.ascontiguousarray(expected).astype(got.dtype).tobytes(), name)
+        self.assertEqual(got.tobytes(), ztcli.host_bytes(expected), name)
 
     def test_every_npy_dtype_and_byte_order(self):
         for i, dt in enumerate(NPY_DTYPES):
@@ -133,7 +133,7 @@ class SafetensorsTest(ztcli.TmpCase):
             self.assertEqual(objs[name]["shape"], list(a.shape))
             got = export(zt, name, self.tmp)
             self.assertEqual(got.shape, a.shape)
-            self.assertEqual(got.tobytes(), a.tobytes(), name)
+            self.assertEqual(got.tobytes(), ztcli.host_bytes(a), name)
         self.assertEqual(export(zt, "scalar", self.tmp).item(), 2.5)
         self.assertEqual(export(zt, "empty", self.tmp).shape, (0, 3))
 
@@ -274,7 +274,7 @@ class GgufTest(ztcli.TmpCase):
                     self.assertEqual(o["shape"], [3, 4])  # row-major: reversed from ne
                     got = export(zt, name, self.tmp)
                     self.assertEqual(got.shape, (3, 4))
-                    self.assertEqual(got.tobytes(), data.tobytes(), name)
+                    self.assertEqual(got.tobytes(), ztcli.host_bytes(data), name)
                 else:
                     gname, bs, ts = GGML[tid]
                     self.assertEqual(o["format"], "ggml_quantized")

@@ -51,7 +51,7 @@ class GlobalReadOptionsTest(ztcli.TmpCase):
         for cmd in (["verify", zt], ["info", "--json", zt], ["ls", zt]):
             self.assertEqual(run("--pread", *cmd).stdout, run(*cmd).stdout)
         self.assertEqual(subprocess.run([ZT, "--pread", "cat", zt, "t"], capture_output=True, check=True).stdout,
-                         np.arange(4096, dtype="<f4").tobytes())
+                         ztcli.host_bytes(np.arange(4096, dtype="<f4")))
 
     def test_max_decoded_size_limits_every_read(self):
         zt = self.make()
@@ -88,13 +88,35 @@ class ExportTest(ztcli.TmpCase):
         self.assertEqual(np.load(self.path("f.npy")).dtype, np.uint8)
         run("export", zt, "c", "-o", self.path("c.npy"))
         c = np.load(self.path("c.npy"))
-        self.assertEqual(c.dtype, np.complex64)
+        self.assertEqual(c.dtype, ztcli.host_dtype(np.complex64))
         self.assertEqual(c.tolist(), [1 - 1j])
         p = run("export", zt, "q", "-o", self.path("q.npy"), check=False)
         self.assertEqual(p.returncode, 1)
         self.assertIn("ggml_quantized", p.stderr)
         self.assertFalse(os.path.exists(self.path("q.npy")))
         self.assertEqual(run("export", zt, "nope", "-o", self.path("n.npy"), check=False).returncode, 1)
+
+
+class ForeignExportByteOrderTest(ztcli.TmpCase):
+    def test_safetensors_and_gguf_exports_hold_little_endian_elements(self):
+        # Both formats store little-endian elements whatever the host; reads
+        # hand them to zt export in the host's order (big-endian on s390x),
+        # raw data by range and zstd data streamed. zt reads the exports
+        # back as foreign files: their values must come out unchanged.
+        arrays = {"a": ("F32", np.arange(12, dtype="<f4").reshape(3, 4) * 1.5),
+                  "b": ("I16", np.array([1, -2, 300], "<i2")), "c": ("F64", np.array([0.25, -1e300], "<f8"))}
+        src = self.path("m.safetensors")
+        with open(src, "wb") as f:
+            f.write(safetensors_bytes([(n, st, list(a.shape), a.tobytes()) for n, (st, a) in arrays.items()]))
+        for enc in ([], ["--zstd", "3"]):
+            zt = self.path("m.zt")
+            run("convert", src, "-o", zt, "--no-sync", "--quiet", *enc)
+            for to in ("safetensors", "gguf"):
+                out = self.path("out." + to)
+                run("export", zt, "--to", to, "-o", out, "--quiet")
+                for name, (_, a) in arrays.items():
+                    got = subprocess.run([ZT, "cat", out, name], capture_output=True, check=True).stdout
+                    self.assertEqual(got, ztcli.host_bytes(a), (enc, to, name))
 
 
 class ProgressTest(ztcli.TmpCase):

@@ -11,9 +11,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rawzt  # noqa: E402
 import ztcli  # noqa: E402
+import numpy as np  # noqa: E402
 from ztcli import ZT  # noqa: E402
 
 DATA = bytes(range(256)) * 16  # 4096 bytes
+# What zt cat prints of DATA stored as f32: host-order elements (docs/cross.md).
+DATA_AS_F32 = ztcli.host_bytes(np.frombuffer(DATA, "<f4"))
 
 
 def cat(path, name, role="data", *pre):
@@ -46,7 +49,7 @@ class MissingUncompressedLength(ztcli.TmpCase):
         self.assertEqual(ztcli.objects(p)["w"]["components"][0]["decoded_length"], 4096)
         r = cat(p, "w")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout, DATA)
+        self.assertEqual(r.stdout, DATA_AS_F32)
         self.assertEqual(ztcli.run("verify", p, check=False).returncode, 0)
         s = ztcli.run("verify", "--strict", p, check=False)
         self.assertEqual(s.returncode, 1)
@@ -72,7 +75,7 @@ class MissingUncompressedLength(ztcli.TmpCase):
             p = self.csr(content_size)
             r = cat(p, "s", "values")
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertEqual(r.stdout, DATA)
+            self.assertEqual(r.stdout, DATA_AS_F32)
             self.assertEqual(ztcli.run("verify", p, check=False).returncode, 0, content_size)
             self.assertEqual(ztcli.run("verify", "--strict", p, check=False).returncode, 1, content_size)
             # The decode stays bounded by --max-decoded-size.

@@ -172,7 +172,7 @@ class OutputSafetyTest(ztcli.TmpCase):
                 run("export", zt, "deep", "-o", out)
                 got_version, header, data = parse_npy(out)
                 self.assertEqual(got_version, version)
-                self.assertEqual(header, {"descr": "<i4", "fortran_order": False, "shape": shape})
+                self.assertEqual(header, {"descr": ztcli.host_dtype("i4").str, "fortran_order": False, "shape": shape})
                 self.assertEqual(data, b"")
                 if ndim <= 32:
                     self.assertEqual(np.load(out).shape, shape)

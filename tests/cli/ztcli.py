@@ -5,6 +5,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -17,6 +18,33 @@ HAVE_NPZ = os.environ.get("ZT_HAVE_LIBZIP", "1") == "1"
 NPZ_DISABLED = "-Dlibzip=disabled"
 # The pointer width of the zt under test (32 on i686 and armhf).
 HOST_BITS = int(os.environ.get("ZT_HOST_BITS", "64"))
+# The byte order of the host zt runs on ("big" on s390x; tests/meson.build
+# sets it from the cross file). zt cat and zt export hand elements over in
+# that order and zt export labels them so ('>f4' there): the byte-order
+# contract of docs/cross.md. Inputs (.npy, safetensors, GGUF) stay
+# little-endian whatever the host.
+HOST_ORDER = os.environ.get("ZT_HOST_ENDIAN", sys.byteorder)
+assert HOST_ORDER in ("little", "big"), HOST_ORDER
+
+
+def host_dtype(dtype):
+    """`dtype` as zt cat and zt export hand it out: in the host's byte order
+    (1-byte dtypes have none)."""
+    dt = np.dtype(dtype)
+    return dt if dt.byteorder == "|" else dt.newbyteorder("<" if HOST_ORDER == "little" else ">")
+
+
+def host_bytes(a):
+    """The bytes zt cat prints, and zt export stores, for the values of `a`:
+    its elements in the host's byte order, C order."""
+    a = np.asarray(a)
+    return np.ascontiguousarray(a).astype(host_dtype(a.dtype)).tobytes()
+
+
+# The emulator zt runs under in a cross build (qemu-user; empty natively).
+EMULATOR = os.environ.get("ZT_EXE_WRAPPER", "")
+
+
 needs_npz = unittest.skipUnless(HAVE_NPZ, "zt built with -Dlibzip=disabled (cross builds): no .npz")
 
 

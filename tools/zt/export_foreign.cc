@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "cli.h"
+#include "le_to_host.h"
+#include "progress.h"
 
 namespace ztcli {
 
@@ -61,6 +63,30 @@ bool attribute_entries(const nlohmann::json &attrs, std::vector<std::pair<std::s
   return true;
 }
 
+namespace {
+
+// The stream sink of write_object_data: reads hand elements over in the
+// host's order, safetensors and GGUF store them little-endian. LeToHost's
+// reversal is its own inverse: on a big-endian host it turns each element
+// back (a no-op on little-endian hosts).
+struct LittleEndianFileSink {
+  LittleEndianFileSink(FILE *fp, Progress *progress, size_t esize)
+      : file{fp, progress}, to_le(esize, [this](const void *data, size_t len) {
+          if (!file.failed) FileStreamSink::write(&file, data, len);
+        }) {}
+  LittleEndianFileSink(const LittleEndianFileSink &) = delete;
+  LittleEndianFileSink &operator=(const LittleEndianFileSink &) = delete;
+  static bool write(void *user, const void *data, size_t len) {
+    auto *s = static_cast<LittleEndianFileSink *>(user);
+    s->to_le(data, len);
+    return !s->file.failed;
+  }
+  FileStreamSink file;
+  LeToHost to_le;
+};
+
+}  // namespace
+
 bool write_object_data(const char *cmd, FILE *fp, const ExportObject &o, Progress &progress, int &rc) {
   const size_t esize = zt_dtype_size(o.data.dtype);
   auto io_error = [&] {
@@ -79,6 +105,8 @@ bool write_object_data(const char *cmd, FILE *fp, const ExportObject &o, Progres
         rc = report(std::string(cmd) + ": object '" + o.name + "' (nothing written)", st);
         return false;
       }
+      if (kHostBigEndian)  // host order back to the little-endian order of the file
+        for (uint64_t i = 0; i < n * esize; i += esize) std::reverse(buf.begin() + i, buf.begin() + i + esize);
       if (std::fwrite(buf.data(), 1, n * esize, fp) != n * esize) return io_error();
       progress.add(n * esize);
     }
@@ -86,10 +114,11 @@ bool write_object_data(const char *cmd, FILE *fp, const ExportObject &o, Progres
   }
   // zstd (or anything else): decoded in pieces, as .npy export does; the
   // stream checks that the frame decodes to the declared size.
-  FileStreamSink sink{fp, &progress};
+  LittleEndianFileSink sink(fp, &progress, esize);
   rc = stream_component(o.obj, o.data_index, std::string(cmd) + ": object '" + o.name + "' (nothing written)",
-                        FileStreamSink::write, &sink);
-  if (sink.failed) return io_error();
+                        LittleEndianFileSink::write, &sink);
+  sink.to_le.flush();
+  if (sink.file.failed) return io_error();
   return rc == kOk;
 }
 

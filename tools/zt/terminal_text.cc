@@ -44,7 +44,9 @@ size_t utf8_sequence(std::string_view s, size_t i, uint32_t &cp) {
 std::string shown(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  char buf[8];
+  // Room for any unsigned in "\\u%04x": GCC for s390x cannot see that cp <= 0x9f there
+  // and fails -Wformat-truncation with 8.
+  char buf[16];
   for (size_t i = 0; i < s.size();) {
     uint32_t cp = 0;
     const size_t len = utf8_sequence(s, i, cp);
