@@ -43,6 +43,13 @@ class Source {
   virtual void read_groups(const Group *groups, size_t n) const;
   // Hints that [offset, offset+len) will be read soon (madvise/fadvise).
   virtual void will_need(uint64_t offset, uint64_t len) const;
+  // Whether [offset, offset+len) is likely in the page cache already: file
+  // sources sample a few pages of its interior with mincore(2) (its edges
+  // may have been read with a neighbour). Reads of a cold range go in file
+  // order on one thread (Reader::read_many, docs/cold-reads.md). Sources
+  // that are not files, and any probe that fails, say true: such ranges
+  // keep the parallel path.
+  virtual bool likely_cached(uint64_t offset, uint64_t len) const;
 
  protected:
   uint64_t size_ = 0;
