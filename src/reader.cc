@@ -295,8 +295,8 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
   struct Task {
     size_t job;
     uint64_t begin, len;
-    // Batch: batched[begin, begin+len). Stream: stream[begin, begin+len),
-    // in order, on the thread that takes it.
+    // Batch: batched[begin, begin+len). Stream: the part `job` of `stream`
+    // (parts[job]), in order, on the thread that takes it.
     enum Kind { Whole, Chunk, Batch, Stream } kind;
   };
   constexpr uint64_t kChunk = uint64_t{4} << 20;
@@ -332,6 +332,28 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
   // sequential read on a cold file (docs/cold-reads.md has the figures).
   // Cached ranges keep the parallel copy: there the copy is the work.
   std::vector<Task> stream;
+  // What is left of each stream's part: stream[next, end).
+  struct Part {
+    size_t next, end;
+  };
+  std::vector<Part> parts;
+  std::mutex parts_mu;
+  // The next cold task of stream k, in file order within its part; when the
+  // part is done, half of the largest part left (see below). SIZE_MAX: none.
+  auto claim = [&](size_t k) -> size_t {
+    std::lock_guard<std::mutex> lock(parts_mu);
+    if (parts[k].next == parts[k].end) {
+      size_t victim = k;
+      for (size_t v = 0; v < parts.size(); ++v)
+        if (parts[v].end - parts[v].next > parts[victim].end - parts[victim].next) victim = v;
+      const size_t left = parts[victim].end - parts[victim].next;
+      if (left < 2) return SIZE_MAX;  // one task left: its owner is on it
+      const size_t mid = parts[victim].next + left / 2;
+      parts[k] = {mid, parts[victim].end};
+      parts[victim].end = mid;
+    }
+    return parts[k].next++;
+  };
   std::vector<size_t> small_raw;
   uint64_t total = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -418,9 +440,13 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     // Contiguous parts of equal size, one per stream, each read in file
     // order by one thread: two such streams kept the disk as busy as `cat`
     // and split the page faults of new destination memory (one stream alone
-    // waited on them; measured in docs/cold-reads.md). The streams go first
-    // so that threads start them at once; other threads then take the
-    // cached and the zstd tasks.
+    // waited on them; measured in docs/cold-reads.md). A stream that runs
+    // out takes the second half of what is left of the longest other one
+    // (and reads it in order too): a thread that the scheduler set aside
+    // (a busy machine, a framework's spinning threads) does not leave its
+    // part unread while the other thread idles. The streams go first so
+    // that threads start them at once; other threads then take the cached
+    // and the zstd tasks.
     const unsigned streams = std::max(1u, std::min(total >= kParallelMinBytes ? threads() : 1u, kColdStreams));
     std::vector<Task> heads;
     size_t from = 0;
@@ -429,7 +455,10 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       const uint64_t goal = cold_bytes / streams * k;
       size_t to = from;
       while (to < stream.size() && (done < goal || k == streams)) done += bytes_of(stream[to++]);
-      if (to > from) heads.push_back({0, from, to - from, Task::Stream});
+      if (to > from) {
+        heads.push_back({heads.size(), from, to - from, Task::Stream});
+        parts.push_back({from, to});
+      }
       from = to;
     }
     tasks.insert(tasks.begin(), heads.begin(), heads.end());
@@ -437,7 +466,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
   std::mutex mu;  // guards the status of jobs split into chunks
   std::function<void(const Task &)> run_task = [&](const Task &task) {
     if (task.kind == Task::Stream) {
-      for (size_t k = task.begin; k < task.begin + task.len; ++k) run_task(stream[k]);
+      for (size_t k; (k = claim(task.job)) != SIZE_MAX;) run_task(stream[k]);
       return;
     }
     if (task.kind == Task::Batch) {
