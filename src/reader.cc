@@ -12,6 +12,7 @@
 #include "digest/digest.h"
 #include "foreign/open_foreign.h"
 #include "manifest/decode.h"
+#include "stream_parts.h"
 #include "types/dtype.h"
 #include "util/endian.h"
 #include "util/error.h"
@@ -295,8 +296,8 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
   struct Task {
     size_t job;
     uint64_t begin, len;
-    // Batch: batched[begin, begin+len). Stream: the part `job` of `stream`
-    // (parts[job]), in order, on the thread that takes it.
+    // Batch: batched[begin, begin+len). Stream: part `job` of `stream`
+    // (StreamParts), in order, on the thread that takes it.
     enum Kind { Whole, Chunk, Batch, Stream } kind;
   };
   constexpr uint64_t kChunk = uint64_t{4} << 20;
@@ -332,28 +333,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
   // sequential read on a cold file (docs/cold-reads.md has the figures).
   // Cached ranges keep the parallel copy: there the copy is the work.
   std::vector<Task> stream;
-  // What is left of each stream's part: stream[next, end).
-  struct Part {
-    size_t next, end;
-  };
-  std::vector<Part> parts;
-  std::mutex parts_mu;
-  // The next cold task of stream k, in file order within its part; when the
-  // part is done, half of the largest part left (see below). SIZE_MAX: none.
-  auto claim = [&](size_t k) -> size_t {
-    std::lock_guard<std::mutex> lock(parts_mu);
-    if (parts[k].next == parts[k].end) {
-      size_t victim = k;
-      for (size_t v = 0; v < parts.size(); ++v)
-        if (parts[v].end - parts[v].next > parts[victim].end - parts[victim].next) victim = v;
-      const size_t left = parts[victim].end - parts[victim].next;
-      if (left < 2) return SIZE_MAX;  // one task left: its owner is on it
-      const size_t mid = parts[victim].next + left / 2;
-      parts[k] = {mid, parts[victim].end};
-      parts[victim].end = mid;
-    }
-    return parts[k].next++;
-  };
+  std::vector<std::pair<size_t, size_t>> parts;  // of `stream`, one per reading thread
   std::vector<size_t> small_raw;
   uint64_t total = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -463,10 +443,11 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     }
     tasks.insert(tasks.begin(), heads.begin(), heads.end());
   }
+  StreamParts cold_parts(std::move(parts));
   std::mutex mu;  // guards the status of jobs split into chunks
   std::function<void(const Task &)> run_task = [&](const Task &task) {
     if (task.kind == Task::Stream) {
-      for (size_t k; (k = claim(task.job)) != SIZE_MAX;) run_task(stream[k]);
+      for (size_t k; (k = cold_parts.claim(task.job)) != SIZE_MAX;) run_task(stream[k]);
       return;
     }
     if (task.kind == Task::Batch) {
