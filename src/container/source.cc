@@ -131,21 +131,24 @@ void pread_all(int fd, const std::string &path, uint64_t offset, size_t len, voi
   preadv_all(fd, path, offset, &piece, 1);
 }
 
-// Source::likely_cached for files: kResidencySamples pages spread over the
-// interior of [offset, offset+len), each asked with mincore(2), through the
-// file's map when there is one, else through a one-page map made for the
-// question (no byte is read, no readahead starts). One missing page makes
-// the range cold. Errors answer "cached": the caller then does what it did
-// before there was a probe.
-constexpr int kResidencySamples = 8;
+// Source::likely_cached for files: up to kResidencySamples pages spread
+// over the interior of [offset, offset+len) (one per 128 KiB: a small
+// batch costs one call, as its read does), each asked with mincore(2),
+// through the file's map when there is one, else through a one-page map
+// made for the question (no byte is read, no readahead starts). One missing
+// page makes the range cold. Errors answer "cached": the caller then does
+// what it did before there was a probe.
+constexpr uint64_t kResidencySamples = 8;
+constexpr uint64_t kBytesPerSample = uint64_t{128} << 10;
 
 bool range_resident(const uint8_t *map, int fd, uint64_t offset, uint64_t len) {
   const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   if (len == 0 || (!map && fd < 0)) return true;
-  for (int i = 0; i < kResidencySamples; ++i) {
-    // The middles of kResidencySamples equal parts: never the first or the
-    // last byte, always inside the range (and so inside the file).
-    const uint64_t at = (offset + len / (2 * kResidencySamples) * (2 * i + 1)) & ~(page - 1);
+  const uint64_t samples = std::max<uint64_t>(1, std::min(kResidencySamples, len / kBytesPerSample));
+  for (uint64_t i = 0; i < samples; ++i) {
+    // The middles of `samples` equal parts: inside the range (and so
+    // inside the file), away from its edges.
+    const uint64_t at = (offset + len / (2 * samples) * (2 * i + 1)) & ~(page - 1);
     unsigned char resident = 0;
     if (map) {
       if (::mincore(const_cast<uint8_t *>(map) + at, page, &resident) != 0) return true;
