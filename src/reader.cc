@@ -359,7 +359,10 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       total += c.decoded_length;
       if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk) {
         const bool cold = !source_->likely_cached(c.offset, c.length);
-        if (!cold) source_->will_need(c.offset, c.length);
+        // Cold blobs too: the hint starts the first readahead window of every
+        // blob at once (the kernel caps it there), and with it the rounds
+        // where a stream stalled went away (docs/cold-reads.md).
+        source_->will_need(c.offset, c.length);
         for (uint64_t off = 0; off < c.length; off += kChunk)
           (cold ? stream : tasks).push_back({i, off, std::min(kChunk, c.length - off), Task::Chunk});
       } else if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c)) {
