@@ -53,6 +53,7 @@ bool needs_swap(const Component &c) {
 
 namespace {
 std::atomic<uint64_t> g_cold_streamed_bytes{0};
+
 }  // namespace
 
 uint64_t cold_streamed_bytes() {
@@ -358,7 +359,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       if (!j.dst && c.decoded_length) fail(ZT_E_INVALID_ARG, ctx_of(o, c) + ": dst is NULL");
       total += c.decoded_length;
       if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk) {
-        const bool cold = !source_->likely_cached(c.offset, c.length);
+        const bool cold = !source_->likely_cached(c.offset, c.length) && memory_present(j.dst, c.length);
         // Cold blobs too: the hint starts the first readahead window of every
         // blob at once (the kernel caps it there), and with it the rounds
         // where a stream stalled went away (docs/cold-reads.md).
@@ -389,7 +390,8 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     auto close_batch = [&] {
       if (batched.size() > first) {
         const uint64_t begin = jobs[batched[first]].component->offset;
-        const bool cold = !source_->likely_cached(begin, batch_end - begin);
+        const bool cold = !source_->likely_cached(begin, batch_end - begin) &&
+                          memory_present(jobs[batched[first]].dst, jobs[batched[first]].component->length);
         (cold ? stream : tasks).push_back({0, first, batched.size() - first, Task::Batch});
       }
       first = batched.size();

@@ -302,6 +302,14 @@ void Source::read_groups(const Group *groups, size_t n) const {
   for (size_t i = 0; i < n; ++i) read_pieces(groups[i].offset, groups[i].pieces, groups[i].n);
 }
 
+bool memory_present(const void *dst, uint64_t len) {
+  if (!dst || len == 0) return false;
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t mid = (reinterpret_cast<uintptr_t>(dst) + static_cast<uintptr_t>(len / 2)) & ~(page - 1);
+  unsigned char v = 0;
+  return ::mincore(reinterpret_cast<void *>(mid), page, &v) == 0 && (v & 1);
+}
+
 std::unique_ptr<Source> open_mmap_source(const std::string &path) {
   return std::make_unique<MmapSource>(path);
 }

@@ -58,6 +58,14 @@ class Source {
   std::string unmapped_reason_;
 };
 
+// Whether the middle page of [dst, dst+len) is already in memory (mincore):
+// the caller wrote it before, e.g. a model's parameters loaded into again.
+// New memory (numpy's np.empty in Python's load_file, a fresh arena) is
+// faulted in by the copy itself; there the streamed cold reads ran bimodal
+// (rounds 2-4x slower, docs/cold-reads.md) while the parallel chunks stayed
+// steady, so Reader::read_many streams cold ranges only into present memory.
+bool memory_present(const void *dst, uint64_t len);
+
 std::unique_ptr<Source> open_mmap_source(const std::string &path);
 std::unique_ptr<Source> open_pread_source(const std::string &path);
 std::unique_ptr<Source> open_memory_source(const void *data, size_t size);

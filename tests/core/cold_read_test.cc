@@ -262,3 +262,30 @@ TEST(ColdRead, AFileThatShrankFailsTheStreamedJobsItCuts) {
   }
   EXPECT_EQ(zt_close(f), ZT_OK);
 }
+
+TEST(ColdRead, NewDestinationMemoryKeepsTheParallelPath) {
+  TempDir dir;
+  const auto ts = make_tensors();
+  const std::string path = write(dir, ts);
+  zt_file *f = open_with(path, 2, ZT_ACCESS_MMAP);
+  const zt_component_info b = info(object(f, "big_b"));
+  if (!evict(path, b.offset + b.length / 2)) {
+    zt_close(f);
+    GTEST_SKIP() << "this file system keeps the file's pages (tmpfs?)";
+  }
+  // Never written: its pages are not in memory until the read faults them.
+  const size_t n = ts[6].bytes.size();
+  void *fresh = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(fresh, MAP_FAILED);
+  zt_read_request req{};
+  req.object = object(f, "big_b");
+  req.dst = fresh;
+  req.dst_capacity = n;
+  const uint64_t before = zt::cold_streamed_bytes();
+  ASSERT_EQ(zt_file_read_many(f, &req, 1), ZT_OK) << zt_last_error();
+  EXPECT_EQ(zt::cold_streamed_bytes(), before);
+  EXPECT_EQ(req.out_size, n);
+  EXPECT_EQ(std::memcmp(fresh, ts[6].bytes.data(), n), 0);
+  ::munmap(fresh, n);
+  EXPECT_EQ(zt_close(f), ZT_OK);
+}
