@@ -319,6 +319,40 @@ void report(const std::string &workload, uint64_t fsz, const std::vector<std::st
   }
 }
 
+// The bars, one line per check, from the medians of this run:
+// copy-reads (into touched buffers) against `cat` (0.9x for large and
+// mixed, 1/1.2 for small), every cold load against its original-style
+// counterpart (1.0x), and, with --before, the library's rows after against
+// before, cold and warm (a warm row must not regress).
+void verdict(const std::string &workload, std::map<std::string, Series> &cold, std::map<std::string, Series> *warm,
+             std::vector<std::string> &out) {
+  auto ratio = [](std::map<std::string, Series> &s, const std::string &num, const std::string &den) {
+    return s.count(num) && s.count(den) ? median(s[num].t) / median(s[den].t) : std::nan("");
+  };
+  auto line = [&](const std::string &what, double v, double bar) {
+    if (std::isnan(v)) return;
+    out.push_back("| " + workload + " | " + what + " | " + fmt("%.2f", v) + " | " +
+                  (std::isnan(bar) ? std::string("—") : fmt("%.2f", bar)) + " | " +
+                  (std::isnan(bar) ? std::string("—")
+                   : v >= bar      ? "met"
+                                   : "**not met**") +
+                  " |");
+  };
+  const double seq_bar = workload == "large" || workload == "mixed" ? 0.9
+                         : workload == "small"                      ? 1 / 1.2
+                                                                    : std::nan("");
+  line("cold: `cat` / read into touched buffers", ratio(cold, "seq", "zt_read"), seq_bar);
+  line("cold: original-style read / read into new memory", ratio(cold, "orig_read", "zt_read_fresh"), 1.0);
+  line("cold: original-style map / view all", ratio(cold, "orig_view", "zt_view"), 1.0);
+  line("cold: original-style read / Python load_file(copy=True)", ratio(cold, "orig_read", "py_copy"), 1.0);
+  line("cold: original-style map / Python load_file (mapped)", ratio(cold, "orig_view", "py_map"), 1.0);
+  for (const char *m : {"zt_read", "zt_read_fresh", "zt_view", "py_map", "py_copy"})
+    line(std::string("cold: before / after, ") + label(m), ratio(cold, std::string(m) + "@before", m), std::nan(""));
+  if (warm)
+    for (const char *m : {"zt_read", "zt_read_fresh", "zt_view"})
+      line(std::string("warm: before / after, ") + label(m), ratio(*warm, std::string(m) + "@before", m), std::nan(""));
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -377,6 +411,7 @@ int main(int argc, char **argv) {
       "seq into new memory / this | original-style / this |\n");
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   std::fflush(stdout);
+  std::vector<std::string> verdicts;
   for (auto make : {make_large, make_mixed, make_small, make_large_zstd}) {
     std::string path;
     uint64_t decoded = 0;
@@ -413,11 +448,19 @@ int main(int argc, char **argv) {
     const std::string name = path.substr(path.rfind("cold-") + 5, path.size() - path.rfind("cold-") - 8);
     auto cold = measure(cfg, path, decoded, modes, false);
     report(name, fsz, modes, cold, "cold");
+    std::map<std::string, Series> warm;
     if (cfg.warm) {
-      auto warm = measure(cfg, path, decoded, warm_modes, true);
+      warm = measure(cfg, path, decoded, warm_modes, true);
       report(name, fsz, warm_modes, warm, "warm");
     }
+    verdict(name, cold, cfg.warm ? &warm : nullptr, verdicts);
     if (!cfg.keep) ::unlink(path.c_str());
   }
+  // Ratios of medians: higher is better for the library; a before/after
+  // ratio under 1 is a regression, within the per-round spread of the
+  // table above it is noise.
+  std::printf("\nVerdict (ratios of medians; higher is better for the library):\n\n");
+  std::printf("| workload | check | ratio | bar | |\n| --- | --- | --- | --- | --- |\n");
+  for (const std::string &v : verdicts) std::printf("%s\n", v.c_str());
   return 0;
 }

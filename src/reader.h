@@ -133,6 +133,10 @@ class Reader {
   std::unique_ptr<std::atomic<bool>[]> verified_;
 };
 
+// File bytes read_many has read as cold ranges, in file order in contiguous
+// streams (Source::likely_cached said no), over the process's life. For tests.
+uint64_t cold_streamed_bytes();
+
 // Runs fn(i) for i in [0, n) on up to `threads` threads; the first exception
 // (lowest i) is rethrown after all finish.
 void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)> &fn);

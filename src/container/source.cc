@@ -131,6 +131,39 @@ void pread_all(int fd, const std::string &path, uint64_t offset, size_t len, voi
   preadv_all(fd, path, offset, &piece, 1);
 }
 
+// Source::likely_cached for files: up to kResidencySamples pages spread
+// over the interior of [offset, offset+len) (one per 128 KiB: a small
+// batch costs one call, as its read does), each asked with mincore(2),
+// through the file's map when there is one, else through a one-page map
+// made for the question (no byte is read, no readahead starts). One missing
+// page makes the range cold. Errors answer "cached": the caller then does
+// what it did before there was a probe.
+constexpr uint64_t kResidencySamples = 8;
+constexpr uint64_t kBytesPerSample = uint64_t{128} << 10;
+
+bool range_resident(const uint8_t *map, int fd, uint64_t offset, uint64_t len) {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  if (len == 0 || (!map && fd < 0)) return true;
+  const uint64_t samples = std::max<uint64_t>(1, std::min(kResidencySamples, len / kBytesPerSample));
+  for (uint64_t i = 0; i < samples; ++i) {
+    // The middles of `samples` equal parts: inside the range (and so
+    // inside the file), away from its edges.
+    const uint64_t at = (offset + len / (2 * samples) * (2 * i + 1)) & ~(page - 1);
+    unsigned char resident = 0;
+    if (map) {
+      if (::mincore(const_cast<uint8_t *>(map) + at, page, &resident) != 0) return true;
+    } else {
+      void *p = ::mmap(nullptr, page, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(at));
+      if (p == MAP_FAILED) return true;
+      const int r = ::mincore(p, page, &resident);
+      ::munmap(p, page);
+      if (r != 0) return true;
+    }
+    if (!(resident & 1)) return false;
+  }
+  return true;
+}
+
 class MmapSource final : public Source {
  public:
   explicit MmapSource(const std::string &path) : fd_(path) { map(path); }
@@ -160,6 +193,9 @@ class MmapSource final : public Source {
     long page = ::sysconf(_SC_PAGESIZE);
     uint64_t start = offset & ~static_cast<uint64_t>(page - 1);
     ::madvise(const_cast<uint8_t *>(data_) + start, len + (offset - start), MADV_WILLNEED);
+  }
+  bool likely_cached(uint64_t offset, uint64_t len) const override {
+    return range_resident(data_, fd_.get(), offset, len);
   }
 
  private:
@@ -228,6 +264,9 @@ class PreadSource final : public Source {
     if (len >= (1u << 20))
       ::posix_fadvise(fd_.get(), static_cast<off_t>(offset), static_cast<off_t>(len), POSIX_FADV_WILLNEED);
   }
+  bool likely_cached(uint64_t offset, uint64_t len) const override {
+    return range_resident(nullptr, fd_.get(), offset, len);
+  }
 
  private:
   FileDescriptor fd_;
@@ -248,6 +287,9 @@ class MemorySource final : public Source {
 }  // namespace
 
 void Source::will_need(uint64_t, uint64_t) const {}
+bool Source::likely_cached(uint64_t, uint64_t) const {
+  return true;
+}
 
 void Source::read_pieces(uint64_t offset, const Piece *pieces, size_t n) const {
   for (size_t i = 0; i < n; ++i) {
@@ -258,6 +300,14 @@ void Source::read_pieces(uint64_t offset, const Piece *pieces, size_t n) const {
 
 void Source::read_groups(const Group *groups, size_t n) const {
   for (size_t i = 0; i < n; ++i) read_pieces(groups[i].offset, groups[i].pieces, groups[i].n);
+}
+
+bool memory_present(const void *dst, uint64_t len) {
+  if (!dst || len == 0) return false;
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t mid = (reinterpret_cast<uintptr_t>(dst) + static_cast<uintptr_t>(len / 2)) & ~(page - 1);
+  unsigned char v = 0;
+  return ::mincore(reinterpret_cast<void *>(mid), page, &v) == 0 && (v & 1);
 }
 
 std::unique_ptr<Source> open_mmap_source(const std::string &path) {

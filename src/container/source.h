@@ -43,6 +43,13 @@ class Source {
   virtual void read_groups(const Group *groups, size_t n) const;
   // Hints that [offset, offset+len) will be read soon (madvise/fadvise).
   virtual void will_need(uint64_t offset, uint64_t len) const;
+  // Whether [offset, offset+len) is likely in the page cache already: file
+  // sources sample a few pages of its interior with mincore(2) (its edges
+  // may have been read with a neighbour). Reads of a cold range go in file
+  // order on one thread (Reader::read_many, docs/cold-reads.md). Sources
+  // that are not files, and any probe that fails, say true: such ranges
+  // keep the parallel path.
+  virtual bool likely_cached(uint64_t offset, uint64_t len) const;
 
  protected:
   uint64_t size_ = 0;
@@ -50,6 +57,14 @@ class Source {
   std::string path_;
   std::string unmapped_reason_;
 };
+
+// Whether the middle page of [dst, dst+len) is already in memory (mincore):
+// the caller wrote it before, e.g. a model's parameters loaded into again.
+// New memory (numpy's np.empty in Python's load_file, a fresh arena) is
+// faulted in by the copy itself; there the streamed cold reads ran bimodal
+// (rounds 2-4x slower, docs/cold-reads.md) while the parallel chunks stayed
+// steady, so Reader::read_many streams cold ranges only into present memory.
+bool memory_present(const void *dst, uint64_t len);
 
 std::unique_ptr<Source> open_mmap_source(const std::string &path);
 std::unique_ptr<Source> open_pread_source(const std::string &path);
