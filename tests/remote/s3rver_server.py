@@ -8,6 +8,7 @@ error bodies, ETag, If-Match) and knows one access key id, S3RVER (secret
 S3RVER); it does not check signatures (test_s3_sig.py does, with botocore).
 It answers a suffix range ("bytes=-N") from the object's start: the client
 falls back to an explicit range for such servers."""
+import fcntl
 import filecmp
 import os
 import shutil
@@ -24,23 +25,34 @@ ACCESS_KEY = SECRET_KEY = "S3RVER"
 def install(prefix):
     """The s3rver executable under prefix, installed by `npm ci` unless the
     same lock file was installed there already. Raises RuntimeError with
-    npm's own words when npm is missing or the registry unreachable."""
+    npm's own words when npm is missing or the registry unreachable.
+
+    Several remote tests start at once (meson runs them in parallel) and
+    share the prefix: an exclusive flock serialises them, and the install
+    counts as done only once `npm ci` has finished (a copy of the lock file
+    written afterwards), so no test runs a half-installed tree or removes
+    node_modules under another's `npm ci` (ENOTEMPTY)."""
     binary = os.path.join(prefix, "node_modules", ".bin", "s3rver")
-    lock = os.path.join(prefix, "package-lock.json")
-    if os.path.exists(binary) and os.path.exists(lock) and filecmp.cmp(lock, os.path.join(SPEC, "package-lock.json"),
-                                                                       shallow=False):
-        return binary
-    npm = shutil.which("npm")
-    if not npm:
-        raise RuntimeError("npm not found (Debian: nodejs and npm, tools/dev.sh deps)")
+    spec_lock = os.path.join(SPEC, "package-lock.json")
+    done = os.path.join(prefix, "installed-package-lock.json")
     os.makedirs(prefix, exist_ok=True)
-    for f in ("package.json", "package-lock.json"):
-        shutil.copy(os.path.join(SPEC, f), os.path.join(prefix, f))
-    p = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=prefix, capture_output=True,
-                       text=True, timeout=600)
-    if p.returncode != 0 or not os.path.exists(binary):
-        raise RuntimeError(f"npm ci of s3rver failed (exit {p.returncode}): {(p.stderr or p.stdout)[-2000:]}")
-    return binary
+    with open(os.path.join(prefix, ".install.lock"), "w") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        if os.path.exists(binary) and os.path.exists(done) and filecmp.cmp(done, spec_lock, shallow=False):
+            return binary
+        npm = shutil.which("npm")
+        if not npm:
+            raise RuntimeError("npm not found (Debian: nodejs and npm, tools/dev.sh deps)")
+        if os.path.exists(done):
+            os.remove(done)
+        for f in ("package.json", "package-lock.json"):
+            shutil.copy(os.path.join(SPEC, f), os.path.join(prefix, f))
+        p = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=prefix,
+                           capture_output=True, text=True, timeout=600)
+        if p.returncode != 0 or not os.path.exists(binary):
+            raise RuntimeError(f"npm ci of s3rver failed (exit {p.returncode}): {(p.stderr or p.stdout)[-2000:]}")
+        shutil.copy(spec_lock, done)
+        return binary
 
 
 class S3rver:
