@@ -175,10 +175,12 @@ export WINEPREFIX=$PWD/$B/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,ms
 [ "$ARCH" = x86 ] && export WINEARCH=win32
 
 configure() {
-  [ -f "$B/build.ninja" ] && return
+  # Written each time: a reconfigure (meson.build changed) reads it again.
   cat >"$B/deps.ini" <<INI
 [properties]
 pkg_config_libdir = ['$DEPS/lib/pkgconfig']
+# The CLI tests' Python drivers run zt.exe through this (tests/meson.build).
+zt_exe_wrapper = '$WINE'
 
 $([ "$ARCH" = x86 ] && printf "[binaries]\nexe_wrapper = ['%s']\n" "$WINE")
 
@@ -186,6 +188,7 @@ $([ "$ARCH" = x86 ] && printf "[binaries]\nexe_wrapper = ['%s']\n" "$WINE")
 c_args = ['-I$DEPS/include']
 cpp_args = ['-I$DEPS/include']
 INI
+  [ -f "$B/build.ninja" ] && return
   # No libzip, ISA-L or libcurl (as the Linux cross builds): .npz is not
   # read, CRC32C runs in software, zt_open_url returns ZT_E_UNSUPPORTED.
   meson setup "$B" --cross-file "cross/$TRIPLET.ini" --cross-file "$B/deps.ini" \
@@ -234,7 +237,7 @@ run_suites() {
   local tests=() outputs=()
   mapfile -t tests < <(select_tests "$suites" "$skip" names)
   mapfile -t outputs < <(select_tests "$suites" "$skip" outputs)
-  nice -n 5 ninja -C "$B" -j2 "${outputs[@]}" libztensor-1.dll tests/cross/host_order_file.exe
+  nice -n 5 ninja -C "$B" -j2 "${outputs[@]}" libztensor-1.dll tests/cross/host_order_file.exe tools/zt.exe
   TOTAL=${#tests[@]}
   # The first wine start makes the prefix (half a minute): not inside a test.
   "$WINE" cmd /c exit >/dev/null 2>&1 || true
@@ -260,6 +263,77 @@ compare_files() {
   [ "$verdict" = identical ]
 }
 
+# zt.exe under wine on interop vectors: info, verify, cat (the sha256 of
+# every dense component as in expected.json), a migrate and an
+# export/convert round trip (verified, and the same bytes back), and the
+# commands that cannot work on Windows refusing with a message.
+check_cli() {
+  local tmp rc=0
+  tmp=$(mktemp -d)
+  WINEPATH="Z:$PWD/$B" ZT_RUN="$WINE $B/tools/zt.exe" python3 - "$tmp" <<'PY' || rc=1
+import hashlib, json, os, shlex, subprocess, sys
+tmp = sys.argv[1]
+zt = shlex.split(os.environ["ZT_RUN"])
+v1 = "tests/data/interop/v1"
+want = json.load(open(v1 + "/expected.json"))["files"]
+fails = []
+
+def run(*args, ok=True):
+    p = subprocess.run(zt + list(args), capture_output=True)
+    if ok and p.returncode != 0:
+        fails.append(f"zt {' '.join(args)}: exit {p.returncode}: {p.stderr.decode(errors='replace')}")
+    return p
+
+def dense(name):
+    return [(o["name"], c["sha256"]) for o in want[name]["objects"] if o["format"] == "dense"
+            for c in o["components"] if c["role"] == "data" and c["sha256"]]
+
+checked = 0
+for f in ["dense_u8.zt", "dense_f32.zt", "dense_all_dtypes.zt", "zstd_levels.zt", "checksum_sha256.zt"]:
+    path = f"{v1}/{f}"
+    if b"objects:" not in run("info", path).stdout:
+        fails.append(f"zt info {f}: no object list")
+    if b": OK (" not in run("verify", path).stdout:
+        fails.append(f"zt verify {f}: not OK")
+    out = f"{tmp}/{f}"
+    run("migrate", path, "-o", out)
+    if b": OK (" not in run("verify", out).stdout:
+        fails.append(f"zt verify of the migrated {f}: not OK")
+    for name, sha in dense(f):
+        for src in (path, out):
+            got = hashlib.sha256(run("cat", src, name).stdout).hexdigest()
+            checked += 1
+            if got != sha:
+                fails.append(f"zt cat {src} {name}: sha256 {got}, expected {sha}")
+
+# export to safetensors and back: the same tensors, verified.
+st, back = f"{tmp}/e.safetensors", f"{tmp}/back.zt"
+run("export", f"{v1}/dense_all_dtypes.zt", "--to", "safetensors", "-o", st)
+run("convert", st, "-o", back)
+if b": OK (" not in run("verify", back).stdout:
+    fails.append("zt verify of the converted file: not OK")
+for name, sha in dense("dense_all_dtypes.zt"):
+    if hashlib.sha256(run("cat", back, name).stdout).hexdigest() != sha:
+        fails.append(f"export/convert round trip changed {name}")
+
+# What cannot work on Windows says so and writes nothing.
+p = run("split", back, "--max-shard-size", "1000", "-o", f"{tmp}/set", ok=False)
+if p.returncode == 0 or b"not supported on Windows" not in p.stderr or os.path.exists(f"{tmp}/set"):
+    fails.append(f"zt split: expected a refusal, got {p.returncode}: {p.stderr!r}")
+p = run("--max-memory", "1G", "info", back, ok=False)
+if p.returncode == 0 or b"not supported on Windows" not in p.stderr:
+    fails.append(f"zt --max-memory: expected a refusal, got {p.returncode}: {p.stderr!r}")
+left = [n for n in os.listdir(tmp) if ".zt-tmp-" in n or ".zt-export-" in n]
+if left:
+    fails.append(f"temporaries left behind: {left}")
+if fails:
+    sys.exit("zt.exe under wine:\n  " + "\n  ".join(fails))
+print(f"zt.exe under wine: info, verify, migrate, export/convert OK; {checked} components by zt cat with the expected sha256")
+PY
+  rm -rf "$tmp"
+  return $rc
+}
+
 # The zip a Windows user unpacks: bin/ (the DLL), lib/ (import library,
 # .def for MSVC's lib.exe, pkg-config file), include/ (the public headers
 # and dlpack.h, which ztensor_dlpack.h includes).
@@ -270,8 +344,8 @@ make_zip() {
   stage=$B/zip/$name
   rm -rf "$B/zip" "$B/$name.zip"
   mkdir -p "$stage/bin" "$stage/lib/pkgconfig" "$stage/include/dlpack"
-  cp "$B/libztensor-1.dll" "$stage/bin/"
-  "$TRIPLET-strip" --strip-unneeded "$stage/bin/libztensor-1.dll"
+  cp "$B/libztensor-1.dll" "$B/tools/zt.exe" "$stage/bin/"
+  "$TRIPLET-strip" --strip-unneeded "$stage/bin/libztensor-1.dll" "$stage/bin/zt.exe"
   cp "$B/libztensor.dll.a" "$stage/lib/"
   # The linker's .def has no LIBRARY line; lib.exe would then name the DLL
   # after the .def file (ztensor.dll) in the .lib it makes.
@@ -298,7 +372,7 @@ PC
 # A C program built with mingw against the unpacked zip alone reads an
 # interop vector under wine: every component's sha256 as in expected.json.
 check_zip() {
-  local tmp u
+  local tmp u f rc=0
   tmp=$(mktemp -d)
   unzip -q "$ZIP" -d "$tmp"
   u=$(echo "$tmp"/ztensor-*)
@@ -324,7 +398,11 @@ PY
   # shellcheck disable=SC2086  # the flags are words
   "$CC" -std=c11 -Wall -Wextra -Werror tests/windows/zip_consumer.c $flags -lbcrypt -o "$tmp/zip_consumer.exe"
   cp "$u/bin/libztensor-1.dll" "$tmp/"
-  local f rc=0
+  # The zip's zt.exe runs with the DLL beside it (bin/) and nothing else.
+  if ! "$WINE" "$u/bin/zt.exe" verify tests/data/interop/v1/checksum_sha256.zt | grep -q ': OK ('; then
+    echo "cross-windows.sh: the zip's bin/zt.exe does not verify checksum_sha256.zt" >&2
+    rc=1
+  fi
   for f in checksum_sha256 dense_all_dtypes dense_f32 zstd_levels; do
     [ -f "tests/data/interop/v1/$f.zt" ] || continue
     "$WINE" "$tmp/zip_consumer.exe" "tests/data/interop/v1/$f.zt" >"$tmp/$f.txt" || { rc=1; continue; }
@@ -351,6 +429,8 @@ rc=0
 run_suites || rc=1
 test_s=$(($(date +%s) - t0))
 same=$(compare_files) || rc=1
+cli=PASS
+check_cli || { rc=1; cli=FAIL; }
 make_zip
 check_zip || rc=1
 echo
@@ -359,9 +439,10 @@ echo "   host:            $TRIPLET under $($WINE --version 2>/dev/null)"
 echo "   passed:          $PASSED of $TOTAL tests (skipped: ${WINDOWS_SKIP[*]} reject_sweep_test)"
 echo "   build and suite: ${test_s} s ($B/)"
 echo "   files vs x86_64: $same"
+echo "   zt.exe checks:   $cli"
 echo "   zip:             $ZIP"
 echo "   result:          $([ $rc -eq 0 ] && echo PASS || echo FAIL)"
 if [ -n "${SUMMARY_FILE:-}" ]; then
-  echo "| windows-$ARCH | suites under wine ($TOTAL tests), zip consumer | $PASSED/$TOTAL, files $same | ${test_s} s | $([ $rc -eq 0 ] && echo PASS || echo FAIL) |" >>"$SUMMARY_FILE"
+  echo "| windows-$ARCH | suites under wine ($TOTAL tests), zip consumer | $PASSED/$TOTAL, files $same, zt.exe $cli | ${test_s} s | $([ $rc -eq 0 ] && echo PASS || echo FAIL) |" >>"$SUMMARY_FILE"
 fi
 exit $rc
