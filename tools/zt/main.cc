@@ -140,8 +140,14 @@ static bool read_token_file(const std::string &path, std::string &out) {
 int main(int argc, char **argv) {
   install_signal_cleanup();  // Ctrl-C and SIGTERM leave no temporary file
 #ifdef _WIN32
-  // zt cat writes component bytes: no "\n" to "\r\n" translation.
+  // zt cat writes component bytes: no "\n" to "\r\n" translation. Messages
+  // too end in "\n" alone, as on POSIX: no raw carriage return reaches a
+  // terminal from zt (names are escaped, tools/zt/terminal_text.h).
   ::_setmode(::_fileno(stdout), _O_BINARY);
+  ::_setmode(::_fileno(stderr), _O_BINARY);
+  // Inputs read with ReadFile rather than mapped: Windows cannot replace a
+  // mapped file, which zt append and zt remove do to their input.
+  read_options().pread = true;
 #endif
   if (const char *t = std::getenv("ZT_BEARER_TOKEN")) read_options().bearer_token = t;
   int first = 1;
