@@ -20,7 +20,9 @@
 #
 # Options (environment): ZT_CROSS_NO_DEPS=1 (do not touch apt),
 # ZT_CROSS_SUITES (default "core capi c reject windows"), ZT_CROSS_SKIP
-# (default: the tests listed in WINDOWS_SKIP below, with the reason).
+# (default: the tests listed in WINDOWS_SKIP below, with the reason),
+# ZT_CROSS_CLI (the CLI's Python drivers run with zt.exe under wine; default
+# those that test nothing POSIX-only: docs/cross.md, "CLI drivers under wine").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,7 +65,7 @@ install_packages() {
   # wine64 also brings libz-mingw-w64 (zlib1.dll, which wine's user32 needs).
   local i386=()
   [ "$ARCH" = x86 ] && i386=(libc6:i386)  # the 32-bit wine's loader
-  apt_install mingw-w64 cmake meson ninja-build pkg-config python3 curl xz-utils zip unzip \
+  apt_install mingw-w64 cmake meson ninja-build pkg-config python3 python3-numpy curl xz-utils zip unzip \
     nlohmann-json3-dev libdlpack-dev googletest wine64 libz-mingw-w64 "${i386[@]}"
 }
 
@@ -237,7 +239,11 @@ run_suites() {
   local tests=() outputs=()
   mapfile -t tests < <(select_tests "$suites" "$skip" names)
   mapfile -t outputs < <(select_tests "$suites" "$skip" outputs)
-  nice -n 5 ninja -C "$B" -j2 "${outputs[@]}" libztensor-1.dll tests/cross/host_order_file.exe tools/zt.exe
+  # The CLI drivers start zt.exe through wine (tests/zt_under_wrapper.sh).
+  local cli
+  for cli in ${ZT_CROSS_CLI-cli_malformed cli_missing_length cli_terminal_output}; do tests+=("$cli"); done
+  nice -n 5 ninja -C "$B" -j2 "${outputs[@]}" libztensor-1.dll tests/cross/host_order_file.exe tools/zt.exe \
+    tests/cli/libno_tmpfile.dll
   TOTAL=${#tests[@]}
   # The first wine start makes the prefix (half a minute): not inside a test.
   "$WINE" cmd /c exit >/dev/null 2>&1 || true
@@ -323,6 +329,11 @@ if p.returncode == 0 or b"not supported on Windows" not in p.stderr or os.path.e
 p = run("--max-memory", "1G", "info", back, ok=False)
 if p.returncode == 0 or b"not supported on Windows" not in p.stderr:
     fails.append(f"zt --max-memory: expected a refusal, got {p.returncode}: {p.stderr!r}")
+before = open(back, "rb").read()
+for args in (["append", back, "--from", f"{v1}/dense_f32.zt"], ["remove", back, "one"]):
+    p = run(*args, ok=False)
+    if p.returncode == 0 or b"not supported on Windows" not in p.stderr or open(back, "rb").read() != before:
+        fails.append(f"zt {args[0]} in place: expected a refusal and no change, got {p.returncode}: {p.stderr!r}")
 left = [n for n in os.listdir(tmp) if ".zt-tmp-" in n or ".zt-export-" in n]
 if left:
     fails.append(f"temporaries left behind: {left}")
@@ -436,7 +447,7 @@ check_zip || rc=1
 echo
 echo "== cross.sh windows-$ARCH summary"
 echo "   host:            $TRIPLET under $($WINE --version 2>/dev/null)"
-echo "   passed:          $PASSED of $TOTAL tests (skipped: ${WINDOWS_SKIP[*]} reject_sweep_test)"
+echo "   passed:          $PASSED of $TOTAL tests, CLI drivers included (skipped: ${WINDOWS_SKIP[*]} reject_sweep_test)"
 echo "   build and suite: ${test_s} s ($B/)"
 echo "   files vs x86_64: $same"
 echo "   zt.exe checks:   $cli"
