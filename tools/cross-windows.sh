@@ -225,13 +225,11 @@ PY
 # "Windows", lists them too).
 #   core_replaced_file_test    the deferred release of a replaced file: POSIX O_PATH and mmap
 #   core_s3_location_test      setenv, unsetenv, mkdtemp
-#   capi_cow_test              rewrites a mapped file with pwrite
 #   capi_open_options_abi_test loads the library with dlopen/dlsym and ELF symbol versions
 #   capi_replace_test          symlinks, modes and owners of the replaced file
 #   capi_set_test              builds its sets with symlinks, FIFOs and rlimits
-#   capi_verify_on_read_test   corrupts files with pread/pwrite under a live map
 #   capi_write_path_test       O_TMPFILE, flock-ed temporaries, rlimits, /proc
-WINDOWS_SKIP=(core_replaced_file_test core_s3_location_test capi_cow_test capi_open_options_abi_test capi_replace_test capi_set_test capi_verify_on_read_test capi_write_path_test)
+WINDOWS_SKIP=(core_replaced_file_test core_s3_location_test capi_open_options_abi_test capi_replace_test capi_set_test capi_write_path_test)
 
 run_suites() {
   local suites=${ZT_CROSS_SUITES:-"core capi c reject windows"}
