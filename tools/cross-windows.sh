@@ -227,9 +227,8 @@ PY
 #   core_s3_location_test      setenv, unsetenv, mkdtemp
 #   capi_open_options_abi_test loads the library with dlopen/dlsym and ELF symbol versions
 #   capi_replace_test          symlinks, modes and owners of the replaced file
-#   capi_set_test              builds its sets with symlinks, FIFOs and rlimits
 #   capi_write_path_test       O_TMPFILE, flock-ed temporaries, rlimits, /proc
-WINDOWS_SKIP=(core_replaced_file_test core_s3_location_test capi_open_options_abi_test capi_replace_test capi_set_test capi_write_path_test)
+WINDOWS_SKIP=(core_replaced_file_test core_s3_location_test capi_open_options_abi_test capi_replace_test capi_write_path_test)
 
 run_suites() {
   local suites=${ZT_CROSS_SUITES:-"core capi c reject windows"}
