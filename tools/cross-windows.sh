@@ -326,6 +326,14 @@ if p.returncode == 0 or b"not supported on Windows" not in p.stderr or os.path.e
 p = run("--max-memory", "1G", "info", back, ok=False)
 if p.returncode == 0 or b"not supported on Windows" not in p.stderr:
     fails.append(f"zt --max-memory: expected a refusal, got {p.returncode}: {p.stderr!r}")
+# The same file is told from another by its file index (Windows' stat has
+# no inode): a migrate over another existing file works, over its input not.
+other = f"{tmp}/other.zt"
+run("migrate", f"{v1}/dense_f32.zt", "-o", other)
+run("migrate", f"{v1}/dense_u8.zt", "-o", other)
+p = run("migrate", other, "-o", other, ok=False)
+if p.returncode == 0 or b"is the input" not in p.stderr:
+    fails.append(f"zt migrate X -o X: expected a refusal, got {p.returncode}: {p.stderr!r}")
 before = open(back, "rb").read()
 for args in (["append", back, "--from", f"{v1}/dense_f32.zt"], ["remove", back, "one"]):
     p = run(*args, ok=False)
