@@ -20,7 +20,9 @@
 #
 # Options (environment): ZT_CROSS_NO_DEPS=1 (do not touch apt),
 # ZT_CROSS_SUITES (default "core capi c reject windows"), ZT_CROSS_SKIP
-# (default: the tests listed in WINDOWS_SKIP below, with the reason).
+# (default: the tests listed in WINDOWS_SKIP below, with the reason),
+# ZT_CROSS_CLI (the CLI's Python drivers run with zt.exe under wine; default
+# those that test nothing POSIX-only: docs/cross.md, "CLI drivers under wine").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,7 +65,7 @@ install_packages() {
   # wine64 also brings libz-mingw-w64 (zlib1.dll, which wine's user32 needs).
   local i386=()
   [ "$ARCH" = x86 ] && i386=(libc6:i386)  # the 32-bit wine's loader
-  apt_install mingw-w64 cmake meson ninja-build pkg-config python3 curl xz-utils zip unzip \
+  apt_install mingw-w64 cmake meson ninja-build pkg-config python3 python3-numpy curl xz-utils zip unzip \
     nlohmann-json3-dev libdlpack-dev googletest wine64 libz-mingw-w64 "${i386[@]}"
 }
 
@@ -175,10 +177,12 @@ export WINEPREFIX=$PWD/$B/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,ms
 [ "$ARCH" = x86 ] && export WINEARCH=win32
 
 configure() {
-  [ -f "$B/build.ninja" ] && return
+  # Written each time: a reconfigure (meson.build changed) reads it again.
   cat >"$B/deps.ini" <<INI
 [properties]
 pkg_config_libdir = ['$DEPS/lib/pkgconfig']
+# The CLI tests' Python drivers run zt.exe through this (tests/meson.build).
+zt_exe_wrapper = '$WINE'
 
 $([ "$ARCH" = x86 ] && printf "[binaries]\nexe_wrapper = ['%s']\n" "$WINE")
 
@@ -186,6 +190,7 @@ $([ "$ARCH" = x86 ] && printf "[binaries]\nexe_wrapper = ['%s']\n" "$WINE")
 c_args = ['-I$DEPS/include']
 cpp_args = ['-I$DEPS/include']
 INI
+  [ -f "$B/build.ninja" ] && return
   # No libzip, ISA-L or libcurl (as the Linux cross builds): .npz is not
   # read, CRC32C runs in software, zt_open_url returns ZT_E_UNSUPPORTED.
   meson setup "$B" --cross-file "cross/$TRIPLET.ini" --cross-file "$B/deps.ini" \
@@ -220,13 +225,10 @@ PY
 # "Windows", lists them too).
 #   core_replaced_file_test    the deferred release of a replaced file: POSIX O_PATH and mmap
 #   core_s3_location_test      setenv, unsetenv, mkdtemp
-#   capi_cow_test              rewrites a mapped file with pwrite
 #   capi_open_options_abi_test loads the library with dlopen/dlsym and ELF symbol versions
 #   capi_replace_test          symlinks, modes and owners of the replaced file
-#   capi_set_test              builds its sets with symlinks, FIFOs and rlimits
-#   capi_verify_on_read_test   corrupts files with pread/pwrite under a live map
 #   capi_write_path_test       O_TMPFILE, flock-ed temporaries, rlimits, /proc
-WINDOWS_SKIP=(core_replaced_file_test core_s3_location_test capi_cow_test capi_open_options_abi_test capi_replace_test capi_set_test capi_verify_on_read_test capi_write_path_test)
+WINDOWS_SKIP=(core_replaced_file_test core_s3_location_test capi_open_options_abi_test capi_replace_test capi_write_path_test)
 
 run_suites() {
   local suites=${ZT_CROSS_SUITES:-"core capi c reject windows"}
@@ -234,7 +236,11 @@ run_suites() {
   local tests=() outputs=()
   mapfile -t tests < <(select_tests "$suites" "$skip" names)
   mapfile -t outputs < <(select_tests "$suites" "$skip" outputs)
-  nice -n 5 ninja -C "$B" -j2 "${outputs[@]}" libztensor-1.dll tests/cross/host_order_file.exe
+  # The CLI drivers start zt.exe through wine (tests/zt_under_wrapper.sh).
+  local cli
+  for cli in ${ZT_CROSS_CLI-cli_malformed cli_missing_length cli_terminal_output}; do tests+=("$cli"); done
+  # (set -e does not apply inside a function called with ||: checked here.)
+  nice -n 5 ninja -C "$B" -j2 "${outputs[@]}" libztensor-1.dll tests/cross/host_order_file.exe tools/zt.exe || return 1
   TOTAL=${#tests[@]}
   # The first wine start makes the prefix (half a minute): not inside a test.
   "$WINE" cmd /c exit >/dev/null 2>&1 || true
@@ -260,6 +266,90 @@ compare_files() {
   [ "$verdict" = identical ]
 }
 
+# zt.exe under wine on interop vectors: info, verify, cat (the sha256 of
+# every dense component as in expected.json), a migrate and an
+# export/convert round trip (verified, and the same bytes back), and the
+# commands that cannot work on Windows refusing with a message.
+check_cli() {
+  local tmp rc=0
+  tmp=$(mktemp -d)
+  WINEPATH="Z:$PWD/$B" ZT_RUN="$WINE $B/tools/zt.exe" python3 - "$tmp" <<'PY' || rc=1
+import hashlib, json, os, shlex, subprocess, sys
+tmp = sys.argv[1]
+zt = shlex.split(os.environ["ZT_RUN"])
+v1 = "tests/data/interop/v1"
+want = json.load(open(v1 + "/expected.json"))["files"]
+fails = []
+
+def run(*args, ok=True):
+    p = subprocess.run(zt + list(args), capture_output=True)
+    if ok and p.returncode != 0:
+        fails.append(f"zt {' '.join(args)}: exit {p.returncode}: {p.stderr.decode(errors='replace')}")
+    return p
+
+def dense(name):
+    return [(o["name"], c["sha256"]) for o in want[name]["objects"] if o["format"] == "dense"
+            for c in o["components"] if c["role"] == "data" and c["sha256"]]
+
+checked = 0
+for f in ["dense_u8.zt", "dense_f32.zt", "dense_all_dtypes.zt", "zstd_levels.zt", "checksum_sha256.zt"]:
+    path = f"{v1}/{f}"
+    if b"objects:" not in run("info", path).stdout:
+        fails.append(f"zt info {f}: no object list")
+    if b": OK (" not in run("verify", path).stdout:
+        fails.append(f"zt verify {f}: not OK")
+    out = f"{tmp}/{f}"
+    run("migrate", path, "-o", out)
+    if b": OK (" not in run("verify", out).stdout:
+        fails.append(f"zt verify of the migrated {f}: not OK")
+    for name, sha in dense(f):
+        for src in (path, out):
+            got = hashlib.sha256(run("cat", src, name).stdout).hexdigest()
+            checked += 1
+            if got != sha:
+                fails.append(f"zt cat {src} {name}: sha256 {got}, expected {sha}")
+
+# export to safetensors and back: the same tensors, verified.
+st, back = f"{tmp}/e.safetensors", f"{tmp}/back.zt"
+run("export", f"{v1}/dense_all_dtypes.zt", "--to", "safetensors", "-o", st)
+run("convert", st, "-o", back)
+if b": OK (" not in run("verify", back).stdout:
+    fails.append("zt verify of the converted file: not OK")
+for name, sha in dense("dense_all_dtypes.zt"):
+    if hashlib.sha256(run("cat", back, name).stdout).hexdigest() != sha:
+        fails.append(f"export/convert round trip changed {name}")
+
+# What cannot work on Windows says so and writes nothing.
+p = run("split", back, "--max-shard-size", "1000", "-o", f"{tmp}/set", ok=False)
+if p.returncode == 0 or b"not supported on Windows" not in p.stderr or os.path.exists(f"{tmp}/set"):
+    fails.append(f"zt split: expected a refusal, got {p.returncode}: {p.stderr!r}")
+p = run("--max-memory", "1G", "info", back, ok=False)
+if p.returncode == 0 or b"not supported on Windows" not in p.stderr:
+    fails.append(f"zt --max-memory: expected a refusal, got {p.returncode}: {p.stderr!r}")
+# The same file is told from another by its file index (Windows' stat has
+# no inode): a migrate over another existing file works, over its input not.
+other = f"{tmp}/other.zt"
+run("migrate", f"{v1}/dense_f32.zt", "-o", other)
+run("migrate", f"{v1}/dense_u8.zt", "-o", other)
+p = run("migrate", other, "-o", other, ok=False)
+if p.returncode == 0 or b"is the input" not in p.stderr:
+    fails.append(f"zt migrate X -o X: expected a refusal, got {p.returncode}: {p.stderr!r}")
+before = open(back, "rb").read()
+for args in (["append", back, "--from", f"{v1}/dense_f32.zt"], ["remove", back, "one"]):
+    p = run(*args, ok=False)
+    if p.returncode == 0 or b"not supported on Windows" not in p.stderr or open(back, "rb").read() != before:
+        fails.append(f"zt {args[0]} in place: expected a refusal and no change, got {p.returncode}: {p.stderr!r}")
+left = [n for n in os.listdir(tmp) if ".zt-tmp-" in n or ".zt-export-" in n]
+if left:
+    fails.append(f"temporaries left behind: {left}")
+if fails:
+    sys.exit("zt.exe under wine:\n  " + "\n  ".join(fails))
+print(f"zt.exe under wine: info, verify, migrate, export/convert OK; {checked} components by zt cat with the expected sha256")
+PY
+  rm -rf "$tmp"
+  return $rc
+}
+
 # The zip a Windows user unpacks: bin/ (the DLL), lib/ (import library,
 # .def for MSVC's lib.exe, pkg-config file), include/ (the public headers
 # and dlpack.h, which ztensor_dlpack.h includes).
@@ -270,8 +360,8 @@ make_zip() {
   stage=$B/zip/$name
   rm -rf "$B/zip" "$B/$name.zip"
   mkdir -p "$stage/bin" "$stage/lib/pkgconfig" "$stage/include/dlpack"
-  cp "$B/libztensor-1.dll" "$stage/bin/"
-  "$TRIPLET-strip" --strip-unneeded "$stage/bin/libztensor-1.dll"
+  cp "$B/libztensor-1.dll" "$B/tools/zt.exe" "$stage/bin/"
+  "$TRIPLET-strip" --strip-unneeded "$stage/bin/libztensor-1.dll" "$stage/bin/zt.exe"
   cp "$B/libztensor.dll.a" "$stage/lib/"
   # The linker's .def has no LIBRARY line; lib.exe would then name the DLL
   # after the .def file (ztensor.dll) in the .lib it makes.
@@ -298,7 +388,7 @@ PC
 # A C program built with mingw against the unpacked zip alone reads an
 # interop vector under wine: every component's sha256 as in expected.json.
 check_zip() {
-  local tmp u
+  local tmp u f rc=0
   tmp=$(mktemp -d)
   unzip -q "$ZIP" -d "$tmp"
   u=$(echo "$tmp"/ztensor-*)
@@ -324,7 +414,11 @@ PY
   # shellcheck disable=SC2086  # the flags are words
   "$CC" -std=c11 -Wall -Wextra -Werror tests/windows/zip_consumer.c $flags -lbcrypt -o "$tmp/zip_consumer.exe"
   cp "$u/bin/libztensor-1.dll" "$tmp/"
-  local f rc=0
+  # The zip's zt.exe runs with the DLL beside it (bin/) and nothing else.
+  if ! "$WINE" "$u/bin/zt.exe" verify tests/data/interop/v1/checksum_sha256.zt | grep -q ': OK ('; then
+    echo "cross-windows.sh: the zip's bin/zt.exe does not verify checksum_sha256.zt" >&2
+    rc=1
+  fi
   for f in checksum_sha256 dense_all_dtypes dense_f32 zstd_levels; do
     [ -f "tests/data/interop/v1/$f.zt" ] || continue
     "$WINE" "$tmp/zip_consumer.exe" "tests/data/interop/v1/$f.zt" >"$tmp/$f.txt" || { rc=1; continue; }
@@ -351,17 +445,20 @@ rc=0
 run_suites || rc=1
 test_s=$(($(date +%s) - t0))
 same=$(compare_files) || rc=1
+cli=PASS
+check_cli || { rc=1; cli=FAIL; }
 make_zip
 check_zip || rc=1
 echo
 echo "== cross.sh windows-$ARCH summary"
 echo "   host:            $TRIPLET under $($WINE --version 2>/dev/null)"
-echo "   passed:          $PASSED of $TOTAL tests (skipped: ${WINDOWS_SKIP[*]} reject_sweep_test)"
+echo "   passed:          $PASSED of $TOTAL tests, CLI drivers included (skipped: ${WINDOWS_SKIP[*]} reject_sweep_test)"
 echo "   build and suite: ${test_s} s ($B/)"
 echo "   files vs x86_64: $same"
+echo "   zt.exe checks:   $cli"
 echo "   zip:             $ZIP"
 echo "   result:          $([ $rc -eq 0 ] && echo PASS || echo FAIL)"
 if [ -n "${SUMMARY_FILE:-}" ]; then
-  echo "| windows-$ARCH | suites under wine ($TOTAL tests), zip consumer | $PASSED/$TOTAL, files $same | ${test_s} s | $([ $rc -eq 0 ] && echo PASS || echo FAIL) |" >>"$SUMMARY_FILE"
+  echo "| windows-$ARCH | suites under wine ($TOTAL tests), zip consumer | $PASSED/$TOTAL, files $same, zt.exe $cli | ${test_s} s | $([ $rc -eq 0 ] && echo PASS || echo FAIL) |" >>"$SUMMARY_FILE"
 fi
 exit $rc

@@ -12,9 +12,15 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
-#ifndef _WIN32
+#ifdef _WIN32
+#include <io.h>
+
+#include "platform/win32.h"
+#include "util/error.h"
+#else
 #include "util/regular_file.h"
 #endif
 
@@ -102,8 +108,7 @@ void emit_bytes(const uint8_t *p, uint64_t n, size_t swap_esize, const PieceFn &
 
 namespace {
 
-// The zt tool's import_file maps its input; it is not built on Windows yet
-// (docs/cross.md, "Windows").
+// The zt tool's import_file maps its input (POSIX; Windows reads it whole).
 #ifndef _WIN32
 struct Mapping {
   void *addr = nullptr;
@@ -112,11 +117,11 @@ struct Mapping {
     if (addr && size) ::munmap(addr, size);
   }
 };
+#endif
 
 bool ends_with(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-#endif
 
 }  // namespace
 
@@ -181,6 +186,32 @@ Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::s
   return r;
 }
 
+// Picks the reader by extension or magic and keeps `owner` (the bytes'
+// mapping or copy) alive as long as anything the reader made needs it.
+static Imported dispatch(const std::string &path, const uint8_t *data, size_t size, const Limits &limits,
+                         std::shared_ptr<void> owner) {
+  auto starts = [&](const char *magic, size_t n) { return size >= n && std::memcmp(data, magic, n) == 0; };
+
+  Kind kind = Kind::None;
+  if (ends_with(path, ".safetensors"))
+    kind = Kind::Safetensors;
+  else if (ends_with(path, ".npy") || (!ends_with(path, ".npz") && !ends_with(path, ".gguf") && starts("\x93NUMPY", 6)))
+    kind = Kind::Npy;
+  else if (ends_with(path, ".npz") ||
+           (!ends_with(path, ".gguf") && (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4))))
+    kind = Kind::Npz;
+  else if (ends_with(path, ".gguf") || starts("GGUF", 4))
+    kind = Kind::Gguf;
+  else
+    throw InputError("'" + path +
+                     "': unknown input format (expected .safetensors, .npy, .npz or .gguf by name or magic)");
+  Imported r = import_buffer(kind, data, size, path, stem_of(path), limits);
+  // (The pair destroys its second member first: the reader's state, then the bytes.)
+  std::shared_ptr<void> inner = r.keepalive;
+  r.keepalive = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<void>>>(std::move(owner), inner);
+  return r;
+}
+
 #ifndef _WIN32
 Imported import_file(const std::string &path, const Limits &limits) {
   struct stat st;
@@ -210,27 +241,38 @@ Imported import_file(const std::string &path, const Limits &limits) {
   static const uint8_t kEmpty = 0;
   if (!data) data = &kEmpty;
   const size_t size = map->size;
-  auto starts = [&](const char *magic, size_t n) { return size >= n && std::memcmp(data, magic, n) == 0; };
-
-  Kind kind = Kind::None;
-  if (ends_with(path, ".safetensors"))
-    kind = Kind::Safetensors;
-  else if (ends_with(path, ".npy") || (!ends_with(path, ".npz") && !ends_with(path, ".gguf") && starts("\x93NUMPY", 6)))
-    kind = Kind::Npy;
-  else if (ends_with(path, ".npz") ||
-           (!ends_with(path, ".gguf") && (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4))))
-    kind = Kind::Npz;
-  else if (ends_with(path, ".gguf") || starts("GGUF", 4))
-    kind = Kind::Gguf;
-  else
-    throw InputError("'" + path +
-                     "': unknown input format (expected .safetensors, .npy, .npz or .gguf by name or magic)");
-  Imported r = import_buffer(kind, data, size, path, stem_of(path), limits);
-  // Keep the mapping alive as long as anything the reader made needs it.
-  // (The pair destroys its second member first: the reader's state, then the mapping.)
-  std::shared_ptr<void> inner = r.keepalive;
-  r.keepalive = std::make_shared<std::pair<std::shared_ptr<Mapping>, std::shared_ptr<void>>>(map, inner);
-  return r;
+  return dispatch(path, data, size, limits, map);
+}
+#else
+// Windows: the file is read whole through the library's platform layer
+// (UTF-8 path to UTF-16, ReadFile at 64-bit offsets) instead of mapped.
+Imported import_file(const std::string &path, const Limits &limits) {
+  uint64_t file_size = 0;
+  int fd = -1;
+  try {
+    fd = zt::win32::open_read(path, &file_size);
+  } catch (const zt::Error &e) {
+    throw InputError(e.what());
+  }
+  if (file_size > std::numeric_limits<size_t>::max()) {
+    ::_close(fd);
+    throw InputError("'" + path + "' (" + std::to_string(file_size) + " bytes) is larger than this " +
+                     std::to_string(8 * sizeof(size_t)) + "-bit zt can read");
+  }
+  auto bytes = std::make_shared<std::vector<uint8_t>>();
+  try {
+    bytes->resize(static_cast<size_t>(file_size));
+    if (file_size) zt::win32::pread_all(fd, path, 0, bytes->data(), bytes->size());
+  } catch (const zt::Error &e) {
+    ::_close(fd);
+    throw InputError(e.what());
+  } catch (const std::bad_alloc &) {
+    ::_close(fd);
+    throw InputError("'" + path + "': cannot allocate " + std::to_string(file_size) + " bytes to read it");
+  }
+  ::_close(fd);
+  static const uint8_t kEmpty = 0;
+  return dispatch(path, bytes->empty() ? &kEmpty : bytes->data(), bytes->size(), limits, bytes);
 }
 #endif
 

@@ -101,9 +101,8 @@ const GgmlTypeInfo *ggml_type_info(uint32_t id);
 
 // Maps `path` and dispatches on its extension (.safetensors, .npy, .npz,
 // .gguf); unknown extensions are recognised by their magic bytes.
-#ifndef _WIN32  // the zt tool only, which is not built for Windows yet
+// The zt tool only (Windows: read whole through src/platform/win32.h).
 Imported import_file(const std::string &path, const Limits &limits);
-#endif
 
 // The foreign format of a file by its first bytes (at least 16, fewer only
 // for a shorter file) and its size: by magic for .npy ("\x93NUMPY"), .npz

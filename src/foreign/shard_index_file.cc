@@ -3,9 +3,13 @@
 // care of any foreign input: bounded size, and the library's index parser
 // (src/set/shard_index.h: bounded nesting, no repeated key, shard locations
 // that stay inside the index's folder, as zt_open_set requires of .zt sets).
+#ifdef _WIN32
+#include <io.h>
+#else
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include <cerrno>
 #include <cstdint>
@@ -14,11 +18,39 @@
 #include "foreign.h"
 #include "set/shard_index.h"
 #include "util/error.h"
+#ifdef _WIN32
+#include "platform/win32.h"
+#else
 #include "util/regular_file.h"
+#endif
 
 namespace ztimport {
 namespace {
 
+#ifdef _WIN32
+// Windows: opened through the library's platform layer, which refuses
+// anything but a regular file (a device, a folder) with a message.
+std::string read_text(const std::string &path, uint64_t limit) {
+  uint64_t size = 0;
+  int fd = -1;
+  try {
+    fd = zt::win32::open_read(path, &size);
+    if (size > limit)
+      throw InputError("'" + path + "': " + std::to_string(size) + " bytes exceed the index limit of " +
+                       std::to_string(limit));
+    std::string text(static_cast<size_t>(size), '\0');
+    if (size) zt::win32::pread_all(fd, path, 0, text.data(), text.size());
+    ::_close(fd);
+    return text;
+  } catch (const zt::Error &e) {
+    if (fd >= 0) ::_close(fd);
+    throw InputError(e.what());
+  } catch (...) {
+    if (fd >= 0) ::_close(fd);
+    throw;
+  }
+}
+#else
 std::string read_text(const std::string &path, uint64_t limit) {
   // Opened without blocking and refused unless a regular file: a FIFO
   // given as an index must not hang the command (util/regular_file.h).
@@ -46,6 +78,7 @@ std::string read_text(const std::string &path, uint64_t limit) {
   ::close(fd);
   return text;
 }
+#endif
 
 }  // namespace
 

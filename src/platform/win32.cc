@@ -174,6 +174,25 @@ void remove_file(const std::string &path) noexcept {
   }
 }
 
+namespace {
+
+bool file_index(const std::string &path, BY_HANDLE_FILE_INFORMATION &info) {
+  HANDLE h = CreateFileW(wide_path(path).c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                         OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return false;
+  const bool ok = GetFileInformationByHandle(h, &info) != 0;
+  CloseHandle(h);
+  return ok;
+}
+
+}  // namespace
+
+bool same_file(const std::string &a, const std::string &b) {
+  BY_HANDLE_FILE_INFORMATION x, y;
+  return file_index(a, x) && file_index(b, y) && x.dwVolumeSerialNumber == y.dwVolumeSerialNumber &&
+         x.nFileIndexHigh == y.nFileIndexHigh && x.nFileIndexLow == y.nFileIndexLow;
+}
+
 int path_kind(const std::string &path) {
   WIN32_FILE_ATTRIBUTE_DATA a;
   if (!GetFileAttributesExW(wide_path(path).c_str(), GetFileExInfoStandard, &a)) {

@@ -63,6 +63,11 @@ void replace_file(const std::string &temp, const std::string &target);
 // Deletes a file, best effort (DeleteFileW).
 void remove_file(const std::string &path) noexcept;
 
+// Whether a and b name the same existing file (volume serial number and
+// file index: Windows' stat has no inode, st_ino is always 0). False when
+// either cannot be opened.
+bool same_file(const std::string &a, const std::string &b);
+
 // What is at path: 0 nothing, 1 a regular file, 2 a directory, 3 something
 // else (a device). Throws zt::Error (ZT_E_IO) when it cannot be asked.
 int path_kind(const std::string &path);

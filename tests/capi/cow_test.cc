@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cbor_writer.h"
+#include "posix_io.h"
 #include "test_util.h"
 #include "ztensor.h"
 #include "ztensor_dlpack.h"
@@ -129,6 +130,13 @@ TEST(CopyOnWrite, InPlaceOpOnDlpackTensorSurvivesClose) {
 // would not open at all (the kernel's default heuristic refuses it). A
 // sparse 1 TiB file: a header, one u8 tensor that is a hole, the manifest.
 TEST(CopyOnWrite, AFileLargerThanMemoryStillOpens) {
+#ifdef _WIN32
+  // Windows has no overcommit: a copy-on-write view is charged its full size
+  // against the commit limit, so 1 TiB is not mapped (capi_large_file_test
+  // covers a file past 4 GiB there). And writing past the end of an NTFS
+  // file not marked sparse would allocate the whole terabyte.
+  GTEST_SKIP() << "POSIX overcommit and sparse files: not on Windows";
+#endif
   TempDir dir;
   const std::string path = dir.file("huge.zt");
   const uint64_t n = uint64_t{1} << 40;
@@ -141,7 +149,7 @@ TEST(CopyOnWrite, AFileLargerThanMemoryStillOpens) {
   tail += "ZTEN1000";
   {
     // pwrite with a 64-bit off_t (fseek's long is 32 bits on i686).
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | zttest::kOpenBinary, 0644);
     ASSERT_GE(fd, 0) << std::strerror(errno);
     ASSERT_EQ(::pwrite(fd, "ZTEN1000", 8, 0), 8);
     ASSERT_EQ(::pwrite(fd, tail.data(), tail.size(), static_cast<off_t>(64 + n)), static_cast<ssize_t>(tail.size()))

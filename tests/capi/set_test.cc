@@ -3,12 +3,15 @@
 // its folder or overwhelm the reader.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#ifndef _WIN32
 #include <sys/resource.h>
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -59,7 +62,7 @@ class SetTest : public ::testing::Test {
  protected:
   void SetUp() override {
     write_shard(dir.file("model-00001-of-00002.zt"), {"a", "b"}, 1, "{\"framework\": \"pt\"}");
-    mkdir(dir.file("sub").c_str(), 0755);
+    std::filesystem::create_directory(dir.file("sub"));
     write_shard(dir.file("sub/model-00002-of-00002.zt"), {"c"}, 10);
   }
   std::string index(const std::string &text) {
@@ -312,6 +315,10 @@ TEST_F(SetTest, Misuse) {
 // lead anywhere (another user's files), so it is refused, even when it
 // points at a valid shard.
 TEST_F(SetTest, SymlinkedShardsAndFoldersAreRefused) {
+#ifdef _WIN32
+  GTEST_SKIP()
+      << "symbolic links (Windows checks reparse points before opening, docs/cross.md; making them needs a privilege)";
+#else
   TempDir outside;
   write_shard(outside.file("elsewhere.zt"), {"c"}, 10);
   ASSERT_EQ(::mkdir(outside.file("d").c_str(), 0755), 0);
@@ -343,11 +350,15 @@ TEST_F(SetTest, SymlinkedShardsAndFoldersAreRefused) {
   ASSERT_EQ(::symlink(dir.file("model.zt.index.json").c_str(), dir.file("alias.json").c_str()), 0);
   ASSERT_EQ(zt_open_set(dir.file("alias.json").c_str(), nullptr, &s), ZT_OK) << zt_last_error();
   zt_set_close(s);
+#endif
 }
 
 // A FIFO (or device, or folder) as a shard or as the index is refused at
 // once: nothing waits for a writer that never comes.
 TEST_F(SetTest, FifoShardOrIndexIsRefusedWithoutWaiting) {
+#ifdef _WIN32
+  GTEST_SKIP() << "FIFOs do not exist on Windows";
+#else
   ASSERT_EQ(::unlink(dir.file("sub/model-00002-of-00002.zt").c_str()), 0);
   ASSERT_EQ(::mkfifo(dir.file("sub/model-00002-of-00002.zt").c_str(), 0644), 0);
   const auto t0 = std::chrono::steady_clock::now();
@@ -366,6 +377,7 @@ TEST_F(SetTest, FifoShardOrIndexIsRefusedWithoutWaiting) {
   EXPECT_NE(std::string(zt_last_error()).find("is a FIFO"), std::string::npos) << zt_last_error();
   // Were the FIFO opened blocking, these calls would still be waiting.
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+#endif
 }
 
 // A shard that is not a zTensor file: the message says so without quoting
@@ -381,6 +393,9 @@ TEST_F(SetTest, NoByteOfAForeignShardIsQuoted) {
 // than RLIMIT_NOFILE allows descriptors opens and reads (EMFILE at ~1,020
 // shards under `ulimit -n 1024` before).
 TEST_F(SetTest, ManyShardsOpenUnderALowDescriptorLimit) {
+#ifdef _WIN32
+  GTEST_SKIP() << "RLIMIT_NOFILE does not exist on Windows";
+#else
   constexpr int kShards = 300;
   std::string wm;
   for (int i = 0; i < kShards; ++i) {
@@ -417,6 +432,7 @@ TEST_F(SetTest, ManyShardsOpenUnderALowDescriptorLimit) {
   ASSERT_EQ(st, ZT_OK) << err;
   EXPECT_EQ(opened, 16);
   EXPECT_EQ(sum, static_cast<float>(kShards * (kShards - 1) / 2));
+#endif
 }
 
 }  // namespace

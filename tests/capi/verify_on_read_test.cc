@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "posix_io.h"
 #include "test_util.h"
 #include "ztensor.h"
 #include "ztensor_composite.h"
@@ -73,7 +74,7 @@ void corrupt_blobs(const std::string &path) {
     }
   }
   zt_close(f);
-  int fd = ::open(path.c_str(), O_RDWR);
+  int fd = ::open(path.c_str(), O_RDWR | zttest::kOpenBinary);
   ASSERT_GE(fd, 0);
   for (auto [off, len] : blobs) {
     for (uint64_t at : {off + len / 3, off + len - 1}) {

@@ -175,6 +175,24 @@ TEST(WindowsFiles, VerifyBeforeReplaceReadsTheTemporaryBack) {
   EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"checked.zt"}));
 }
 
+// Windows' stat gives every file st_ino 0: the same-file check of
+// zt_migrate must not take another existing file for its input, and must
+// still catch the input under another spelling of its path.
+TEST(WindowsFiles, MigrateTellsItsInputFromAnotherFile) {
+  zttest::TempDir dir;
+  const std::string a = dir.file("a.zt"), b = dir.file("b.zt");
+  ASSERT_EQ(write_values(a, {1, 2, 3}), ZT_OK) << zt_last_error();
+  ASSERT_EQ(write_values(b, {9}), ZT_OK) << zt_last_error();
+  ASSERT_EQ(zt_migrate(a.c_str(), b.c_str(), nullptr), ZT_OK) << zt_last_error();
+  EXPECT_EQ(read_values(b), (std::vector<float>{1, 2, 3}));
+  std::string other_spelling = a;
+  for (char &c : other_spelling)
+    if (c == '/') c = '\\';
+  EXPECT_EQ(zt_migrate(a.c_str(), other_spelling.c_str(), nullptr), ZT_E_INVALID_ARG);
+  EXPECT_NE(std::string(zt_last_error()).find("is the input file"), std::string::npos) << zt_last_error();
+  EXPECT_EQ(read_values(a), (std::vector<float>{1, 2, 3}));
+}
+
 TEST(WindowsFiles, HttpReadsSayTheyAreLinuxOnly) {
   zt_file *f = nullptr;
   EXPECT_EQ(zt_open_url("https://example.invalid/model.zt", nullptr, nullptr, &f), ZT_E_UNSUPPORTED);
