@@ -452,7 +452,7 @@ check_zip || rc=1
 echo
 echo "== cross.sh windows-$ARCH summary"
 echo "   host:            $TRIPLET under $($WINE --version 2>/dev/null)"
-echo "   passed:          $PASSED of $TOTAL tests, CLI drivers included (skipped: ${WINDOWS_SKIP[*]} reject_sweep_test)"
+echo "   passed:          ${PASSED:-0} of ${TOTAL:-?} tests, CLI drivers included (skipped: ${WINDOWS_SKIP[*]} reject_sweep_test)"
 echo "   build and suite: ${test_s} s ($B/)"
 echo "   files vs x86_64: $same"
 echo "   zt.exe checks:   $cli"
