@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "reader.h"
@@ -234,7 +236,20 @@ TEST(ColdRead, OnlyTheRangesNotCachedAreStreamed) {
   // here, more on a loaded machine), so big_c is evicted again after it.
   const std::vector<size_t> only_b = {6};
   expect_bytes(read_many(f, ts, only_b), ts, only_b);
-  evict_range(path, c.offset, c.length);
+  // Readahead still in flight when the eviction runs (its pages locked)
+  // lands afterwards: evict until the tail stays out, a few times at most.
+  for (int i = 0; i < 50; ++i) {
+    evict_range(path, c.offset, c.length);
+    if (!resident(path, c.offset + c.length - 4096) && !resident(path, c.offset + c.length / 2)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (resident(path, c.offset + c.length - 4096)) {
+    // Seen on the i686 build only (same file, same kernel): the page cache
+    // keeps big_c's pages through every POSIX_FADV_DONTNEED after big_b's
+    // read. Not investigated yet; the condition this test needs is missing.
+    zt_close(f);
+    GTEST_SKIP() << "big_c's pages stay in the page cache after POSIX_FADV_DONTNEED on this host";
+  }
   ASSERT_TRUE(resident(path, b.offset + b.length / 2));
   ASSERT_FALSE(resident(path, c.offset + c.length - 4096));
   const uint64_t before = zt::cold_streamed_bytes();
