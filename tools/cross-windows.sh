@@ -202,28 +202,9 @@ INI
     -Doptimization=2 -Ddebug=false -Dtests=true -Dlibzip=disabled -Disal=disabled -Dcurl=disabled
 }
 
-# select_tests SUITES SKIP names|outputs: as in tools/cross.sh.
+# select_tests SUITES SKIP names|outputs: tools/cross_select_tests.py for $B.
 select_tests() {
-  python3 - "$B" "$@" <<'PY'
-import json, os, subprocess, sys
-b, suites, skip, what = sys.argv[1], set(sys.argv[2].split()), set(sys.argv[3].split()), sys.argv[4]
-intro = lambda kind: json.loads(subprocess.check_output(["meson", "introspect", b, "--" + kind]))
-files = {t["id"]: t["filename"] for t in intro("targets")}
-seen = set()
-for test in intro("tests"):
-    mine = {p for s in test["suite"] for p in s.split(":")[-1].split("+")}
-    if not mine & suites or "inproc" in mine or test["name"] in skip:
-        continue
-    if what == "names":
-        print(test["name"])
-        continue
-    for dep in test["depends"]:
-        for f in files[dep]:
-            rel = os.path.relpath(f, b)
-            if rel not in seen:
-                seen.add(rel)
-                print(rel)
-PY
+  python3 tools/cross_select_tests.py "$B" "$@"
 }
 
 # The tests that do not build or run on Windows, and why (docs/cross.md,

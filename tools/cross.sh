@@ -152,28 +152,9 @@ compare_files() {
 
 # select_tests BUILD SUITES SKIP names|outputs: the tests of SUITES less
 # SKIP and the in-process ones, by name; or the files they need built
-# (relative to BUILD, for ninja).
+# (relative to BUILD, for ninja). Shared with tools/cross-windows.sh.
 select_tests() {
-  python3 - "$@" <<'PY'
-import json, os, subprocess, sys
-b, suites, skip, what = sys.argv[1], set(sys.argv[2].split()), set(sys.argv[3].split()), sys.argv[4]
-intro = lambda kind: json.loads(subprocess.check_output(["meson", "introspect", b, "--" + kind]))
-files = {t["id"]: t["filename"] for t in intro("targets")}
-seen = set()
-for test in intro("tests"):
-    mine = {p for s in test["suite"] for p in s.split(":")[-1].split("+")}
-    if not mine & suites or "inproc" in mine or test["name"] in skip:
-        continue
-    if what == "names":
-        print(test["name"])
-        continue
-    for dep in test["depends"]:
-        for f in files[dep]:
-            rel = os.path.relpath(f, b)
-            if rel not in seen:
-                seen.add(rel)
-                print(rel)
-PY
+  python3 tools/cross_select_tests.py "$@"
 }
 
 # linux_target TARGET: deps, build, suites, byte identity; a summary line in
