@@ -53,11 +53,15 @@ bool needs_swap(const Component &c) {
 
 namespace {
 std::atomic<uint64_t> g_cold_streamed_bytes{0};
+std::atomic<uint64_t> g_cold_reopened_streams{0};
 
 }  // namespace
 
 uint64_t cold_streamed_bytes() {
   return g_cold_streamed_bytes.load(std::memory_order_relaxed);
+}
+uint64_t cold_reopened_streams() {
+  return g_cold_reopened_streams.load(std::memory_order_relaxed);
 }
 
 void parallel_for(size_t n, unsigned threads, const std::function<void(size_t)> &fn) {
@@ -108,14 +112,7 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
   }
   ManifestLocation loc = locate_manifest(*source_, opts_.max_manifest_size);
   std::vector<uint8_t> copy;
-  const uint8_t *bytes = nullptr;
-  if (source_->data()) {
-    bytes = source_->data() + loc.offset;
-  } else {
-    copy.resize(loc.size);
-    source_->read(loc.offset, loc.size, copy.data());
-    bytes = copy.data();
-  }
+  const uint8_t *bytes = source_->read_meta(loc.offset, loc.size, copy);
   DecodeLimits limits;
   limits.max_decoded_size = opts_.max_decoded_size;
   limits.strict = opts_.strict;
@@ -359,11 +356,12 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       if (!j.dst && c.decoded_length) fail(ZT_E_INVALID_ARG, ctx_of(o, c) + ": dst is NULL");
       total += c.decoded_length;
       if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk) {
-        const bool cold = !source_->likely_cached(c.offset, c.length) && memory_present(j.dst, c.length);
-        // Cold blobs too: the hint starts the first readahead window of every
-        // blob at once (the kernel caps it there), and with it the rounds
-        // where a stream stalled went away (docs/cold-reads.md).
-        source_->will_need(c.offset, c.length);
+        const bool cold = !source_->likely_cached(c.offset, c.length);
+        // Not on cold blobs: MADV_WILLNEED reads the whole range before it
+        // returns once the device queue is full, so hinting every blob here,
+        // before any copy starts, made the load "read the file, then copy
+        // it" (1.3-1.9x slower than without, docs/cold-reads.md).
+        if (!cold) source_->will_need(c.offset, c.length);
         for (uint64_t off = 0; off < c.length; off += kChunk)
           (cold ? stream : tasks).push_back({i, off, std::min(kChunk, c.length - off), Task::Chunk});
       } else if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c)) {
@@ -390,8 +388,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     auto close_batch = [&] {
       if (batched.size() > first) {
         const uint64_t begin = jobs[batched[first]].component->offset;
-        const bool cold = !source_->likely_cached(begin, batch_end - begin) &&
-                          memory_present(jobs[batched[first]].dst, jobs[batched[first]].component->length);
+        const bool cold = !source_->likely_cached(begin, batch_end - begin);
         (cold ? stream : tasks).push_back({0, first, batched.size() - first, Task::Batch});
       }
       first = batched.size();
@@ -448,15 +445,26 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     }
     tasks.insert(tasks.begin(), heads.begin(), heads.end());
   }
+  // Every stream but the first reads through its own opening of the file
+  // (Source::reopen): the kernel keeps readahead state per open file, and
+  // two streams sharing one looked like seeks to it, so it often stopped
+  // reading ahead for both (cold loads 1.1-1.5x slower in those rounds).
+  // A part stolen by a thread keeps that thread's opening.
+  std::vector<std::unique_ptr<Source>> own(parts.size());
+  for (size_t k = 1; k < own.size(); ++k) {
+    own[k] = source_->reopen();
+    if (own[k]) g_cold_reopened_streams.fetch_add(1, std::memory_order_relaxed);
+  }
   StreamParts cold_parts(std::move(parts));
   std::mutex mu;  // guards the status of jobs split into chunks
-  std::function<void(const Task &)> run_task = [&](const Task &task) {
+  std::function<void(const Task &, const Source &)> run_task = [&](const Task &task, const Source &src) {
     if (task.kind == Task::Stream) {
-      for (size_t k; (k = cold_parts.claim(task.job)) != SIZE_MAX;) run_task(stream[k]);
+      const Source &mine = own[task.job] ? *own[task.job] : src;
+      for (size_t k; (k = cold_parts.claim(task.job)) != SIZE_MAX;) run_task(stream[k], mine);
       return;
     }
     if (task.kind == Task::Batch) {
-      read_batch(jobs, batched.data() + task.begin, static_cast<size_t>(task.len));
+      read_batch(jobs, batched.data() + task.begin, static_cast<size_t>(task.len), src);
       return;
     }
     ReadJob &j = jobs[task.job];
@@ -464,20 +472,21 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       if (task.kind == Task::Whole)
         j.out_size = read(*j.object, *j.component, j.dst, j.capacity);
       else
-        source_->read(j.component->offset + task.begin, static_cast<size_t>(task.len),
-                      static_cast<uint8_t *>(j.dst) + task.begin);
+        src.read(j.component->offset + task.begin, static_cast<size_t>(task.len),
+                 static_cast<uint8_t *>(j.dst) + task.begin);
     } catch (const Error &e) {
       std::lock_guard<std::mutex> lock(mu);
       if (j.status == ZT_OK) record(j, e);
     }
   };
   // Small batches are not worth starting threads for.
-  parallel_for(tasks.size(), total >= kParallelMinBytes ? threads() : 1, [&](size_t t) { run_task(tasks[t]); });
+  parallel_for(tasks.size(), total >= kParallelMinBytes ? threads() : 1,
+               [&](size_t t) { run_task(tasks[t], *source_); });
 }
 
 // Jobs idx[0..n): raw, unswapped, checked, in file order, each starting at
 // most Source::kMaxGap bytes after the previous one ends.
-void Reader::read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n) const {
+void Reader::read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n, const Source &src) const {
   std::vector<Source::Piece> pieces;
   pieces.reserve(2 * n);
   uint64_t end = 0;
@@ -488,7 +497,7 @@ void Reader::read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n)
     end = c.offset + c.length;
   }
   try {
-    source_->read_pieces(jobs[idx[0]].component->offset, pieces.data(), pieces.size());
+    src.read_pieces(jobs[idx[0]].component->offset, pieces.data(), pieces.size());
   } catch (const Error &e) {
     // An I/O error is not one blob's: every job of the batch reports it.
     for (size_t k = 0; k < n; ++k) {

@@ -120,7 +120,7 @@ class Reader {
  private:
   Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool foreign_ok = false);
   void init_verify_slots();
-  void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n) const;
+  void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n, const Source &src) const;
   size_t component_slot(const Object &o, const Component &c) const;
   // Digest over the stored bytes; throws ZT_E_DIGEST_MISMATCH.
   void check_digest(const Object &o, const Component &c) const;
@@ -136,6 +136,9 @@ class Reader {
 // File bytes read_many has read as cold ranges, in file order in contiguous
 // streams (Source::likely_cached said no), over the process's life. For tests.
 uint64_t cold_streamed_bytes();
+// Streams that read through their own opening of the file (Source::reopen),
+// over the process's life. For tests.
+uint64_t cold_reopened_streams();
 
 // Runs fn(i) for i in [0, n) on up to `threads` threads; the first exception
 // (lowest i) is rethrown after all finish.

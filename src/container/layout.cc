@@ -46,14 +46,13 @@ ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size) 
   const std::string &path = src.path();
   if (size < 8)
     fail(ZT_E_TRUNCATED, "'" + path + "': file is " + std::to_string(size) + " bytes, shorter than the 8-byte magic");
-  uint8_t head[8];
-  src.read(0, 8, head);
+  std::vector<uint8_t> scratch;
+  const uint8_t *head = src.read_meta(0, 8, scratch);
   if (std::memcmp(head, kMagicV1, 8) == 0) {
     if (size < 24)
       fail(ZT_E_TRUNCATED,
            "'" + path + "': file is " + std::to_string(size) + " bytes, shorter than magic + size + footer (24)");
-    uint8_t tail[16];
-    src.read(size - 16, 16, tail);
+    const uint8_t *tail = src.read_meta(size - 16, 16, scratch);  // head is not used past here
     if (std::memcmp(tail + 8, kMagicV1, 8) != 0)
       fail(ZT_E_FOOTER, "'" + path + "': footer magic at offset " + std::to_string(size - 8) + " is " +
                             quote_magic(tail + 8) + ", expected \"ZTEN1000\" (file truncated or damaged)");
@@ -65,8 +64,7 @@ ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size) 
     if (size < 16)
       fail(ZT_E_TRUNCATED,
            "'" + path + "': legacy file is " + std::to_string(size) + " bytes, shorter than magic + size (16)");
-    uint8_t tail[8];
-    src.read(size - 8, 8, tail);
+    const uint8_t *tail = src.read_meta(size - 8, 8, scratch);
     uint64_t msize = load_le64(tail);
     check_manifest_size(msize, size - 16, max_manifest_size, path);
     return {Container::V0, size - 8 - msize, msize};

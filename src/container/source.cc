@@ -164,6 +164,8 @@ bool range_resident(const uint8_t *map, int fd, uint64_t offset, uint64_t len) {
   return true;
 }
 
+std::unique_ptr<Source> reopen_fd(int fd, const std::string &path, uint64_t size);
+
 class MmapSource final : public Source {
  public:
   explicit MmapSource(const std::string &path) : fd_(path) { map(path); }
@@ -182,6 +184,12 @@ class MmapSource final : public Source {
     }
     std::memcpy(dst, data_ + offset, len);
   }
+  const uint8_t *read_meta(uint64_t offset, size_t len, std::vector<uint8_t> &scratch) const override {
+    if (fd_.get() < 0) return Source::read_meta(offset, len, scratch);
+    scratch.resize(len);
+    pread_all(fd_.get(), path_, offset, len, scratch.data());
+    return scratch.data();
+  }
   // preadv rather than memcpy from the map, for the reason given at
   // kPreadThreshold: each small blob would otherwise fault its pages in.
   void read_pieces(uint64_t offset, const Piece *pieces, size_t n) const override {
@@ -197,6 +205,7 @@ class MmapSource final : public Source {
   bool likely_cached(uint64_t offset, uint64_t len) const override {
     return range_resident(data_, fd_.get(), offset, len);
   }
+  std::unique_ptr<Source> reopen() const override { return reopen_fd(fd_.get(), path_, size_); }
 
  private:
   void map(const std::string &path) {
@@ -267,10 +276,37 @@ class PreadSource final : public Source {
   bool likely_cached(uint64_t offset, uint64_t len) const override {
     return range_resident(nullptr, fd_.get(), offset, len);
   }
+  std::unique_ptr<Source> reopen() const override { return reopen_fd(fd_.get(), path_, size_); }
 
  private:
   FileDescriptor fd_;
 };
+
+// /proc/self/fd/N opens the file the descriptor refers to anew (a new file
+// description), even after its path was renamed, deleted or replaced. The
+// result must be the same file (device and inode) and at least as long as
+// the source; anything else gives nullptr and the caller keeps reading
+// through the descriptor it has.
+std::unique_ptr<Source> reopen_fd(int fd, const std::string &path, uint64_t size) {
+  if (fd < 0) return nullptr;
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd);
+  const int again = ::open(proc.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (again < 0) return nullptr;
+  struct stat a, b;
+  if (::fstat(fd, &a) != 0 || ::fstat(again, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
+      !S_ISREG(b.st_mode) || static_cast<uint64_t>(b.st_size) < size) {
+    ::close(again);
+    return nullptr;
+  }
+  try {
+    return std::make_unique<PreadSource>(again, path);
+  } catch (const Error &) {  // its constructor closed the descriptor
+    return nullptr;
+  } catch (const std::bad_alloc &) {
+    ::close(again);
+    return nullptr;
+  }
+}
 
 class MemorySource final : public Source {
  public:
@@ -300,14 +336,6 @@ void Source::read_pieces(uint64_t offset, const Piece *pieces, size_t n) const {
 
 void Source::read_groups(const Group *groups, size_t n) const {
   for (size_t i = 0; i < n; ++i) read_pieces(groups[i].offset, groups[i].pieces, groups[i].n);
-}
-
-bool memory_present(const void *dst, uint64_t len) {
-  if (!dst || len == 0) return false;
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t mid = (reinterpret_cast<uintptr_t>(dst) + static_cast<uintptr_t>(len / 2)) & ~(page - 1);
-  unsigned char v = 0;
-  return ::mincore(reinterpret_cast<void *>(mid), page, &v) == 0 && (v & 1);
 }
 
 std::unique_ptr<Source> open_mmap_source(const std::string &path) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace zt {
 
@@ -22,6 +23,18 @@ class Source {
   const std::string &unmapped_reason() const { return unmapped_reason_; }
   // Copies [offset, offset+len) into dst; the range must be inside the file.
   virtual void read(uint64_t offset, size_t len, void *dst) const = 0;
+  // The bytes a reader parses at open (magic, footer, manifest): a pointer
+  // into the source, or into `scratch`. A mapped file reads them with
+  // pread: through the map, a cold file faults in a whole readahead window
+  // (the device's read_ahead_kb, megabytes) around each, one synchronous
+  // read after the other (7-12 ms of a 110 ms cold load here), where pread
+  // reads little more than was asked (docs/cold-reads.md).
+  virtual const uint8_t *read_meta(uint64_t offset, size_t len, std::vector<uint8_t> &scratch) const {
+    if (data_) return data_ + offset;
+    scratch.resize(len);
+    read(offset, len, scratch.data());
+    return scratch.data();
+  }
   // One contiguous file range scattered into several buffers, in order; a
   // piece with dst == nullptr is skipped (the padding between two blobs).
   // File sources do it in one preadv(2) per IOV_MAX pieces: many small
@@ -50,6 +63,13 @@ class Source {
   // that are not files, and any probe that fails, say true: such ranges
   // keep the parallel path.
   virtual bool likely_cached(uint64_t offset, uint64_t len) const;
+  // A second, independent opening of the same file, read with pread: its
+  // own file description, and so its own readahead state. Two threads
+  // streaming two parts of a cold file through one description each look
+  // like seeks to the kernel, which then reads ahead for neither
+  // (Reader::read_many). nullptr when the source is not a local file or
+  // cannot be reopened as the same file.
+  virtual std::unique_ptr<Source> reopen() const { return nullptr; }
 
  protected:
   uint64_t size_ = 0;
@@ -57,14 +77,6 @@ class Source {
   std::string path_;
   std::string unmapped_reason_;
 };
-
-// Whether the middle page of [dst, dst+len) is already in memory (mincore):
-// the caller wrote it before, e.g. a model's parameters loaded into again.
-// New memory (numpy's np.empty in Python's load_file, a fresh arena) is
-// faulted in by the copy itself; there the streamed cold reads ran bimodal
-// (rounds 2-4x slower, docs/cold-reads.md) while the parallel chunks stayed
-// steady, so Reader::read_many streams cold ranges only into present memory.
-bool memory_present(const void *dst, uint64_t len);
 
 std::unique_ptr<Source> open_mmap_source(const std::string &path);
 std::unique_ptr<Source> open_pread_source(const std::string &path);

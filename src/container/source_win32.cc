@@ -181,8 +181,9 @@ void Source::will_need(uint64_t, uint64_t) const {}
 // Windows has no mincore: every range counts as cached and read_many keeps
 // its parallel path there (the streamed cold path is a Linux measurement,
 // docs/cold-reads.md).
-bool Source::likely_cached(uint64_t, uint64_t) const { return true; }
-bool memory_present(const void *, uint64_t) { return false; }
+bool Source::likely_cached(uint64_t, uint64_t) const {
+  return true;
+}
 
 // One read per piece: Windows has no preadv for ordinary (buffered) files.
 void Source::read_pieces(uint64_t offset, const Piece *pieces, size_t n) const {

@@ -136,21 +136,18 @@ ztimport::Kind kind_of(const uint8_t *head, size_t n, const Source &src) {
 }  // namespace
 
 const char *foreign_format(const Source &src) {
-  uint8_t head[16] = {};
-  const size_t n = static_cast<size_t>(std::min<uint64_t>(src.size(), sizeof head));
-  if (src.data())
-    std::memcpy(head, src.data(), n);
-  else
-    src.read(0, n, head);
+  std::vector<uint8_t> scratch;
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(src.size(), 16));
+  const uint8_t *head = src.read_meta(0, n, scratch);
   const ztimport::Kind kind = kind_of(head, n, src);
   return kind == ztimport::Kind::None ? nullptr : ztimport::kind_name(kind);
 }
 
 ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limits) {
   const std::string &path = src->path();
-  uint8_t head[16] = {};
-  const size_t head_n = static_cast<size_t>(std::min<uint64_t>(src->size(), sizeof head));
-  src->read(0, head_n, head);
+  std::vector<uint8_t> scratch;
+  const size_t head_n = static_cast<size_t>(std::min<uint64_t>(src->size(), 16));
+  const uint8_t *head = src->read_meta(0, head_n, scratch);
   const ztimport::Kind kind = kind_of(head, head_n, *src);
   if (kind == ztimport::Kind::None) fail(ZT_E_FORMAT, "'" + path + "': not a foreign tensor file");
 
