@@ -447,7 +447,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
   // Every stream but the first reads through its own opening of the file
   // (Source::reopen): the kernel keeps readahead state per open file, and
   // two streams sharing one looked like seeks to it, so it often stopped
-  // reading ahead for both (cold loads 1.1-1.5x slower in those rounds).
+  // reading ahead for both (cold loads 1.1-1.3x slower in those rounds).
   // A part stolen by a thread keeps that thread's opening.
   std::vector<std::unique_ptr<Source>> own(parts.size());
   for (size_t k = 1; k < own.size(); ++k) {
