@@ -421,16 +421,25 @@ TEST(Complexity, ManyObjectsOpenLookupVerify) {
     zt_close(f);
   };
   const size_t n = 8192;
-  double t[2][2];
-  for (int hostile = 0; hostile < 2; ++hostile) {
-    const std::string small = many_objects_file(n, hostile), large = many_objects_file(8 * n, hostile);
-    t[hostile][0] = best_seconds([&] { run(small, n, hostile); });
-    t[hostile][1] = best_seconds([&] { run(large, 8 * n, hostile); });
+  std::string files[2][2];
+  for (int hostile = 0; hostile < 2; ++hostile)
+    for (int big = 0; big < 2; ++big) files[hostile][big] = many_objects_file(big ? 8 * n : n, hostile);
+  // Measured again (up to three times) when over the bar: a CI machine busy
+  // with other work once gave 3.4 for code that measures 0.8-1.4 alone,
+  // while quadratic growth would be over the bar every time (about 6.5).
+  double excess = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    double t[2][2];
+    for (int hostile = 0; hostile < 2; ++hostile)
+      for (int big = 0; big < 2; ++big)
+        t[hostile][big] = best_seconds([&] { run(files[hostile][big], big ? 8 * n : n, hostile); });
+    const double g_benign = t[0][1] / t[0][0], g_hostile = t[1][1] / t[1][0];
+    excess = g_hostile / g_benign;
+    std::printf("many objects: hostile %.4fs -> %.4fs (x%.1f); benign %.4fs -> %.4fs (x%.1f); excess %.2f\n", t[1][0],
+                t[1][1], g_hostile, t[0][0], t[0][1], g_benign, excess);
+    if (excess < kMaxExcess) break;
   }
-  const double g_benign = t[0][1] / t[0][0], g_hostile = t[1][1] / t[1][0];
-  std::printf("many objects: hostile %.4fs -> %.4fs (x%.1f); benign %.4fs -> %.4fs (x%.1f); excess %.2f\n", t[1][0],
-              t[1][1], g_hostile, t[0][0], t[0][1], g_benign, g_hostile / g_benign);
-  EXPECT_LT(g_hostile / g_benign, kMaxExcess) << "open/lookup/verify grows faster than n log n in objects";
+  EXPECT_LT(excess, kMaxExcess) << "open/lookup/verify grows faster than n log n in objects";
   // An open file costs its manifest model: a few hundred bytes per object,
   // a small multiple of the object's manifest bytes.
   const std::string largest = many_objects_file(8 * n, true);
