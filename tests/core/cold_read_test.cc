@@ -188,6 +188,27 @@ uint64_t raw_bytes(const std::vector<Tensor> &ts) {
   return n;
 }
 
+// Whether every page of every raw blob is in the page cache (one map of the
+// file, one mincore over it).
+bool raw_pages_resident(const zt_file *f, const std::string &path, const std::vector<Tensor> &ts) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  void *map = size > 0 ? ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+  ::close(fd);
+  if (map == MAP_FAILED) return false;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in((static_cast<uint64_t>(size) + page - 1) / page);
+  bool all = ::mincore(map, static_cast<size_t>(size), in.data()) == 0;
+  ::munmap(map, static_cast<size_t>(size));
+  for (const auto &t : ts) {
+    if (!all || t.encoding != ZT_ENCODING_RAW || t.bytes.empty()) continue;
+    const zt_component_info ci = info(object(f, t.name));
+    for (uint64_t p = ci.offset / page; p <= (ci.offset + ci.length - 1) / page; ++p) all = all && (in[p] & 1);
+  }
+  return all;
+}
+
 }  // namespace
 
 TEST(ColdRead, ColdAndWarmReadsGiveTheFileBytesOnEveryAccessAndThreadCount) {
@@ -210,10 +231,15 @@ TEST(ColdRead, ColdAndWarmReadsGiveTheFileBytesOnEveryAccessAndThreadCount) {
       // and the padding between them.
       EXPECT_GE(streamed, uint64_t{19} << 20);
       EXPECT_LE(streamed, raw_bytes(ts) + 64 * ts.size());
-      // Now cached: the parallel path, the same bytes.
+      // Now cached: the parallel path, the same bytes. The kernel may drop
+      // pages of a clean file at any time on a busy machine (seen once, on
+      // s390x under qemu beside a CI run: one blob streamed again); the
+      // library is right to stream what it finds missing, so the check
+      // holds where every page of the raw blobs is still there.
+      const bool all_cached = raw_pages_resident(f, path, ts);
       const uint64_t before_warm = zt::cold_streamed_bytes();
       Reads warm = read_many(f, ts, all);
-      EXPECT_EQ(zt::cold_streamed_bytes(), before_warm);
+      if (all_cached) EXPECT_EQ(zt::cold_streamed_bytes(), before_warm);
       expect_bytes(warm, ts, all);
       EXPECT_EQ(zt_close(f), ZT_OK);
     }
