@@ -3,7 +3,9 @@
 # of zt_file_read_many on several threads (chunks, batches, zstd jobs):
 # one reader handle used by 8 threads at once must be race-free. Also the
 # writer's helper threads: digests taken beside a blob's write, and the
-# release of a replaced file after the rename (issue 17).
+# release of a replaced file after the rename (issue 17). And the cold-file
+# path of zt_file_read_many: two streams, each through its own opening of
+# the file, stealing each other's work (issue 26).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${ZT_TSAN_BUILD:-build-tsan}
@@ -11,11 +13,11 @@ if [ ! -f "$dir/build.ninja" ]; then
   meson setup "$dir" -Db_sanitize=thread -Dbuildtype=debugoptimized -Db_lundef=false >/dev/null
 fi
 ninja -C "$dir" tests/capi_concurrency_test tests/capi_read_many_test tests/capi_write_path_test \
-  tests/core_replaced_file_test
+  tests/core_replaced_file_test tests/core_cold_read_test
 # Left out here: the write-error test runs its writer in a forked child (to
 # set RLIMIT_FSIZE), and TSan cannot start threads in a child forked from a
 # threaded process; it runs in the plain and ASan suites.
 GTEST_FILTER='-WritePath.AWriteErrorLeavesTheOldFileAndNothingElse' \
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
   meson test -C "$dir" --no-rebuild --print-errorlogs capi_concurrency_test capi_read_many_test \
-  capi_write_path_test core_replaced_file_test
+  capi_write_path_test core_replaced_file_test core_cold_read_test
