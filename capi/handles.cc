@@ -7,6 +7,8 @@
 #include <shared_mutex>
 #include <unordered_set>
 
+#include "platform/thread_cache.h"
+
 namespace zt::capi {
 namespace {
 
@@ -21,7 +23,13 @@ Registry &registry() {
   return *r;
 }
 
-thread_local std::string t_error;
+// The last error of this thread (thread_cache: not a thread_local
+// std::string, whose destructor a Windows DLL cannot run safely at thread
+// exit, docs/cross.md).
+struct LastErrorTag;
+std::string *error_text() noexcept {
+  return thread_cache<std::string, LastErrorTag>();
+}
 
 }  // namespace
 
@@ -73,18 +81,19 @@ bool is_live_object(const zt_object *o) {
 
 void set_error(const std::string &msg) {
   try {
-    t_error = msg;
+    if (std::string *e = error_text()) *e = msg;
   } catch (...) {
     // Keep the old message rather than throw across the ABI.
   }
 }
 
 void clear_error() {
-  t_error.clear();
+  if (std::string *e = error_text()) e->clear();
 }
 
 const char *last_error() {
-  return t_error.c_str();
+  const std::string *e = error_text();
+  return e ? e->c_str() : "";
 }
 
 const zt_file &file_ref(const zt_file *f, const char *fn) {

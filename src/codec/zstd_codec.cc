@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "codec/codec.h"
+#include "platform/thread_cache.h"
 #include "util/error.h"
 
 namespace zt {
@@ -17,9 +18,9 @@ struct DCtxHolder {
 };
 
 ZSTD_DCtx *thread_dctx() {
-  thread_local DCtxHolder holder;
-  if (!holder.ctx) fail(ZT_E_NOMEM, "cannot allocate a zstd decompression context");
-  return holder.ctx;
+  DCtxHolder *holder = thread_cache<DCtxHolder>();
+  if (!holder || !holder->ctx) fail(ZT_E_NOMEM, "cannot allocate a zstd decompression context");
+  return holder->ctx;
 }
 
 // A compression context with workers owns threads and tens of MiB of
@@ -32,22 +33,24 @@ struct IdleCCtx {
   ZSTD_CCtx *ctx = nullptr;
   ~IdleCCtx() { ZSTD_freeCCtx(ctx); }
 };
-thread_local IdleCCtx t_idle_cctx;
 
 struct CCtxLease {
   ZSTD_CCtx *ctx;
-  CCtxLease() : ctx(t_idle_cctx.ctx ? t_idle_cctx.ctx : ZSTD_createCCtx()) {
-    t_idle_cctx.ctx = nullptr;
+  CCtxLease() {
+    IdleCCtx *idle = thread_cache<IdleCCtx>();
+    ctx = idle && idle->ctx ? idle->ctx : ZSTD_createCCtx();
+    if (idle) idle->ctx = nullptr;
     if (!ctx) fail(ZT_E_NOMEM, "cannot allocate a zstd compression context");
   }
   ~CCtxLease() {
     if (!ctx) return;
-    if (t_idle_cctx.ctx) {
+    IdleCCtx *idle = thread_cache<IdleCCtx>();
+    if (!idle || idle->ctx) {
       ZSTD_freeCCtx(ctx);
       return;
     }
     // A context given up mid-frame (the sink threw) is reset when next used.
-    t_idle_cctx.ctx = ctx;
+    idle->ctx = ctx;
   }
   CCtxLease(const CCtxLease &) = delete;
   CCtxLease &operator=(const CCtxLease &) = delete;
@@ -203,7 +206,10 @@ void zstd_compress_each(const void *src, size_t len, int level, unsigned threads
   // through one reused buffer instead of a compressBound()-sized one that
   // is new memory for every blob, and a sink can write a piece while the
   // workers compress the next ones.
-  thread_local std::unique_ptr<uint8_t[]> buf;
+  struct OutputBufferTag;
+  std::unique_ptr<uint8_t[]> *cached = thread_cache<std::unique_ptr<uint8_t[]>, OutputBufferTag>();
+  if (!cached) fail(ZT_E_NOMEM, "cannot allocate the zstd output buffer");
+  std::unique_ptr<uint8_t[]> &buf = *cached;
   const size_t cap = size_t{1} << 20;
   if (!buf) buf.reset(new uint8_t[cap]);
   ZSTD_inBuffer in{src, len, 0};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "platform/thread_cache.h"
 #include "util/error.h"
 
 namespace zt {
@@ -11,13 +12,19 @@ namespace {
 // Set while a callback runs on this thread: zt_io_set_error is honoured only
 // then, so a stray call elsewhere cannot leak text into another failure.
 thread_local bool t_in_callback = false;
-thread_local std::string t_callback_error;
+// The text of the last zt_io_set_error on this thread (thread_cache: not a
+// thread_local std::string, whose destructor a Windows DLL cannot run
+// safely at thread exit).
+struct CallbackErrorTag;
+std::string *callback_error() noexcept {
+  return thread_cache<std::string, CallbackErrorTag>();
+}
 
 class CallbackScope {
  public:
   CallbackScope() {
     t_in_callback = true;
-    t_callback_error.clear();
+    if (std::string *e = callback_error()) e->clear();
   }
   ~CallbackScope() { t_in_callback = false; }
 };
@@ -98,7 +105,8 @@ class CallbackSource final : public Source {
   [[noreturn]] void fail_callback(const char *which, zt_status st, uint64_t offset, size_t len) const {
     std::string msg = "'" + path_ + "': " + which + range_text(offset, len) + " failed with " +
                       zt_status_str(failure_status(st)) + " (status " + std::to_string(static_cast<int>(st)) + ")";
-    if (!t_callback_error.empty()) msg += ": " + t_callback_error;
+    const std::string *e = callback_error();
+    if (e && !e->empty()) msg += ": " + *e;
     fail(failure_status(st), msg);
   }
 
@@ -108,7 +116,14 @@ class CallbackSource final : public Source {
 }  // namespace
 
 void set_callback_error(const char *message) {
-  if (t_in_callback) t_callback_error = message ? message : "";
+  if (!t_in_callback) return;
+  std::string *e = callback_error();
+  if (!e) return;
+  try {
+    *e = message ? message : "";
+  } catch (const std::bad_alloc &) {  // a callback's text is not worth failing for
+    e->clear();
+  }
 }
 
 std::unique_ptr<Source> open_callback_source(const zt_io &io) {
