@@ -90,9 +90,20 @@ int64_t direct_read(const std::string &path) {
   return total;
 }
 
-zt_file *open_default(const std::string &path) {
+// Default options (mapped), or with the `prefetch` option: the file's data
+// read into the page cache in the background from the open on.
+// Without it no option struct is made: --before runs this binary against
+// a library that predates the option (and its zt_open_options_init).
+zt_file *open_default(const std::string &path, bool prefetch = false) {
   zt_file *f = nullptr;
-  check(zt_open(path.c_str(), nullptr, &f), "zt_open");
+  if (!prefetch) {
+    check(zt_open(path.c_str(), nullptr, &f), "zt_open");
+    return f;
+  }
+  zt_open_options o;
+  zt_open_options_init(&o);
+  o.prefetch = 1;
+  check(zt_open(path.c_str(), &o, &f), "zt_open");
   return f;
 }
 
@@ -114,8 +125,8 @@ uint64_t decoded_length0(const zt_object *o) {
 // one arena: `touched` (already written before the clock started: the
 // caller's buffers, e.g. a model's parameters loaded into again), or, when
 // it is null, a new untouched one, as a loader that returns new memory has.
-uint64_t zt_read_all(const std::string &path, uint8_t *touched, uint64_t decoded) {
-  zt_file *f = open_default(path);
+uint64_t zt_read_all(const std::string &path, uint8_t *touched, uint64_t decoded, bool prefetch) {
+  zt_file *f = open_default(path, prefetch);
   size_t n = count_of(f);
   std::vector<zt_read_request> reqs(n);
   std::vector<uint64_t> at(n);
@@ -137,8 +148,8 @@ uint64_t zt_read_all(const std::string &path, uint8_t *touched, uint64_t decoded
 }
 
 // open + zero-copy view of every tensor, every byte of each read once.
-uint64_t zt_view_all(const std::string &path) {
-  zt_file *f = open_default(path);
+uint64_t zt_view_all(const std::string &path, bool prefetch) {
+  zt_file *f = open_default(path, prefetch);
   uint64_t sum = 0;
   for (size_t i = 0, n = count_of(f); i < n; ++i) {
     const zt_object *o = nullptr;
@@ -157,7 +168,7 @@ uint64_t zt_view_all(const std::string &path) {
 int child(const std::string &mode, const std::string &path, uint64_t decoded) {
   // Destinations that exist before the load are written once, off the clock.
   Buffer touched;
-  if (mode == "zt_read") touched = Buffer(decoded, true);
+  if (mode == "zt_read" || mode == "zt_read_pf") touched = Buffer(decoded, true);
   const uint64_t io0 = disk_read_bytes();
   const double t0 = now_s();
   volatile uint64_t sink = 0;
@@ -173,12 +184,12 @@ int child(const std::string &mode, const std::string &path, uint64_t decoded) {
       return 0;
     }
     sink = static_cast<uint64_t>(got);
-  } else if (mode == "zt_read") {
-    sink = zt_read_all(path, touched.data(), decoded);
-  } else if (mode == "zt_read_fresh") {
-    sink = zt_read_all(path, nullptr, 0);
-  } else if (mode == "zt_view") {
-    sink = zt_view_all(path);
+  } else if (mode == "zt_read" || mode == "zt_read_pf") {
+    sink = zt_read_all(path, touched.data(), decoded, mode == "zt_read_pf");
+  } else if (mode == "zt_read_fresh" || mode == "zt_read_fresh_pf") {
+    sink = zt_read_all(path, nullptr, 0, mode == "zt_read_fresh_pf");
+  } else if (mode == "zt_view" || mode == "zt_view_pf") {
+    sink = zt_view_all(path, mode == "zt_view_pf");
   } else if (mode == "orig_read") {
     sink = read_original(path);
   } else if (mode == "orig_view") {
@@ -271,6 +282,9 @@ std::string label(std::string mode) {
       {"zt_read", "open + read all (zt_file_read_many) into touched buffers"},
       {"zt_read_fresh", "open + read all (zt_file_read_many) into new memory"},
       {"zt_view", "open + view all + read every byte"},
+      {"zt_read_pf", "open with prefetch + read all into touched buffers"},
+      {"zt_read_fresh_pf", "open with prefetch + read all into new memory"},
+      {"zt_view_pf", "open with prefetch + view all + read every byte"},
       {"orig_read", "original-style open + read all"},
       {"orig_view", "original-style mmap + read every byte"},
       {"py_map", "Python torch.load_file (mapped) + sum all"},
@@ -307,7 +321,9 @@ void report(const std::string &workload, uint64_t fsz, const std::vector<std::st
     const double rhi = *std::max_element(per_round.begin(), per_round.end());
     std::string vs_orig = "—";
     const std::string base = m.substr(0, m.find('@'));
-    std::string counterpart = base == "zt_read_fresh" ? "orig_read" : base == "zt_view" ? "orig_view" : "";
+    std::string counterpart = base == "zt_read_fresh" || base == "zt_read_fresh_pf" ? "orig_read"
+                              : base == "zt_view" || base == "zt_view_pf"            ? "orig_view"
+                                                                                     : "";
     if (!counterpart.empty() && s.count(counterpart)) vs_orig = fmt("%.2f", median(s[counterpart].t) / med);
     const std::string vs_fresh = s.count("seq_fresh") ? fmt("%.2f", median(s["seq_fresh"].t) / med) : "—";
     std::printf("| %s | %s | %s | %.0f ms (%.0f–%.0f), %.2f GB/s | %.0f MB | %s | %s | %s | %s |\n", state,
@@ -342,12 +358,21 @@ void verdict(const std::string &workload, std::map<std::string, Series> &cold, s
                          : workload == "small"                      ? 1 / 1.2
                                                                     : std::nan("");
   line("cold: `cat` / read into touched buffers", ratio(cold, "seq", "zt_read"), seq_bar);
+  line("cold: `cat` / open with prefetch + read into touched buffers", ratio(cold, "seq", "zt_read_pf"), seq_bar);
   line("cold: original-style read / read into new memory", ratio(cold, "orig_read", "zt_read_fresh"), 1.0);
+  line("cold: original-style read / open with prefetch + read into new memory",
+       ratio(cold, "orig_read", "zt_read_fresh_pf"), 1.0);
   line("cold: original-style map / view all", ratio(cold, "orig_view", "zt_view"), 1.0);
+  line("cold: original-style map / open with prefetch + view all", ratio(cold, "orig_view", "zt_view_pf"), 1.0);
   line("cold: original-style read / Python load_file(copy=True)", ratio(cold, "orig_read", "py_copy"), 1.0);
   line("cold: original-style map / Python load_file (mapped)", ratio(cold, "orig_view", "py_map"), 1.0);
   for (const char *m : {"zt_read", "zt_read_fresh", "zt_view", "py_map", "py_copy"})
     line(std::string("cold: before / after, ") + label(m), ratio(cold, std::string(m) + "@before", m), std::nan(""));
+  if (warm) {
+    line("warm: read / open with prefetch + read (the option's cost on a cached file)",
+         ratio(*warm, "zt_read", "zt_read_pf"), std::nan(""));
+    line("warm: view all / open with prefetch + view all", ratio(*warm, "zt_view", "zt_view_pf"), std::nan(""));
+  }
   if (warm)
     for (const char *m : {"zt_read", "zt_read_fresh", "zt_view"})
       line(std::string("warm: before / after, ") + label(m), ratio(*warm, std::string(m) + "@before", m), std::nan(""));
@@ -425,11 +450,13 @@ int main(int argc, char **argv) {
       if (w.name == "large_zstd") ws.encoding = ZT_ENCODING_ZSTD;
       write_zt(w, path, ws);
       if (w.name == "large_zstd") {
-        modes = {"seq", "seq_fresh", "direct", "zt_read", "zt_read_fresh", "orig_read"};
-        warm_modes = {"seq", "zt_read", "zt_read_fresh"};
+        modes = {"seq", "seq_fresh", "direct", "zt_read", "zt_read_fresh", "zt_read_pf", "orig_read"};
+        warm_modes = {"seq", "zt_read", "zt_read_fresh", "zt_read_pf"};
       } else {
-        modes = {"seq", "seq_fresh", "direct", "zt_read", "zt_read_fresh", "zt_view", "orig_read", "orig_view"};
-        warm_modes = {"seq", "zt_read", "zt_read_fresh", "zt_view"};
+        modes = {"seq",        "seq_fresh",        "direct",     "zt_read",   "zt_read_fresh",
+                 "zt_read_pf", "zt_read_fresh_pf", "zt_view",    "zt_view_pf", "orig_read",
+                 "orig_view"};
+        warm_modes = {"seq", "zt_read", "zt_read_fresh", "zt_view", "zt_read_pf", "zt_view_pf"};
         if (!cfg.python.empty() && w.name != "small") {
           modes.push_back("py_map");
           modes.push_back("py_copy");
@@ -440,7 +467,8 @@ int main(int argc, char **argv) {
       for (auto *list : {&modes, &warm_modes}) {
         std::vector<std::string> add;
         for (const std::string &m : *list)
-          if (m.rfind("zt_", 0) == 0 || m.rfind("py_", 0) == 0) add.push_back(m + "@before");
+          if ((m.rfind("zt_", 0) == 0 || m.rfind("py_", 0) == 0) && m.find("_pf") == std::string::npos)
+            add.push_back(m + "@before");
         list->insert(list->end(), add.begin(), add.end());
       }
     }

@@ -31,6 +31,11 @@ ReaderOptions to_reader_options(const zt_open_options *o) {
   // Since 1.1.0; an older caller's smaller struct leaves it off.
   if (has(offsetof(zt_open_options, verify_on_read) + sizeof o->verify_on_read))
     r.verify_on_read = o->verify_on_read != 0;
+  // Since 1.2.0.
+  if (has(offsetof(zt_open_options, prefetch) + sizeof o->prefetch)) {
+    if (o->prefetch > 1) fail(ZT_E_INVALID_ARG, "zt_open_options.prefetch must be 0 or 1");
+    r.prefetch = o->prefetch != 0;
+  }
   return r;
 }
 
@@ -63,17 +68,22 @@ ZT_API void zt_open_options_init(zt_open_options *o) {
   o->max_decoded_size = uint64_t{64} << 30;
 }
 
-// zt_open_options grew in 1.1.0 (verify_on_read). A program built against
-// 1.0 allocated the 1.0 struct and calls the init it was linked with, the
-// symbol zt_open_options_init@ZTENSOR_1: that version must write only the
-// 1.0 fields, or it would write past the caller's struct. Programs built
-// against 1.1 get zt_open_options_init@@ZTENSOR_1.1 (capi/ztensor.map),
-// which fills the whole struct.
+// zt_open_options grew in 1.1.0 (verify_on_read) and 1.2.0 (prefetch). A
+// program built against 1.0 allocated the 1.0 struct and calls the init it
+// was linked with, the symbol zt_open_options_init@ZTENSOR_1: that version
+// must write only the 1.0 fields, or it would write past the caller's
+// struct; the same for 1.1 (zt_open_options_init@ZTENSOR_1.1). Programs
+// built against 1.2 get zt_open_options_init@@ZTENSOR_1.2
+// (capi/ztensor.map), which fills the whole struct.
 #if defined(__ELF__)
 extern "C" __attribute__((visibility("default"))) void ztensor_open_options_init_1_0(zt_open_options *o) {
   init_older_struct(o, offsetof(zt_open_options, max_decoded_size) + sizeof(uint64_t), zt_open_options_init);
 }
 __asm__(".symver ztensor_open_options_init_1_0, zt_open_options_init@ZTENSOR_1");
+extern "C" __attribute__((visibility("default"))) void ztensor_open_options_init_1_1(zt_open_options *o) {
+  init_older_struct(o, offsetof(zt_open_options, verify_on_read) + sizeof(uint32_t), zt_open_options_init);
+}
+__asm__(".symver ztensor_open_options_init_1_1, zt_open_options_init@ZTENSOR_1.1");
 #endif
 
 ZT_API zt_status zt_open(const char *path, const zt_open_options *opts, zt_file **out) {

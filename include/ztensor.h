@@ -228,12 +228,31 @@ typedef struct zt_open_options {
    * this library does not know, are read unchecked. 0 (default): digests
    * are checked only by the zt_*_verify calls. */
   uint32_t verify_on_read;
+  /* Never read. These 4 bytes were the 1.1 struct's trailing padding
+   * (sizeof was 40), which a 1.1 caller may have left uninitialised with
+   * struct_size = 40: a field here could not tell a value from garbage. */
+  uint32_t reserved0;
+  /* Since 1.2.0 (a caller compiled against 1.1 or 1.0 leaves it off):
+   * 1: the caller will read most of the file soon (a whole-model load, a
+   * loader that maps the file and touches every tensor). zt_open starts one
+   * background thread that reads the file's data into the page cache in
+   * file order, while the manifest is still being parsed; reads and views
+   * then find their bytes in memory instead of waiting on the disk one
+   * tensor (or one page) at a time. It stops when the data was read (at
+   * most half the machine's memory) or at zt_close; zt_file_read_many
+   * copies uncached ranges behind it instead of reading them itself.
+   * Ranges already in the page cache are skipped. Files opened by path on Linux and other
+   * POSIX systems; ignored for memory, callback and URL opens and on
+   * Windows. 0 (default): nothing is read before it is asked for. Other
+   * values are ZT_E_INVALID_ARG. docs/cold-reads.md has the figures. */
+  uint32_t prefetch;
 } zt_open_options;
 
 /* Fills every field with its default, struct_size included. The struct grew
- * in 1.1.0: a program built against 1.0 headers keeps calling the 1.0
- * version of this function (symbol version ZTENSOR_1), which writes only the
- * 1.0 fields; programs built now get the 1.1 one (ZTENSOR_1.1). Bindings
+ * in 1.1.0 and 1.2.0: a program built against older headers keeps calling
+ * the version of this function it was linked with (symbol versions
+ * ZTENSOR_1, ZTENSOR_1.1), which writes only the fields it knew; programs
+ * built now get the 1.2 one (ZTENSOR_1.2). Bindings
  * that mirror the struct (ctypes, FFI) get the newest version and must
  * declare every field. */
 ZT_API void zt_open_options_init(zt_open_options *opts);

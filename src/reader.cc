@@ -12,6 +12,7 @@
 #include "digest/digest.h"
 #include "foreign/open_foreign.h"
 #include "manifest/decode.h"
+#include "prefetcher.h"
 #include "stream_parts.h"
 #include "types/dtype.h"
 #include "util/endian.h"
@@ -108,9 +109,17 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
     source_ = std::move(ff.source);
     manifest_ = std::move(ff.manifest);
     init_verify_slots();
+    // The header is parsed by now; the tensors follow it (or, decoded at
+    // open, are not read from the file again: nothing to prefetch).
+    if (!manifest_.foreign_decoded) start_prefetch(0, source_->size());
     return;
   }
   ManifestLocation loc = locate_manifest(*source_, opts_.max_manifest_size);
+  // Before the manifest is parsed: the disk reads the blobs meanwhile. They
+  // lie between the header magic and the manifest in every version. A file
+  // whose manifest then fails to decode stops the thread as the
+  // constructor unwinds.
+  start_prefetch(sizeof kMagicV1, loc.offset);
   std::vector<uint8_t> copy;
   const uint8_t *bytes = source_->read_meta(loc.offset, loc.size, copy);
   DecodeLimits limits;
@@ -123,6 +132,14 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
   // Views into a pread copy must not outlive it: the model owns its strings
   // (indefinite-length strings were joined into std::strings), so nothing
   // points into `copy` once decode_manifest returns.
+}
+
+Reader::~Reader() = default;
+
+void Reader::start_prefetch(uint64_t begin, uint64_t end) {
+  if (!opts_.prefetch || end <= begin) return;
+  auto own = source_->reopen();
+  if (own) prefetcher_ = std::make_unique<Prefetcher>(std::move(own), begin, end);
 }
 
 void Reader::init_verify_slots() {
@@ -297,6 +314,9 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     // Batch: batched[begin, begin+len). Stream: part `job` of `stream`
     // (StreamParts), in order, on the thread that takes it.
     enum Kind { Whole, Chunk, Batch, Stream } kind;
+    // Not 0: a cold range the prefetch thread will read; the task waits
+    // until it has read this far, then copies from the page cache.
+    uint64_t ready_at = 0;
   };
   constexpr uint64_t kChunk = uint64_t{4} << 20;
   constexpr uint64_t kParallelMinBytes = uint64_t{1} << 20;
@@ -332,6 +352,21 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
   // Cached ranges keep the parallel copy: there the copy is the work.
   std::vector<Task> stream;
   std::vector<std::pair<size_t, size_t>> parts;  // of `stream`, one per reading thread
+  // With the `prefetch` option, cold ranges its thread will reach are not
+  // streamed: that thread already reads the file in order, and a copy
+  // follows it (`follow`, after every other task). Two streams of read_many
+  // beside it took turns with it on the disk (docs/cold-reads.md).
+  std::vector<Task> follow;
+  auto place = [&](Task t, bool cold, uint64_t end) {
+    if (!cold) {
+      tasks.push_back(t);
+    } else if (prefetcher_ && prefetcher_->will_reach(end)) {
+      t.ready_at = end;
+      follow.push_back(t);
+    } else {
+      stream.push_back(t);
+    }
+  };
   std::vector<size_t> small_raw;
   uint64_t total = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -361,8 +396,10 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
         // starts, queues reads of all of them at once, and cold loads took
         // 1.3-1.9x as long as without the hint (docs/cold-reads.md).
         if (!cold) source_->will_need(c.offset, c.length);
-        for (uint64_t off = 0; off < c.length; off += kChunk)
-          (cold ? stream : tasks).push_back({i, off, std::min(kChunk, c.length - off), Task::Chunk});
+        for (uint64_t off = 0; off < c.length; off += kChunk) {
+          const uint64_t len = std::min(kChunk, c.length - off);
+          place({i, off, len, Task::Chunk}, cold, c.offset + off + len);
+        }
       } else if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c)) {
         small_raw.push_back(i);
       } else {
@@ -388,7 +425,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       if (batched.size() > first) {
         const uint64_t begin = jobs[batched[first]].component->offset;
         const bool cold = !source_->likely_cached(begin, batch_end - begin);
-        (cold ? stream : tasks).push_back({0, first, batched.size() - first, Task::Batch});
+        place({0, first, batched.size() - first, Task::Batch}, cold, batch_end);
       }
       first = batched.size();
       batch_bytes = 0;
@@ -454,9 +491,12 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     own[k] = source_->reopen();
     if (own[k]) g_cold_reopened_streams.fetch_add(1, std::memory_order_relaxed);
   }
+  std::stable_sort(follow.begin(), follow.end(), [](const Task &a, const Task &b) { return a.ready_at < b.ready_at; });
+  tasks.insert(tasks.end(), follow.begin(), follow.end());
   StreamParts cold_parts(std::move(parts));
   std::mutex mu;  // guards the status of jobs split into chunks
   std::function<void(const Task &, const Source &)> run_task = [&](const Task &task, const Source &src) {
+    if (task.ready_at) prefetcher_->wait_until(task.ready_at);
     if (task.kind == Task::Stream) {
       const Source &mine = own[task.job] ? *own[task.job] : src;
       for (size_t k; (k = cold_parts.claim(task.job)) != SIZE_MAX;) run_task(stream[k], mine);

@@ -16,6 +16,8 @@
 
 namespace zt {
 
+class Prefetcher;
+
 // Whether a component's multi-byte elements are stored in another byte order
 // than the host's, so reads swap them and views are refused (util/endian.h).
 bool needs_swap(const Component &c);
@@ -28,6 +30,9 @@ struct ReaderOptions {
   uint64_t max_decoded_size = uint64_t{64} << 30;
   // Check each component's digest the first time its bytes are read.
   bool verify_on_read = false;
+  // Read the data into the page cache in the background from the open on
+  // (src/prefetcher.h); files opened by path only.
+  bool prefetch = false;
 };
 
 // One request of a batched read (zt_file_read_many). A job whose status is
@@ -56,7 +61,14 @@ class Reader {
   // Any other source (caller callbacks, HTTP); opts.access is not used.
   static std::shared_ptr<Reader> open_source(std::unique_ptr<Source> src, const ReaderOptions &opts);
 
+  ~Reader();
+  Reader(const Reader &) = delete;
+  Reader &operator=(const Reader &) = delete;
+
   const Manifest &manifest() const { return manifest_; }
+  // The background reader of the `prefetch` option, or nullptr (option off,
+  // not a local file, nothing to read).
+  const Prefetcher *prefetcher() const { return prefetcher_.get(); }
   const Source &source() const { return *source_; }
   const ReaderOptions &options() const { return opts_; }
   unsigned threads() const;
@@ -124,9 +136,12 @@ class Reader {
   size_t component_slot(const Object &o, const Component &c) const;
   // Digest over the stored bytes; throws ZT_E_DIGEST_MISMATCH.
   void check_digest(const Object &o, const Component &c) const;
+  // Starts prefetcher_ over [begin, end) when the option asks for it.
+  void start_prefetch(uint64_t begin, uint64_t end);
   std::unique_ptr<Source> source_;
   ReaderOptions opts_;
   Manifest manifest_;
+  std::unique_ptr<Prefetcher> prefetcher_;
   // verify_on_read only: first component slot of each object, and per slot
   // whether the digest was checked and matched.
   std::vector<size_t> slot_base_;

@@ -164,6 +164,54 @@ bool range_resident(const uint8_t *map, int fd, uint64_t offset, uint64_t len) {
   return true;
 }
 
+// Source::populate for files: a window of the file mapped for the call,
+// MADV_POPULATE_READ over it (Linux 5.14: waits until every page was read,
+// with the mapping's readahead, and copies nothing), unmapped. A past end of
+// file gives EFAULT, not SIGBUS, so a file that shrinks is an error here.
+// Where the advice is unknown (EINVAL: older kernels) or accepted but not
+// acted on (qemu-user returns 0 for it; the window's last page is then not
+// resident), the window is read with pread into `scratch` instead, and
+// from then on.
+#if defined(__linux__) && !defined(MADV_POPULATE_READ)
+#define MADV_POPULATE_READ 22
+#endif
+bool populate_file(int fd, uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch, std::atomic<bool> &use_pread) {
+  if (fd < 0) return false;
+  if (len == 0) return true;
+#if defined(MADV_POPULATE_READ)
+  if (!use_pread.load(std::memory_order_relaxed)) {
+    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t start = offset & ~(page - 1);
+    const uint64_t span = len + (offset - start);
+    if (span > std::numeric_limits<size_t>::max()) return false;
+    void *p = ::mmap(nullptr, static_cast<size_t>(span), PROT_READ, MAP_SHARED, fd, static_cast<off_t>(start));
+    if (p == MAP_FAILED) return false;
+    const int r = ::madvise(p, static_cast<size_t>(span), MADV_POPULATE_READ);
+    const int err = errno;
+    unsigned char last = 0;
+    const bool landed = r == 0 && ::mincore(static_cast<uint8_t *>(p) + ((span - 1) & ~(page - 1)), 1, &last) == 0 &&
+                        (last & 1);
+    ::munmap(p, static_cast<size_t>(span));
+    if (landed) return true;
+    if (r != 0 && err != EINVAL) return false;
+    use_pread.store(true, std::memory_order_relaxed);
+  }
+#else
+  (void)use_pread;
+#endif
+  constexpr size_t kScratch = size_t{4} << 20;
+  if (scratch.size() < kScratch) scratch.resize(kScratch);
+  while (len > 0) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(len, kScratch));
+    const ssize_t got = ::pread(fd, scratch.data(), want, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    offset += static_cast<uint64_t>(got);
+    len -= static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
 std::unique_ptr<Source> reopen_fd(int fd, const std::string &path, uint64_t size);
 
 class MmapSource final : public Source {
@@ -277,9 +325,13 @@ class PreadSource final : public Source {
     return range_resident(nullptr, fd_.get(), offset, len);
   }
   std::unique_ptr<Source> reopen() const override { return reopen_fd(fd_.get(), path_, size_); }
+  bool populate(uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch) const override {
+    return populate_file(fd_.get(), offset, len, scratch, populate_by_pread_);
+  }
 
  private:
   FileDescriptor fd_;
+  mutable std::atomic<bool> populate_by_pread_{false};
 };
 
 // /proc/self/fd/N opens the file the descriptor refers to anew (a new file
@@ -323,6 +375,9 @@ class MemorySource final : public Source {
 }  // namespace
 
 void Source::will_need(uint64_t, uint64_t) const {}
+bool Source::populate(uint64_t, uint64_t, std::vector<uint8_t> &) const {
+  return false;
+}
 bool Source::likely_cached(uint64_t, uint64_t) const {
   return true;
 }

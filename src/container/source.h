@@ -70,6 +70,12 @@ class Source {
   // (Reader::read_many). nullptr when the source is not a local file or
   // cannot be reopened as the same file.
   virtual std::unique_ptr<Source> reopen() const { return nullptr; }
+  // Brings [offset, offset+len) into the page cache and returns once it is
+  // there, copying nothing out (the `prefetch` open option, src/prefetcher.h);
+  // `scratch` is the caller's, kept between calls. False when this source
+  // cannot (not a file, an I/O error, the file shrank): the caller stops
+  // asking.
+  virtual bool populate(uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch) const;
 
  protected:
   uint64_t size_ = 0;

@@ -178,6 +178,11 @@ std::unique_ptr<Source> adopt_fd(int fd, const std::string &path) {
 
 void Source::will_need(uint64_t, uint64_t) const {}
 
+// No reopen() here either, so the `prefetch` open option never starts.
+bool Source::populate(uint64_t, uint64_t, std::vector<uint8_t> &) const {
+  return false;
+}
+
 // Windows has no mincore: every range counts as cached and read_many keeps
 // its parallel path there (the streamed cold path is a Linux measurement,
 // docs/cold-reads.md).

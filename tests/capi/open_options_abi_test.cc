@@ -1,8 +1,8 @@
-// zt_open_options grew in 1.1.0. A program linked against 1.0 calls
+// zt_open_options grew in 1.1.0 and 1.2.0. A program linked against 1.0 calls
 // zt_open_options_init@ZTENSOR_1 on the 1.0 struct: that version must write
 // the 1.0 bytes only (a canary after them survives) and say so in
 // struct_size, which zt_open then honours; the default version fills the
-// whole 1.1 struct.
+// whole struct. The same for 1.1 programs and the 1.1 struct.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -19,6 +19,13 @@ struct OpenOptions10 {
   uint32_t struct_size, access, strict, threads;
   uint64_t max_manifest_size, max_decoded_size;
 };
+// The 1.1 one: the same plus verify_on_read (padded to 8 as the compiler
+// lays it out).
+struct OpenOptions11 {
+  uint32_t struct_size, access, strict, threads;
+  uint64_t max_manifest_size, max_decoded_size;
+  uint32_t verify_on_read;
+};
 
 TEST(OpenOptionsAbi, TheOneZeroInitWritesOnlyTheOneZeroStruct) {
   void *lib = dlopen("libztensor.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -27,10 +34,12 @@ TEST(OpenOptionsAbi, TheOneZeroInitWritesOnlyTheOneZeroStruct) {
   using Init = void (*)(void *);
   auto init10 = reinterpret_cast<Init>(dlvsym(lib, "zt_open_options_init", "ZTENSOR_1"));
   auto init11 = reinterpret_cast<Init>(dlvsym(lib, "zt_open_options_init", "ZTENSOR_1.1"));
+  auto init12 = reinterpret_cast<Init>(dlvsym(lib, "zt_open_options_init", "ZTENSOR_1.2"));
   ASSERT_NE(init10, nullptr) << "zt_open_options_init@ZTENSOR_1 must stay exported";
-  ASSERT_NE(init11, nullptr);
-  EXPECT_EQ(reinterpret_cast<void *>(init11), reinterpret_cast<void *>(&zt_open_options_init))
-      << "programs built now must get the 1.1 init";
+  ASSERT_NE(init11, nullptr) << "zt_open_options_init@ZTENSOR_1.1 must stay exported";
+  ASSERT_NE(init12, nullptr);
+  EXPECT_EQ(reinterpret_cast<void *>(init12), reinterpret_cast<void *>(&zt_open_options_init))
+      << "programs built now must get the 1.2 init";
 
   struct {
     OpenOptions10 o;
@@ -45,12 +54,43 @@ TEST(OpenOptionsAbi, TheOneZeroInitWritesOnlyTheOneZeroStruct) {
   zt_file *f = nullptr;
   EXPECT_EQ(zt_open("/nonexistent/x.zt", reinterpret_cast<const zt_open_options *>(&old.o), &f), ZT_E_IO);
 
+  // The 1.1 struct ends at verify_on_read: its init must not write prefetch.
+  struct {
+    OpenOptions11 o;
+    unsigned char canary[16];
+  } mid;
+  std::memset(&mid, 0xA5, sizeof mid);
+  init11(&mid.o);
+  EXPECT_EQ(mid.o.struct_size, offsetof(OpenOptions11, verify_on_read) + sizeof(uint32_t));
+  EXPECT_EQ(mid.o.verify_on_read, 0u);
+  for (unsigned char b : mid.canary) ASSERT_EQ(b, 0xA5) << "the 1.1 init wrote past the 1.1 struct";
+  EXPECT_EQ(zt_open("/nonexistent/x.zt", reinterpret_cast<const zt_open_options *>(&mid.o), &f), ZT_E_IO);
+  // A 1.1 caller that set struct_size = sizeof itself (40 on LP64, with 4
+  // bytes of padding), garbage in the padding: prefetch lies past it, so the
+  // padding is never read.
+  static_assert(offsetof(zt_open_options, prefetch) >= sizeof(OpenOptions11), "prefetch must not overlay 1.1 padding");
+  mid.o.struct_size = sizeof(OpenOptions11);
+  EXPECT_EQ(zt_open("/nonexistent/x.zt", reinterpret_cast<const zt_open_options *>(&mid.o), &f), ZT_E_IO)
+      << "the 1.1 padding (0xA5 bytes) was read as prefetch";
+
   zt_open_options cur;
   std::memset(&cur, 0xA5, sizeof cur);
-  init11(&cur);
+  init12(&cur);
   EXPECT_EQ(cur.struct_size, sizeof(zt_open_options));
   EXPECT_EQ(cur.verify_on_read, 0u);
+  EXPECT_EQ(cur.prefetch, 0u);
   dlclose(lib);
+}
+
+TEST(OpenOptionsAbi, PrefetchAcceptsOnlyZeroAndOne) {
+  zt_open_options o;
+  zt_open_options_init(&o);
+  o.prefetch = 2;
+  zt_file *f = nullptr;
+  EXPECT_EQ(zt_open("/nonexistent/x.zt", &o, &f), ZT_E_INVALID_ARG);
+  EXPECT_NE(std::string(zt_last_error()).find("prefetch"), std::string::npos) << zt_last_error();
+  o.prefetch = 1;
+  EXPECT_EQ(zt_open("/nonexistent/x.zt", &o, &f), ZT_E_IO);
 }
 
 // zt_writer_options grew in 1.1.0 the same way (verify_before_replace).

@@ -392,3 +392,176 @@ TEST(ColdRead, OpeningAColdFileReadsLittleMoreThanItParses) {
   EXPECT_LE(resident_bytes, uint64_t{1} << 20);
   EXPECT_EQ(zt_close(f), ZT_OK);
 }
+
+// ---- the `prefetch` open option (src/prefetcher.h) ----
+
+namespace {
+
+zt_file *open_prefetching(const std::string &path, uint32_t threads, uint32_t access) {
+  zt_open_options o;
+  zt_open_options_init(&o);
+  o.threads = threads;
+  o.access = access;
+  o.prefetch = 1;
+  zt_file *f = nullptr;
+  EXPECT_EQ(zt_open(path.c_str(), &o, &f), ZT_OK) << zt_last_error();
+  return f;
+}
+
+// Whether every page of [begin, end) of the file is in the page cache.
+bool range_resident(const std::string &path, uint64_t begin, uint64_t end) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t start = begin & ~(page - 1);
+  void *map = ::mmap(nullptr, end - start, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(start));
+  ::close(fd);
+  if (map == MAP_FAILED) return false;
+  std::vector<unsigned char> in((end - start + page - 1) / page);
+  bool all = ::mincore(map, end - start, in.data()) == 0;
+  ::munmap(map, end - start);
+  for (unsigned char v : in) all = all && (v & 1);
+  return all;
+}
+
+// [first blob, end of the last blob): what the prefetch thread reads.
+std::pair<uint64_t, uint64_t> blob_span(const zt_file *f, const std::vector<Tensor> &ts) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const auto &t : ts) {
+    const zt_component_info ci = info(object(f, t.name));
+    if (ci.length == 0) continue;
+    lo = std::min(lo, ci.offset);
+    hi = std::max(hi, ci.offset + ci.length);
+  }
+  return {lo, hi};
+}
+
+}  // namespace
+
+// With nothing but the open, the thread brings every blob (zstd ones too)
+// into the page cache, through the map or with pread access alike.
+TEST(Prefetch, TheOpenBringsEveryBlobIntoThePageCache) {
+  TempDir dir;
+  const auto ts = make_tensors();
+  const std::string path = write(dir, ts);
+  for (uint32_t access : {ZT_ACCESS_MMAP, ZT_ACCESS_PREAD}) {
+    SCOPED_TRACE("access " + std::to_string(access));
+    if (!evict(path, 20u << 20)) GTEST_SKIP() << "this file system keeps the file's pages (tmpfs?)";
+    zt_file *f = open_prefetching(path, 2, access);
+    const auto span = blob_span(f, ts);
+    bool all = false;
+    for (int i = 0; i < 400 && !(all = range_resident(path, span.first, span.second)); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(all) << "the blobs are not all in the page cache 20 s after the open";
+    EXPECT_EQ(zt_close(f), ZT_OK);
+  }
+}
+
+// zt_file_read_many on a cold file opened with prefetch copies behind the
+// prefetch thread instead of streaming the cold ranges itself, and gives
+// the file's bytes on every thread count and access.
+TEST(Prefetch, ReadManyCopiesBehindThePrefetchInsteadOfStreaming) {
+  TempDir dir;
+  const auto ts = make_tensors();
+  const std::string path = write(dir, ts);
+  const auto all = all_of(ts);
+  for (uint32_t access : {ZT_ACCESS_MMAP, ZT_ACCESS_PREAD}) {
+    for (uint32_t threads : {1u, 2u, 0u}) {
+      SCOPED_TRACE("access " + std::to_string(access) + " threads " + std::to_string(threads));
+      if (!evict(path, 20u << 20)) GTEST_SKIP() << "this file system keeps the file's pages (tmpfs?)";
+      zt_file *f = open_prefetching(path, threads, access);
+      const uint64_t before = zt::cold_streamed_bytes();
+      Reads r = read_many(f, ts, all);
+      expect_bytes(r, ts, all);
+      EXPECT_EQ(zt::cold_streamed_bytes(), before) << "cold ranges were streamed beside the prefetch thread";
+      EXPECT_EQ(zt_close(f), ZT_OK);
+    }
+  }
+}
+
+// A file cut short under the prefetch thread stops it (no SIGBUS: its
+// window past the end is an error, not a fault); reads waiting on it go on
+// and report ZT_E_IO for the bytes that are gone, as without the option
+// (pread access: see AFileThatShrankFailsTheStreamedJobsItCuts).
+TEST(Prefetch, AFileCutShortStopsThePrefetchAndTheReadsReportIt) {
+  TempDir dir;
+  const auto ts = make_tensors();
+  const std::string path = write(dir, ts);
+  for (uint32_t access : {ZT_ACCESS_PREAD, ZT_ACCESS_MMAP}) {
+    SCOPED_TRACE("access " + std::to_string(access));
+    const std::string copy = dir.file("cut" + std::to_string(access) + ".zt");
+    {
+      std::string cmd = "cp '" + path + "' '" + copy + "'";
+      ASSERT_EQ(std::system(cmd.c_str()), 0);
+    }
+    if (!evict(copy, 20u << 20)) GTEST_SKIP() << "this file system keeps the file's pages (tmpfs?)";
+    zt_file *f = open_prefetching(copy, 2, access);
+    const zt_component_info b = info(object(f, "big_b"));
+    const uint64_t cut = b.offset + b.length / 2;
+    ASSERT_EQ(::truncate(copy.c_str(), static_cast<off_t>(cut)), 0);
+    evict(copy, 0);
+    if (access == ZT_ACCESS_MMAP) {
+      // The reader's own copies from its map would fault past the cut (as
+      // without the option: a mapped file must not shrink while open); the
+      // prefetch thread must not. Give it time to reach the cut.
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    } else {
+      const auto all = all_of(ts);
+      Reads r = read_many(f, ts, all);
+      for (size_t k = 0; k < ts.size(); ++k) {
+        SCOPED_TRACE(ts[k].name);
+        const zt_component_info ci = info(r.reqs[k].object);
+        if (ci.offset + ci.length <= cut) {
+          EXPECT_EQ(r.reqs[k].status, ZT_OK);
+          EXPECT_TRUE(std::equal(ts[k].bytes.begin(), ts[k].bytes.end(), r.bufs[k].begin() + static_cast<long>(k)));
+        } else {
+          EXPECT_EQ(r.reqs[k].status, ZT_E_IO);
+        }
+      }
+    }
+    EXPECT_EQ(zt_close(f), ZT_OK);
+  }
+}
+
+// Closing while the thread reads stops it: over and over, at once and
+// after a read (ThreadSanitizer runs this test, .ci/tsan.sh).
+TEST(Prefetch, ClosingWhileThePrefetchRunsStopsIt) {
+  TempDir dir;
+  const auto ts = make_tensors();
+  const std::string path = write(dir, ts);
+  for (int round = 0; round < 12; ++round) {
+    evict(path, 20u << 20);
+    zt_file *f = open_prefetching(path, 2, round % 2 ? ZT_ACCESS_PREAD : ZT_ACCESS_MMAP);
+    if (round % 3 == 1) {
+      const std::vector<size_t> one = {static_cast<size_t>(round % ts.size())};
+      expect_bytes(read_many(f, ts, one), ts, one);
+    }
+    EXPECT_EQ(zt_close(f), ZT_OK);
+  }
+}
+
+// The option asks nothing of sources that are not files: a file in memory
+// opens and reads as without it.
+TEST(Prefetch, MemoryFilesOpenAndReadAsWithoutIt) {
+  TempDir dir;
+  const auto ts = make_tensors();
+  const std::string path = write(dir, ts);
+  std::vector<uint8_t> bytes;
+  {
+    FILE *fp = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(fp, nullptr);
+    std::fseek(fp, 0, SEEK_END);
+    bytes.resize(static_cast<size_t>(std::ftell(fp)));
+    std::fseek(fp, 0, SEEK_SET);
+    ASSERT_EQ(std::fread(bytes.data(), 1, bytes.size(), fp), bytes.size());
+    std::fclose(fp);
+  }
+  zt_open_options o;
+  zt_open_options_init(&o);
+  o.prefetch = 1;
+  zt_file *f = nullptr;
+  ASSERT_EQ(zt_open_memory(bytes.data(), bytes.size(), &o, &f), ZT_OK) << zt_last_error();
+  const auto all = all_of(ts);
+  expect_bytes(read_many(f, ts, all), ts, all);
+  EXPECT_EQ(zt_close(f), ZT_OK);
+}

@@ -1,0 +1,102 @@
+#include "prefetcher.h"
+
+#include <algorithm>
+#include <system_error>
+#include <vector>
+
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
+
+namespace zt {
+namespace {
+
+// Half the physical memory, or no cap where the system does not say.
+uint64_t memory_cap() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
+#endif
+  return UINT64_MAX;
+}
+
+}  // namespace
+
+Prefetcher::Prefetcher(std::unique_ptr<Source> own, uint64_t begin, uint64_t end)
+    : src_(std::move(own)),
+      begin_(begin),
+      end_(std::max(begin, std::min(end, src_ ? src_->size() : 0))),
+      at_(begin) {
+  end_ = begin_ + std::min(end_ - begin_, memory_cap());
+  if (!src_ || begin_ == end_) {
+    done_ = true;
+    return;
+  }
+  try {
+    thread_ = std::thread([this] { run(); });
+  } catch (const std::system_error &) {
+    done_ = true;  // a hint: no thread, no prefetch
+  }
+}
+
+Prefetcher::~Prefetcher() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Prefetcher::run() {
+  std::vector<uint8_t> scratch;
+  for (;;) {
+    uint64_t at;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_ || at_ >= end_) break;
+      at = at_;
+    }
+    const uint64_t len = std::min(kStep, end_ - at);
+    bool ok = true, read = false;
+    // Whatever an earlier load (or a reader ahead of this thread) already
+    // brought in costs a mincore call, not a pass over its pages.
+    if (!src_->likely_cached(at, len)) {
+      ok = src_->populate(at, len, scratch);
+      read = ok;
+    }
+    if (!ok) break;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (read) read_ += len;
+      at_ = at + len;
+    }
+    cv_.notify_all();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  done_ = true;
+  cv_.notify_all();
+}
+
+bool Prefetcher::will_reach(uint64_t end) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !done_ && end <= end_;
+}
+
+void Prefetcher::wait_until(uint64_t end) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return done_ || at_ >= end; });
+}
+
+void Prefetcher::wait_done() const {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return done_; });
+}
+
+uint64_t Prefetcher::bytes_read() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return read_;
+}
+
+}  // namespace zt

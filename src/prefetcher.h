@@ -1,0 +1,67 @@
+// The `prefetch` open option: one background thread reads a file's data into
+// the page cache in file order, for a caller that said at open that it will
+// read most of the file. The disk then streams while the manifest is parsed
+// (a 26 000-tensor manifest takes tens of milliseconds of CPU, during which
+// a cold open otherwise leaves the disk idle) and ahead of a loader that
+// touches mapped tensors in name order, which is not file order
+// (docs/cold-reads.md).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "container/source.h"
+
+namespace zt {
+
+class Prefetcher {
+ public:
+  // Reads [begin, end) of the file through `own`, its own opening of it
+  // (Source::reopen: its own readahead state, so the reader's streams are
+  // not taken for seeks), in steps of kStep bytes; a step whose pages are
+  // already cached is skipped. Starts at once. At most half the machine's
+  // physical memory is read: more would evict its own beginning before
+  // anyone read it.
+  Prefetcher(std::unique_ptr<Source> own, uint64_t begin, uint64_t end);
+  // Stops after the step under way (one step: milliseconds) and joins.
+  ~Prefetcher();
+  Prefetcher(const Prefetcher &) = delete;
+  Prefetcher &operator=(const Prefetcher &) = delete;
+
+  // Whether the thread is still going and will reach `end`: a reader of a
+  // cold range below it waits for it (wait_until) instead of reading the
+  // range itself. Reader::read_many then copies behind this one stream,
+  // where two streams of its own plus this one took turns on the disk.
+  bool will_reach(uint64_t end) const;
+  // Blocks until every byte below `end` was read (or found cached), or the
+  // thread stopped (then the caller's own read does the work, and reports
+  // any error).
+  void wait_until(uint64_t end) const;
+
+  // Blocks until every step was read or skipped, or the thread stopped
+  // early (an I/O error, the file shrank). For tests and benchmarks.
+  void wait_done() const;
+  // Bytes read so far, skipped steps not counted. For tests.
+  uint64_t bytes_read() const;
+
+  static constexpr uint64_t kStep = uint64_t{8} << 20;
+
+ private:
+  void run();
+
+  std::unique_ptr<Source> src_;
+  uint64_t begin_;
+  uint64_t end_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  bool stop_ = false;
+  uint64_t at_;  // everything in [begin_, at_) was read or found cached
+  bool done_ = false;
+  uint64_t read_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace zt
