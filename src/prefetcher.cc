@@ -23,13 +23,14 @@ uint64_t memory_cap() {
 
 }  // namespace
 
-Prefetcher::Prefetcher(std::unique_ptr<Source> own, uint64_t begin, uint64_t end)
-    : src_(std::move(own)),
+Prefetcher::Prefetcher(const Source &file, std::unique_ptr<Source> own, uint64_t begin, uint64_t end)
+    : own_(std::move(own)),
+      src_(file.data() || !own_ ? &file : own_.get()),
       begin_(begin),
-      end_(std::max(begin, std::min(end, src_ ? src_->size() : 0))),
+      end_(std::max(begin, std::min(end, file.size()))),
       at_(begin) {
   end_ = begin_ + std::min(end_ - begin_, memory_cap());
-  if (!src_ || begin_ == end_) {
+  if (begin_ == end_) {
     done_ = true;
     return;
   }

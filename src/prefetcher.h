@@ -19,13 +19,15 @@ namespace zt {
 
 class Prefetcher {
  public:
-  // Reads [begin, end) of the file through `own`, its own opening of it
-  // (Source::reopen: its own readahead state, so the reader's streams are
-  // not taken for seeks), in steps of kStep bytes; a step whose pages are
-  // already cached is skipped. Starts at once. At most half the machine's
-  // physical memory is read: more would evict its own beginning before
-  // anyone read it.
-  Prefetcher(std::unique_ptr<Source> own, uint64_t begin, uint64_t end);
+  // Reads [begin, end) of `file` in steps of kStep bytes, in order; a step
+  // whose pages are already cached is skipped. A mapped file is populated
+  // through its own map (its views then find their pages mapped); a file
+  // read with pread through `own`, its own opening (Source::reopen: its own
+  // readahead state, so the reader's reads are not taken for seeks).
+  // `file` must outlive this object. Starts at once. At most half the
+  // machine's physical memory is read: more would evict its own beginning
+  // before anyone read it.
+  Prefetcher(const Source &file, std::unique_ptr<Source> own, uint64_t begin, uint64_t end);
   // Stops after the step under way (one step: milliseconds) and joins.
   ~Prefetcher();
   Prefetcher(const Prefetcher &) = delete;
@@ -52,7 +54,8 @@ class Prefetcher {
  private:
   void run();
 
-  std::unique_ptr<Source> src_;
+  std::unique_ptr<Source> own_;
+  const Source *src_;
   uint64_t begin_;
   uint64_t end_;
   mutable std::mutex mu_;

@@ -138,8 +138,11 @@ Reader::~Reader() = default;
 
 void Reader::start_prefetch(uint64_t begin, uint64_t end) {
   if (!opts_.prefetch || end <= begin) return;
+  // Only files: a source that cannot be reopened is memory, callbacks or
+  // HTTP (or a mapped file past the descriptor budget, which keeps no
+  // descriptor to read with).
   auto own = source_->reopen();
-  if (own) prefetcher_ = std::make_unique<Prefetcher>(std::move(own), begin, end);
+  if (own) prefetcher_ = std::make_unique<Prefetcher>(*source_, std::move(own), begin, end);
 }
 
 void Reader::init_verify_slots() {
@@ -402,6 +405,12 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
         }
       } else if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c)) {
         small_raw.push_back(i);
+      } else if (prefetcher_ && c.length > 0 && prefetcher_->will_reach(c.offset + c.length) &&
+                 !source_->likely_cached(c.offset, c.length)) {
+        // zstd or byte-swapped, cold: decoded once the prefetch thread has
+        // read the stored bytes, so the decode does not read them a second
+        // way beside it.
+        follow.push_back({i, 0, 0, Task::Whole, c.offset + c.length});
       } else {
         tasks.push_back({i, 0, 0, Task::Whole});
       }

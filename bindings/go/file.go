@@ -57,6 +57,11 @@ type OpenOptions struct {
 	MaxManifestSize uint64 // 0 = default (1 GiB)
 	MaxDecodedSize  uint64 // per component; 0 = default (64 GiB)
 	VerifyOnRead    bool   // check each component's digest on first read
+	// Most of the file will be read soon (a whole-model load): a background
+	// thread reads the file's data into the page cache in file order from
+	// the open on, and ReadMany copies behind it (docs/cold-reads.md).
+	// Local files on Linux and other POSIX systems; ignored elsewhere.
+	Prefetch bool
 }
 
 func (o *OpenOptions) toC() C.zt_open_options {
@@ -78,6 +83,9 @@ func (o *OpenOptions) toC() C.zt_open_options {
 	}
 	if o.VerifyOnRead {
 		c.verify_on_read = 1
+	}
+	if o.Prefetch {
+		c.prefetch = 1
 	}
 	return c
 }

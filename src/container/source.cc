@@ -175,23 +175,29 @@ bool range_resident(const uint8_t *map, int fd, uint64_t offset, uint64_t len) {
 #if defined(__linux__) && !defined(MADV_POPULATE_READ)
 #define MADV_POPULATE_READ 22
 #endif
-bool populate_file(int fd, uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch, std::atomic<bool> &use_pread) {
-  if (fd < 0) return false;
+// `map`: the file's own map (populated in place: a view's later touch
+// then finds its page mapped, and a touch ahead of this thread waits on the
+// same pages instead of reading them a second way), or nullptr: a window
+// is mapped for the call.
+bool populate_file(const uint8_t *map, int fd, uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch,
+                   std::atomic<bool> &use_pread) {
   if (len == 0) return true;
+  if (!map && fd < 0) return false;
 #if defined(MADV_POPULATE_READ)
   if (!use_pread.load(std::memory_order_relaxed)) {
     const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     const uint64_t start = offset & ~(page - 1);
     const uint64_t span = len + (offset - start);
     if (span > std::numeric_limits<size_t>::max()) return false;
-    void *p = ::mmap(nullptr, static_cast<size_t>(span), PROT_READ, MAP_SHARED, fd, static_cast<off_t>(start));
+    void *p = map ? const_cast<uint8_t *>(map) + start
+                  : ::mmap(nullptr, static_cast<size_t>(span), PROT_READ, MAP_SHARED, fd, static_cast<off_t>(start));
     if (p == MAP_FAILED) return false;
     const int r = ::madvise(p, static_cast<size_t>(span), MADV_POPULATE_READ);
     const int err = errno;
     unsigned char last = 0;
     const bool landed = r == 0 && ::mincore(static_cast<uint8_t *>(p) + ((span - 1) & ~(page - 1)), 1, &last) == 0 &&
                         (last & 1);
-    ::munmap(p, static_cast<size_t>(span));
+    if (!map) ::munmap(p, static_cast<size_t>(span));
     if (landed) return true;
     if (r != 0 && err != EINVAL) return false;
     use_pread.store(true, std::memory_order_relaxed);
@@ -199,6 +205,7 @@ bool populate_file(int fd, uint64_t offset, uint64_t len, std::vector<uint8_t> &
 #else
   (void)use_pread;
 #endif
+  if (fd < 0) return false;
   constexpr size_t kScratch = size_t{4} << 20;
   if (scratch.size() < kScratch) scratch.resize(kScratch);
   while (len > 0) {
@@ -254,6 +261,9 @@ class MmapSource final : public Source {
     return range_resident(data_, fd_.get(), offset, len);
   }
   std::unique_ptr<Source> reopen() const override { return reopen_fd(fd_.get(), path_, size_); }
+  bool populate(uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch) const override {
+    return populate_file(data_, fd_.get(), offset, len, scratch, populate_by_pread_);
+  }
 
  private:
   void map(const std::string &path) {
@@ -301,6 +311,7 @@ class MmapSource final : public Source {
 
   FileDescriptor fd_;
   bool counted_ = false;  // holds one of the budget's descriptors
+  mutable std::atomic<bool> populate_by_pread_{false};
 };
 
 class PreadSource final : public Source {
@@ -326,7 +337,7 @@ class PreadSource final : public Source {
   }
   std::unique_ptr<Source> reopen() const override { return reopen_fd(fd_.get(), path_, size_); }
   bool populate(uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch) const override {
-    return populate_file(fd_.get(), offset, len, scratch, populate_by_pread_);
+    return populate_file(nullptr, fd_.get(), offset, len, scratch, populate_by_pread_);
   }
 
  private:

@@ -112,7 +112,7 @@ def load_file(path: PathLike, *, copy: bool = True, verify: bool = False) -> Dic
     modifies meanwhile).
     verify=True: digests are checked as each object is read.
     """
-    with Reader(path, verify=verify) as r:
+    with Reader(path, verify=verify, prefetch=True) as r:
         if not copy:
             return {name: r[name] for name in r}
         dense = r.read_many()

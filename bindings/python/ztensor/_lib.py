@@ -22,8 +22,10 @@ zt_status = c_int  # enums are int-sized in the C ABI
 class OpenOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("access", c_uint32), ("strict", c_uint32), ("threads", c_uint32),
                 ("max_manifest_size", c_uint64), ("max_decoded_size", c_uint64),
-                # since 1.1.0: ctypes binds zt_open_options_init@@ZTENSOR_1.1, which fills this too
-                ("verify_on_read", c_uint32)]
+                # since 1.1.0
+                ("verify_on_read", c_uint32),
+                # since 1.2.0: ctypes binds zt_open_options_init@@ZTENSOR_1.2, which fills these too
+                ("reserved0", c_uint32), ("prefetch", c_uint32)]
 
 
 def set_verify_on_read(opts: OpenOptions) -> bool:
@@ -33,6 +35,17 @@ def set_verify_on_read(opts: OpenOptions) -> bool:
     if opts.struct_size < OpenOptions.verify_on_read.offset + ctypes.sizeof(c_uint32):
         return False
     opts.verify_on_read = 1
+    return True
+
+
+def set_prefetch(opts: OpenOptions) -> bool:
+    """Asks the library to read the file's data into the page cache in the
+    background from the open on (ABI 1.2: zt_open_options_init set a
+    struct_size that covers the field); False for an older library, which
+    then reads as it always did."""
+    if opts.struct_size < OpenOptions.prefetch.offset + ctypes.sizeof(c_uint32):
+        return False
+    opts.prefetch = 1
     return True
 
 

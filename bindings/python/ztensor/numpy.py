@@ -85,7 +85,7 @@ def load_file(filename: PathLike, *, backend: str = "mmap", verify: bool = False
     backend: "mmap" (default) or "pread" (safetensors' names; the arrays
     own their memory either way), anything else raises ValueError.
     """
-    with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend)) as r:
+    with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend), prefetch=True) as r:
         return _safe.read_all(r, _from_numpy, arrays_as_they_are=True)
 
 

@@ -17,7 +17,7 @@ from ._dtypes import BY_CODE, numpy_dtype, safetensors_name, zt_type_name
 from ._slicing import Index, box_of
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo, Io,
                    IoReadAt, IoStats, ZTensorFileNotFoundError, ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, UrlOptions,
-                   VerifyCallback, ZTensorError, ReadRequest, check, has, lib, set_verify_on_read, shape_array,
+                   VerifyCallback, ZTensorError, ReadRequest, check, has, lib, set_prefetch, set_verify_on_read, shape_array,
                    take_string)
 from ._types import Array, DTypeLike, Float32Array, ObjectValue, PathLike, Source
 
@@ -446,7 +446,12 @@ class Reader(Mapping[str, ObjectValue]):
     refuses files that break the format rules the default tolerates;
     verify=True checks each object's digests the first time its data is
     read (any read: reader[name], read, read_many, get_slice, tensor) and
-    raises ZTensorError instead of returning damaged data.
+    raises ZTensorError instead of returning damaged data. prefetch=True
+    says most of the file will be read soon (a whole-model load): a
+    background thread of the library reads the file's data into the page
+    cache in file order from the open on, so a cold file loads at the
+    disk's sequential speed (docs/cold-reads.md); the load_file functions
+    set it. Local files only; ignored for buffers and URLs.
 
     A path starting with http:// or https:// is read remotely with ranged
     GETs (docs/remote.md): arrays are then always copies. bearer_token (for
@@ -458,14 +463,18 @@ class Reader(Mapping[str, ObjectValue]):
     # The object table (None for readers that list objects another way, as
     # ShardedReader does).
     _table: Optional[_Table] = None
+    # Whether the library was asked to prefetch (prefetch=True and a
+    # library with ABI 1.2 or later).
+    prefetching: bool = False
 
     def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
                  sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False,
-                 bearer_token: Optional[str] = None, url_options: Optional[Mapping[str, Any]] = None) -> None:
+                 bearer_token: Optional[str] = None, url_options: Optional[Mapping[str, Any]] = None,
+                 prefetch: bool = False) -> None:
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
-        opts = self._open_options(mmap, strict, verify)
+        opts = self._open_options(mmap, strict, verify, prefetch)
         out = c_void_p()
         buffer: Optional[Array] = None
         keep: Any = None
@@ -1077,15 +1086,17 @@ class Reader(Mapping[str, ObjectValue]):
             out[name] = buf.view(dt).reshape(shape)
         return out
 
-    def _open_options(self, mmap: bool, strict: bool, verify: bool) -> OpenOptions:
+    def _open_options(self, mmap: bool, strict: bool, verify: bool, prefetch: bool = False) -> OpenOptions:
         """zt_open_options for these settings; also decides how verify=True
         is honoured: the library checks digests as it reads when it can
         (verify_on_read, ABI 1.1); with an older library each object is
-        verified once here."""
+        verified once here. prefetch is a hint: an older library (before
+        ABI 1.2) goes without it."""
         opts = OpenOptions()
         lib.zt_open_options_init(byref(opts))
         opts.access = 0 if mmap else 1
         opts.strict = 1 if strict else 0
+        self.prefetching = bool(prefetch) and set_prefetch(opts)
         self._verify_here = verify and not set_verify_on_read(opts)
         self._verified: Set[str] = set()
         return opts

@@ -296,7 +296,9 @@ def load_file(filename: PathLike, device: Device = "cpu", *, backend: str = "mma
     names: "pread" never maps the file, so copy=False then copies too);
     anything else raises ValueError.
     """
-    with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend)) as r:
+    # Every tensor is read (or touched, mapped) now: the file is read into
+    # the page cache in file order from the open on (prefetch).
+    with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend), prefetch=True) as r:
         if copy is False and _safe.file_is_copy_on_write(r):
             names = _safe.dense_names(r)
             with warnings.catch_warnings():

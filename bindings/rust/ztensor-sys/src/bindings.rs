@@ -136,12 +136,14 @@ pub struct zt_open_options {
     pub max_manifest_size: u64,
     pub max_decoded_size: u64,
     pub verify_on_read: u32,
+    pub reserved0: u32,
+    pub prefetch: u32,
 }
 #[test]
 fn bindgen_test_layout_zt_open_options() {
     assert_eq!(
         ::std::mem::size_of::<zt_open_options>(),
-        40usize,
+        48usize,
         concat!("Size of: ", stringify!(zt_open_options))
     );
     assert_eq!(
@@ -268,6 +270,40 @@ fn bindgen_test_layout_zt_open_options() {
         );
     }
     test_field_verify_on_read();
+    fn test_field_reserved0() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_open_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved0) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_open_options),
+                "::",
+                stringify!(reserved0)
+            )
+        );
+    }
+    test_field_reserved0();
+    fn test_field_prefetch() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_open_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).prefetch) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_open_options),
+                "::",
+                stringify!(prefetch)
+            )
+        );
+    }
+    test_field_prefetch();
 }
 extern "C" {
     pub fn zt_open_options_init(opts: *mut zt_open_options);

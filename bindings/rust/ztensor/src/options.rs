@@ -70,6 +70,15 @@ impl OpenOptions {
         self.0.verify_on_read = on as u32;
         self
     }
+    /// Most of the file will be read soon (a whole-model load): from the
+    /// open on, a background thread reads the file's data into the page
+    /// cache in file order, and `read_many` copies behind it, so a cold file
+    /// loads at the disk's sequential speed (docs/cold-reads.md). Local files
+    /// on Linux and other POSIX systems; ignored elsewhere.
+    pub fn prefetch(mut self, on: bool) -> Self {
+        self.0.prefetch = on as u32;
+        self
+    }
 }
 
 /// Options of [`File::open_url`](crate::File::open_url) (`zt_url_options`).
