@@ -250,6 +250,8 @@ struct OpenOptions {
   std::optional<uint64_t> max_manifest_size;  // library default: 1 GiB
   std::optional<uint64_t> max_decoded_size;   // per component; default 64 GiB
   bool verify_on_read = false;                // check each digest on first read
+  bool prefetch = false;                      // most of the file will be read soon:
+                                              // read it into the page cache from the open on
 
   zt_open_options to_c() const {
     zt_open_options o;
@@ -258,6 +260,7 @@ struct OpenOptions {
     o.strict = strict ? 1 : 0;
     o.threads = threads;
     o.verify_on_read = verify_on_read ? 1 : 0;
+    o.prefetch = prefetch ? 1 : 0;
     if (max_manifest_size) o.max_manifest_size = *max_manifest_size;
     if (max_decoded_size) o.max_decoded_size = *max_decoded_size;
     return o;

@@ -5,7 +5,11 @@
 #include <vector>
 
 #if !defined(_WIN32)
+#include <sys/mman.h>
 #include <unistd.h>
+#endif
+#if defined(__linux__) && !defined(MADV_POPULATE_WRITE)
+#define MADV_POPULATE_WRITE 23
 #endif
 
 namespace zt {
@@ -98,6 +102,18 @@ void Prefetcher::wait_done() const {
 uint64_t Prefetcher::bytes_read() const {
   std::lock_guard<std::mutex> lock(mu_);
   return read_;
+}
+
+void prefault_destination(void *dst, size_t len) {
+#if defined(MADV_POPULATE_WRITE)
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(dst) + page - 1) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(dst) + len) & ~(page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE);
+#else
+  (void)dst;
+  (void)len;
+#endif
 }
 
 }  // namespace zt

@@ -67,4 +67,11 @@ class Prefetcher {
   std::thread thread_;
 };
 
+// Faults in the whole pages inside [dst, dst+len) for writing (Linux:
+// MADV_POPULATE_WRITE; nothing elsewhere, or where the advice is unknown).
+// The contents do not change. A copy that waits for the prefetch thread
+// does it first, so new destination memory (a loader's fresh buffer) is
+// allocated while the disk is still busy, not after.
+void prefault_destination(void *dst, size_t len);
+
 }  // namespace zt

@@ -276,6 +276,13 @@ TEST(CppWrapper, OptionStructsKeepDefaultsAndApplySettings) {
   }
   EXPECT_EQ(p["r"].read_as<uint32_t>(0).size(), 1000u);
 
+  ztensor::OpenOptions ahead;
+  ahead.prefetch = true;
+  EXPECT_EQ(ahead.to_c().prefetch, 1u);
+  ztensor::File pf(path, ahead);
+  EXPECT_EQ(pf["r"].read_as<uint32_t>(0)[999], 7u);
+  EXPECT_EQ(ztensor::OpenOptions{}.to_c().prefetch, 0u);
+
   ztensor::OpenOptions small;
   small.max_decoded_size = 100;
   ztensor::File s(path, small);
