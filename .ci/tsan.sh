@@ -5,7 +5,9 @@
 # writer's helper threads: digests taken beside a blob's write, and the
 # release of a replaced file after the rename (issue 17). And the cold-file
 # path of zt_file_read_many: two streams, each through its own opening of
-# the file, stealing each other's work (issue 26).
+# the file, stealing each other's work, and the prefetch thread of the
+# prefetch open option with reads that wait on it and closes that stop it
+# (issue 26).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${ZT_TSAN_BUILD:-build-tsan}

@@ -322,8 +322,8 @@ void report(const std::string &workload, uint64_t fsz, const std::vector<std::st
     std::string vs_orig = "—";
     const std::string base = m.substr(0, m.find('@'));
     std::string counterpart = base == "zt_read_fresh" || base == "zt_read_fresh_pf" ? "orig_read"
-                              : base == "zt_view" || base == "zt_view_pf"            ? "orig_view"
-                                                                                     : "";
+                              : base == "zt_view" || base == "zt_view_pf"           ? "orig_view"
+                                                                                    : "";
     if (!counterpart.empty() && s.count(counterpart)) vs_orig = fmt("%.2f", median(s[counterpart].t) / med);
     const std::string vs_fresh = s.count("seq_fresh") ? fmt("%.2f", median(s["seq_fresh"].t) / med) : "—";
     std::printf("| %s | %s | %s | %.0f ms (%.0f–%.0f), %.2f GB/s | %.0f MB | %s | %s | %s | %s |\n", state,
@@ -453,9 +453,8 @@ int main(int argc, char **argv) {
         modes = {"seq", "seq_fresh", "direct", "zt_read", "zt_read_fresh", "zt_read_pf", "orig_read"};
         warm_modes = {"seq", "zt_read", "zt_read_fresh", "zt_read_pf"};
       } else {
-        modes = {"seq",        "seq_fresh",        "direct",     "zt_read",   "zt_read_fresh",
-                 "zt_read_pf", "zt_read_fresh_pf", "zt_view",    "zt_view_pf", "orig_read",
-                 "orig_view"};
+        modes = {"seq",     "seq_fresh",  "direct",    "zt_read",  "zt_read_fresh", "zt_read_pf", "zt_read_fresh_pf",
+                 "zt_view", "zt_view_pf", "orig_read", "orig_view"};
         warm_modes = {"seq", "zt_read", "zt_read_fresh", "zt_view", "zt_read_pf", "zt_view_pf"};
         if (!cfg.python.empty() && w.name != "small") {
           modes.push_back("py_map");

@@ -195,8 +195,8 @@ bool populate_file(const uint8_t *map, int fd, uint64_t offset, uint64_t len, st
     const int r = ::madvise(p, static_cast<size_t>(span), MADV_POPULATE_READ);
     const int err = errno;
     unsigned char last = 0;
-    const bool landed = r == 0 && ::mincore(static_cast<uint8_t *>(p) + ((span - 1) & ~(page - 1)), 1, &last) == 0 &&
-                        (last & 1);
+    const bool landed =
+        r == 0 && ::mincore(static_cast<uint8_t *>(p) + ((span - 1) & ~(page - 1)), 1, &last) == 0 && (last & 1);
     if (!map) ::munmap(p, static_cast<size_t>(span));
     if (landed) return true;
     if (r != 0 && err != EINVAL) return false;

@@ -574,7 +574,7 @@ TEST(Prefetch, PrefaultingADestinationKeepsItsBytesAndMapsItsPages) {
   const size_t n = 64 * page;
   auto *p = static_cast<uint8_t *>(::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(p, MAP_FAILED);
-  p[3 * page + 5] = 0x42;  // one page written before, the others never touched
+  p[3 * page + 5] = 0x42;                  // one page written before, the others never touched
   zt::prefault_destination(p + 7, n - 7);  // not page-aligned: whole pages inside only
   EXPECT_EQ(p[3 * page + 5], 0x42);
   std::vector<unsigned char> in(n / page);
