@@ -251,7 +251,11 @@ zt_file *open_member(const std::string &location, const std::string &label, cons
   zt_file *f = nullptr;
   if (folder) {
     try {
-      const ReaderOptions ropts = to_reader_options(opts);
+      ReaderOptions ropts = to_reader_options(opts);
+      // Shards are opened together: one prefetch thread per shard would read
+      // every shard at once (a disk seeking between them, up to half the
+      // memory each). A set ignores the option; zt_open of one shard takes it.
+      ropts.prefetch = false;
       const int fd = open_beneath(*folder, label, ctx);
       auto src = ropts.access == ZT_ACCESS_PREAD ? open_pread_source(fd, location) : open_mmap_source(fd, location);
       finish_open(Reader::open_source(std::move(src), ropts), &f);

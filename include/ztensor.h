@@ -242,8 +242,8 @@ typedef struct zt_open_options {
    * most half the machine's memory) or at zt_close; zt_file_read_many
    * copies uncached ranges behind it instead of reading them itself.
    * Ranges already in the page cache are skipped. Files opened by path on Linux and other
-   * POSIX systems; ignored for memory, callback and URL opens and on
-   * Windows. 0 (default): nothing is read before it is asked for. Other
+   * POSIX systems; ignored for memory, callback and URL opens, by
+   * zt_open_set (its shards are opened together) and on Windows. 0 (default): nothing is read before it is asked for. Other
    * values are ZT_E_INVALID_ARG. docs/cold-reads.md has the figures. */
   uint32_t prefetch;
 } zt_open_options;

@@ -23,6 +23,7 @@
 #include "reader.h"
 #include "test_util.h"
 #include "ztensor.h"
+#include "ztensor_set.h"
 
 using zttest::TempDir;
 
@@ -588,4 +589,33 @@ TEST(Prefetch, PrefaultingADestinationKeepsItsBytesAndMapsItsPages) {
   for (size_t i = 0; i < n; ++i)
     if (i != 3 * page + 5) ASSERT_EQ(p[i], 0) << i;
   ::munmap(p, n);
+}
+
+// A sharded set opens its shards together: it ignores the option rather
+// than start one prefetch thread per shard.
+TEST(Prefetch, ASetIgnoresTheOption) {
+  TempDir dir;
+  const auto ts = make_tensors();
+  const std::string path = write(dir, ts);
+  const std::string index = dir.file("m.zt.index.json");
+  {
+    FILE *fp = std::fopen(index.c_str(), "w");
+    ASSERT_NE(fp, nullptr);
+    std::string map;
+    for (const auto &t : ts) map += std::string(map.empty() ? "" : ", ") + "\"" + t.name + "\": \"cold.zt\"";
+    std::fprintf(fp, "{\"weight_map\": {%s}}", map.c_str());
+    std::fclose(fp);
+  }
+  if (!evict(path, 20u << 20)) GTEST_SKIP() << "this file system keeps the file's pages (tmpfs?)";
+  zt_open_options o;
+  zt_open_options_init(&o);
+  o.prefetch = 1;
+  zt_set *set = nullptr;
+  ASSERT_EQ(zt_open_set(index.c_str(), &o, &set), ZT_OK) << zt_last_error();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  zt_file *f = open_with(path, 1, ZT_ACCESS_PREAD);  // only to locate big_c
+  const zt_component_info c = info(object(f, "big_c"));
+  EXPECT_FALSE(resident(path, c.offset + c.length - 4096)) << "the set's shard was read ahead";
+  EXPECT_EQ(zt_close(f), ZT_OK);
+  EXPECT_EQ(zt_set_close(set), ZT_OK);
 }

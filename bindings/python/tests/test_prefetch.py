@@ -13,7 +13,6 @@ import pytest
 import ztensor
 import ztensor.numpy as ztnp
 import ztensor.reader as ztreader
-import json
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="eviction and mincore are Linux's")
 
@@ -118,15 +117,3 @@ def test_the_whole_file_loaders_ask_for_it(tmp_path, monkeypatch):
     with ztensor.Reader(path) as r:
         r["t000"]
     assert not asked
-
-
-def test_sharded_load_asks_for_it(tmp_path, monkeypatch):
-    ztnp.save_file({"a": np.arange(3, dtype=np.int16)}, str(tmp_path / "s1.zt"))
-    ztnp.save_file({"b": np.ones(2, np.uint8)}, str(tmp_path / "s2.zt"))
-    index = tmp_path / "s.zt.index.json"
-    index.write_text(json.dumps({"weight_map": {"a": "s1.zt", "b": "s2.zt"}}))
-    asked = []
-    real = ztreader.set_prefetch
-    monkeypatch.setattr(ztreader, "set_prefetch", lambda o: asked.append(True) or real(o))
-    out = ztensor.load_sharded(index)
-    assert asked and set(out) == {"a", "b"}

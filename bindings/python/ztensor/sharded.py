@@ -41,11 +41,11 @@ class ShardedReader(Reader):
     """
 
     def __init__(self, index: PathLike, *, mmap: bool = True, strict: bool = False,
-                 sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False, prefetch: bool = False) -> None:
+                 sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False) -> None:
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
-        opts = self._open_options(mmap, strict, verify, prefetch)
+        opts = self._open_options(mmap, strict, verify)
         out = c_void_p()
         check(lib.zt_open_set(os.fsencode(index), byref(opts), byref(out)))
         handle = _SetHandle(out.value)
@@ -174,5 +174,5 @@ def load_sharded(index: PathLike) -> Dict[str, ObjectValue]:
 
         tensors = ztensor.load_sharded("model.zt.index.json")
     """
-    with ShardedReader(index, prefetch=True) as r:
+    with ShardedReader(index) as r:
         return {name: r[name] for name in r}
