@@ -29,7 +29,7 @@ uint64_t memory_cap() {
 
 Prefetcher::Prefetcher(const Source &file, std::unique_ptr<Source> own, uint64_t begin, uint64_t end)
     : own_(std::move(own)),
-      src_(file.data() || !own_ ? &file : own_.get()),
+      mapped_(file.data() || !own_ ? &file : nullptr),
       begin_(begin),
       end_(std::max(begin, std::min(end, file.size()))),
       at_(begin) {
@@ -67,8 +67,9 @@ void Prefetcher::run() {
     bool ok = true, read = false;
     // Whatever an earlier load (or a reader ahead of this thread) already
     // brought in costs a mincore call, not a pass over its pages.
-    if (!src_->likely_cached(at, len)) {
-      ok = src_->populate(at, len, scratch);
+    const Source &src = mapped_ && (!own_ || !copies_follow_.load(std::memory_order_relaxed)) ? *mapped_ : *own_;
+    if (!src.likely_cached(at, len)) {
+      ok = src.populate(at, len, scratch);
       read = ok;
     }
     if (!ok) break;

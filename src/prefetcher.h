@@ -7,6 +7,7 @@
 // (docs/cold-reads.md).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -21,10 +22,10 @@ class Prefetcher {
  public:
   // Reads [begin, end) of `file` in steps of kStep bytes, in order; a step
   // whose pages are already cached is skipped. A mapped file is populated
-  // through its own map (its views then find their pages mapped); a file
-  // read with pread through `own`, its own opening (Source::reopen: its own
-  // readahead state, so the reader's reads are not taken for seeks).
-  // `file` must outlive this object. Starts at once. At most half the
+  // through its own map (its views then find their pages mapped) until
+  // copies_follow(); otherwise, and from then on, through `own`, its own
+  // opening (Source::reopen: its own readahead state, so the reader's reads
+  // are not taken for seeks). `file` must outlive this object. Starts at once. At most half the
   // machine's physical memory is read: more would evict its own beginning
   // before anyone read it.
   Prefetcher(const Source &file, std::unique_ptr<Source> own, uint64_t begin, uint64_t end);
@@ -38,6 +39,10 @@ class Prefetcher {
   // range itself. Reader::read_many then copies behind this one stream,
   // where two streams of its own plus this one took turns on the disk.
   bool will_reach(uint64_t end) const;
+  // Says that copies (Reader::read_many) follow this thread: mapping the
+  // pages into the reader's map is then work nobody uses (and a bigger map
+  // to tear down at close), so later steps go through `own`.
+  void copies_follow() const { copies_follow_.store(true, std::memory_order_relaxed); }
   // Blocks until every byte below `end` was read (or found cached), or the
   // thread stopped (then the caller's own read does the work, and reports
   // any error).
@@ -55,7 +60,8 @@ class Prefetcher {
   void run();
 
   std::unique_ptr<Source> own_;
-  const Source *src_;
+  const Source *mapped_;  // the file when it is mapped, else nullptr
+  mutable std::atomic<bool> copies_follow_{false};
   uint64_t begin_;
   uint64_t end_;
   mutable std::mutex mu_;

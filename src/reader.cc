@@ -498,6 +498,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     own[k] = source_->reopen();
     if (own[k]) g_cold_reopened_streams.fetch_add(1, std::memory_order_relaxed);
   }
+  if (!follow.empty()) prefetcher_->copies_follow();
   std::stable_sort(follow.begin(), follow.end(), [](const Task &a, const Task &b) { return a.ready_at < b.ready_at; });
   tasks.insert(tasks.end(), follow.begin(), follow.end());
   StreamParts cold_parts(std::move(parts));

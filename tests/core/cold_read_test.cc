@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -618,4 +619,67 @@ TEST(Prefetch, ASetIgnoresTheOption) {
   EXPECT_FALSE(resident(path, c.offset + c.length - 4096)) << "the set's shard was read ahead";
   EXPECT_EQ(zt_close(f), ZT_OK);
   EXPECT_EQ(zt_set_close(set), ZT_OK);
+}
+
+namespace {
+
+// Resident kilobytes of this process's mappings of `path` (/proc/self/smaps);
+// -1 when none is listed.
+long mapped_rss_kb(const std::string &path) {
+  FILE *fp = std::fopen("/proc/self/smaps", "r");
+  if (!fp) return -1;
+  char line[4096];
+  long total = -1;
+  bool in = false;
+  while (std::fgets(line, sizeof line, fp)) {
+    std::string l(line);
+    if (!l.empty() && l.back() == '\n') l.pop_back();
+    unsigned long lo = 0, hi = 0;
+    char dash = 0;
+    if (std::sscanf(l.c_str(), "%lx%c%lx ", &lo, &dash, &hi) == 3 && dash == '-') {  // a mapping's first line
+      in = l.size() >= path.size() && l.compare(l.size() - path.size(), path.size(), path) == 0;
+      continue;
+    }
+    long kb = 0;
+    if (in && std::sscanf(l.c_str(), "Rss: %ld kB", &kb) == 1) total = std::max(total, 0L) + kb;
+  }
+  std::fclose(fp);
+  return total;
+}
+
+}  // namespace
+
+// Once copies follow the thread, it stops mapping pages into the reader's
+// map (nobody would touch them there) and reads through its own opening.
+TEST(Prefetch, CopiesBehindTheThreadLeaveTheMapUnpopulated) {
+  TempDir dir;
+  // A long raw tail, so that what goes through the map anyway (the steps
+  // read before read_many starts, the zstd blob its decoder reads in place)
+  // is a small part of the file.
+  auto ts = make_tensors();
+  ts.push_back({"tail", std::vector<uint8_t>(size_t{80} << 20, 0x3C), ZT_ENCODING_RAW});
+  const std::string path = write(dir, ts);
+  if (!evict(path, 20u << 20)) GTEST_SKIP() << "this file system keeps the file's pages (tmpfs?)";
+  // Destinations made before the open: read_many starts right after it.
+  std::vector<std::vector<uint8_t>> bufs;
+  for (const auto &t : ts) bufs.emplace_back(t.bytes.size() + 1, 0xEE);
+  zt_file *f = open_prefetching(path, 2, ZT_ACCESS_MMAP);
+  std::vector<zt_read_request> reqs(ts.size());
+  for (size_t k = 0; k < ts.size(); ++k) {
+    ASSERT_EQ(zt_file_object_by_name(f, ts[k].name.data(), ts[k].name.size(), &reqs[k].object), ZT_OK);
+    reqs[k].dst = bufs[k].data();
+    reqs[k].dst_capacity = bufs[k].size();
+  }
+  ASSERT_EQ(zt_file_read_many(f, reqs.data(), reqs.size()), ZT_OK) << zt_last_error();
+  for (size_t k = 0; k < ts.size(); ++k)
+    ASSERT_TRUE(std::equal(ts[k].bytes.begin(), ts[k].bytes.end(), bufs[k].begin())) << ts[k].name;
+  const long rss = mapped_rss_kb(path);
+  if (rss < 0) {
+    zt_close(f);
+    GTEST_SKIP() << "/proc/self/smaps does not list the file's mapping here";
+  }
+  const auto span = blob_span(f, ts);
+  // The step under way when read_many began may have gone through the map.
+  EXPECT_LT(static_cast<uint64_t>(rss) * 1024, (span.second - span.first) / 2) << rss << " kB of the map resident";
+  EXPECT_EQ(zt_close(f), ZT_OK);
 }
