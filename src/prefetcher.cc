@@ -64,18 +64,12 @@ void Prefetcher::run() {
       at = at_;
     }
     const uint64_t len = std::min(kStep, end_ - at);
-    bool ok = true, read = false;
+    const Source &src = mapped_ && (!own_ || !copies_follow_.load(std::memory_order_relaxed)) ? *mapped_ : *own_;
     // Whatever an earlier load (or a reader ahead of this thread) already
     // brought in costs a mincore call, not a pass over its pages.
-    const Source &src = mapped_ && (!own_ || !copies_follow_.load(std::memory_order_relaxed)) ? *mapped_ : *own_;
-    if (!src.likely_cached(at, len)) {
-      ok = src.populate(at, len, scratch);
-      read = ok;
-    }
-    if (!ok) break;
+    if (!src.likely_cached(at, len) && !src.populate(at, len, scratch)) break;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (read) read_ += len;
       at_ = at + len;
     }
     cv_.notify_all();
@@ -93,16 +87,6 @@ bool Prefetcher::will_reach(uint64_t end) const {
 void Prefetcher::wait_until(uint64_t end) const {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return done_ || at_ >= end; });
-}
-
-void Prefetcher::wait_done() const {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return done_; });
-}
-
-uint64_t Prefetcher::bytes_read() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return read_;
 }
 
 void prefault_destination(void *dst, size_t len) {

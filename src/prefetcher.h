@@ -25,9 +25,9 @@ class Prefetcher {
   // through its own map (its views then find their pages mapped) until
   // copies_follow(); otherwise, and from then on, through `own`, its own
   // opening (Source::reopen: its own readahead state, so the reader's reads
-  // are not taken for seeks). `file` must outlive this object. Starts at once. At most half the
-  // machine's physical memory is read: more would evict its own beginning
-  // before anyone read it.
+  // are not taken for seeks). `file` must outlive this object. Starts at
+  // once. At most half the machine's physical memory is read: more would
+  // evict its own beginning before anyone read it.
   Prefetcher(const Source &file, std::unique_ptr<Source> own, uint64_t begin, uint64_t end);
   // Stops after the step under way (one step: milliseconds) and joins.
   ~Prefetcher();
@@ -48,12 +48,6 @@ class Prefetcher {
   // any error).
   void wait_until(uint64_t end) const;
 
-  // Blocks until every step was read or skipped, or the thread stopped
-  // early (an I/O error, the file shrank). For tests and benchmarks.
-  void wait_done() const;
-  // Bytes read so far, skipped steps not counted. For tests.
-  uint64_t bytes_read() const;
-
   static constexpr uint64_t kStep = uint64_t{8} << 20;
 
  private:
@@ -67,9 +61,8 @@ class Prefetcher {
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   bool stop_ = false;
-  uint64_t at_;  // everything in [begin_, at_) was read or found cached
-  bool done_ = false;
-  uint64_t read_ = 0;
+  uint64_t at_;        // everything in [begin_, at_) was read or found cached
+  bool done_ = false;  // the thread has ended (or never started)
   std::thread thread_;
 };
 
