@@ -191,6 +191,21 @@ uint64_t raw_bytes(const std::vector<Tensor> &ts) {
   return n;
 }
 
+// A read of every tensor of a file cut at `cut`: the tensors wholly before
+// the cut have their bytes, the others failed with ZT_E_IO.
+void expect_cut_at(const Reads &r, const std::vector<Tensor> &ts, uint64_t cut) {
+  for (size_t k = 0; k < ts.size(); ++k) {
+    SCOPED_TRACE(ts[k].name);
+    const zt_component_info ci = info(r.reqs[k].object);
+    if (ci.offset + ci.length <= cut) {
+      EXPECT_EQ(r.reqs[k].status, ZT_OK);
+      EXPECT_TRUE(std::equal(ts[k].bytes.begin(), ts[k].bytes.end(), r.bufs[k].begin() + static_cast<long>(k)));
+    } else {
+      EXPECT_EQ(r.reqs[k].status, ZT_E_IO);
+    }
+  }
+}
+
 // Whether every page of every raw blob is in the page cache (one map of the
 // file, one mincore over it).
 bool raw_pages_resident(const zt_file *f, const std::string &path, const std::vector<Tensor> &ts) {
@@ -304,16 +319,7 @@ TEST(ColdRead, AFileThatShrankFailsTheStreamedJobsItCuts) {
   const uint64_t before = zt::cold_streamed_bytes();
   Reads r = read_many(f, ts, all);
   EXPECT_GT(zt::cold_streamed_bytes(), before);
-  for (size_t k = 0; k < ts.size(); ++k) {
-    SCOPED_TRACE(ts[k].name);
-    const zt_component_info ci = info(r.reqs[k].object);
-    if (ci.offset + ci.length <= b.offset + b.length / 2) {
-      EXPECT_EQ(r.reqs[k].status, ZT_OK);
-      EXPECT_TRUE(std::equal(ts[k].bytes.begin(), ts[k].bytes.end(), r.bufs[k].begin() + static_cast<long>(k)));
-    } else {
-      EXPECT_EQ(r.reqs[k].status, ZT_E_IO);
-    }
-  }
+  expect_cut_at(r, ts, b.offset + b.length / 2);
   EXPECT_EQ(zt_close(f), ZT_OK);
 }
 
@@ -509,18 +515,7 @@ TEST(Prefetch, AFileCutShortStopsThePrefetchAndTheReadsReportIt) {
       // prefetch thread must not. Give it time to reach the cut.
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     } else {
-      const auto all = all_of(ts);
-      Reads r = read_many(f, ts, all);
-      for (size_t k = 0; k < ts.size(); ++k) {
-        SCOPED_TRACE(ts[k].name);
-        const zt_component_info ci = info(r.reqs[k].object);
-        if (ci.offset + ci.length <= cut) {
-          EXPECT_EQ(r.reqs[k].status, ZT_OK);
-          EXPECT_TRUE(std::equal(ts[k].bytes.begin(), ts[k].bytes.end(), r.bufs[k].begin() + static_cast<long>(k)));
-        } else {
-          EXPECT_EQ(r.reqs[k].status, ZT_E_IO);
-        }
-      }
+      expect_cut_at(read_many(f, ts, all_of(ts)), ts, cut);
     }
     EXPECT_EQ(zt_close(f), ZT_OK);
   }
