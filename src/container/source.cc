@@ -179,8 +179,8 @@ bool range_resident(const uint8_t *map, int fd, uint64_t offset, uint64_t len) {
 // then finds its page mapped, and a touch ahead of this thread waits on the
 // same pages instead of reading them a second way), or nullptr: a window
 // is mapped for the call.
-bool populate_file(const uint8_t *map, int fd, uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch,
-                   std::atomic<bool> &use_pread) {
+bool populate_file(const uint8_t *map, int fd, const std::string &path, uint64_t offset, uint64_t len,
+                   std::vector<uint8_t> &scratch, std::atomic<bool> &use_pread) {
   if (len == 0) return true;
   if (!map && fd < 0) return false;
 #if defined(MADV_POPULATE_READ)
@@ -208,13 +208,11 @@ bool populate_file(const uint8_t *map, int fd, uint64_t offset, uint64_t len, st
   if (fd < 0) return false;
   constexpr size_t kScratch = size_t{4} << 20;
   if (scratch.size() < kScratch) scratch.resize(kScratch);
-  while (len > 0) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(len, kScratch));
-    const ssize_t got = ::pread(fd, scratch.data(), want, static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    offset += static_cast<uint64_t>(got);
-    len -= static_cast<uint64_t>(got);
+  try {
+    for (uint64_t done = 0; done < len; done += kScratch)
+      pread_all(fd, path, offset + done, static_cast<size_t>(std::min<uint64_t>(len - done, kScratch)), scratch.data());
+  } catch (const Error &) {  // a read error, or the file shrank
+    return false;
   }
   return true;
 }
@@ -262,7 +260,7 @@ class MmapSource final : public Source {
   }
   std::unique_ptr<Source> reopen() const override { return reopen_fd(fd_.get(), path_, size_); }
   bool populate(uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch) const override {
-    return populate_file(data_, fd_.get(), offset, len, scratch, populate_by_pread_);
+    return populate_file(data_, fd_.get(), path_, offset, len, scratch, populate_by_pread_);
   }
 
  private:
@@ -337,7 +335,7 @@ class PreadSource final : public Source {
   }
   std::unique_ptr<Source> reopen() const override { return reopen_fd(fd_.get(), path_, size_); }
   bool populate(uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch) const override {
-    return populate_file(nullptr, fd_.get(), offset, len, scratch, populate_by_pread_);
+    return populate_file(nullptr, fd_.get(), path_, offset, len, scratch, populate_by_pread_);
   }
 
  private:

@@ -119,11 +119,13 @@ void evict_range(const std::string &path, uint64_t offset, uint64_t len) {
   ::close(fd);
 }
 
-zt_file *open_with(const std::string &path, uint32_t threads, uint32_t access) {
+// prefetch: the open option of that name (src/prefetcher.h).
+zt_file *open_with(const std::string &path, uint32_t threads, uint32_t access, bool prefetch = false) {
   zt_open_options o;
   zt_open_options_init(&o);
   o.threads = threads;
   o.access = access;
+  o.prefetch = prefetch ? 1 : 0;
   zt_file *f = nullptr;
   EXPECT_EQ(zt_open(path.c_str(), &o, &f), ZT_OK) << zt_last_error();
   return f;
@@ -406,17 +408,6 @@ TEST(ColdRead, OpeningAColdFileReadsLittleMoreThanItParses) {
 
 namespace {
 
-zt_file *open_prefetching(const std::string &path, uint32_t threads, uint32_t access) {
-  zt_open_options o;
-  zt_open_options_init(&o);
-  o.threads = threads;
-  o.access = access;
-  o.prefetch = 1;
-  zt_file *f = nullptr;
-  EXPECT_EQ(zt_open(path.c_str(), &o, &f), ZT_OK) << zt_last_error();
-  return f;
-}
-
 // Whether every page of [begin, end) of the file is in the page cache.
 bool range_resident(const std::string &path, uint64_t begin, uint64_t end) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -456,7 +447,7 @@ TEST(Prefetch, TheOpenBringsEveryBlobIntoThePageCache) {
   for (uint32_t access : {ZT_ACCESS_MMAP, ZT_ACCESS_PREAD}) {
     SCOPED_TRACE("access " + std::to_string(access));
     if (!evict(path, 20u << 20)) GTEST_SKIP() << "this file system keeps the file's pages (tmpfs?)";
-    zt_file *f = open_prefetching(path, 2, access);
+    zt_file *f = open_with(path, 2, access, true);
     const auto span = blob_span(f, ts);
     bool all = false;
     for (int i = 0; i < 400 && !(all = range_resident(path, span.first, span.second)); ++i)
@@ -478,7 +469,7 @@ TEST(Prefetch, ReadManyCopiesBehindThePrefetchInsteadOfStreaming) {
     for (uint32_t threads : {1u, 2u, 0u}) {
       SCOPED_TRACE("access " + std::to_string(access) + " threads " + std::to_string(threads));
       if (!evict(path, 20u << 20)) GTEST_SKIP() << "this file system keeps the file's pages (tmpfs?)";
-      zt_file *f = open_prefetching(path, threads, access);
+      zt_file *f = open_with(path, threads, access, true);
       const uint64_t before = zt::cold_streamed_bytes();
       Reads r = read_many(f, ts, all);
       expect_bytes(r, ts, all);
@@ -504,7 +495,7 @@ TEST(Prefetch, AFileCutShortStopsThePrefetchAndTheReadsReportIt) {
       ASSERT_EQ(std::system(cmd.c_str()), 0);
     }
     if (!evict(copy, 20u << 20)) GTEST_SKIP() << "this file system keeps the file's pages (tmpfs?)";
-    zt_file *f = open_prefetching(copy, 2, access);
+    zt_file *f = open_with(copy, 2, access, true);
     const zt_component_info b = info(object(f, "big_b"));
     const uint64_t cut = b.offset + b.length / 2;
     ASSERT_EQ(::truncate(copy.c_str(), static_cast<off_t>(cut)), 0);
@@ -529,7 +520,7 @@ TEST(Prefetch, ClosingWhileThePrefetchRunsStopsIt) {
   const std::string path = write(dir, ts);
   for (int round = 0; round < 12; ++round) {
     evict(path, 20u << 20);
-    zt_file *f = open_prefetching(path, 2, round % 2 ? ZT_ACCESS_PREAD : ZT_ACCESS_MMAP);
+    zt_file *f = open_with(path, 2, round % 2 ? ZT_ACCESS_PREAD : ZT_ACCESS_MMAP, true);
     if (round % 3 == 1) {
       const std::vector<size_t> one = {static_cast<size_t>(round % ts.size())};
       expect_bytes(read_many(f, ts, one), ts, one);
@@ -658,7 +649,7 @@ TEST(Prefetch, CopiesBehindTheThreadLeaveTheMapUnpopulated) {
   // Destinations made before the open: read_many starts right after it.
   std::vector<std::vector<uint8_t>> bufs;
   for (const auto &t : ts) bufs.emplace_back(t.bytes.size() + 1, 0xEE);
-  zt_file *f = open_prefetching(path, 2, ZT_ACCESS_MMAP);
+  zt_file *f = open_with(path, 2, ZT_ACCESS_MMAP, true);
   std::vector<zt_read_request> reqs(ts.size());
   for (size_t k = 0; k < ts.size(); ++k) {
     ASSERT_EQ(zt_file_object_by_name(f, ts[k].name.data(), ts[k].name.size(), &reqs[k].object), ZT_OK);
