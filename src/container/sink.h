@@ -81,6 +81,9 @@ class FileSink final : public Sink {
   // kWritebackChunk).
   void write_through(const void *data, size_t len);
   void start_writeback();
+  // The temporary as messages name it: always with the destination, since
+  // an O_TMPFILE temporary has no name of its own until commit().
+  std::string temp_label() const;
 
   std::string path_, temp_path_;
   int fd_ = -1;
