@@ -39,14 +39,14 @@ FileSink::FileSink(const std::string &path) {
   if (path.empty()) fail(ZT_E_INVALID_ARG, "output path is empty");
   const ReplaceTarget target = resolve_replace_target(path);
   path_ = target.path;
-  fd_ = open_anonymous_temp(temp_dir_of(path_));
+  fd_ = open_anonymous_temp(temp_dir_of(path_), temp_create_mode(target));
   if (fd_ < 0) {
     // No O_TMPFILE here: temporaries have names, and those of writers to
     // the same file that were killed go first. (With O_TMPFILE there are
     // none to look for, and the scan, ~0.4 us per entry of the folder, is
     // not worth paying on every write.)
     remove_stale_temps(path_, kTempTag);
-    fd_ = create_named_temp(path_, kTempTag, temp_path_);
+    fd_ = create_named_temp(path_, kTempTag, temp_path_, temp_create_mode(target));
     if (fd_ < 0) fail(ZT_E_IO, "cannot create a temporary file beside '" + path + "': " + std::strerror(errno));
   }
   apply_replace_metadata(fd_, target);
