@@ -14,6 +14,7 @@
 #include "container/iovec_util.h"
 #include "container/replace_target.h"
 #include "container/replaced_file.h"
+#include "platform/process.h"
 #include "util/error.h"
 #include "util/temp_file.h"
 #include "ztensor.h"
@@ -35,7 +36,7 @@ void writev_all(int fd, struct iovec *iov, size_t n, const std::string &what) {
 
 }  // namespace
 
-FileSink::FileSink(const std::string &path) {
+FileSink::FileSink(const std::string &path) : owner_pid_(current_process_id()) {
   if (path.empty()) fail(ZT_E_INVALID_ARG, "output path is empty");
   const ReplaceTarget target = resolve_replace_target(path);
   path_ = target.path;
@@ -62,7 +63,7 @@ void FileSink::abandon() noexcept {
   done_ = true;
   if (fd_ >= 0) ::close(fd_);  // an anonymous temporary is freed with its last descriptor
   fd_ = -1;
-  if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+  if (!temp_path_.empty() && owner_pid_ == current_process_id()) ::unlink(temp_path_.c_str());
 }
 
 bool FileSink::written_for_check(Written &out) {

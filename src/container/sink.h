@@ -96,6 +96,10 @@ class FileSink final : public Sink {
   bool replaced_in_background_ = false;
   static constexpr size_t kWritebackChunk = size_t{64} << 20;
   bool done_ = false;
+  // A forked child that drops a writer it inherited must not remove the
+  // parent's named temporary (the parent's writer would then fail at
+  // commit): it only closes its copy of the descriptor.
+  unsigned long owner_pid_;
 };
 
 }  // namespace zt
