@@ -27,13 +27,7 @@ uint64_t memory_cap() {
   return UINT64_MAX;
 }
 
-std::atomic<uint64_t> g_prefetched_bytes{0};
-
 }  // namespace
-
-uint64_t prefetched_bytes() {
-  return g_prefetched_bytes.load(std::memory_order_relaxed);
-}
 
 struct Prefetcher::State {
   std::mutex mu;
@@ -173,11 +167,7 @@ void Prefetcher::run() {
     const Source &src = mapped_ && (!s.own || !copies_follow_.load(std::memory_order_relaxed)) ? *mapped_ : *s.own;
     // Whatever an earlier load (or a reader ahead of this thread) already
     // brought in costs a mincore call, not a pass over its pages.
-    bool ok = true;
-    if (!src.likely_cached(at, len)) {
-      g_prefetched_bytes.fetch_add(len, std::memory_order_relaxed);
-      ok = src.populate(at, len, scratch);
-    }
+    const bool ok = src.likely_cached(at, len) || src.populate(at, len, scratch);
     lock.lock();
     if (!ok) break;
     if (s.generation != generation) continue;  // settle() replaced the plan: it starts over
@@ -209,11 +199,6 @@ void Prefetcher::wait_until(uint64_t end) const {
   if (!in_owner_process()) return;
   std::unique_lock<std::mutex> lock(state_->mu);
   state_->cv.wait(lock, [&] { return state_->done || (state_->settled && state_->at >= end); });
-}
-
-bool Prefetcher::holds_descriptor() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->own != nullptr;
 }
 
 void prefault_destination(void *dst, size_t len) {

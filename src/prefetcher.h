@@ -77,9 +77,6 @@ class Prefetcher {
   // work, and reports any error). Returns at once in a forked child.
   void wait_until(uint64_t end) const;
 
-  // Whether the thread still holds its second descriptor. For tests.
-  bool holds_descriptor() const;
-
   static constexpr uint64_t kStep = uint64_t{8} << 20;
   // Ranges closer than this are read as one: a few pages of padding cost
   // less than a second request (the kernel's readahead reads them anyway).
@@ -100,10 +97,6 @@ class Prefetcher {
   // to the parent's threads.
   std::unique_ptr<State> state_;
 };
-
-// File bytes prefetch threads asked the kernel to bring in (steps not
-// found cached), over the process's life. For tests.
-uint64_t prefetched_bytes();
 
 // Faults in the whole pages inside [dst, dst+len) for writing (Linux:
 // MADV_POPULATE_WRITE; nothing elsewhere, or where the advice is unknown).
