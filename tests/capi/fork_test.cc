@@ -7,10 +7,13 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdarg>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -23,7 +26,27 @@ using zttest::TempDir;
 
 namespace {
 const pid_t g_test_pid = ::getpid();
+std::atomic<bool> g_no_tmpfile{false};
 }  // namespace
+
+// While g_no_tmpfile is set, open(2) with O_TMPFILE fails as on a file
+// system without it (vfat, older NFS), so the writer names its temporary
+// (the library's calls bind to this definition: an executable's symbols
+// come first). Everything else is the system call.
+extern "C" int open64(const char *path, int flags, ...) {
+  mode_t mode = 0;
+  if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = static_cast<mode_t>(va_arg(ap, int));
+    va_end(ap);
+  }
+  if (g_no_tmpfile.load() && (flags & O_TMPFILE) == O_TMPFILE) {
+    errno = EOPNOTSUPP;
+    return -1;
+  }
+  return static_cast<int>(::syscall(SYS_openat, AT_FDCWD, path, flags, mode));
+}
 
 // LeakSanitizer (the ASan build, .ci/sanitize.sh) checks every process at
 // exit, children too: there what belongs to the parent's threads is left
@@ -231,4 +254,33 @@ TEST(Fork, AChildOpensAndClosesWhileAnotherThreadWasInTheLibrary) {
   other.join();
   EXPECT_EQ(failures, 0) << "last child status " << last << " (142 = SIGALRM: a hang)";
   EXPECT_EQ(zt_close(shared), ZT_OK);
+}
+
+// A writer is its creator's: a child that drops one it inherited (a
+// garbage-collected Python Writer in a worker) must leave the parent's
+// named temporary where it is, and the parent's finish must succeed.
+// Before: the child's discard unlinked it and the parent's rename failed.
+TEST(Fork, AChildThatDropsAnInheritedWriterLeavesTheParentsTemporary) {
+  TempDir dir;
+  const std::string path = dir.file("w.zt");
+  g_no_tmpfile = true;
+  zt_writer *w = nullptr;
+  const zt_status created = zt_writer_create(path.c_str(), nullptr, &w);
+  g_no_tmpfile = false;
+  ASSERT_EQ(created, ZT_OK) << zt_last_error();
+  const uint8_t v[4] = {9, 8, 7, 6};
+  const uint64_t shape[1] = {4};
+  ASSERT_EQ(zt_writer_add_dense(w, "v", 1, ZT_U8, shape, 1, v, sizeof v, nullptr), ZT_OK);
+  const int rc = in_child([&] {
+    zt_writer_discard(w);
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+  ASSERT_EQ(zt_writer_finish(w), ZT_OK) << zt_last_error();
+  zt_file *f = nullptr;
+  ASSERT_EQ(zt_open(path.c_str(), nullptr, &f), ZT_OK) << zt_last_error();
+  size_t n = 0;
+  EXPECT_EQ(zt_file_object_count(f, &n), ZT_OK);
+  EXPECT_EQ(n, 1u);
+  zt_close(f);
 }
