@@ -330,4 +330,6 @@ def shape_array(shape: Iterable[Any]) -> Tuple["ctypes.Array[c_uint64]", int]:
     shape = [int(d) for d in shape]
     if any(d < 0 for d in shape):
         raise ValueError(f"negative dimension in shape {shape}")
+    if any(d >= 1 << 64 for d in shape):  # ctypes would wrap it silently
+        raise ValueError(f"a dimension of shape {shape} does not fit in a uint64")
     return (c_uint64 * max(len(shape), 1))(*shape), len(shape)

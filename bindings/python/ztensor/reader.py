@@ -410,6 +410,30 @@ class Slice:
         return part if isinstance(part, np.ndarray) and part.flags.c_contiguous else np.array(part)
 
 
+def _file_position(value: Any, what: str) -> int:
+    """A position or size a file object reported, checked to be an int that
+    a uint64_t holds (ctypes would wrap a negative or huge one silently)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} returned {type(value).__name__}, not an int")
+    if not 0 <= value < 1 << 63:
+        raise ValueError(f"{what} returned {value}, not a file position")
+    return value
+
+
+def _read_result(data: Any, length: int) -> bytes:
+    """The bytes a file object's read(length) returned, as bytes of at most
+    length: anything but a bytes-like object, or more than was asked for,
+    raises."""
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(f"read({length}) returned {type(data).__name__}, not a bytes-like object") from None
+    with view:
+        if view.nbytes > length:
+            raise ValueError(f"read({length}) returned {view.nbytes} bytes, more than asked")
+        return view.tobytes()  # a copy in C order, whatever the view's shape and strides
+
+
 class Reader(Mapping[str, ObjectValue]):
     """An open .zt file (any supported version) as a read-only mapping.
 
@@ -539,17 +563,21 @@ class Reader(Mapping[str, ObjectValue]):
         import threading
         lock = threading.Lock()
         fileobj.seek(0, os.SEEK_END)
-        size = fileobj.tell()
+        size = _file_position(fileobj.tell(), f"{type(fileobj).__name__}.tell()")
 
         def read_at(_user: Optional[int], offset: int, length: int, dst: Optional[int],
                     out_len: "ctypes._Pointer[c_size_t]") -> int:
+            # Nothing the file object returns is trusted: a read() of more
+            # than `length` bytes would overflow dst (the library's buffer).
             try:
                 with lock:
-                    fileobj.seek(offset)
-                    data = fileobj.read(length)
+                    where = fileobj.seek(offset)
+                    if where is not None and _file_position(where, "seek()") != offset:
+                        raise ValueError(f"seek({offset}) returned {where}")
+                    data = _read_result(fileobj.read(length), length)
                 n = len(data)
                 if n:
-                    ctypes.memmove(dst or 0, bytes(data), n)
+                    ctypes.memmove(dst or 0, data, n)
                 out_len[0] = n
                 return ZT_OK
             except BaseException as e:  # never unwind through the library

@@ -48,6 +48,14 @@ def _name_bytes(name: str) -> bytes:
     return name.encode("utf-8")
 
 
+def _dimension(value: Any) -> int:
+    """A dimension as the uint64_t the library takes (ctypes would wrap a negative or huge int)."""
+    d = int(value)
+    if not 0 <= d < 1 << 64:
+        raise ValueError(f"dimension {d} does not fit in a uint64")
+    return d
+
+
 def _u64(values: ArrayLike, what: str) -> Array:
     arr = np.asarray(values)
     if arr.dtype.kind not in "iu":
@@ -293,9 +301,16 @@ class Writer:
             raise ValueError("sparse_csr needs values, indices and indptr (or matrix=)")
         code, logical, vals = storage_for(values, dtype)
         idx, ptr = _u64(indices, "indices"), _u64(indptr, "indptr")
+        rows, cols = _dimension(shape[0]), _dimension(shape[1])
+        # The library reads nnz indices and rows + 1 offsets: arrays of other
+        # lengths would have it read past their ends.
+        if idx.size != vals.size:
+            raise ValueError(f"sparse_csr {name!r}: {idx.size} indices for {vals.size} values")
+        if ptr.size != rows + 1:
+            raise ValueError(f"sparse_csr {name!r}: indptr has {ptr.size} entries, the {rows} rows need {rows + 1}")
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        self._check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), int(shape[0]), int(shape[1]), code,
+        self._check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), rows, cols, code,
                                     c_void_p(vals.ctypes.data), vals.size,
                                     idx.ctypes.data_as(ctypes.POINTER(c_uint64)),
                                     ptr.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
@@ -312,6 +327,9 @@ class Writer:
         code, logical, vals = storage_for(values, dtype)
         c = _u64(coords, "coords").reshape(-1)
         dims, ndim = shape_array(shape)
+        if c.size != ndim * vals.size:  # the library reads ndim * nnz coordinates
+            raise ValueError(f"sparse_coo {name!r}: {c.size} coordinates for {vals.size} values of {ndim} dimensions "
+                             f"(needs {ndim * vals.size})")
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
         self._check(lib.zt_writer_add_coo(self._handle(), nb, len(nb), dims, ndim, code, c_void_p(vals.ctypes.data),
