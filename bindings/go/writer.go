@@ -133,6 +133,7 @@ func (w *Writer) lock() error {
 
 // SetAttributesJSON sets the file attributes (a JSON object).
 func (w *Writer) SetAttributesJSON(json string) error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -145,6 +146,7 @@ func (w *Writer) SetAttributesJSON(json string) error {
 
 // SetObjectAttributesJSON sets a declared object's attributes.
 func (w *Writer) SetObjectAttributesJSON(name, json string) error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -180,6 +182,7 @@ func shapePtr(shape []uint64) *C.uint64_t {
 // AddDenseBytes writes a dense tensor given as the bytes of dtype elements
 // in the host's byte order.
 func (w *Writer) AddDenseBytes(name string, dtype Dtype, shape []uint64, data []byte, opts *BlobOptions) error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -196,6 +199,7 @@ func (w *Writer) AddDenseBytes(name string, dtype Dtype, shape []uint64, data []
 // BeginObject declares an object of format ("dense", "sparse_csr", ...);
 // its components follow with WriteBlob or BeginBlob.
 func (w *Writer) BeginObject(name, format string, shape []uint64) error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -209,6 +213,7 @@ func (w *Writer) BeginObject(name, format string, shape []uint64) error {
 
 // WriteBlob writes component role of the declared object name.
 func WriteBlob[T Element](w *Writer, name, role string, data []T, opts *BlobOptions) error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -232,6 +237,7 @@ type BlobWriter struct {
 
 // BeginBlob starts component role of the declared object name.
 func (w *Writer) BeginBlob(name, role string, dtype Dtype, opts *BlobOptions) (*BlobWriter, error) {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return nil, err
 	}
@@ -251,6 +257,7 @@ func (w *Writer) BeginBlob(name, role string, dtype Dtype, opts *BlobOptions) (*
 
 // Write appends bytes to the component.
 func (b *BlobWriter) Write(p []byte) (int, error) {
+	defer runtime.KeepAlive(b) // reachable until the C call returns (see the package doc)
 	if err := b.w.lock(); err != nil {
 		return 0, err
 	}
@@ -264,6 +271,7 @@ func (b *BlobWriter) Write(p []byte) (int, error) {
 
 // Close ends the component; its total must fit the object's shape.
 func (b *BlobWriter) Close() error {
+	defer runtime.KeepAlive(b) // reachable until the C call returns (see the package doc)
 	if err := b.w.lock(); err != nil {
 		return err
 	}
@@ -277,6 +285,7 @@ func (b *BlobWriter) Close() error {
 }
 
 func (w *Writer) take() (*C.zt_writer, error) {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return nil, err
 	}
@@ -294,6 +303,7 @@ func (w *Writer) take() (*C.zt_writer, error) {
 // Finish writes the manifest and footer and renames the file into place.
 // The writer is released whatever the outcome.
 func (w *Writer) Finish() error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	h, err := w.take()
 	if err != nil {
 		return err
@@ -304,6 +314,7 @@ func (w *Writer) Finish() error {
 
 // FinishMemory finishes a memory writer and returns the file's bytes.
 func (w *Writer) FinishMemory() ([]byte, error) {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	h, err := w.take()
 	if err != nil {
 		return nil, err
@@ -321,6 +332,7 @@ func (w *Writer) FinishMemory() ([]byte, error) {
 // Discard abandons the file (its temporary is removed). It may be called
 // more than once, and after Finish.
 func (w *Writer) Discard() error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.h == nil {
