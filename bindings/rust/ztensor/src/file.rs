@@ -555,25 +555,52 @@ impl<'f> Object<'f> {
 
     /// The stored bytes of a raw component, zero-copy: they live as long
     /// as the file (`Status::NotZeroCopy` for zstd, big-endian or pread).
-    pub fn view_bytes(&self, index: usize) -> Result<&'f [u8]> {
+    ///
+    /// # Safety
+    ///
+    /// The slice points into the library's mapping of the file (or into
+    /// the buffer of [`File::from_memory`]). The borrow checker keeps it
+    /// from outliving the `File`, but not the file on disk from changing:
+    /// if any process truncates the file while the slice lives, touching
+    /// it kills the process with `SIGBUS`, and if one rewrites it in place
+    /// the "immutable" slice changes under you. The caller promises that
+    /// neither happens while the view is alive (the file is read-only, or
+    /// replaced only by rename, as every `zt` tool and `Writer` does).
+    /// `memmap2::Mmap::map` is `unsafe` for the same reason. The safe,
+    /// default alternatives copy: [`Object::read`], [`Object::read_into`].
+    pub unsafe fn view_bytes(&self, index: usize) -> Result<&'f [u8]> {
         let mut p = ptr::null();
         let mut n = 0;
-        check(unsafe { sys::zt_component_view(self.raw, index, &mut p, &mut n) })?;
+        check(sys::zt_component_view(self.raw, index, &mut p, &mut n))?;
         // SAFETY: the view lives until zt_close, which needs the owner by
-        // value, so not while 'f borrows it.
-        Ok(unsafe { std::slice::from_raw_parts(p as *const u8, n) })
+        // value, so not while 'f borrows it; the bytes stay as they are by
+        // the caller's promise (see # Safety).
+        Ok(std::slice::from_raw_parts(p as *const u8, n))
     }
 
     /// A typed zero-copy view of component `index`, tied to the file's
     /// lifetime. `Status::NotZeroCopy` if the bytes are not aligned for `T`
     /// (a file opened from an unaligned buffer).
     ///
+    /// # Safety
+    ///
+    /// As for [`Object::view_bytes`]: no process may truncate or rewrite the
+    /// file in place while the view lives (a truncation makes touching the
+    /// view a `SIGBUS`). Use [`Object::read`] for a copy, which is safe.
+    ///
+    /// ```compile_fail,E0133
+    /// // A view is unsafe to take: this does not compile.
+    /// let file = ztensor::File::open("model.zt").unwrap();
+    /// let view: &[f32] = file.object_by_name("weights").unwrap().view::<f32>(0).unwrap();
+    /// ```
+    ///
     /// ```compile_fail,E0597
     /// // A view cannot outlive its file: this does not compile.
     /// let view: &[f32] = {
     ///     let file = ztensor::File::open("model.zt").unwrap();
     ///     let object = file.object_by_name("weights").unwrap();
-    ///     object.view::<f32>(0).unwrap()
+    ///     // SAFETY: nothing rewrites model.zt while the view lives.
+    ///     unsafe { object.view::<f32>(0) }.unwrap()
     /// };
     /// println!("{:?}", view);
     /// ```
@@ -581,10 +608,11 @@ impl<'f> Object<'f> {
     /// ```no_run
     /// // While the file lives, the view does.
     /// let file = ztensor::File::open("model.zt").unwrap();
-    /// let view: &[f32] = file.object_by_name("weights").unwrap().view::<f32>(0).unwrap();
+    /// // SAFETY: model.zt is replaced only by rename, never truncated or rewritten in place.
+    /// let view: &[f32] = unsafe { file.object_by_name("weights").unwrap().view::<f32>(0) }.unwrap();
     /// println!("{:?}", view);
     /// ```
-    pub fn view<T: Element>(&self, index: usize) -> Result<&'f [T]> {
+    pub unsafe fn view<T: Element>(&self, index: usize) -> Result<&'f [T]> {
         self.typed_info::<T>(index)?;
         let bytes = self.view_bytes(index)?;
         let size = std::mem::size_of::<T>();
@@ -594,7 +622,7 @@ impl<'f> Object<'f> {
                 bytes.as_ptr(), std::any::type_name::<T>())));
         }
         // SAFETY: aligned, whole elements, any bit pattern valid.
-        Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr() as *const T, bytes.len() / size) })
+        Ok(std::slice::from_raw_parts(bytes.as_ptr() as *const T, bytes.len() / size))
     }
 
     /// A reader over component `index`, decoded in pieces (memory bounded
