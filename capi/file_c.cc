@@ -212,6 +212,22 @@ ZT_API zt_status zt_file_verify(const zt_file *file, uint32_t strict, zt_verify_
   });
 }
 
+ZT_API zt_status zt_file_verify_n(const zt_file *file, uint32_t strict, zt_verify_callback_n cb, void *user) {
+  return guard([&] {
+    const zt_file &f = file_ref(file, "zt_file_verify_n");
+    auto failures = f.reader->verify_all(strict != 0);
+    const auto &objs = f.reader->manifest().objects;
+    for (const auto &x : failures) {
+      if (!cb) break;
+      const std::string &name = objs[x.object].name;
+      cb(user, name.c_str(), name.size(), x.role.c_str(), x.role.size(), x.status, x.message.c_str());
+    }
+    if (failures.empty()) return ZT_OK;
+    set_error(failures.front().message);
+    return failures.front().status;
+  });
+}
+
 ZT_API zt_status zt_file_to_json(const zt_file *file, char **out) {
   return guard([&] {
     const zt_file &f = file_ref(file, "zt_file_to_json");
