@@ -14,6 +14,7 @@
 #include "cbor_writer.h"
 #include "test_util.h"
 #include "ztensor.h"
+#include "ztensor.hpp"
 #include "ztensor_set.h"
 
 using zttest::Cbor;
@@ -205,4 +206,24 @@ TEST(NulNames, SetLookupByLength) {
   EXPECT_EQ(value_of(anb), 2.0f);
   EXPECT_EQ(info_of(anb).name_len, 3u);
   zt_set_close(s);
+}
+
+TEST(NulNames, CppWrapperKeepsWholeNames) {
+  const std::string bytes = nul_file();
+  ztensor::File f = ztensor::File::from_memory(bytes.data(), bytes.size());
+  const ztensor::Object anb = f.get(kNulName);
+  EXPECT_EQ(anb.name(), kNulName);
+  EXPECT_EQ(f.get("a").name(), "a");
+  EXPECT_EQ(f.get("d").format(), kNulFormat);
+  EXPECT_NE(f.get("d").format(), "dense");
+  const ztensor::Object mine = f.get("mine");
+  EXPECT_EQ(mine.component(1).role, kNulRole);
+  EXPECT_EQ(mine.component_index(kNulRole), 1u);
+  EXPECT_EQ(mine.component_index("r"), 0u);
+  EXPECT_FALSE(mine.has_component(std::string("r\0", 2)));
+  EXPECT_EQ(mine.read_as<float>(kNulRole), std::vector<float>{4.0f});
+  const auto failures = f.verify_all();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].object, kNulName);
+  EXPECT_EQ(failures[0].role, "data");
 }
