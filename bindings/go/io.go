@@ -80,11 +80,13 @@ func ioError(msg string) C.int {
 func ztgoIOClose(user C.uintptr_t) { cgo.Handle(user).Delete() }
 
 //export ztgoVerifyFailure
-func ztgoVerifyFailure(user C.uintptr_t, object, role *C.char, status C.int, message *C.char) {
+func ztgoVerifyFailure(user C.uintptr_t, object *C.char, objectLen C.size_t, role *C.char, roleLen C.size_t,
+	status C.int, message *C.char) {
 	defer func() { _ = recover() }() // never unwind through the library (the failure is then not listed)
 	out := cgo.Handle(user).Value().(*[]VerifyFailure)
 	*out = append(*out, VerifyFailure{
-		Object: C.GoString(object), Role: C.GoString(role),
+		// Whole names and roles: either may hold NULs.
+		Object: C.GoStringN(object, C.int(objectLen)), Role: C.GoStringN(role, C.int(roleLen)),
 		Err: &Error{Status: Status(status), Message: C.GoString(message)},
 	})
 }

@@ -69,7 +69,7 @@ func (o *Object) Info() (ObjectInfo, error) {
 	}
 	in := ObjectInfo{
 		Name:           C.GoStringN(ci.name, C.int(ci.name_len)),
-		Format:         C.GoString(ci.format),
+		Format:         C.GoStringN(ci.format, C.int(ci.format_len)), // may hold NULs: "dense\x00x" is not "dense"
 		ComponentCount: int(ci.component_count),
 		Err:            statusErr(ci.status),
 		HasAttributes:  ci.has_attributes != 0,
@@ -100,13 +100,15 @@ func (o *Object) Component(index int) (ComponentInfo, error) {
 		return ComponentInfo{}, err
 	}
 	r := ComponentInfo{
-		Role: C.GoString(c.role), Dtype: Dtype(c.dtype), DtypeName: C.GoString(c.dtype_name),
-		Ratio: int(c.ratio), Encoding: Encoding(c.encoding), EncodingName: C.GoString(c.encoding_name),
+		// Strings by length: a role or type name may hold NULs.
+		Role: C.GoStringN(c.role, C.int(c.role_len)), Dtype: Dtype(c.dtype),
+		DtypeName: C.GoStringN(c.dtype_name, C.int(c.dtype_name_len)), Ratio: int(c.ratio),
+		Encoding: Encoding(c.encoding), EncodingName: C.GoStringN(c.encoding_name, C.int(c.encoding_name_len)),
 		Offset: uint64(c.offset), Length: uint64(c.length), DecodedLength: uint64(c.decoded_length),
 		BigEndian: c.big_endian != 0, DigestAlg: digestFromC(c.digest_alg), Err: statusErr(c.status),
 	}
 	if c.logical_type != nil {
-		r.LogicalType = C.GoString(c.logical_type)
+		r.LogicalType = C.GoStringN(c.logical_type, C.int(c.logical_type_len))
 	}
 	if c.digest != nil {
 		r.Digest = C.GoString(c.digest)
@@ -129,7 +131,8 @@ func (o *Object) Components() ([]ComponentInfo, error) {
 	return out, nil
 }
 
-// ComponentIndex is the index of the component with that role.
+// ComponentIndex is the index of the component with that role, matched
+// whole (a role, like a name, may hold NULs).
 func (o *Object) ComponentIndex(role string) (int, error) {
 	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
@@ -140,7 +143,7 @@ func (o *Object) ComponentIndex(role string) (int, error) {
 	defer C.free(unsafe.Pointer(cr))
 	var i C.size_t
 	var e *C.char
-	if err := check(C.ztg_component_index(o.h, cr, &i, &e), e); err != nil {
+	if err := check(C.ztg_component_index(o.h, cr, C.size_t(len(role)), &i, &e), e); err != nil {
 		return 0, err
 	}
 	return int(i), nil

@@ -288,3 +288,44 @@ def test_extension_refuses_object_dtypes(tmp_path):
     if last.startswith("SKIP"):
         pytest.skip("the C++ extension is not built")
     assert last.startswith("RAISED TypeError"), last
+
+
+# Names, roles and formats holding NUL (1.x allows any UTF-8 text): "a\0b" is
+# its own object, "r\0s" its own role, "dense\0x" not "dense".
+NUL_FILE = """
+import struct, cbor2
+def f32(v): return struct.pack("<f", v)
+blobs = [f32(1.0), f32(2.0), f32(3.0), f32(4.0), f32(5.0)]
+body, offs = bytearray(b"ZTEN1000"), []
+for b in blobs:
+    body += bytes(-len(body) % 64); offs.append(len(body)); body += b
+def comp(i, **extra): return dict(dtype="f32", offset=offs[i], length=4, **extra)
+man = {"version": "1.2.0", "objects": {
+    "a": {"shape": [1], "format": "dense", "components": {"data": comp(0)}},
+    "a\\x00b": {"shape": [1], "format": "dense", "components": {"data": comp(1, digest="sha256:" + "0" * 64)}},
+    "mine": {"shape": [1], "format": "mine", "components": {"r": comp(2), "r\\x00s": comp(3)}},
+    "d": {"shape": [1], "format": "dense\\x00x", "components": {"data": comp(4)}}}}
+enc = cbor2.dumps(man)
+open("nul.zt", "wb").write(bytes(body) + enc + struct.pack("<Q", len(enc)) + b"ZTEN1000")
+"""
+
+
+def test_names_roles_and_formats_with_nul(tmp_path):
+    pytest.importorskip("cbor2")
+    last = run_child(NUL_FILE + textwrap.dedent("""
+        r = ztensor.Reader("nul.zt")
+        assert sorted(r.keys()) == ["a", "a\\x00b", "d", "mine"], r.keys()
+        assert r["a"].tolist() == [1.0] and r["a\\x00b"].tolist() == [2.0]
+        info = r.info("mine")
+        assert [c.role for c in info.components] == ["r", "r\\x00s"], info.components
+        assert r.read("mine", role="r\\x00s").tolist() == [4.0]
+        assert r.read("mine", role="r").tolist() == [3.0]
+        assert r.format_of("d") == "dense\\x00x", r.format_of("d")
+        try:
+            r.verify()
+            raise AssertionError("verify passed")
+        except ztensor.ZTensorError as e:
+            assert [f[:2] for f in e.failures] == [("a\\x00b", "data")], e.failures
+        print("OK")
+    """), tmp_path)
+    assert last == "OK", last
