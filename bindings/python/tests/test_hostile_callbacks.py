@@ -329,3 +329,38 @@ def test_names_roles_and_formats_with_nul(tmp_path):
         print("OK")
     """), tmp_path)
     assert last == "OK", last
+
+
+@pytest.mark.parametrize("spoil", [
+    "spec.data_len = 1 << 30",                       # reassigned after the check: the library read 1 GiB
+    "spec.shape = [1 << 20, 1 << 10]",
+    "spec.data_ptr = -1",
+])
+def test_tensor_spec_rechecked_at_serialize(tmp_path, spoil):
+    last = run_child(f"""
+        arr = np.arange(6, dtype=np.float32)
+        spec = ztensor.TensorSpec(dtype="float32", shape=[2, 3], data_ptr=arr.ctypes.data, data_len=arr.nbytes)
+        {spoil}
+        try:
+            ztensor.serialize({{"w": spec}})
+            print("OK")
+        except Exception as e:
+            print("RAISED", type(e).__name__, e)
+    """, tmp_path)
+    assert last.startswith("RAISED"), last
+
+
+@pytest.mark.parametrize("args", ["shape=[-2, -3], data_len=24", "shape=[-1, 4], data_len=-16",
+                                  "shape=[2, 3], data_len=24, data_ptr=-8"])
+def test_tensor_spec_refuses_negative_sizes(tmp_path, args):
+    last = run_child(f"""
+        arr = np.arange(6, dtype=np.float32)
+        kw = dict(dtype="float32", data_ptr=arr.ctypes.data)
+        kw.update(dict({args}))
+        try:
+            ztensor.serialize({{"w": ztensor.TensorSpec(**kw)}})
+            print("OK")
+        except Exception as e:
+            print("RAISED", type(e).__name__, e)
+    """, tmp_path)
+    assert last.startswith("RAISED"), last
