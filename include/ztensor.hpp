@@ -64,6 +64,13 @@ inline void check(zt_status s) {
   if (s != ZT_OK) throw Error(s, zt_last_error());
 }
 
+// A role or format the C writer takes as a C string: one holding a NUL
+// would be cut there (written as another role), so it is refused.
+inline void check_c_text(const std::string &text, const char *what) {
+  if (text.find('\0') != std::string::npos)
+    throw Error(ZT_E_INVALID_ARG, std::string(what) + " holds a NUL byte, which the writer cannot store");
+}
+
 // Takes ownership of a string the library allocated.
 inline std::string take_string(char *p) {
   std::string s(p ? p : "");
@@ -1061,11 +1068,13 @@ class Writer {
   }
   // The generic path: declare an object of any format, then its components.
   Writer &begin_object(std::string_view name, const std::string &format, const std::vector<uint64_t> &shape) {
+    detail::check_c_text(format, "format");
     detail::check(zt_writer_begin_object(h_, name.data(), name.size(), format.c_str(), shape.data(), shape.size()));
     return *this;
   }
   Writer &write_blob(std::string_view name, const std::string &role, zt_dtype dtype, const void *data, size_t len,
                      const zt_blob_options *opts = nullptr) {
+    detail::check_c_text(role, "role");
     detail::check(zt_write_blob(h_, name.data(), name.size(), role.c_str(), dtype, data, len, opts));
     return *this;
   }
@@ -1080,6 +1089,7 @@ class Writer {
   // one blob may be open at a time. The logical type in opts must outlive
   // begin_blob only (it is copied).
   Writer &begin_blob(std::string_view name, const std::string &role, zt_dtype dtype, const BlobOptions &opts = {}) {
+    detail::check_c_text(role, "role");
     const zt_blob_options c = opts.to_c();
     detail::check(zt_write_blob_begin(h_, name.data(), name.size(), role.c_str(), dtype, &c));
     return *this;

@@ -202,3 +202,25 @@ func TestNamesWithNUL(t *testing.T) {
 		t.Errorf("VerifyAll: %+v, %v", failures, err)
 	}
 }
+
+// The writer takes roles and formats as C strings: one holding a NUL is
+// refused, not cut ("r\x00s" was written as "r").
+func TestWriterRefusesRolesItWouldCut(t *testing.T) {
+	w, err := ztensor.CreateMemory(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Discard()
+	if err := w.BeginObject("p", "mi\x00ne", []uint64{1}); !errors.Is(err, ztensor.ErrInvalidArg) {
+		t.Errorf("format with a NUL: %v", err)
+	}
+	if err := w.BeginObject("o", "mine", []uint64{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ztensor.WriteBlob(w, "o", "r\x00s", []float32{1}, nil); !errors.Is(err, ztensor.ErrInvalidArg) {
+		t.Errorf("role with a NUL: %v", err)
+	}
+	if _, err := w.BeginBlob("o", "r\x00s", ztensor.F32, nil); !errors.Is(err, ztensor.ErrInvalidArg) {
+		t.Errorf("streamed role with a NUL: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -122,6 +123,15 @@ func CreateMemory(opts *WriterOptions) (*Writer, error) {
 	return newWriter(h), nil
 }
 
+// cText refuses a role, format or logical type holding a NUL: the C writer
+// takes these as C strings and would cut it there (writing another role).
+func cText(text, what string) error {
+	if strings.IndexByte(text, 0) >= 0 {
+		return errorf(ErrInvalidArg, "%s %q holds a NUL byte, which the writer cannot store", what, text)
+	}
+	return nil
+}
+
 func (w *Writer) lock() error {
 	w.mu.Lock()
 	if w.h == nil {
@@ -200,6 +210,9 @@ func (w *Writer) AddDenseBytes(name string, dtype Dtype, shape []uint64, data []
 // its components follow with WriteBlob or BeginBlob.
 func (w *Writer) BeginObject(name, format string, shape []uint64) error {
 	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
+	if err := cText(format, "format"); err != nil {
+		return err
+	}
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -214,6 +227,9 @@ func (w *Writer) BeginObject(name, format string, shape []uint64) error {
 // WriteBlob writes component role of the declared object name.
 func WriteBlob[T Element](w *Writer, name, role string, data []T, opts *BlobOptions) error {
 	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
+	if err := cText(role, "role"); err != nil {
+		return err
+	}
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -238,6 +254,9 @@ type BlobWriter struct {
 // BeginBlob starts component role of the declared object name.
 func (w *Writer) BeginBlob(name, role string, dtype Dtype, opts *BlobOptions) (*BlobWriter, error) {
 	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
+	if err := cText(role, "role"); err != nil {
+		return nil, err
+	}
 	if err := w.lock(); err != nil {
 		return nil, err
 	}

@@ -227,3 +227,17 @@ TEST(NulNames, CppWrapperKeepsWholeNames) {
   EXPECT_EQ(failures[0].object, kNulName);
   EXPECT_EQ(failures[0].role, "data");
 }
+
+TEST(NulNames, CppWriterRefusesRolesItWouldCut) {
+  // zt_write_blob takes the role as a C string: "r\0s" would be written as "r".
+  ztensor::Writer w = ztensor::Writer::memory();
+  w.begin_object("o", "mine", {1});
+  const float one = 1.0f;
+  try {
+    w.write_blob("o", kNulRole, ZT_F32, &one, sizeof one);
+    FAIL() << "a role holding a NUL was written";
+  } catch (const ztensor::Error &e) {
+    EXPECT_EQ(e.status(), ZT_E_INVALID_ARG);
+  }
+  EXPECT_THROW(w.begin_object("p", kNulFormat, {1}), ztensor::Error);
+}

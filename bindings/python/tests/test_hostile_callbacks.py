@@ -364,3 +364,21 @@ def test_tensor_spec_refuses_negative_sizes(tmp_path, args):
             print("RAISED", type(e).__name__, e)
     """, tmp_path)
     assert last.startswith("RAISED"), last
+
+
+@pytest.mark.parametrize("call", [
+    'w.add_object("o", "mine", (1,), {"r\\x00s": np.ones(1, np.float32)})',
+    'w.add_object("o", "mi\\x00ne", (1,), {"r": np.ones(1, np.float32)})',
+    'w.begin_object("o", "mine", (1,)); w.write_blob_begin("o", "r\\x00s", "f32")',
+])
+def test_writer_refuses_roles_and_formats_it_would_cut(tmp_path, call):
+    # The writer takes roles and formats as C strings: "r\0s" was written as "r".
+    last = run_child(f"""
+        w = ztensor.Writer.memory()
+        try:
+            {call}
+            print("OK")
+        except ValueError as e:
+            print("RAISED", e)
+    """, tmp_path)
+    assert last.startswith("RAISED"), last
