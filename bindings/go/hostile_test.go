@@ -223,4 +223,8 @@ func TestWriterRefusesRolesItWouldCut(t *testing.T) {
 	if _, err := w.BeginBlob("o", "r\x00s", ztensor.F32, nil); !errors.Is(err, ztensor.ErrInvalidArg) {
 		t.Errorf("streamed role with a NUL: %v", err)
 	}
+	lt := &ztensor.BlobOptions{LogicalType: "complex64\x00x"}
+	if err := ztensor.AddDense(w, "c", []uint64{1}, []float32{1, 2}, lt); !errors.Is(err, ztensor.ErrInvalidArg) {
+		t.Errorf("logical type with a NUL: %v", err)
+	}
 }

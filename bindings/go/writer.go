@@ -60,10 +60,14 @@ type BlobOptions struct {
 	LogicalType string // "complex64", "f8_e4m3fn", ...
 }
 
-// blobC converts opts; the returned func frees the C string it holds.
-func blobC(opts *BlobOptions) (*C.zt_blob_options, func()) {
+// blobC converts opts; the returned func frees the C string it holds. A
+// logical type holding a NUL (which C would cut) is an error.
+func blobC(opts *BlobOptions) (*C.zt_blob_options, func(), error) {
 	if opts == nil {
-		return nil, func() {}
+		return nil, func() {}, nil
+	}
+	if err := cText(opts.LogicalType, "logical type"); err != nil {
+		return nil, func() {}, err
 	}
 	c := (*C.zt_blob_options)(C.malloc(C.size_t(unsafe.Sizeof(C.zt_blob_options{}))))
 	C.zt_blob_options_init(c)
@@ -80,7 +84,7 @@ func blobC(opts *BlobOptions) (*C.zt_blob_options, func()) {
 	return c, func() {
 		C.free(unsafe.Pointer(c.logical_type))
 		C.free(unsafe.Pointer(c))
-	}
+	}, nil
 }
 
 // Writer builds a .zt file. Nothing appears at the destination before
@@ -199,8 +203,11 @@ func (w *Writer) AddDenseBytes(name string, dtype Dtype, shape []uint64, data []
 	defer w.mu.Unlock()
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
-	co, free := blobC(opts)
+	co, free, err := blobC(opts)
 	defer free()
+	if err != nil {
+		return err
+	}
 	var e *C.char
 	return check(C.ztg_add_dense(w.h, cn, C.size_t(len(name)), C.zt_dtype(dtype), shapePtr(shape),
 		C.size_t(len(shape)), ptr(data), C.size_t(len(data)), co, &e), e)
@@ -237,8 +244,11 @@ func WriteBlob[T Element](w *Writer, name, role string, data []T, opts *BlobOpti
 	cn, cr := C.CString(name), C.CString(role)
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cr))
-	co, free := blobC(opts)
+	co, free, err := blobC(opts)
 	defer free()
+	if err != nil {
+		return err
+	}
 	b := bytesOf(data)
 	var e *C.char
 	return check(C.ztg_write_blob(w.h, cn, C.size_t(len(name)), cr, C.zt_dtype(DtypeOf[T]()), ptr(b),
@@ -264,8 +274,11 @@ func (w *Writer) BeginBlob(name, role string, dtype Dtype, opts *BlobOptions) (*
 	cn, cr := C.CString(name), C.CString(role)
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cr))
-	co, free := blobC(opts)
+	co, free, err := blobC(opts)
 	defer free()
+	if err != nil {
+		return nil, err
+	}
 	var e *C.char
 	if err := check(C.ztg_blob_begin(w.h, cn, C.size_t(len(name)), cr, C.zt_dtype(dtype), co, &e), e); err != nil {
 		return nil, err
