@@ -554,9 +554,11 @@ class HttpSource final : public Source {
                        static_cast<long>(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)));
     }
     curl_easy_setopt(h, CURLOPT_USERAGENT, s_.user_agent.c_str());
-    if (!s_.bearer_token.empty()) {
-      // libcurl's own bearer support: not replayed to another host on a
-      // redirect, unlike a hand-made Authorization header.
+    if (!s_.bearer_token.empty() && !s3_) {
+      // The bearer token is an http(s) credential: never sent to an S3
+      // endpoint (AWS itself, unless overridden), signed or not. libcurl's
+      // own bearer support: not replayed to another host on a redirect,
+      // unlike a hand-made Authorization header.
       curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
       curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, s_.bearer_token.c_str());
     }
