@@ -596,19 +596,31 @@ class HttpSource final : public Source {
   }
 
   // No credential may leave through a message: libcurl's text can quote the
-  // URL it was given.
-  std::string scrub(std::string msg) const {
-    auto replace_all = [&](const std::string &what, const std::string &with) {
-      if (what.empty()) return;
-      for (size_t p; (p = msg.find(what)) != std::string::npos;) msg.replace(p, what.size(), with);
-    };
-    replace_all(url_, path_);
-    replace_all(s_.bearer_token, "<token>");
+  // URL it was given. One pass over the original text, longest secret first
+  // at each place: a placeholder is never searched again, so a secret that
+  // occurs in one ("s" in "<secret>") neither loops nor garbles it.
+  std::string scrub(const std::string &msg) const {
+    std::vector<std::pair<const std::string *, const char *>> secrets = {{&url_, nullptr},
+                                                                         {&s_.bearer_token, "<token>"}};
     if (s3_) {
-      replace_all(s3_->secret_key, "<secret>");
-      replace_all(s3_->session_token, "<session token>");
+      secrets.emplace_back(&s3_->secret_key, "<secret>");
+      secrets.emplace_back(&s3_->session_token, "<session token>");
     }
-    return msg;
+    std::sort(secrets.begin(), secrets.end(),
+              [](const auto &a, const auto &b) { return a.first->size() > b.first->size(); });
+    std::string out;
+    for (size_t i = 0; i < msg.size();) {
+      bool hit = false;
+      for (const auto &[what, with] : secrets) {
+        if (what->empty() || msg.compare(i, what->size(), *what) != 0) continue;
+        out += with ? std::string(with) : path_;
+        i += what->size();
+        hit = true;
+        break;
+      }
+      if (!hit) out += msg[i++];
+    }
+    return out;
   }
 
   struct Outcome {
