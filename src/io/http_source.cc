@@ -20,32 +20,8 @@
 
 namespace zt {
 
-bool is_remote_url(const std::string &url) {
-  auto starts = [&](const char *p) {
-    const size_t n = std::strlen(p);
-    if (url.size() < n) return false;
-    for (size_t i = 0; i < n; ++i)
-      if (std::tolower(static_cast<unsigned char>(url[i])) != p[i]) return false;
-    return true;
-  };
-  return starts("http://") || starts("https://") || starts("s3://");
-}
-
 std::string redact_url(const std::string &url) {
-  // An s3:// location holds no credential, and its key may hold '?' or '#'.
-  if (is_s3_url(url)) return printable(url);
-  std::string u = url;
-  // A query often carries a signature or a token (pre-signed object-store
-  // URLs); a fragment is never sent, so it is dropped.
-  size_t q = u.find_first_of("?#");
-  if (q != std::string::npos) u = u.substr(0, q) + (u[q] == '?' ? "?<redacted>" : "");
-  size_t scheme = u.find("://");
-  size_t auth = scheme == std::string::npos ? 0 : scheme + 3;
-  size_t slash = u.find('/', auth);
-  size_t end = slash == std::string::npos ? u.size() : slash;
-  size_t at = u.rfind('@', end == 0 ? 0 : end - 1);
-  if (at != std::string::npos && at >= auth && at < end) u = u.substr(0, auth) + "<credentials>@" + u.substr(at + 1);
-  return printable(u);
+  return printable(redact_url_text(url));
 }
 
 #ifdef ZT_HAVE_CURL

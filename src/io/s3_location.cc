@@ -239,9 +239,9 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
   const size_t slash = rest.find('/');
   loc.bucket = rest.substr(0, slash);
   if (!valid_bucket(loc.bucket))
-    fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': not an S3 bucket name (3 to 63 of a-z 0-9 . - _)");
+    fail(ZT_E_INVALID_ARG, "'" + redact_url(url) + "': not an S3 bucket name (3 to 63 of a-z 0-9 . - _)");
   if (slash == std::string::npos || slash + 1 == rest.size())
-    fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': no object key (s3://BUCKET/KEY)");
+    fail(ZT_E_INVALID_ARG, "'" + redact_url(url) + "': no object key (s3://BUCKET/KEY)");
   loc.key = rest.substr(slash + 1);
 
   // The profile: named explicitly, by AWS_PROFILE, or "default". A profile
@@ -260,7 +260,7 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
     if (!keys_from_profile) {
       keys_from_profile = true;
       if (named && !prof.found())
-        fail(ZT_E_NOT_FOUND, "'" + printable(url) + "': AWS profile '" + printable(profile_name) + "' is in neither '" +
+        fail(ZT_E_NOT_FOUND, "'" + redact_url(url) + "': AWS profile '" + printable(profile_name) + "' is in neither '" +
                                  printable(prof.credentials_file()) + "' nor '" + printable(prof.config_file()) + "'");
     }
     return prof.get(key, true, where);
@@ -278,7 +278,7 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
     loc.credential_source = "none (unsigned requests were asked for)";
   } else if (!s.aws_access_key_id.empty() || !s.aws_secret_access_key.empty()) {
     if (s.aws_access_key_id.empty() || s.aws_secret_access_key.empty())
-      fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': zt_url_options sets only one of aws_access_key_id and " +
+      fail(ZT_E_INVALID_ARG, "'" + redact_url(url) + "': zt_url_options sets only one of aws_access_key_id and " +
                                  "aws_secret_access_key");
     loc.access_key = s.aws_access_key_id;
     loc.secret_key = s.aws_secret_access_key;
@@ -305,7 +305,7 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
   }
   if (!s.s3_unsigned && (loc.access_key.empty() || loc.secret_key.empty())) {
     if (!loc.access_key.empty() || !loc.secret_key.empty())
-      fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': " + loc.credential_source +
+      fail(ZT_E_INVALID_ARG, "'" + redact_url(url) + "': " + loc.credential_source +
                                  " has only one of aws_access_key_id and aws_secret_access_key");
     loc.access_key.clear();
     loc.secret_key.clear();
@@ -316,7 +316,7 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
   loc.sign = !loc.access_key.empty();
   if (loc.access_key.find(':') != std::string::npos)
     fail(ZT_E_INVALID_ARG,
-         "'" + printable(url) + "': the access key id from " + loc.credential_source + " contains ':'");
+         "'" + redact_url(url) + "': the access key id from " + loc.credential_source + " contains ':'");
 
   // Region and endpoint.
   std::string where;
@@ -336,7 +336,7 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
     loc.region_source = "the default";
   }
   if (!valid_region(loc.region))
-    fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': region '" + printable(loc.region) + "' from " +
+    fail(ZT_E_INVALID_ARG, "'" + redact_url(url) + "': region '" + printable(loc.region) + "' from " +
                                loc.region_source + " is not a region name (a-z 0-9 -)");
   std::string endpoint;
   if (!s.s3_endpoint.empty()) {

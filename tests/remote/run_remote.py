@@ -20,7 +20,7 @@ from nginx_server import find_nginx  # noqa: E402
 
 mode = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in ("s3", "dist") else "http"
 extra = sys.argv[2:] if mode != "http" else sys.argv[1:]
-files = {"http": ["test_remote.py"], "s3": ["test_s3_sig.py", "test_s3rver.py", "test_credential_scope.py"], "dist": ["test_distributed.py"]}[mode]
+files = {"http": ["test_remote.py", "test_log_redaction.py"], "s3": ["test_s3_sig.py", "test_s3rver.py", "test_credential_scope.py"], "dist": ["test_distributed.py"]}[mode]
 
 
 def give_up(what):

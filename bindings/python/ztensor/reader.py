@@ -19,6 +19,7 @@ from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentIn
                    IoReadAt, IoStats, ZTensorFileNotFoundError, ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, UrlOptions,
                    VerifyCallback, ZTensorError, ReadRequest, check, has, lib, set_prefetch, set_verify_on_read, shape_array,
                    take_string)
+from ._redact import redact_url
 from ._types import Array, DTypeLike, Float32Array, ObjectValue, PathLike, Source
 
 Shape = Tuple[int, ...]
@@ -708,7 +709,8 @@ class Reader(Mapping[str, ObjectValue]):
     def __repr__(self) -> str:
         n = len(self._names)
         state = "closed" if self._h is None else "open"
-        return f"<ztensor.Reader {self.path or '<memory>'!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
+        shown = redact_url(self.path) or "<memory>"  # a URL without its credentials (ztensor._redact)
+        return f"<ztensor.Reader {shown!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
 
     @_holding
     def metadata(self, name: str) -> "TensorMetadata":
