@@ -52,7 +52,6 @@ def test_the_rule():
     assert redact_url("s3://u:p@bkt/k.zt") == "s3://<credentials>@bkt/k.zt"
     assert redact_url("/local/pa?th@x") == "/local/pa?th@x"
     assert redact_url("C://x?y@z") == "C://x?y@z"  # a drive, not a scheme
-    assert redact_url(None) is None
 
 
 def test_local_path_calls_refuse_urls(tmp_path, monkeypatch):
@@ -77,3 +76,12 @@ def test_local_path_calls_refuse_urls(tmp_path, monkeypatch):
         msg = lib.zt_last_error().decode()
         assert shown in msg and "secret" not in msg
     assert os.listdir(tmp_path) == []  # no "http:" folder, no temporary
+
+
+def test_reader_of_another_scheme_is_refused_redacted():
+    """Reader reads http(s):// and s3:// remotely; another scheme is a local
+    path to zt_open, which refuses it without quoting its credentials."""
+    with pytest.raises(ztensor.ZTensorError) as e:
+        ztensor.Reader("ftp://bob:pw-secret@127.0.0.1/x.zt?sig=qs-secret")
+    assert "secret" not in str(e.value) and "secret" not in str(getattr(e.value, "filename", ""))
+    assert "ftp://<credentials>@127.0.0.1/x.zt?<redacted>" in str(e.value)

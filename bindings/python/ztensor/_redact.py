@@ -8,16 +8,13 @@ else is shown as it is. Any scheme counts ("ftp://", "file://"), not only
 the ones the library reads. tests/test_redaction.py checks this against the
 library's own messages."""
 import re
-from typing import Optional
 
 # "scheme://" of two or more characters (one letter is a Windows drive).
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+://")
 
 
-def redact_url(path_or_url: Optional[str]) -> Optional[str]:
+def redact_url(path_or_url: str) -> str:
     """`path_or_url` with any credential a URL may carry replaced by a placeholder."""
-    if not isinstance(path_or_url, str):
-        return path_or_url
     if not _URL.match(path_or_url):
         return path_or_url
     u = path_or_url

@@ -500,7 +500,8 @@ class Reader(Mapping[str, ObjectValue]):
         elif isinstance(source, (str, os.PathLike)):
             status = lib.zt_open(os.fsencode(source), byref(opts), byref(out))
             if status != ZT_OK and not os.path.exists(source):
-                raise ZTensorFileNotFoundError(os.fsdecode(source), lib.zt_last_error().decode("utf-8", "replace"))
+                raise ZTensorFileNotFoundError(redact_url(os.fsdecode(source)),  # ftp://..., file://...: refused
+                                               lib.zt_last_error().decode("utf-8", "replace"))
             if status != ZT_OK and _is_torch_checkpoint(source):
                 # A PyTorch .pt/.bin: its tensors, read by torch.load(weights_only=True)
                 # (never running pickled code), become an in-memory .zt file.
@@ -709,7 +710,7 @@ class Reader(Mapping[str, ObjectValue]):
     def __repr__(self) -> str:
         n = len(self._names)
         state = "closed" if self._h is None else "open"
-        shown = redact_url(self.path) or "<memory>"  # a URL without its credentials (ztensor._redact)
+        shown = redact_url(self.path) if self.path else "<memory>"  # a URL without its credentials (ztensor._redact)
         return f"<ztensor.Reader {shown!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
 
     @_holding
