@@ -121,6 +121,13 @@ def test_bearer_token_goes_to_its_http_host_only(model, web):
         first = [h for p, h in web.requests]
         assert first and all(h.get("authorization") == "Bearer " + BEARER for h in first), first
         no_secret_in([h for p, h in other.requests])
+        # user:password@ in the URL (HTTP Basic): the same.
+        web.requests.clear()
+        other.requests.clear()
+        url = f"http://scope-user:{BEARER}@127.0.0.1:{web.port}/to/localhost:{other.port}/ok"
+        assert sorted(read_all(url)) == sorted(model[0])
+        assert all(h.get("authorization", "").startswith("Basic ") for p, h in web.requests), web.requests
+        assert other.requests and not any("authorization" in h for p, h in other.requests), other.requests
     finally:
         other.close()
 
