@@ -300,13 +300,14 @@ std::string percent_decoded(const std::string &part) {
 //  - a ';' path parameter is cut (Tomcat, Jetty and Spring read "..;x" as
 //    ".."), and so is what follows '?' or '#' (the query or fragment);
 //  - the byte sequences decoders take for '.' are read as '.' (overlong
-//    UTF-8 C0 AE, E0 80 AE, F0 80 80 AE; NFKC-folded U+FF0E, U+FE52, U+2024);
+//    UTF-8 C0 AE, E0 80 AE, F0 80 80 AE; NFKC-folded U+FF0E, U+FE52, U+2024,
+//    and U+2025 "‥", U+2026 "…", which fold to two and three dots);
 //  - spaces and other ASCII white space are dropped (Windows and IIS strip
 //    trailing ones: ".. " is "..")
 // is nothing but dots.
 bool read_as_dot_segment(const std::string &decoded) {
-  static const char *const kDotForms[] = {"\xC0\xAE",     "\xE0\x80\xAE", "\xF0\x80\x80\xAE",
-                                          "\xEF\xBC\x8E", "\xEF\xB9\x92", "\xE2\x80\xA4"};
+  static const char *const kDotForms[] = {"\xC0\xAE",     "\xE0\x80\xAE", "\xF0\x80\x80\xAE", "\xEF\xBC\x8E",
+                                          "\xEF\xB9\x92", "\xE2\x80\xA4", "\xE2\x80\xA5",     "\xE2\x80\xA6"};
   std::string v = decoded.substr(0, decoded.find_first_of(";?#"));
   size_t dots = 0;
   for (size_t i = 0; i < v.size();) {
