@@ -52,7 +52,7 @@ bool read_aws_file(const std::string &path, std::string &text) {
     if (errno == ENOENT || errno == ENOTDIR) return false;
     io_error(errno);
   }
-  text.assign(kMaxAwsFileBytes + 1, '\0');
+  text.assign(static_cast<size_t>(kMaxAwsFileBytes) + 1, '\0');
   in.read(&text[0], static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
   if (text.size() > kMaxAwsFileBytes) too_large();
@@ -70,7 +70,7 @@ bool read_aws_file(const std::string &path, std::string &text) {
     too_large();
   }
   // Read up to one byte past the cap: the file may grow after the fstat.
-  text.assign(kMaxAwsFileBytes + 1, '\0');
+  text.assign(static_cast<size_t>(kMaxAwsFileBytes) + 1, '\0');
   size_t got = 0;
   while (got < text.size()) {
     const ssize_t n = ::read(fd, &text[got], text.size() - got);
@@ -260,8 +260,9 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
     if (!keys_from_profile) {
       keys_from_profile = true;
       if (named && !prof.found())
-        fail(ZT_E_NOT_FOUND, "'" + redact_url(url) + "': AWS profile '" + printable(profile_name) + "' is in neither '" +
-                                 printable(prof.credentials_file()) + "' nor '" + printable(prof.config_file()) + "'");
+        fail(ZT_E_NOT_FOUND, "'" + redact_url(url) + "': AWS profile '" + printable(profile_name) +
+                                 "' is in neither '" + printable(prof.credentials_file()) + "' nor '" +
+                                 printable(prof.config_file()) + "'");
     }
     return prof.get(key, true, where);
   };
