@@ -106,6 +106,7 @@ ZT_API zt_status zt_open(const char *path, const zt_open_options *opts, zt_file 
     if (!out) invalid("zt_open: out is NULL");
     *out = nullptr;
     if (!path) invalid("zt_open: path is NULL");
+    refuse_url_path("zt_open", "path", path, "zt_open_url");
     return finish_open(Reader::open(path, to_reader_options(opts)), out);
   });
 }

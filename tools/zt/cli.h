@@ -114,10 +114,17 @@ int open_input(const std::string &path, FilePtr &out, const std::string &what = 
 // honour (--pread, --max-decoded-size given explicitly): kUsage after a
 // message, else kOk.
 int refuse_read_options(const char *cmd);
-// True for an http:// or https:// input.
+// True for an http://, https:// or s3:// input.
 bool is_url(const std::string &path);
-// How an input is shown in messages: URLs without user:pass@ or query.
+// How a path or URL is shown in every message, summary line and JSON field:
+// URLs without user:pass@ or query (src/util/redact_url.h, the rule the
+// library's messages follow too); local paths as they are.
 std::string display_path(const std::string &path);
+// For a path a command only handles locally (an output, a file rewritten in
+// place, an input read by zt_migrate or the converters): a URL is refused
+// before anything quotes it or makes a file from it (kUsage after a
+// message naming it redacted), else kOk. `role`: "input", "output", "file".
+int refuse_url(const char *cmd, const char *role, const std::string &path);
 
 // Streams one component (zt_component_stream_*) to fn(data, len) in pieces
 // of at most 8 MiB: memory stays bounded whatever the component's size.

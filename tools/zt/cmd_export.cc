@@ -118,9 +118,10 @@ int export_whole_file(const Args &a) {
   if (a.positional.empty() || a.positional.size() > (a.has("-o") || a.has("--output") ? 1u : 2u) || out.empty())
     return usage_error("export", "expected FILE --to safetensors|gguf -o OUT");
   if (to != "safetensors" && to != "gguf") return usage_error("export", "--to takes safetensors or gguf");
+  if (int rc = refuse_url("export", "output", out)) return rc;
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
   FilePtr f;
-  if (int rc = open_input(a.positional[0], f, "export: cannot open '" + a.positional[0] + "'")) return rc;
+  if (int rc = open_input(a.positional[0], f, "export: cannot open '" + display_path(a.positional[0]) + "'")) return rc;
   // Every object is written, so decoded: a blob shared by n objects n times.
   DecodeBudget budget("export", DecodeBudget::Count::EachWrite);
   if (int rc = budget.add_file(f.get(), "'" + display_path(a.positional[0]) + "'")) return rc;
@@ -138,6 +139,7 @@ int cmd_export(const std::vector<std::string> &argv) {
   if (a.has("--to")) return export_whole_file(a);
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 2 || out.empty()) return usage_error("export", "expected FILE OBJECT -o OUT.npy");
+  if (int rc = refuse_url("export", "output", out)) return rc;
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
   FilePtr f;
   if (int rc = open_input(a.positional[0], f, "export: cannot open '" + display_path(a.positional[0]) + "'")) return rc;

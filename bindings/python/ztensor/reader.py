@@ -19,6 +19,7 @@ from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentIn
                    IoReadAt, IoStats, ZTensorFileNotFoundError, ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, UrlOptions,
                    ZTensorError, ReadRequest, check, has, lib, set_prefetch, set_verify_on_read, shape_array,
                    take_string, text_field, verify_file)
+from ._redact import redact_url
 from ._types import Array, DTypeLike, Float32Array, ObjectValue, PathLike, Source
 
 Shape = Tuple[int, ...]
@@ -523,7 +524,8 @@ class Reader(Mapping[str, ObjectValue]):
         elif isinstance(source, (str, os.PathLike)):
             status = lib.zt_open(os.fsencode(source), byref(opts), byref(out))
             if status != ZT_OK and not os.path.exists(source):
-                raise ZTensorFileNotFoundError(os.fsdecode(source), lib.zt_last_error().decode("utf-8", "replace"))
+                raise ZTensorFileNotFoundError(redact_url(os.fsdecode(source)),  # ftp://..., file://...: refused
+                                               lib.zt_last_error().decode("utf-8", "replace"))
             if status != ZT_OK and _is_torch_checkpoint(source):
                 # A PyTorch .pt/.bin: its tensors, read by torch.load(weights_only=True)
                 # (never running pickled code), become an in-memory .zt file.
@@ -730,7 +732,8 @@ class Reader(Mapping[str, ObjectValue]):
     def __repr__(self) -> str:
         n = len(self._names)
         state = "closed" if self._h is None else "open"
-        return f"<ztensor.Reader {self.path or '<memory>'!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
+        shown = redact_url(self.path) if self.path else "<memory>"  # a URL without its credentials (ztensor._redact)
+        return f"<ztensor.Reader {shown!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
 
     @_holding
     def metadata(self, name: str) -> "TensorMetadata":
