@@ -21,32 +21,8 @@
 
 namespace zt {
 
-bool is_remote_url(const std::string &url) {
-  auto starts = [&](const char *p) {
-    const size_t n = std::strlen(p);
-    if (url.size() < n) return false;
-    for (size_t i = 0; i < n; ++i)
-      if (std::tolower(static_cast<unsigned char>(url[i])) != p[i]) return false;
-    return true;
-  };
-  return starts("http://") || starts("https://") || starts("s3://");
-}
-
 std::string redact_url(const std::string &url) {
-  // An s3:// location holds no credential, and its key may hold '?' or '#'.
-  if (is_s3_url(url)) return printable(url);
-  std::string u = url;
-  // A query often carries a signature or a token (pre-signed object-store
-  // URLs); a fragment is never sent, so it is dropped.
-  size_t q = u.find_first_of("?#");
-  if (q != std::string::npos) u = u.substr(0, q) + (u[q] == '?' ? "?<redacted>" : "");
-  size_t scheme = u.find("://");
-  size_t auth = scheme == std::string::npos ? 0 : scheme + 3;
-  size_t slash = u.find('/', auth);
-  size_t end = slash == std::string::npos ? u.size() : slash;
-  size_t at = u.rfind('@', end == 0 ? 0 : end - 1);
-  if (at != std::string::npos && at >= auth && at < end) u = u.substr(0, auth) + "<credentials>@" + u.substr(at + 1);
-  return printable(u);
+  return printable(redact_url_text(url));
 }
 
 #ifdef ZT_HAVE_CURL
@@ -572,9 +548,11 @@ class HttpSource final : public Source {
                        static_cast<long>(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)));
     }
     curl_easy_setopt(h, CURLOPT_USERAGENT, s_.user_agent.c_str());
-    if (!s_.bearer_token.empty()) {
-      // libcurl's own bearer support: not replayed to another host on a
-      // redirect, unlike a hand-made Authorization header.
+    if (!s_.bearer_token.empty() && !s3_) {
+      // The bearer token is an http(s) credential: never sent to an S3
+      // endpoint (AWS itself, unless overridden), signed or not. libcurl's
+      // own bearer support: not replayed to another host on a redirect,
+      // unlike a hand-made Authorization header.
       curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
       curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, s_.bearer_token.c_str());
     }
@@ -612,19 +590,31 @@ class HttpSource final : public Source {
   }
 
   // No credential may leave through a message: libcurl's text can quote the
-  // URL it was given.
-  std::string scrub(std::string msg) const {
-    auto replace_all = [&](const std::string &what, const std::string &with) {
-      if (what.empty()) return;
-      for (size_t p; (p = msg.find(what)) != std::string::npos;) msg.replace(p, what.size(), with);
-    };
-    replace_all(url_, path_);
-    replace_all(s_.bearer_token, "<token>");
+  // URL it was given. One pass over the original text, longest secret first
+  // at each place: a placeholder is never searched again, so a secret that
+  // occurs in one ("s" in "<secret>") neither loops nor garbles it.
+  std::string scrub(const std::string &msg) const {
+    std::vector<std::pair<const std::string *, const char *>> secrets = {{&url_, nullptr},
+                                                                         {&s_.bearer_token, "<token>"}};
     if (s3_) {
-      replace_all(s3_->secret_key, "<secret>");
-      replace_all(s3_->session_token, "<session token>");
+      secrets.emplace_back(&s3_->secret_key, "<secret>");
+      secrets.emplace_back(&s3_->session_token, "<session token>");
     }
-    return msg;
+    std::sort(secrets.begin(), secrets.end(),
+              [](const auto &a, const auto &b) { return a.first->size() > b.first->size(); });
+    std::string out;
+    for (size_t i = 0; i < msg.size();) {
+      bool hit = false;
+      for (const auto &[what, with] : secrets) {
+        if (what->empty() || msg.compare(i, what->size(), *what) != 0) continue;
+        out += with ? std::string(with) : path_;
+        i += what->size();
+        hit = true;
+        break;
+      }
+      if (!hit) out += msg[i++];
+    }
+    return out;
   }
 
   struct Outcome {
