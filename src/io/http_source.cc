@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/s3_location.h"
+#include "platform/process.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -33,11 +34,22 @@ bool http_supported() {
 // Idle easy handles, kept for their live connections; freed with the last
 // source sharing them, so a constructor that throws (a failed open) frees
 // them too.
+//
+// Fork (issue 37): a child inherits the idle handles, whose connections are
+// the parent's sockets (used from two processes, or closed with a TLS
+// close_notify, they break the parent's stream), and the locks, which a
+// thread that is not in the child may hold. A source in a forked child
+// touches neither: each transfer gets a handle of its own, cleaned up after
+// it; reads bypass the block cache (its lock) and the budget; the parent's
+// handles are leaked, never closed.
 struct RemoteShared {
   explicit RemoteShared(uint64_t b) : budget(b) {}
   ~RemoteShared() {
+    if (forked()) return;
     for (CURL *h : idle) curl_easy_cleanup(h);
   }
+  bool forked() const { return current_process_id() != pid; }
+  const unsigned long pid = current_process_id();
   // Takes n bytes of the budget; false (nothing taken) when they do not fit.
   bool charge(uint64_t n) {
     std::lock_guard<std::mutex> lock(mu);
@@ -270,7 +282,9 @@ class HttpSource final : public Source {
     hold_within_budget();
   }
 
-  ~HttpSource() override { shared_->release(held_charged_ + cache_used_); }
+  ~HttpSource() override {
+    if (!shared_->forked()) shared_->release(held_charged_ + cache_used_);
+  }
 
   IoStats stats() const {
     IoStats st;
@@ -287,7 +301,7 @@ class HttpSource final : public Source {
       std::memcpy(out, held_.data() + (offset - held_offset_), len);
       return;
     }
-    if (len >= kDirect) {
+    if (len >= kDirect || shared_->forked()) {
       std::vector<Transfer> ts;
       for (uint64_t off = 0; off < len; off += kChunk) {
         Transfer t;
@@ -485,7 +499,7 @@ class HttpSource final : public Source {
   }
 
   CURL *acquire() const {
-    {
+    if (!shared_->forked()) {
       std::lock_guard<std::mutex> lock(shared_->pool_mu);
       if (!shared_->idle.empty()) {
         CURL *h = shared_->idle.back();
@@ -499,6 +513,10 @@ class HttpSource final : public Source {
     return h;
   }
   void release(CURL *h) const {
+    if (shared_->forked()) {  // made in this process by acquire()
+      curl_easy_cleanup(h);
+      return;
+    }
     std::lock_guard<std::mutex> lock(shared_->pool_mu);
     // A shared pool keeps as many idle connections as one source may use.
     if (shared_->idle.size() >= std::max<size_t>(s_.max_parallel, 4) * 2 && s_.shared) {
