@@ -481,7 +481,8 @@ class Reader(Mapping[str, ObjectValue]):
     A path starting with http:// or https:// is read remotely with ranged
     GETs (docs/remote.md): arrays are then always copies. bearer_token (for
     example read from a file or the environment, never hard-coded) is sent
-    as "Authorization: Bearer"; url_options sets zt_url_options fields by
+    as "Authorization: Bearer" to http(s):// URLs only (never to an s3://
+    endpoint, nor to another host); url_options sets zt_url_options fields by
     name (timeout_ms, retries, cache_bytes, max_parallel, ...).
     """
 
