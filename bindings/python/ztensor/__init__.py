@@ -37,12 +37,14 @@ Sharded checkpoints read as one reader:
 import os
 from typing import Any, Dict, Mapping, Optional, Union
 
+import numpy as np
+
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
 from ._native import extension_path
 from ._locate import LibraryNotFoundError
-from ._safe import SafetensorError, safe_open
+from ._safe import SafetensorError, SafetensorFileError, TensorNotFoundError, _safe_open_handle, safe_open
 from ._serialize import TensorSpec, deserialize, serialize, serialize_file
 from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike
@@ -51,7 +53,7 @@ from .sharded import ShardedReader, load_sharded
 from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
-           "ZTensorError", "SafetensorError", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
+           "ZTensorError", "SafetensorError", "SafetensorFileError", "TensorNotFoundError", "_safe_open_handle", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
            "load_sharded", "bf16_to_float32", "float32_to_bf16", "library_version", "library_path",
            "library_source", "extension_path", "LibraryNotFoundError", "__version__", "open", "open_url"]
 
@@ -83,12 +85,20 @@ def open_url(url: str, *, bearer_token: Optional[str] = None, strict: bool = Fal
 
 
 def save_file(tensors: Mapping[str, ArrayLike], path: PathLike, metadata: Any = None, *, zstd: Zstd = None,
-              digest: Digest = None) -> None:
+              digest: Digest = None, format: Optional[str] = None) -> None:  # noqa: A002
     """Writes a dict of numpy arrays (dense tensors) as a .zt file, atomically;
     metadata (a dict) becomes the file attributes.
 
         ztensor.save_file({"w": np.eye(3, dtype=np.float32)}, "m.zt", metadata={"step": 3}, zstd=3)
+
+    A path ending in ".safetensors" (or format="safetensors") gets the
+    safetensors format itself, byte for byte what safetensors writes
+    (metadata then a dict of str to str); format="zt" forces zTensor.
     """
+    from . import _safe, _safetensors_format
+    if _safetensors_format.wants_safetensors(path, format):
+        _safe.write(tensors, path, metadata, lambda name, v: (np.asarray(v), None), zstd, digest, "safetensors")
+        return
     with Writer(path, zstd=zstd, digest=digest) as w:
         for name, array in tensors.items():
             w.add(name, array)

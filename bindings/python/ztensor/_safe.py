@@ -6,13 +6,14 @@ Metadata is safetensors' dict[str, str]: it is stored as the file's
 attributes and given back by safe_open(...).metadata().
 """
 
+import os
 from types import TracebackType
 from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Tuple, Type, TypeVar
 
 import numpy as np
 
-from . import _attributes
-from ._lib import ZTensorError, has
+from . import _attributes, _safetensors_format as _st
+from ._lib import ZTensorError, ZTensorFileNotFoundError, has
 from ._types import Array, PathLike, Source
 from .reader import Reader, Slice
 from .writer import Digest, Writer, Zstd
@@ -27,17 +28,70 @@ FromNumpy = Callable[[Array, str, str], Any]
 
 
 class SafetensorError(ZTensorError):
-    """safetensors' SafetensorError, for the misuse it raises it for: a
-    closed handle, an index out of range in get_slice, a non-empty index
-    list. A ZTensorError, so code catching either sees it; str(e) is the
-    message alone, as safetensors gives it."""
+    """safetensors' SafetensorError: a closed handle, an index out of range
+    in get_slice, a non-empty index list, an unknown tensor name
+    (TensorNotFoundError), a damaged file (SafetensorFileError). A
+    ZTensorError, so code catching either sees it; str(e) is the message
+    alone, as safetensors gives it."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(-2, message)  # ZT_E_MISUSE
+    def __init__(self, message: str, status: int = -2) -> None:
+        super().__init__(status, message)  # ZT_E_MISUSE unless told
         self.args = (message,)
 
     def __str__(self) -> str:
         return self.message
+
+
+class TensorNotFoundError(SafetensorError, KeyError):
+    """An unknown tensor name: safetensors raises SafetensorError, this
+    package raised KeyError; this is both, so code catching either works."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"File does not contain tensor {name}", -5)  # ZT_E_NOT_FOUND
+        self.name = name
+
+    def __str__(self) -> str:  # KeyError's would quote it
+        return self.message
+
+
+class SafetensorFileError(SafetensorError, OSError):
+    """A file that is not a readable tensor file (damaged, truncated, not
+    a zTensor/safetensors file): a SafetensorError, and an OSError, as
+    diffusers catches (IOError, SafetensorError) around load_file."""
+
+    def __init__(self, status: int, message: str) -> None:
+        SafetensorError.__init__(self, message, status)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidArgumentError(SafetensorError, ValueError):
+    """An invalid framework, backend or device name: safetensors raises
+    SafetensorError, this package raised ValueError; this is both."""
+
+
+class FileNotFound(ZTensorFileNotFoundError):
+    """A missing file, in safetensors' words: "No such file or directory: PATH"."""
+
+    def __str__(self) -> str:
+        return f"No such file or directory: {self.filename}"
+
+
+def open_reader(source: Source, **options: Any) -> Reader:
+    """Reader(source, **options) with safetensors' errors: FileNotFoundError
+    whose message is "No such file or directory: PATH", SafetensorFileError
+    for a file that cannot be read as one."""
+    try:
+        return Reader(source, **options)
+    except ZTensorFileNotFoundError as e:
+        raise FileNotFound(e.filename, e.message) from None
+    except SafetensorError:
+        raise
+    except ZTensorError as e:
+        if e.status in (-2, -7):  # misuse, unsupported: not the file's fault
+            raise
+        raise SafetensorFileError(e.status, f"Error while deserializing header: {e.message}") from e
 
 
 BACKENDS = {"mmap": True, "pread": False}  # safetensors' backend -> Reader(mmap=)
@@ -46,7 +100,7 @@ BACKENDS = {"mmap": True, "pread": False}  # safetensors' backend -> Reader(mmap
 def reader_mmap(backend: str) -> bool:
     """Reader's mmap= for safetensors' backend=; ValueError for other names."""
     if not isinstance(backend, str) or backend not in BACKENDS:
-        raise ValueError(f'backend {backend!r} is invalid (expected one of: "mmap", "pread")')
+        raise InvalidArgumentError(f'backend {backend!r} is invalid (expected one of: "mmap", "pread")')
     return BACKENDS[backend]
 
 
@@ -75,16 +129,29 @@ def metadata_of(reader: Reader) -> Optional[Dict[str, str]]:
 
 
 def write(tensors: Mapping[str, Any], target: Optional[PathLike], metadata: Optional[Mapping[str, str]],
-          to_numpy: ToNumpy, zstd: Zstd, digest: Digest) -> Optional[bytes]:
-    """Writes tensors (atomically for a path); target None gives the file's bytes."""
+          to_numpy: ToNumpy, zstd: Zstd, digest: Digest, format: Optional[str] = None) -> Optional[bytes]:  # noqa: A002
+    """Writes tensors (atomically for a path); target None gives the file's
+    bytes. A path ending in ".safetensors" (or format="safetensors") gets
+    safetensors' own bytes, identical to what safetensors writes; anything
+    else zTensor (ztensor._safetensors_format.wants_safetensors)."""
     if not isinstance(tensors, Mapping):
         raise TypeError(f"tensors must be a dict of name to tensor, not {type(tensors).__name__}")
     meta = check_metadata(metadata)
+    as_safetensors = _st.wants_safetensors(target, format)
+    if as_safetensors and (zstd or digest):
+        raise ValueError("zstd= and digest= are zTensor features: the safetensors format has neither "
+                         "(save to a .zt path, or format=\"zt\")")
     converted = []
     for name, value in tensors.items():
         if not isinstance(name, str):
             raise TypeError(f"tensor names are str, not {type(name).__name__} ({name!r})")
         converted.append((name, *to_numpy(name, value)))
+    if as_safetensors:
+        entries = _st.entries_of(converted)
+        if target is None:
+            return _st.to_bytes(entries, meta)
+        _st.write_file(entries, target, meta)
+        return None
     # One state dict gives one file, whatever the insertion order: tensors
     # are written in name order (as safetensors' header is sorted).
     converted.sort(key=lambda entry: entry[0])
@@ -152,7 +219,7 @@ class SafeOpen(Generic[T]):
                  from_numpy: FromNumpy, zero_copy: Optional[Callable[[Reader, str, Array, str], Any]],
                  backend: str = "mmap", *, split: Optional[Callable[[Any, str, str], Any]] = None,
                  arrays_as_they_are: bool = False) -> None:
-        self._reader = Reader(source, verify=verify, mmap=reader_mmap(backend))
+        self._reader = open_reader(source, verify=verify, mmap=reader_mmap(backend))
         self._split = split  # read_all's fast path (the C++ extension)
         self._arrays_as_they_are = arrays_as_they_are
         self.framework = framework
@@ -213,7 +280,7 @@ class SafeOpen(Generic[T]):
 
     def _name(self, name: str) -> str:
         if name not in self._open():
-            raise KeyError(f"File does not contain tensor {name}")
+            raise TensorNotFoundError(name)
         return name
 
     def get_tensor(self, name: str) -> T:
@@ -263,12 +330,22 @@ class SafeSlice(Generic[T]):
         return out
 
 
+def _shown(item: Any) -> str:
+    """One indexer as safetensors prints it in its messages: 3, 2:, :20, :."""
+    if isinstance(item, slice):
+        return f"{'' if item.start is None else item.start}:{'' if item.stop is None else item.stop}"
+    return str(item)
+
+
 def check_index(index: Any, shape: Tuple[int, ...]) -> Any:
-    """safetensors' rules for a slice index, before numpy's: an int or a
-    slice bound outside its dimension raises SafetensorError (numpy would
-    clip a slice), [] selects nothing (an empty tensor), a non-empty list
-    is refused, other types raise TypeError. Steps and `...`, which
-    safetensors lacks, are kept."""
+    """safetensors' rules for a slice index (framework="np"), before
+    numpy's: a negative int below -size raises "Invalid index ...", a
+    bound past its dimension raises "Error during slicing [..] with shape
+    [..]: index N out of bounds for tensor dimension #D of size S" (the
+    last such dimension, as safetensors checks them from the end), [] is
+    an empty tensor, a non-empty list is refused, other types raise
+    TypeError. Steps, `...` and negative slice bounds, which safetensors
+    lacks, are kept with numpy's meaning."""
     if isinstance(index, list):
         if index:
             raise SafetensorError("Non empty lists are not implemented")
@@ -278,43 +355,98 @@ def check_index(index: Any, shape: Tuple[int, ...]) -> Any:
         at = next(k for k, item in enumerate(items) if item is Ellipsis)
         fill = max(len(shape) - (len(items) - 1), 0)
         items = items[:at] + (slice(None),) * fill + items[at + 1:]
+    shown: List[Any] = []
     for dim, (item, size) in enumerate(zip(items, shape)):
         if isinstance(item, slice):
             for bound in (item.start, item.stop):
-                if bound is None:
-                    continue
-                if not isinstance(bound, (int, np.integer)) or isinstance(bound, bool):
+                if bound is not None and (not isinstance(bound, (int, np.integer)) or isinstance(bound, bool)):
                     raise TypeError(f"slice bounds must be integers, not {type(bound).__name__}")
-                if bound > size or bound < -size:
-                    raise SafetensorError(f"Error during slicing {index!r} with shape {list(shape)}: index "
-                                          f"{bound} out of bounds for tensor dimension #{dim} of size {size}")
+            shown.append(item)
         elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
             if item < -size:
                 raise SafetensorError(f"Invalid index {item} for dimension {dim} of size {size}")
-            if item >= size:
-                raise SafetensorError(f"Error during slicing {index!r} with shape {list(shape)}: index {item} "
-                                      f"out of bounds for tensor dimension #{dim} of size {size}")
+            shown.append(int(item) + size if item < 0 else int(item))
         else:
             raise TypeError(f"a slice index takes ints, slices, ... and tuples of them, not {type(item).__name__}")
+    for dim in reversed(range(len(shown))):
+        item, size = shown[dim], shape[dim]
+        if isinstance(item, slice):
+            start = 0 if item.start is None or item.start < 0 else int(item.start)
+            stop = size if item.stop is None or item.stop < 0 else int(item.stop)
+            if item.start is not None and item.start < 0 or item.stop is not None and item.stop < 0:
+                continue  # numpy's meaning (safetensors refuses negative bounds)
+        else:
+            start, stop = item, item + 1
+        if start >= size and not (isinstance(item, slice) and start == stop == size == 0) or stop > size:
+            asked = start if start >= size else stop - 1
+            raise SafetensorError(f"Error during slicing [{', '.join(_shown(x) for x in shown)}] with shape "
+                                  f"{list(shape)}: index {asked} out of bounds for tensor dimension #{dim} of "
+                                  f"size {size}")
     return index
 
 
-FRAMEWORKS = {"np": "numpy", "numpy": "numpy", "pt": "torch", "torch": "torch"}
+# safetensors' framework names -> the adapter that serves them; the others
+# are served by numpy then converted (FOREIGN), when the package is there.
+FRAMEWORKS = {"np": "numpy", "numpy": "numpy", "pt": "torch", "torch": "torch", "pytorch": "torch",
+              "tf": "tensorflow", "tensorflow": "tensorflow", "jax": "flax", "flax": "flax", "mlx": "mlx",
+              "paddle": "paddle"}
+# framework -> (the package it needs, how an array becomes its tensor)
+FOREIGN = {"tensorflow": ("tensorflow", "convert_to_tensor"), "flax": ("jax", "numpy.array"),
+           "mlx": ("mlx", "core.array"), "paddle": ("paddle", "to_tensor")}
 
 
 def framework_name(framework: str) -> str:
-    """"numpy" or "torch" for the names safetensors accepts; ValueError for others."""
-    if framework not in FRAMEWORKS:
-        raise ValueError(f"framework {framework!r} is not one of {', '.join(repr(k) for k in FRAMEWORKS)}")
+    """The framework safetensors' name means ("numpy", "torch",
+    "tensorflow", "flax", "mlx", "paddle"); SafetensorError (also a
+    ValueError) for other names."""
+    if not isinstance(framework, str) or framework not in FRAMEWORKS:
+        raise InvalidArgumentError(f"framework {framework} is invalid")
     return FRAMEWORKS[framework]
+
+
+def foreign_converter(framework: str) -> Callable[[Any], Any]:
+    """array -> the framework's tensor, for tensorflow, flax/jax, mlx and
+    paddle; ImportError naming the package when it is not installed."""
+    import importlib
+    package, path = FOREIGN[framework]
+    try:
+        module: Any = importlib.import_module(package if package != "mlx" else "mlx.core")
+    except ImportError as e:
+        raise ImportError(f"safe_open(framework={framework!r}) needs the {package!r} package, which is not "
+                          f"installed ({e})", name=package) from e
+    if package == "jax":
+        module = importlib.import_module("jax.numpy")
+        return module.array  # type: ignore[no-any-return]
+    if package == "mlx":
+        return module.array  # type: ignore[no-any-return]
+    return getattr(module, path)  # type: ignore[no-any-return]
 
 
 def safe_open(filename: Source, framework: str, device: Any = "cpu", *, backend: str = "mmap", copy: bool = True,
               verify: bool = False) -> "SafeOpen[Any]":
-    """ztensor.safe_open: the framework's own safe_open (ztensor.torch is imported only when asked for)."""
-    if framework_name(framework) == "torch":
+    """ztensor.safe_open: the framework's own safe_open (ztensor.torch is
+    imported only when asked for). tensorflow, flax/jax, mlx and paddle get
+    numpy's arrays converted by the framework (ImportError naming the
+    package when it is not installed)."""
+    name = framework_name(framework)
+    if name == "torch":
         from . import torch as zt_torch
         return zt_torch.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
     from . import numpy as zt_numpy
-    return zt_numpy.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
+    if name == "numpy":
+        return zt_numpy.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
+    convert = foreign_converter(name)
+    return SafeOpen(filename, framework, device, True, verify, lambda a, t, n: convert(a), None, backend)
 
+
+def _safe_open_handle(f: Any, framework: str, device: Any = "cpu", *, backend: str = "mmap") -> "SafeOpen[Any]":
+    """safetensors' _safe_open_handle: safe_open over an open file object. A
+    file with a name on disk (open(path), even in text mode) is opened by
+    that name, as safetensors does; any other (fsspec, io.BytesIO) is read
+    through the object itself (read and seek)."""
+    name = getattr(f, "name", None)
+    if hasattr(f, "fileno") and isinstance(name, (str, bytes, os.PathLike)) and os.path.isfile(name):
+        return safe_open(name, framework, device, backend=backend)
+    if not (hasattr(f, "read") and hasattr(f, "seek")):
+        raise TypeError(f"_safe_open_handle takes an open file object, not {type(f).__name__}")
+    return safe_open(f, framework, device, backend=backend)

@@ -219,6 +219,17 @@ class _MappedBuffer:
         }
 
 
+class _WritableView:
+    """The same memory as a read-only view of a copy-on-write mapping, writable
+    for numpy; keeps the view (and so the file handle) alive as its base."""
+
+    def __init__(self, view: Array) -> None:
+        self._view = view
+        face = dict(view.__array_interface__)
+        face["data"] = (face["data"][0], False)
+        self.__array_interface__ = face
+
+
 def _is_torch_checkpoint(path: Any) -> bool:
     """A file torch.save wrote: a zip archive (torch >= 1.6) or a pickle."""
     try:
@@ -723,41 +734,83 @@ class Reader(Mapping[str, ObjectValue]):
                               format=info.format, encoding=c.encoding if c is not None else "",
                               offset=c.offset if c is not None else 0, size=c.length if c is not None else 0)
 
-    def read_numpy(self, name: str) -> Array:
-        """A dense tensor as a new numpy array this process owns."""
-        return self.read_many([name])[name]
+    def read_numpy(self, name: Any, *, copy: bool = True) -> Any:
+        """Dense tensor(s) as numpy arrays (the original package's call):
+        a name gives an array, a list of names {name: array} in file order.
+        copy=True (default): new arrays this process owns, read in one
+        batched call. copy=False: zero-copy, writable arrays of the file's
+        private copy-on-write mapping where the data allows (writes stay in
+        this process; see load_file for the hazards of mapped views)."""
+        names = self._names_arg(name)
+        if copy:
+            arrays = self.read_many(names)
+        else:
+            arrays = {n: self._copy_on_write(self[n]) for n in names}
+        return arrays[name] if isinstance(name, str) else arrays
 
-    def read_torch(self, name: str, device: Any = "cpu") -> Any:
-        """A dense tensor as a torch tensor (owning its memory) on `device`."""
+    def read_torch(self, name: Any, *, copy: bool = True, device: Any = "cpu") -> Any:
+        """Dense tensor(s) as torch tensors on `device` (the original
+        package's call): a name gives a tensor, a list {name: tensor} in
+        file order. copy=False: zero-copy, writable (copy-on-write) on the CPU."""
         from . import torch as zt_torch
-        return zt_torch._to_device(name, zt_torch._from_numpy(self.read_numpy(name), self.element_type(name), name),
-                                   zt_torch._on(device))
+        names = self._names_arg(name)
+        arrays = self.read_numpy(names, copy=copy)
+        dev = zt_torch._on(device)
+        out = {n: zt_torch._to_device(n, zt_torch._from_numpy(a, self.element_type(n), n), dev)
+               for n, a in arrays.items()}
+        return out[name] if isinstance(name, str) else out
 
-    def read_tensors(self, names: Iterable[str]) -> Dict[str, ObjectValue]:
+    def _copy_on_write(self, array: Array) -> Array:
+        """array (a zero-copy view of this reader) made writable: the
+        library maps files private and copy-on-write, so writes change this
+        process's pages only, never the file. A view of a caller's buffer
+        (Reader(bytes)) is copied instead: those bytes are not ours to write."""
+        if array.flags.writeable:
+            return array  # decoded: already a private copy
+        if self.path is None or is_url(self.path):
+            return np.array(array)
+        return np.asarray(_WritableView(array))
+
+    def _names_arg(self, name: Any) -> List[str]:
+        """[name] for a name; a list of names in file order (KeyError for a
+        name not in the file); TypeError otherwise."""
+        if isinstance(name, str):
+            return [name]
+        if not isinstance(name, (list, tuple)):
+            raise TypeError(f"name must be str or list[str], not {type(name).__name__}")
+        for n in name:
+            if n not in self:
+                raise KeyError(n)
+        index = self._index
+        return sorted(dict.fromkeys(name), key=lambda n: index[n] if n in index else 0)
+
+    def read_tensors(self, names: Iterable[str], *, copy: bool = True) -> Dict[str, ObjectValue]:
         """Several objects at once: dense ones in one batched read, others as reader[name] gives them."""
         names = list(names)
         dense = [n for n in names if self.format_of(n) == "dense"]
-        arrays: Dict[str, Any] = dict(self.read_many(dense))
+        arrays: Dict[str, Any] = dict(self.read_numpy(dense, copy=copy)) if dense else {}
         return {n: arrays[n] if n in arrays else self[n] for n in names}
 
     @_holding
-    def read_into(self, name: str, out: Any) -> Any:
-        """Reads a dense tensor's bytes straight into a caller's writable,
-        C-contiguous array or buffer (numpy array, torch CPU tensor,
-        bytearray, ...) of at least its decoded size; returns out."""
-        if hasattr(out, "data_ptr") and hasattr(out, "is_contiguous"):  # a torch tensor
-            if not out.is_contiguous() or out.device.type != "cpu":
-                raise ValueError("read_into needs a contiguous CPU tensor")
-            address, capacity = out.data_ptr(), out.numel() * out.element_size()
-        else:
-            view = memoryview(out)
-            if view.readonly or not view.c_contiguous:
-                raise ValueError("read_into needs a writable, C-contiguous buffer")
-            address = ctypes.addressof(ctypes.c_char.from_buffer(view)) if view.nbytes else 0
-            capacity = view.nbytes
-        obj = self._data_object(name)
-        got = c_size_t()
-        check(lib.zt_component_read(obj, self._role_index(obj, "data"), c_void_p(address), capacity, byref(got)))
+    def read_into(self, name: Any, out: Any = None) -> Any:
+        """Reads dense tensors into destinations the caller owns: numpy
+        arrays, torch tensors (any device), or byte buffers of exactly the
+        tensor's size. read_into(name, out) returns out; read_into({name:
+        out, ...}) fills them all in one parallel read and returns the dict.
+
+        The destination's shape must equal the tensor's; a different dtype
+        is converted as np.copyto (same_kind) / Tensor.copy_ would, or
+        refused with ValueError. Every destination is checked before any is
+        written: a refused call leaves them all untouched."""
+        from ._read_into import read_into
+        if isinstance(name, Mapping):
+            if out is not None:
+                raise TypeError("read_into({name: out, ...}) takes no second argument")
+            read_into(self, name)
+            return name
+        if out is None:
+            raise TypeError("read_into(name, out): out is required when name is a str")
+        read_into(self, {name: out})
         return out
 
     # -- objects ---------------------------------------------------------

@@ -66,10 +66,15 @@ def _to_numpy(name: str, value: Any) -> Tuple[Array, Optional[str]]:
     if not isinstance(value, torch.Tensor):
         raise ValueError(f"Key `{name}` is invalid, expected torch.Tensor but received {type(value)}")
     if value.layout != torch.strided:
-        raise ValueError(f"tensor {name!r} is {value.layout}: save dense tensors (.to_dense()), or sparse ones "
-                         "with ztensor.Writer.add_sparse_csr/add_sparse_coo")
+        raise ValueError(_sparse_message([name]))
+    if not value.is_contiguous():
+        raise ValueError(f"You are trying to save a non contiguous tensor: `{name}` which is not allowed. It either "
+                         "means you are trying to save tensors which are reference of each other in which case it's "
+                         "recommended to save only the full tensors, and reslice at load time, or simply call "
+                         "`.contiguous()` on your tensor to pack it before saving.")
     if value.device.type == "meta":
-        raise RuntimeError(f"tensor {name!r} is on the meta device: it has no data to save")
+        value.to("cpu")  # torch's own NotImplementedError ("Cannot copy out of meta tensor"), as safetensors
+        raise NotImplementedError(f"tensor {name!r} is on the meta device: it has no data to save")
     zt = _FROM_TORCH.get(value.dtype)
     if zt is None:
         raise TypeError(f"tensor {name!r}: torch dtype {value.dtype} has no zTensor type")
@@ -86,6 +91,12 @@ def _to_numpy(name: str, value: Any) -> Tuple[Array, Optional[str]]:
     size = _element_size(t.dtype)
     bits = t.view(_SIGNED_OF_SIZE[size]).numpy()
     return bits.view(np.dtype(f"<u{size}")), zt
+
+
+def _sparse_message(names: List[str]) -> str:
+    return (f"You are trying to save a sparse tensors: `{names}` which this library does not support. You can make "
+            "it a dense tensor before saving with `.to_dense()` but be aware this might make a much larger file than "
+            "needed. (ztensor.Writer.add_sparse_csr/add_sparse_coo store sparse tensors in .zt files.)")
 
 
 def _from_numpy(array: Array, zt_type: str, name: str) -> "torch.Tensor":
@@ -186,7 +197,9 @@ def _find_shared_tensors(state_dict: Mapping[str, "torch.Tensor"]) -> List[Set[s
     for k, v in state_dict.items():
         if v.device != torch.device("meta") and storage_ptr(v) != 0 and storage_size(v) != 0:
             tensors[(v.device, storage_ptr(v), storage_size(v))].add(k)
-    return _filter_shared_not_shared(list(sorted(tensors.values(), key=sorted)), state_dict)
+    # safetensors sorts the sets themselves: `<` on sets is the subset test,
+    # so groups of one storage each keep their order of first appearance.
+    return _filter_shared_not_shared(list(sorted(tensors.values())), state_dict)  # type: ignore[type-var]
 
 
 def _is_complete(t: "torch.Tensor") -> bool:
@@ -223,21 +236,37 @@ def _remove_duplicate_names(state_dict: Mapping[str, "torch.Tensor"], *,
     return to_remove
 
 
+class SharedTensorsError(RuntimeError, ValueError):
+    """Tensors sharing memory, refused by save_file/save: safetensors raises
+    RuntimeError, the original zTensor package ValueError; this is both."""
+
+
 def _check_not_shared(tensors: Mapping[str, Any]) -> None:
+    """safetensors' _evaluate_tensors_for_save: a dict of tensors, none
+    sparse (all named at once), none sharing memory with another."""
     if not isinstance(tensors, dict):
         raise ValueError(f"Expected a dict of [str, torch.Tensor] but received {type(tensors)}")
-    groups = [g for g in _find_shared_tensors({k: v for k, v in tensors.items() if isinstance(v, torch.Tensor)
-                                               and v.layout == torch.strided}) if len(g) > 1]
-    if groups:
-        listed = ", ".join("[" + ", ".join(sorted(g)) + "]" for g in sorted(groups, key=sorted))
-        raise RuntimeError(f"Some tensors share memory, this will lead to duplicate memory on disk and potential "
-                           f"differences when loading them again: {listed}. A potential way to correctly save your "
-                           "model is to use `save_model`.")
+    sparse = []
+    for k, v in tensors.items():
+        if not isinstance(v, torch.Tensor):
+            raise ValueError(f"Key `{k}` is invalid, expected torch.Tensor but received {type(v)}")
+        if v.layout != torch.strided:
+            sparse.append(k)
+    if sparse:
+        raise ValueError(_sparse_message(sparse))
+    failing = [names for names in _find_shared_tensors(tensors) if len(names) > 1]
+    if failing:
+        raise SharedTensorsError(f"""
+            Some tensors share memory, this will lead to duplicate memory on disk and potential differences when loading them again: {failing}.
+            A potential way to correctly save your model is to use `save_model`.
+            More information at https://huggingface.co/docs/safetensors/torch_shared_tensors
+            """)
 
 
 # -- the safetensors surface ----------------------------------------------------
 def save_file(tensors: Mapping[str, "torch.Tensor"], filename: PathLike, metadata: Optional[Dict[str, str]] = None,
-              *, zstd: Zstd = None, digest: Digest = None) -> None:
+              *, zstd: Zstd = None, digest: Digest = None, compression: Zstd = None,
+              format: Optional[str] = None) -> None:  # noqa: A002
     """Saves torch tensors as a .zt file, atomically (nothing at `filename`
     until it is complete; an error leaves any previous file as it was).
 
@@ -248,21 +277,30 @@ def save_file(tensors: Mapping[str, "torch.Tensor"], filename: PathLike, metadat
     save_model), ValueError for non-tensors, sparse or meta tensors, and
     TypeError for dtypes without a zTensor type. metadata: None or a dict
     of str to str. zstd: None (raw), True or a level; digest: None,
-    "crc32c" or "sha256".
+    "crc32c" or "sha256"; compression= is the original zTensor package's
+    name for zstd=. Non-contiguous tensors raise ValueError, as in
+    safetensors (call .contiguous()).
+
+    A filename ending in ".safetensors" gets the safetensors format itself,
+    byte for byte what safetensors.torch.save_file writes; any other name
+    a .zt file. format="safetensors" or "zt" overrides the name.
     """
     _check_not_shared(tensors)
-    _safe.write(tensors, filename, metadata, _to_numpy, zstd, digest)
+    _safe.write(tensors, filename, metadata, _to_numpy, zstd if compression is None else compression, digest, format)
 
 
 def save(tensors: Mapping[str, "torch.Tensor"], metadata: Optional[Dict[str, str]] = None, *, zstd: Zstd = None,
-         digest: Digest = None) -> bytes:
+         digest: Digest = None, compression: Zstd = None, format: Optional[str] = None) -> bytes:  # noqa: A002
     """The bytes of a .zt file holding the tensors (as save_file would write it).
 
         data = save({"a": torch.ones(3)})
         load(data)["a"]    # tensor([1., 1., 1.])
+
+    The bytes are zTensor's; format="safetensors" gives safetensors' own.
     """
     _check_not_shared(tensors)
-    data = _safe.write(tensors, None, metadata, _to_numpy, zstd, digest)
+    data = _safe.write(tensors, None, metadata, _to_numpy, zstd if compression is None else compression, digest,
+                       format)
     assert data is not None
     return data
 
@@ -298,7 +336,7 @@ def load_file(filename: PathLike, device: Device = "cpu", *, backend: str = "mma
     """
     # Every tensor is read (or touched, mapped) now: the file is read into
     # the page cache in file order from the open on (prefetch).
-    with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend), prefetch=True) as r:
+    with _safe.open_reader(filename, verify=verify, mmap=_safe.reader_mmap(backend), prefetch=True) as r:
         if copy is False and _safe.file_is_copy_on_write(r):
             names = _safe.dense_names(r)
             with warnings.catch_warnings():
@@ -319,12 +357,13 @@ def load(data: Source, device: Device = "cpu", *, verify: bool = False) -> Dict[
 
         tensors = load(open("model.zt", "rb").read())
     """
-    with Reader(data, verify=verify) as r:
+    with _safe.open_reader(data, verify=verify) as r:
         return _move(_safe.read_all(r, _from_numpy, _split), device)
 
 
 def save_model(model: "torch.nn.Module", filename: PathLike, metadata: Optional[Dict[str, str]] = None,
-               force_contiguous: bool = False, *, zstd: Zstd = None, digest: Digest = None) -> None:
+               force_contiguous: bool = True, *, zstd: Zstd = None, digest: Digest = None,
+               format: Optional[str] = None) -> None:  # noqa: A002
     """Saves a model's state_dict; tensors sharing memory (tied weights) are
     stored once, under one name, and the other names recorded in the
     metadata ({dropped name: kept name}) as safetensors does.
@@ -332,8 +371,9 @@ def save_model(model: "torch.nn.Module", filename: PathLike, metadata: Optional[
         save_model(model, "model.zt")
         load_model(model2, "model.zt")
 
-    force_contiguous is accepted for safetensors compatibility: tensors are
-    always stored as their (contiguous) values.
+    force_contiguous (default True, as safetensors): non-contiguous tensors
+    are stored as their values; with False they raise ValueError. A
+    filename ending in ".safetensors" gets the safetensors format itself.
     """
     state_dict = dict(model.state_dict())
     meta = dict(_safe.check_metadata(metadata) or {})
@@ -343,7 +383,13 @@ def save_model(model: "torch.nn.Module", filename: PathLike, metadata: Optional[
             del state_dict[name]
     if force_contiguous:
         state_dict = {k: v.contiguous() for k, v in state_dict.items()}
-    save_file(state_dict, filename, meta or None, zstd=zstd, digest=digest)
+    try:
+        save_file(state_dict, filename, meta if metadata is not None or meta else None, zstd=zstd, digest=digest, format=format)
+    except ValueError as e:
+        if isinstance(e, SharedTensorsError):
+            raise
+        raise ValueError(f"{e} Or use save_model(..., force_contiguous=True), read the docs for potential "
+                         "caveats.") from e
 
 
 def load_model(model: "torch.nn.Module", filename: PathLike, strict: bool = True, device: Device = "cpu", *,
@@ -403,12 +449,43 @@ class _TorchOpen(_safe.SafeOpen["torch.Tensor"]):
 
 
 class _TorchSlice(_safe.SafeSlice["torch.Tensor"]):
+    """safetensors' slice for framework="pt": it indexes a torch tensor over
+    the file's bytes, so torch's rules apply (slices clamp to the
+    dimension, ints may be negative, None adds a dimension, lists, tensors
+    and masks select). Basic indices (ints, slices with a positive step,
+    `...`, None) read only their box; the others read the tensor, then
+    torch indexes it, raising its own errors."""
+
     def __init__(self, inner: Any, from_numpy: _safe.FromNumpy, device: Device) -> None:
         super().__init__(inner, from_numpy)
         self._device = _on(device)
 
     def __getitem__(self, index: Any) -> "torch.Tensor":
-        return _to_device(self._inner.name, super().__getitem__(index), self._device)
+        inner = self._inner
+        items = index if isinstance(index, tuple) else (index,)
+        basic = all(item is None or item is Ellipsis or _is_int(item)
+                    or isinstance(item, slice) and (item.step is None or _is_int(item.step) and item.step > 0)
+                    for item in items)
+        t: Optional["torch.Tensor"] = None
+        if basic:
+            try:
+                box = inner[tuple(item for item in items if item is not None)]
+            except (IndexError, TypeError):
+                box = None  # torch's own error below
+            if box is not None:
+                t = _from_numpy(np.asarray(box, order="C"), inner.zt_type, inner.name)
+                if any(item is None for item in items):
+                    # where the Nones go, among the dimensions the box kept
+                    t = t[tuple(None if item is None else Ellipsis if item is Ellipsis else slice(None)
+                                for item in items if not _is_int(item))]
+        if t is None:
+            whole = _from_numpy(inner[...], inner.zt_type, inner.name)
+            t = whole[index]
+        return _to_device(inner.name, t, self._device)
+
+
+def _is_int(item: Any) -> bool:
+    return isinstance(item, (int, np.integer)) and not isinstance(item, bool)
 
 
 def safe_open(filename: Source, framework: str = "pt", device: Device = "cpu", *, backend: str = "mmap",

@@ -119,6 +119,19 @@ class Writer:
         if mode == "a" and path is not None and os.path.exists(path):
             self._copy_existing(path)
 
+    @classmethod
+    def append(cls, path: PathLike, zstd: Zstd = None, digest: Digest = None) -> "Writer":
+        """A writer adding tensors to the existing file at path (the original
+        zTensor package's Writer.append): its objects and attributes are
+        kept, and the file is replaced atomically at finish() (until then,
+        and if anything fails, the old file stays as it was). A path with
+        no file starts a new one.
+
+            with ztensor.Writer.append("model.zt") as w:
+                w.add("extra", np.ones(3))
+        """
+        return cls(path, zstd=zstd, digest=digest, mode="a")
+
     def _copy_existing(self, path: PathLike) -> None:
         """Append mode: the existing file's objects and attributes are copied
         (verified, zstd re-encoded) into this writer, which replaces the file
