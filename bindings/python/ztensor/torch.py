@@ -96,7 +96,7 @@ def _to_numpy(name: str, value: Any) -> Tuple[Array, Optional[str]]:
 def _sparse_message(names: List[str]) -> str:
     return (f"You are trying to save a sparse tensors: `{names}` which this library does not support. You can make "
             "it a dense tensor before saving with `.to_dense()` but be aware this might make a much larger file than "
-            "needed. (ztensor.Writer.add_sparse_csr/add_sparse_coo store sparse tensors in .zt files.)")
+            "needed.")
 
 
 def _from_numpy(array: Array, zt_type: str, name: str) -> "torch.Tensor":
