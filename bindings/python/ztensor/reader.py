@@ -781,8 +781,14 @@ class Reader(Mapping[str, ObjectValue]):
         for n in name:
             if n not in self:
                 raise KeyError(n)
-        index = self._index
-        return sorted(dict.fromkeys(name), key=lambda n: index[n] if n in index else 0)
+        return sorted(dict.fromkeys(name), key=self._data_offset)
+
+    def _data_offset(self, name: str) -> int:
+        """Where the object's first component starts in the file (the order
+        the original package gives lists of tensors in)."""
+        obj = self._object(name)
+        count = self._c_info(obj).component_count
+        return min((int(_component_info(obj, i).offset) for i in range(count)), default=0)
 
     def read_tensors(self, names: Iterable[str], *, copy: bool = True) -> Dict[str, ObjectValue]:
         """Several objects at once: dense ones in one batched read, others as reader[name] gives them."""
