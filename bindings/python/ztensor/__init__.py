@@ -39,6 +39,7 @@ from typing import Any, Dict, Mapping, Optional, Union
 
 import numpy as np
 
+from . import _openers
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
@@ -56,6 +57,19 @@ __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo",
            "ZTensorError", "SafetensorError", "SafetensorFileError", "TensorNotFoundError", "_safe_open_handle", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
            "load_sharded", "bf16_to_float32", "float32_to_bf16", "library_version", "library_path",
            "library_source", "extension_path", "LibraryNotFoundError", "__version__", "open", "open_url"]
+
+
+def _torch_checkpoint(path: str) -> Optional[bytes]:
+    """Reader's way into PyTorch checkpoints: ztensor.torch's converter, when
+    torch is installed (imported only for a file the library cannot open)."""
+    try:
+        from . import torch as zt_torch
+    except ImportError:
+        return None
+    return zt_torch.checkpoint_as_zt(path)
+
+
+_openers.register(_torch_checkpoint)
 
 
 def library_version() -> str:

@@ -3,7 +3,7 @@
 import ctypes
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint8,
                     c_uint16, c_uint32, c_uint64, c_void_p)
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Iterable, Optional, Tuple
 
 from . import _locate
 from ._version import __version__
@@ -26,27 +26,6 @@ class OpenOptions(Structure):
                 ("verify_on_read", c_uint32),
                 # since 1.2.0: ctypes binds zt_open_options_init@@ZTENSOR_1.2, which fills these too
                 ("reserved0", c_uint32), ("prefetch", c_uint32)]
-
-
-def set_verify_on_read(opts: OpenOptions) -> bool:
-    """Turns on the library's digest check on read when its zt_open_options has
-    that field (ABI 1.1: zt_open_options_init set a struct_size that covers
-    it); False for an older library (the caller verifies instead)."""
-    if opts.struct_size < OpenOptions.verify_on_read.offset + ctypes.sizeof(c_uint32):
-        return False
-    opts.verify_on_read = 1
-    return True
-
-
-def set_prefetch(opts: OpenOptions) -> bool:
-    """Asks the library to read the file's data into the page cache in the
-    background from the open on (ABI 1.2: zt_open_options_init set a
-    struct_size that covers the field); False for an older library, which
-    then reads as it always did."""
-    if opts.struct_size < OpenOptions.prefetch.offset + ctypes.sizeof(c_uint32):
-        return False
-    opts.prefetch = 1
-    return True
 
 
 class ReadRequest(Structure):
@@ -232,6 +211,16 @@ _SIGNATURES = {
     "zt_set_metadata_json": (zt_status, [_P, _OUT_P]),
     "zt_set_shard_count": (zt_status, [_P, POINTER(c_size_t)]),
     "zt_set_shard_at": (zt_status, [_P, c_size_t, _OUT_P, POINTER(c_char_p)]),
+    # 1.1 and 1.2
+    "zt_component_read_slice": (zt_status, [_P, c_size_t, c_size_t, POINTER(c_uint64), POINTER(c_uint64),
+                                            c_void_p, c_size_t]),
+    "zt_component_stream_open": (zt_status, [_P, c_size_t, _OUT_P]),
+    "zt_component_stream_read": (zt_status, [_P, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "zt_component_stream_close": (zt_status, [_P]),
+    "zt_writer_create_memory": (zt_status, [POINTER(WriterOptions), _OUT_P]),
+    "zt_writer_create_callbacks": (zt_status, [WriteCallback, c_void_p, POINTER(WriterOptions), _OUT_P]),
+    "zt_writer_finish_memory": (zt_status, [_P, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
+    "zt_file_object_table": (zt_status, [_P, POINTER(POINTER(ObjectTable))]),
 }
 
 lib.zt_version_string.restype = c_char_p
@@ -249,32 +238,13 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _fn.restype = _restype
     _fn.argtypes = _argtypes
 
-# ABI 1.1 calls: declared when the loaded library has them (has() says so);
-# the binding falls back, or says what is missing, on an older library.
-_OPTIONAL_SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
-    "zt_component_read_slice": (zt_status, [_P, c_size_t, c_size_t, POINTER(c_uint64), POINTER(c_uint64),
-                                            c_void_p, c_size_t]),
-    "zt_component_stream_open": (zt_status, [_P, c_size_t, _OUT_P]),
-    "zt_component_stream_read": (zt_status, [_P, c_void_p, c_size_t, POINTER(c_size_t)]),
-    "zt_component_stream_close": (zt_status, [_P]),
-    "zt_writer_create_memory": (zt_status, [POINTER(WriterOptions), _OUT_P]),
-    "zt_writer_create_callbacks": (zt_status, [WriteCallback, c_void_p, POINTER(WriterOptions), _OUT_P]),
-    "zt_writer_finish_memory": (zt_status, [_P, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
-    # ABI 1.2
-    "zt_file_object_table": (zt_status, [_P, POINTER(POINTER(ObjectTable))]),
-}
-_present = set()
-for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
-    _fn = getattr(lib, _name, None)
-    if _fn is not None:
-        _fn.restype = _restype
-        _fn.argtypes = _argtypes
-        _present.add(_name)
+_present = set(_SIGNATURES)
 
 
 def has(name: str) -> bool:
-    """Whether the loaded library exports the optional (ABI 1.1 or 1.2) call `name`."""
-    return name in _present
+    """Whether the loaded library exports `name` (every call this package
+    declares is required at import; this answers for newer ones)."""
+    return name in _present or hasattr(lib, name)
 
 
 ZT_OK = 0

@@ -48,7 +48,7 @@ def _is_torch(value: Any) -> bool:
 
 
 def _torch_dtype(zt_type: str) -> Any:
-    from . import torch as zt_torch
+    from . import _torch_types as zt_torch
     return zt_torch._TO_TORCH.get(zt_type)
 
 
@@ -130,7 +130,7 @@ def _plan(reader: "Reader", name: str, out: Any) -> _Plan:
 def _store(p: _Plan, data: Array) -> None:
     """Converts the tensor read into scratch (data: its numpy array) into p.out."""
     if _is_torch(p.out):
-        from . import torch as zt_torch
+        from . import _torch_types as zt_torch
         p.out.copy_(zt_torch._from_numpy(data, p.zt_type, p.name))
         return
     out = p.out if isinstance(p.out, np.ndarray) else np.asarray(p.out)

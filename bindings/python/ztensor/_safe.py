@@ -13,8 +13,9 @@ from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Tuple,
 import numpy as np
 
 from . import _attributes, _safetensors_format as _st
-from ._lib import ZTensorError, ZTensorFileNotFoundError, has
+from ._lib import ZTensorError, ZTensorFileNotFoundError
 from ._types import Array, PathLike, Source
+from ._handle import is_url
 from .reader import Reader, Slice
 from .writer import Digest, Writer, Zstd
 
@@ -189,20 +190,18 @@ def read_all(reader: Reader, from_numpy: FromNumpy, split: Optional[Callable[[An
     With the C++ extension: split(block, zt_type, name) gives the tensors
     of a group of one type and shape (None: numpy arrays, when
     arrays_as_they_are says from_numpy changes nothing)."""
-    names = dense_names(reader)
+    dense_names(reader)  # the first object that is not dense raises, named
     if split is not None or arrays_as_they_are:
-        fast = reader._read_native(None, split, from_numpy)
-        if fast is not None:
-            return fast
-    dense = reader.read_dense(names)
-    return dict(zip(dense.names, dense.split(from_numpy)))
+        return reader._read_dense(None, split, from_numpy)
+    arrays = reader._read_dense(None, None, None)
+    return {name: from_numpy(array, reader.element_type(name), name) for name, array in arrays.items()}
 
 
 def file_is_copy_on_write(reader: Reader) -> bool:
     """Whether writes through zero-copy views of this reader stay private to
-    the process: a mapped file, from a library that maps them copy-on-write
-    (ABI 1.1, the release that also brought zt_component_read_slice)."""
-    return reader.path is not None and has("zt_component_read_slice")
+    the process: a local file (the library maps files copy-on-write), not
+    a caller's buffer."""
+    return reader.path is not None and not is_url(reader.path)
 
 
 class SafeOpen(Generic[T]):

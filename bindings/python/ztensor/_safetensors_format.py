@@ -21,7 +21,7 @@ with format="safetensors"); ztensor's own format otherwise.
 import json
 import os
 import tempfile
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 

@@ -4,13 +4,14 @@ names, read as one mapping (zt_open_set; the convention is docs/sharding.md)."""
 import ctypes
 import os
 from ctypes import byref, c_char_p, c_size_t, c_void_p
-from typing import Any, Dict, List, Literal, Optional, Set, Tuple
+from typing import Any, Dict, List, Literal, Optional, Tuple
 
 from . import _attributes
-from ._lib import OpenOptions, VerifyCallback, ZTensorError, ZT_OK, check, lib, set_verify_on_read, take_string
+from ._lib import VerifyCallback, ZTensorError, ZT_OK, check, lib, take_string
 from ._types import ObjectValue, PathLike
 from ._table import Table as _Table, read as _read_table
-from .reader import Reader, _FileHandle, _text
+from ._handle import _FileHandle, _text
+from .reader import Reader
 
 
 class _SetHandle(_FileHandle):
@@ -94,10 +95,8 @@ class ShardedReader(Reader):
         obj = self._object(name)
         return where.get(obj)
 
-    def _native_sources(self, handle: _FileHandle) -> Optional[List[Tuple[Optional[int], _Table]]]:
-        """Every shard with its table, for the extension's batched reads."""
-        if not all(t.raw_rows is not None for _, t in self._shard_tables):
-            return None
+    def _dense_sources(self, handle: _FileHandle) -> List[Tuple[Optional[int], _Table]]:
+        """Every shard with its table, for the batched reads."""
         return self._shard_tables
 
     @property

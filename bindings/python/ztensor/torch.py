@@ -27,85 +27,25 @@ Beyond safetensors: zstd=/digest= when saving, verify=True when loading
 """
 
 import warnings
-from collections import defaultdict
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple, Union
 
 import numpy as np
 import torch
 
 from . import _safe
+from ._lib import ZTensorError
 from ._types import Array, PathLike, Source
 from .reader import Reader
 from .writer import Digest, Zstd
+from ._torch_shared import (SharedTensorsError, _check_not_shared, _end_ptr, _filter_shared_not_shared,  # noqa: F401
+                            _find_shared_tensors, _is_complete, _remove_duplicate_names, storage_ptr, storage_size)
+from ._torch_types import (_FROM_TORCH, _NUMPY_NATIVE, _TO_TORCH, _element_size, _from_numpy, _move,  # noqa: F401
+                           _on, _to_device, _to_numpy)
 
 __all__ = ["save_file", "load_file", "save", "load", "save_model", "load_model", "safe_open", "storage_ptr",
            "storage_size"]
 
 Device = Union[str, int, "torch.device"]
-
-# zTensor element type -> torch dtype attribute; the ones this torch lacks
-# (fp8 before 2.1, uint16/32/64 before 2.3) are refused by name.
-_TORCH_NAMES = {"f64": "float64", "f32": "float32", "f16": "float16", "bf16": "bfloat16", "i64": "int64",
-                "i32": "int32", "i16": "int16", "i8": "int8", "u8": "uint8", "u16": "uint16", "u32": "uint32",
-                "u64": "uint64", "bool": "bool", "complex64": "complex64", "complex128": "complex128",
-                "f8_e4m3fn": "float8_e4m3fn", "f8_e5m2": "float8_e5m2", "f8_e4m3fnuz": "float8_e4m3fnuz",
-                "f8_e5m2fnuz": "float8_e5m2fnuz"}
-_TO_TORCH: Dict[str, "torch.dtype"] = {zt: getattr(torch, n) for zt, n in _TORCH_NAMES.items() if hasattr(torch, n)}
-_FROM_TORCH: Dict["torch.dtype", str] = {dt: zt for zt, dt in _TO_TORCH.items()}
-# Types numpy holds natively go through .numpy(); the others as same-size ints.
-_NUMPY_NATIVE = {"f64", "f32", "f16", "i64", "i32", "i16", "i8", "u8", "bool", "complex64", "complex128"}
-_SIGNED_OF_SIZE = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
-_NP_SIGNED_OF_SIZE = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
-
-
-def _element_size(dtype: "torch.dtype") -> int:
-    return int(torch.empty((), dtype=dtype).element_size())
-
-
-def _to_numpy(name: str, value: Any) -> Tuple[Array, Optional[str]]:
-    if not isinstance(value, torch.Tensor):
-        raise ValueError(f"Key `{name}` is invalid, expected torch.Tensor but received {type(value)}")
-    if value.layout != torch.strided:
-        raise ValueError(_sparse_message([name]))
-    if not value.is_contiguous():
-        raise ValueError(f"You are trying to save a non contiguous tensor: `{name}` which is not allowed. It either "
-                         "means you are trying to save tensors which are reference of each other in which case it's "
-                         "recommended to save only the full tensors, and reslice at load time, or simply call "
-                         "`.contiguous()` on your tensor to pack it before saving.")
-    if value.device.type == "meta":
-        value.to("cpu")  # torch's own NotImplementedError ("Cannot copy out of meta tensor"), as safetensors
-        raise NotImplementedError(f"tensor {name!r} is on the meta device: it has no data to save")
-    zt = _FROM_TORCH.get(value.dtype)
-    if zt is None:
-        raise TypeError(f"tensor {name!r}: torch dtype {value.dtype} has no zTensor type")
-    t = value.detach()
-    if t.device.type != "cpu":
-        t = t.to("cpu")
-    if t.is_conj():
-        t = t.resolve_conj()
-    if t.is_neg():
-        t = t.resolve_neg()
-    t = t.contiguous()
-    if zt in _NUMPY_NATIVE:
-        return t.numpy(), None
-    size = _element_size(t.dtype)
-    bits = t.view(_SIGNED_OF_SIZE[size]).numpy()
-    return bits.view(np.dtype(f"<u{size}")), zt
-
-
-def _sparse_message(names: List[str]) -> str:
-    return (f"You are trying to save a sparse tensors: `{names}` which this library does not support. You can make "
-            "it a dense tensor before saving with `.to_dense()` but be aware this might make a much larger file than "
-            "needed.")
-
-
-def _from_numpy(array: Array, zt_type: str, name: str) -> "torch.Tensor":
-    dtype = _TO_TORCH.get(zt_type)
-    if dtype is None:
-        raise TypeError(f"tensor {name!r} is {zt_type}, which this torch ({torch.__version__}) has no dtype for")
-    if zt_type in _NUMPY_NATIVE:
-        return torch.from_numpy(array)
-    return torch.from_numpy(array.view(_NP_SIGNED_OF_SIZE[array.dtype.itemsize])).view(dtype)
 
 
 def _split(block: Array, zt_type: str, name: str) -> Tuple["torch.Tensor", ...]:
@@ -115,152 +55,35 @@ def _split(block: Array, zt_type: str, name: str) -> Tuple["torch.Tensor", ...]:
     return tuple(_from_numpy(block, zt_type, name).unbind(0))
 
 
-def _on(device: Device) -> "torch.device":
-    return device if isinstance(device, torch.device) else torch.device(device)
 
-
-def _to_device(name: str, t: "torch.Tensor", device: "torch.device") -> "torch.Tensor":
-    if device.type == "cpu":
-        return t
+# -- PyTorch checkpoints, for ztensor.Reader -------------------------------------
+def _is_torch_checkpoint(path: Any) -> bool:
+    """A file torch.save wrote: a zip archive (torch >= 1.6) or a pickle."""
     try:
-        return t.to(device)
-    except (RuntimeError, AssertionError) as e:  # torch without CUDA raises AssertionError
-        raise RuntimeError(f"tensor {name!r}: cannot move it to device {device}: {e}") from e
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return False
+    return head[:4] == b"PK\x03\x04" or head[:1] == b"\x80"
 
 
-def _move(tensors: Dict[str, "torch.Tensor"], device: Device) -> Dict[str, "torch.Tensor"]:
-    dev = _on(device)
-    if dev.type == "cpu":
-        return tensors
-    return {name: _to_device(name, t, dev) for name, t in tensors.items()}
-
-
-# -- shared storage (safetensors' helpers, which transformers and accelerate import) --
-def storage_ptr(tensor: "torch.Tensor") -> int:
-    """The address of the tensor's storage (0 for meta tensors), as safetensors.torch.storage_ptr."""
+def checkpoint_as_zt(path: str) -> Optional[bytes]:
+    """The tensors of a PyTorch checkpoint (.pt/.bin), read by
+    torch.load(weights_only=True), which never runs pickled code, as the
+    bytes of a .zt file; None for a file that is not one. Reader opens
+    such files through this (ztensor._openers)."""
+    if not _is_torch_checkpoint(path):
+        return None
     try:
-        return int(tensor.untyped_storage().data_ptr())
-    except Exception:
-        try:
-            return int(tensor.storage().data_ptr())
-        except NotImplementedError:
-            return 0
-
-
-def storage_size(tensor: "torch.Tensor") -> int:
-    """The size of the tensor's storage in bytes, as safetensors.torch.storage_size."""
-    try:
-        return int(tensor.untyped_storage().nbytes())
-    except AttributeError:
-        try:
-            return int(tensor.storage().size()) * _element_size(tensor.dtype)
-        except NotImplementedError:
-            return int(tensor.nelement()) * _element_size(tensor.dtype)
-
-
-def _storage(t: "torch.Tensor") -> Any:
-    return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
-
-
-def _end_ptr(tensor: "torch.Tensor") -> int:
-    """One past the last byte the tensor's elements reach (safetensors' view(-1)[-1], for strided ones too)."""
-    if tensor.nelement():
-        span = 1 + sum((int(d) - 1) * abs(int(st)) for d, st in zip(tensor.shape, tensor.stride()))
-        return int(tensor.data_ptr()) + int(span) * _element_size(tensor.dtype)
-    return int(tensor.data_ptr())
-
-
-def _filter_shared_not_shared(tensors: List[Set[str]], state_dict: Mapping[str, "torch.Tensor"]) -> List[Set[str]]:
-    """Splits each group of one storage into the names whose memory really overlaps."""
-    filtered: List[Set[str]] = []
-    for shared in tensors:
-        if len(shared) < 2:
-            filtered.append(shared)
-            continue
-        areas = sorted((int(state_dict[name].data_ptr()), _end_ptr(state_dict[name]), name) for name in shared)
-        _, last_stop, last_name = areas[0]
-        filtered.append({last_name})
-        for start, stop, name in areas[1:]:
-            if start >= last_stop:
-                filtered.append({name})
-            else:
-                filtered[-1].add(name)
-            last_stop = stop
-    return filtered
-
-
-def _find_shared_tensors(state_dict: Mapping[str, "torch.Tensor"]) -> List[Set[str]]:
-    """safetensors' grouping: every tensor with a storage is in exactly one
-    group (a set of names), the names whose memory overlaps; a tensor that
-    shares nothing is a group of one."""
-    tensors: Dict[Tuple[Any, int, int], Set[str]] = defaultdict(set)
-    for k, v in state_dict.items():
-        if v.device != torch.device("meta") and storage_ptr(v) != 0 and storage_size(v) != 0:
-            tensors[(v.device, storage_ptr(v), storage_size(v))].add(k)
-    # safetensors sorts the sets themselves: `<` on sets is the subset test,
-    # so groups of one storage each keep their order of first appearance.
-    return _filter_shared_not_shared(list(sorted(tensors.values())), state_dict)  # type: ignore[type-var]
-
-
-def _is_complete(t: "torch.Tensor") -> bool:
-    """Whether the tensor covers its whole storage (it can stand for every view of it)."""
-    return bool(t.data_ptr() == storage_ptr(t) and t.nelement() * _element_size(t.dtype) == storage_size(t))
-
-
-def _remove_duplicate_names(state_dict: Mapping[str, "torch.Tensor"], *,
-                            preferred_names: Optional[Iterable[str]] = None,
-                            discard_names: Optional[Iterable[str]] = None) -> Dict[str, List[str]]:
-    """{kept name: [names to drop]} for each group of tensors sharing memory,
-    as safetensors: the kept one covers the whole storage; among those, the
-    first in sorted order not in discard_names, or the first in
-    preferred_names."""
-    preferred = set(preferred_names or ())
-    discard = set(discard_names or ())
-    to_remove: Dict[str, List[str]] = defaultdict(list)
-    for shared in _find_shared_tensors(state_dict):
-        complete = {n for n in shared if _is_complete(state_dict[n])}
-        if not complete:
-            raise RuntimeError(f"Error while trying to find names to remove to save state dict, but found no "
-                               f"suitable name to keep for saving amongst: {shared}. None is covering the entire "
-                               "storage. Refusing to save/load the model since you could be storing much more "
-                               "memory than needed.")
-        keep = sorted(complete)[0]
-        kept_over_discard = complete - discard
-        if kept_over_discard:
-            keep = sorted(kept_over_discard)[0]
-        if preferred and preferred & complete:
-            keep = sorted(preferred & complete)[0]
-        for name in sorted(shared):
-            if name != keep:
-                to_remove[keep].append(name)
-    return to_remove
-
-
-class SharedTensorsError(RuntimeError, ValueError):
-    """Tensors sharing memory, refused by save_file/save: safetensors raises
-    RuntimeError, the original zTensor package ValueError; this is both."""
-
-
-def _check_not_shared(tensors: Mapping[str, Any]) -> None:
-    """safetensors' _evaluate_tensors_for_save: a dict of tensors, none
-    sparse (all named at once), none sharing memory with another."""
-    if not isinstance(tensors, dict):
-        raise ValueError(f"Expected a dict of [str, torch.Tensor] but received {type(tensors)}")
-    sparse = []
-    for k, v in tensors.items():
-        if not isinstance(v, torch.Tensor):
-            raise ValueError(f"Key `{k}` is invalid, expected torch.Tensor but received {type(v)}")
-        if v.layout != torch.strided:
-            sparse.append(k)
-    if sparse:
-        raise ValueError(_sparse_message(sparse))
-    failing = [names for names in _find_shared_tensors(tensors) if len(names) > 1]
-    if failing:
-        raise SharedTensorsError(f"""
-            Some tensors share memory, this will lead to duplicate memory on disk and potential differences when loading them again: {failing}.
-            A potential way to correctly save your model is to use `save_model`.
-            More information at https://huggingface.co/docs/safetensors/torch_shared_tensors
-            """)
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise ZTensorError(-20, f"{path}: not a zTensor file, and torch.load(weights_only=True) refused it: "
+                                f"{e}") from e
+    if not isinstance(state, dict):
+        raise ZTensorError(-20, f"{path}: a PyTorch checkpoint holding a {type(state).__name__}, not a dict of "
+                                "tensors")
+    tensors = {str(k): v for k, v in state.items() if isinstance(v, torch.Tensor)}
+    return save({k: v.clone(memory_format=torch.contiguous_format) if v.layout == torch.strided else v for k, v in tensors.items()})
 
 
 # -- the safetensors surface ----------------------------------------------------
@@ -343,9 +166,8 @@ def load_file(filename: PathLike, device: Device = "cpu", *, backend: str = "mma
                 # torch warns that the arrays are read-only; the mapping is
                 # private copy-on-write, so a write stays in this process.
                 warnings.simplefilter("ignore", UserWarning)
-                fast = r._mapped_native(names, _from_numpy)
-                if fast is not None:
-                    return _move(fast, device)
+                if r._table is not None:
+                    return _move(r._mapped(names, _from_numpy), device)
                 views = r.mapped_views(names)
                 return _move({name: _zero_copy(r, name, views[name], r.element_type(name)) for name in names},
                              device)
@@ -427,7 +249,7 @@ def _zero_copy(reader: Reader, name: str, view: Array, zt_type: str) -> "torch.T
     if view.flags.writeable:  # decoded (zstd, big-endian): already a private copy
         return _from_numpy(view, zt_type, name)
     if not _safe.file_is_copy_on_write(reader):
-        # A read-only mapping (older library) or the caller's buffer: torch
+        # The caller's buffer (Reader(bytes)): torch
         # cannot refuse in-place ops, so it gets a copy.
         return _from_numpy(reader.read_many([name])[name], zt_type, name)
     with warnings.catch_warnings():

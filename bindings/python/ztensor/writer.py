@@ -4,8 +4,6 @@ writer finishes; an exception inside `with Writer(...)` discards the file."""
 import contextlib
 import ctypes
 import os
-import shutil
-import tempfile
 from ctypes import byref, c_uint64, c_void_p
 from types import TracebackType
 from typing import Any, BinaryIO, Callable, Dict, Iterator, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
@@ -14,7 +12,7 @@ import numpy as np
 
 from . import _attributes
 from ._dtypes import code_for_name, storage_for
-from ._lib import (BlobOptions, QuantParams, WriteCallback, WriterOptions, ZTensorError, check, has, lib,
+from ._lib import (BlobOptions, QuantParams, WriteCallback, WriterOptions, ZTensorError, check, lib,
                    shape_array)
 from ._types import Array, ArrayLike, PathLike
 
@@ -88,30 +86,17 @@ class Writer:
         if level is not None:
             opts.zstd_level = level
         self._bytes: Optional[bytes] = None
-        self._scratch: Optional[str] = None
         self._stream_error: Optional[BaseException] = None
         self._callback: Any = None
-        self._memory = path is None and has("zt_writer_create_memory")
+        self._memory = path is None
         out = c_void_p()
         target = ""
         if self._memory:
             check(lib.zt_writer_create_memory(byref(opts), byref(out)))
         else:
-            if path is None:
-                # In memory, with a library older than 1.1: the file goes to a
-                # private scratch folder and finish() reads it back (no fsync:
-                # it never outlives the process).
-                self._scratch = tempfile.mkdtemp(prefix="ztensor-mem-")
-                target = os.path.join(self._scratch, "memory.zt")
-                opts.sync = 0
-            else:
-                target = os.fsdecode(path)
-                opts.sync = 1 if sync else 0
-            try:
-                check(lib.zt_writer_create(os.fsencode(target), byref(opts), byref(out)))
-            except BaseException:
-                self._drop_scratch()
-                raise
+            target = os.fsdecode(path)  # type: ignore[arg-type]
+            opts.sync = 1 if sync else 0
+            check(lib.zt_writer_create(os.fsencode(target), byref(opts), byref(out)))
         self._w: Optional[int] = out.value
         self.path: Optional[str] = None if path is None else os.fsdecode(path)
         self._target = target
@@ -175,11 +160,8 @@ class Writer:
             with open("out.zt", "wb") as f, ztensor.Writer.to_stream(f) as w:
                 w.add("x", np.ones(3))
         """
-        if not has("zt_writer_create_callbacks"):
-            raise ZTensorError(-7, "Writer.to_stream needs zt_writer_create_callbacks (libztensor 1.1); the "
-                                   f"loaded library is {lib.zt_version_string().decode()}")
         writer = cls.__new__(cls)
-        writer._bytes, writer._scratch, writer._memory, writer._target, writer.path = None, None, False, "", None
+        writer._bytes, writer._memory, writer._target, writer.path = None, False, "", None
         writer._stream_error = None
 
         def write(_user: Optional[int], data: Optional[int], length: int) -> int:
@@ -214,11 +196,6 @@ class Writer:
         if self._bytes is None:
             raise ValueError("getvalue() gives the bytes of an in-memory writer (Writer.memory()) once finished")
         return self._bytes
-
-    def _drop_scratch(self) -> None:
-        scratch, self._scratch = getattr(self, "_scratch", None), None
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
 
     @staticmethod
     def _encoding(zstd: Zstd) -> Tuple[int, Optional[int]]:
@@ -283,7 +260,7 @@ class Writer:
 
     def write_torch(self, name: str, tensor: Any, **options: Any) -> None:
         """Adds a torch tensor (any dtype ztensor.torch saves: bfloat16, fp8, ...), by value."""
-        from . import torch as zt_torch
+        from . import _torch_types as zt_torch
         array, dtype = zt_torch._to_numpy(name, tensor)
         self.add(name, array, dtype=options.pop("dtype", dtype), **options)
 
@@ -457,24 +434,14 @@ class Writer:
             finally:
                 lib.zt_free(data)
             return len(self._bytes)
-        try:
-            self._check(lib.zt_writer_finish(w))
-            if self._scratch is not None:
-                with open(self._target, "rb") as f:
-                    self._bytes = f.read()
-                return len(self._bytes)
-        finally:
-            self._drop_scratch()
+        self._check(lib.zt_writer_finish(w))
         return os.path.getsize(self._target) if self._target else None
 
     def discard(self) -> None:
         """Abandons the file: nothing is left on disk."""
         w, self._w = self._w, None
-        try:
-            if w is not None:
-                check(lib.zt_writer_discard(w))
-        finally:
-            self._drop_scratch()
+        if w is not None:
+            check(lib.zt_writer_discard(w))
 
     def __enter__(self) -> "Writer":
         return self
@@ -491,6 +458,5 @@ class Writer:
         w, self._w = getattr(self, "_w", None), None
         if w is not None and lib is not None:
             lib.zt_writer_discard(w)
-        self._drop_scratch()
 
 
