@@ -45,7 +45,8 @@ from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
 from ._native import extension_path
 from ._locate import LibraryNotFoundError
-from ._safe import SafetensorError, SafetensorFileError, TensorNotFoundError, _safe_open_handle, safe_open
+from ._errors import SafetensorError, SafetensorFileError, TensorNotFoundError
+from ._frameworks import _safe_open_handle, safe_open
 from ._serialize import TensorSpec, deserialize, serialize, serialize_file
 from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike

@@ -96,7 +96,7 @@ def _plan(reader: "Reader", name: str, out: Any) -> _Plan:
     info = reader._c_info(obj)
     shape = tuple(int(info.shape[i]) for i in range(info.ndim))
     index = reader._role_index(obj, "data")
-    from .reader import _component_info, _text
+    from ._handle import _component_info, _text
     ci = _component_info(obj, index)
     logical = _text(ci.logical_type)
     zt_type = zt_type_name(ci.dtype, logical)

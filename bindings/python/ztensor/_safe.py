@@ -6,13 +6,14 @@ Metadata is safetensors' dict[str, str]: it is stored as the file's
 attributes and given back by safe_open(...).metadata().
 """
 
-import os
 from types import TracebackType
 from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Tuple, Type, TypeVar
 
 import numpy as np
 
 from . import _attributes, _safetensors_format as _st
+from ._errors import (FileNotFound, InvalidArgumentError, SafetensorError, SafetensorFileError,  # noqa: F401
+                      TensorNotFoundError)
 from ._lib import ZTensorError, ZTensorFileNotFoundError
 from ._types import Array, PathLike, Source
 from ._handle import is_url
@@ -26,58 +27,6 @@ T = TypeVar("T")  # the framework's tensor type
 ToNumpy = Callable[[str, Any], Tuple[Array, Optional[str]]]
 # Back: (array as the Reader gives it, zTensor element type name, name) -> tensor.
 FromNumpy = Callable[[Array, str, str], Any]
-
-
-class SafetensorError(ZTensorError):
-    """safetensors' SafetensorError: a closed handle, an index out of range
-    in get_slice, a non-empty index list, an unknown tensor name
-    (TensorNotFoundError), a damaged file (SafetensorFileError). A
-    ZTensorError, so code catching either sees it; str(e) is the message
-    alone, as safetensors gives it."""
-
-    def __init__(self, message: str, status: int = -2) -> None:
-        super().__init__(status, message)  # ZT_E_MISUSE unless told
-        self.args = (message,)
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class TensorNotFoundError(SafetensorError, KeyError):
-    """An unknown tensor name: safetensors raises SafetensorError, this
-    package raised KeyError; this is both, so code catching either works."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(f"File does not contain tensor {name}", -5)  # ZT_E_NOT_FOUND
-        self.name = name
-
-    def __str__(self) -> str:  # KeyError's would quote it
-        return self.message
-
-
-class SafetensorFileError(SafetensorError, OSError):
-    """A file that is not a readable tensor file (damaged, truncated, not
-    a zTensor/safetensors file): a SafetensorError, and an OSError, as
-    diffusers catches (IOError, SafetensorError) around load_file."""
-
-    def __init__(self, status: int, message: str) -> None:
-        SafetensorError.__init__(self, message, status)
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class InvalidArgumentError(SafetensorError, ValueError):
-    """An invalid framework, backend or device name: safetensors raises
-    SafetensorError, this package raised ValueError; this is both."""
-
-
-class FileNotFound(ZTensorFileNotFoundError):
-    """A missing file, in safetensors' words: "No such file or directory: PATH"."""
-
-    def __str__(self) -> str:
-        return f"No such file or directory: {self.filename}"
-
 
 def open_reader(source: Source, **options: Any) -> Reader:
     """Reader(source, **options) with safetensors' errors: FileNotFoundError
@@ -382,70 +331,3 @@ def check_index(index: Any, shape: Tuple[int, ...]) -> Any:
                                   f"{list(shape)}: index {asked} out of bounds for tensor dimension #{dim} of "
                                   f"size {size}")
     return index
-
-
-# safetensors' framework names -> the adapter that serves them; the others
-# are served by numpy then converted (FOREIGN), when the package is there.
-FRAMEWORKS = {"np": "numpy", "numpy": "numpy", "pt": "torch", "torch": "torch", "pytorch": "torch",
-              "tf": "tensorflow", "tensorflow": "tensorflow", "jax": "flax", "flax": "flax", "mlx": "mlx",
-              "paddle": "paddle"}
-# framework -> (the package it needs, how an array becomes its tensor)
-FOREIGN = {"tensorflow": ("tensorflow", "convert_to_tensor"), "flax": ("jax", "numpy.array"),
-           "mlx": ("mlx", "core.array"), "paddle": ("paddle", "to_tensor")}
-
-
-def framework_name(framework: str) -> str:
-    """The framework safetensors' name means ("numpy", "torch",
-    "tensorflow", "flax", "mlx", "paddle"); SafetensorError (also a
-    ValueError) for other names."""
-    if not isinstance(framework, str) or framework not in FRAMEWORKS:
-        raise InvalidArgumentError(f"framework {framework} is invalid")
-    return FRAMEWORKS[framework]
-
-
-def foreign_converter(framework: str) -> Callable[[Any], Any]:
-    """array -> the framework's tensor, for tensorflow, flax/jax, mlx and
-    paddle; ImportError naming the package when it is not installed."""
-    import importlib
-    package, path = FOREIGN[framework]
-    try:
-        module: Any = importlib.import_module(package if package != "mlx" else "mlx.core")
-    except ImportError as e:
-        raise ImportError(f"safe_open(framework={framework!r}) needs the {package!r} package, which is not "
-                          f"installed ({e})", name=package) from e
-    if package == "jax":
-        module = importlib.import_module("jax.numpy")
-        return module.array  # type: ignore[no-any-return]
-    if package == "mlx":
-        return module.array  # type: ignore[no-any-return]
-    return getattr(module, path)  # type: ignore[no-any-return]
-
-
-def safe_open(filename: Source, framework: str, device: Any = "cpu", *, backend: str = "mmap", copy: bool = True,
-              verify: bool = False) -> "SafeOpen[Any]":
-    """ztensor.safe_open: the framework's own safe_open (ztensor.torch is
-    imported only when asked for). tensorflow, flax/jax, mlx and paddle get
-    numpy's arrays converted by the framework (ImportError naming the
-    package when it is not installed)."""
-    name = framework_name(framework)
-    if name == "torch":
-        from . import torch as zt_torch
-        return zt_torch.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
-    from . import numpy as zt_numpy
-    if name == "numpy":
-        return zt_numpy.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
-    convert = foreign_converter(name)
-    return SafeOpen(filename, framework, device, True, verify, lambda a, t, n: convert(a), None, backend)
-
-
-def _safe_open_handle(f: Any, framework: str, device: Any = "cpu", *, backend: str = "mmap") -> "SafeOpen[Any]":
-    """safetensors' _safe_open_handle: safe_open over an open file object. A
-    file with a name on disk (open(path), even in text mode) is opened by
-    that name, as safetensors does; any other (fsspec, io.BytesIO) is read
-    through the object itself (read and seek)."""
-    name = getattr(f, "name", None)
-    if hasattr(f, "fileno") and isinstance(name, (str, bytes, os.PathLike)) and os.path.isfile(name):
-        return safe_open(name, framework, device, backend=backend)
-    if not (hasattr(f, "read") and hasattr(f, "seek")):
-        raise TypeError(f"_safe_open_handle takes an open file object, not {type(f).__name__}")
-    return safe_open(f, framework, device, backend=backend)

@@ -76,7 +76,7 @@ def header(entries: List[Entry], metadata: Optional[Mapping[str, str]]) -> Tuple
     text = ("{" + ",".join(parts) + "}").encode("utf-8")
     text += b" " * (-len(text) % 8)
     if len(text) > MAX_HEADER_SIZE:
-        from ._safe import SafetensorError
+        from ._errors import SafetensorError
         raise SafetensorError("Error while serializing: HeaderTooLarge")
     return len(text).to_bytes(8, "little") + text, ordered
 
@@ -91,7 +91,7 @@ def write_file(entries: List[Entry], path: PathLike, metadata: Optional[Mapping[
     it once complete (as safetensors does), so a reader mapping the old
     file, or a failure, never sees a half-written one."""
     head, ordered = header(entries, metadata)
-    target = os.fspath(path)
+    target = os.fsdecode(path)
     folder = os.path.dirname(os.path.abspath(target))
     fd, tmp = tempfile.mkstemp(prefix=".ztensor-", suffix=".safetensors.tmp", dir=folder)
     try:
@@ -99,7 +99,7 @@ def write_file(entries: List[Entry], path: PathLike, metadata: Optional[Mapping[
             f.write(head)
             for e in ordered:
                 if e.data.nbytes:
-                    f.write(memoryview(e.data.reshape(-1).view(np.uint8)))
+                    f.write(e.data.reshape(-1).view(np.uint8).data)
             f.flush()
             os.fsync(f.fileno())
         try:
@@ -132,7 +132,7 @@ def entries_of(converted: List[Tuple[str, Array, Optional[str]]]) -> List[Entry]
                 zt = zt_type_name(_FROM_NUMPY.get((array.dtype.kind, array.dtype.itemsize), -1))
         st = FROM_ZT.get(zt)
         if st is None:
-            from ._safe import SafetensorError
+            from ._errors import SafetensorError
             raise SafetensorError(f"Unknown dtype {zt!r} for tensor {name!r}: the safetensors format has no such "
                                   "type (save it as a .zt file)")
         data = np.ascontiguousarray(array)

@@ -73,7 +73,7 @@ def _find_shared_tensors(state_dict: Mapping[str, "torch.Tensor"]) -> List[Set[s
             tensors[(v.device, storage_ptr(v), storage_size(v))].add(k)
     # safetensors sorts the sets themselves: `<` on sets is the subset test,
     # so groups of one storage each keep their order of first appearance.
-    return _filter_shared_not_shared(list(sorted(tensors.values())), state_dict)  # type: ignore[type-var]
+    return _filter_shared_not_shared(list(sorted(tensors.values())), state_dict)
 
 
 def _is_complete(t: "torch.Tensor") -> bool:

@@ -25,9 +25,8 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 import numpy as np
 
-from . import _safe
+from . import _frameworks, _safe
 from ._types import Array, PathLike, Source
-from .reader import Reader
 from .writer import Digest, Zstd
 
 __all__ = ["save_file", "load_file", "save", "load", "safe_open"]
@@ -101,7 +100,8 @@ def load_file(filename: PathLike, *, backend: str = "mmap", verify: bool = False
     """
     with _safe.open_reader(filename, verify=verify, mmap=_safe.reader_mmap(backend), prefetch=True) as r:
         if not copy:
-            return r.read_numpy(_safe.dense_names(r), copy=False)
+            views: Dict[str, Array] = r.read_numpy(_safe.dense_names(r), copy=False)
+            return views
         return _safe.read_all(r, _from_numpy, arrays_as_they_are=True)
 
 
@@ -112,10 +112,6 @@ def load(data: Source, *, verify: bool = False) -> Dict[str, Array]:
     """
     with _safe.open_reader(data, verify=verify) as r:
         return _safe.read_all(r, _from_numpy, arrays_as_they_are=True)
-
-
-def _zero_copy(reader: Reader, name: str, view: Array, zt_type: str) -> Array:
-    return view  # read-only: numpy refuses writes
 
 
 def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, backend: str = "mmap",
@@ -135,9 +131,4 @@ def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, b
     bytes, or a file object (anything with read and seek, such as an fsspec
     file; read through zt_open_io). backend: "mmap" or "pread" (no mapping).
     """
-    if _safe.framework_name(framework) == "torch":
-        return _safe.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
-    if device != "cpu":
-        raise ValueError(f"numpy arrays live on the CPU; device {device!r} is not available (use ztensor.torch)")
-    return _safe.SafeOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend,
-                          arrays_as_they_are=True)
+    return _frameworks.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)

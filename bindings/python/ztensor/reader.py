@@ -20,8 +20,7 @@ from ._info import ComponentInfo, ObjectInfo, Quantized, SparseCOO, SparseCSR, T
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, Io, IoReadAt, IoStats,
                    ObjectInfo as _CObjectInfo, OpenOptions, UrlOptions, VerifyCallback,
                    ZTensorError, ZTensorFileNotFoundError, check, lib, take_string)
-from ._reader_bulk import BulkReads
-from ._reader_original import OriginalReaderCalls
+from . import _reader_bulk, _reader_original
 from ._slicing import Index
 from ._table import Table as _Table, read as _read_table
 from ._tensor import Slice, Tensor
@@ -33,7 +32,7 @@ __all__ = ["Reader", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "TensorMe
 Shape = Tuple[int, ...]
 
 
-class Reader(BulkReads, OriginalReaderCalls, Mapping[str, ObjectValue]):
+class Reader(Mapping[str, ObjectValue]):
     """An open .zt file (any supported version) as a read-only mapping.
 
     reader[name] gives, by the object's format:
@@ -89,6 +88,22 @@ class Reader(BulkReads, OriginalReaderCalls, Mapping[str, ObjectValue]):
     # Whether the library was asked to prefetch (prefetch=True and a
     # library with ABI 1.2 or later).
     prefetching: bool = False
+
+    # Batched reads (_reader_bulk) and the original 1.x package's calls
+    # (_reader_original), written as functions of a Reader.
+    read_many = _reader_bulk.read_many
+    mapped_views = _reader_bulk.mapped_views
+    _read_dense = _reader_bulk._read_dense
+    _mapped = _reader_bulk._mapped
+    iter_chunks = _reader_bulk.iter_chunks
+    metadata = _reader_original.metadata
+    read_numpy = _reader_original.read_numpy
+    read_torch = _reader_original.read_torch
+    read_tensors = _reader_original.read_tensors
+    read_into = _reader_original.read_into
+    _copy_on_write = _reader_original._copy_on_write
+    _names_arg = _reader_original._names_arg
+    _data_offset = _reader_original._data_offset
 
     def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
                  sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False,
@@ -326,6 +341,10 @@ class Reader(BulkReads, OriginalReaderCalls, Mapping[str, ObjectValue]):
             err.failures = failures  # type: ignore[attr-defined]
             raise err
 
+    def keys(self) -> List[str]:  # type: ignore[override]
+        """The object names in file order, as a list (the original package's keys())."""
+        return list(self._names)
+
     def __repr__(self) -> str:
         n = len(self._names)
         state = "closed" if self._h is None else "open"
@@ -364,41 +383,16 @@ class Reader(BulkReads, OriginalReaderCalls, Mapping[str, ObjectValue]):
         self.prefetching = bool(prefetch)
         return opts
 
+    def _dense_sources(self, handle: _FileHandle) -> List[Tuple[Optional[int], _Table]]:
+        """The files batched reads read, each with its object table (one
+        here; each shard for a ShardedReader)."""
+        assert self._table is not None
+        return [(handle.ptr, self._table)]
+
     def _file_of(self, name: str, handle: "_FileHandle") -> Optional[int]:
         """The zt_file * holding object `name` (one file here; a shard for a
         ShardedReader)."""
         return handle.ptr
-
-    def iter_chunks(self, name: str, role: str = "data", chunk_bytes: int = 1 << 24) -> Iterator[Array]:
-        """A component's decoded elements in pieces (flat arrays of at most
-        about chunk_bytes), in bounded memory whatever its size: zstd is
-        decoded as it goes, and sizes and digests (verify=True) are checked
-        by the end. For copying or hashing tensors bigger than memory.
-
-            for piece in r.iter_chunks("huge"):
-                out.write(piece.tobytes())
-        """
-        obj = self._data_object(name)
-        index = self._role_index(obj, role)
-        ci = _component_info(obj, index)
-        dt = numpy_dtype(ci.dtype, _text(ci.logical_type)) if ci.dtype in BY_CODE else np.dtype("u1")
-        capacity = max(chunk_bytes // dt.itemsize, 1) * dt.itemsize
-        stream = c_void_p()
-        check(lib.zt_component_stream_open(obj, index, byref(stream)))
-        handle = self._require_open()  # the stream shares the file; held while iterating
-        try:
-            n = c_size_t()
-            while True:
-                buf = np.empty(capacity, dtype=np.uint8)
-                check(lib.zt_component_stream_read(stream, c_void_p(buf.ctypes.data), capacity, byref(n)))
-                if n.value == 0:
-                    break
-                if n.value % dt.itemsize:
-                    raise ZTensorError(-47, f"{name!r}/{role}: a piece of {n.value} bytes splits a {dt} element")
-                yield buf[:n.value].view(dt)
-        finally:
-            lib.zt_component_stream_close(stream)
-            del handle
 
     @_holding
     def get_slice(self, name: str) -> "Slice":

@@ -104,7 +104,7 @@ class ShardedReader(Reader):
         """The shard locations as the index writes them, in set order."""
         return [loc for _, loc in self._shard_files()]
 
-    @property
+    @property  # type: ignore[override]
     def metadata(self) -> Any:  # the index's metadata, not an object's (Reader.metadata(name))
         """The index's "metadata" member (None when absent)."""
         p = c_void_p()
