@@ -39,7 +39,9 @@ from typing import Any, Dict, Mapping, Optional, Union
 
 import numpy as np
 
-from . import _openers
+from . import _openers, _v2
+from ._handle import is_url
+from ._v2 import Caps, Location, Source, V2Tensor, Verification, convert, detect, page_size, verify
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
@@ -57,7 +59,8 @@ from .writer import Digest, Writer, Zstd
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
            "ZTensorError", "SafetensorError", "SafetensorFileError", "TensorNotFoundError", "_safe_open_handle", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
            "load_sharded", "bf16_to_float32", "float32_to_bf16", "library_version", "library_path",
-           "library_source", "extension_path", "LibraryNotFoundError", "__version__", "open", "open_url"]
+           "library_source", "extension_path", "LibraryNotFoundError", "__version__", "open", "open_url",
+           "Source", "V2Tensor", "Caps", "Location", "Verification", "verify", "detect", "convert", "page_size"]
 
 
 def _torch_checkpoint(path: str) -> Optional[bytes]:
@@ -78,14 +81,27 @@ def library_version() -> str:
     return str(_lib.zt_version_string().decode())
 
 
-def open(path_or_url: PathLike, **kwargs: Any) -> Reader:  # noqa: A001 (ztensor.open, like io.open)
-    """Opens a local .zt file, an http(s):// URL or s3://bucket/key: the same as Reader(...).
+def open(path_or_url: Any, **kwargs: Any) -> Any:  # noqa: A001 (ztensor.open, like io.open)
+    """Two APIs under one name, told apart by the arguments:
 
+    - ztensor.open(path) or ztensor.open([path, ...]): the original
+      package's 2.x API, a Source (a mapping of names to Tensor handles:
+      shape, dtype, parts, memoryview, DLPack, location, caps, ...).
+    - ztensor.open(url_or_path, **reader_options) (an http(s):// or s3://
+      URL, or any keyword of Reader: mmap=, verify=, prefetch=,
+      bearer_token=, url_options=, ...): a Reader, as Reader(...) gives
+      (names to numpy arrays); also what the original 1.x open() gave.
+
+        with ztensor.open("model.zt") as src:                  # 2.x
+            t = src["w"]; t.shape, t.dtype, memoryview(t)
         with ztensor.open("https://example.org/model.zt",
                           bearer_token=os.environ.get("HF_TOKEN")) as r:
-            w = r["w"]
+            w = r["w"]                                          # numpy
     """
-    return Reader(path_or_url, **kwargs)
+    if kwargs or (isinstance(path_or_url, str) and is_url(path_or_url)) or \
+            not isinstance(path_or_url, (str, bytes, os.PathLike, list, tuple)):
+        return Reader(path_or_url, **kwargs)
+    return _v2.Source(path_or_url)
 
 
 def open_url(url: str, *, bearer_token: Optional[str] = None, strict: bool = False,

@@ -61,19 +61,28 @@ def _delete_owned(managed: "ctypes._Pointer[DLManagedTensor]") -> None:
 _delete_owned_c = DLDeleter(_delete_owned)  # module-lifetime, like _release_unconsumed
 
 
+_DL_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}  # DLDataTypeCode by numpy kind
+
+
 def capsule_of_copy(obj_ptr: Optional[int], data: Array) -> object:
     """A "dltensor" capsule over `data` (a private, C-contiguous copy of the
-    object's decoded bytes), typed as the library types the object: the
-    consumer may write to it freely and owns it until its deleter runs."""
-    lib_managed = POINTER(DLManagedTensor)()
-    check(lib.zt_object_to_dlpack(obj_ptr, ctypes.byref(lib_managed)))
-    try:
-        src = lib_managed.contents.dl_tensor
-        ndim = src.ndim
-        shape = (ctypes.c_int64 * max(ndim, 1))(*[src.shape[i] for i in range(ndim)])
-        dtype = DLDataType(src.dtype.code, src.dtype.bits, src.dtype.lanes)
-    finally:
-        lib_managed.contents.deleter(lib_managed)
+    object's decoded bytes), typed as the library types the object (a dense
+    one; obj_ptr None: as numpy types `data`, of its shape): the consumer
+    may write to it freely and owns it until its deleter runs."""
+    if obj_ptr is None:
+        ndim = data.ndim
+        shape = (ctypes.c_int64 * max(ndim, 1))(*data.shape)
+        dtype = DLDataType(_DL_CODES[data.dtype.kind], data.dtype.itemsize * 8, 1)
+    else:
+        lib_managed = POINTER(DLManagedTensor)()
+        check(lib.zt_object_to_dlpack(obj_ptr, ctypes.byref(lib_managed)))
+        try:
+            src = lib_managed.contents.dl_tensor
+            ndim = src.ndim
+            shape = (ctypes.c_int64 * max(ndim, 1))(*[src.shape[i] for i in range(ndim)])
+            dtype = DLDataType(src.dtype.code, src.dtype.bits, src.dtype.lanes)
+        finally:
+            lib_managed.contents.deleter(lib_managed)
     managed = DLManagedTensor()
     t = managed.dl_tensor
     t.data = data.ctypes.data

@@ -76,7 +76,15 @@ class Writer:
     _finished = False
 
     def __init__(self, path: Optional[PathLike], zstd: Zstd = None, digest: Digest = None, *,
-                 sync: bool = True, mode: str = "w") -> None:
+                 sync: bool = True, mode: str = "w", canonical: Optional[bool] = None, align: Optional[int] = None,
+                 publish: Optional[bool] = None, append: Optional[bool] = None) -> None:
+        # canonical=, align=, publish=, append=: the original 2.x package's
+        # Writer. Every file is published atomically here (publish); the
+        # placement of data is the library's (align: checked, a power of two).
+        if align is not None and (not isinstance(align, int) or align <= 0 or align & (align - 1)):
+            raise ValueError(f"align must be a power of two, not {align!r}")
+        if append:
+            mode = "a"
         if mode not in ("w", "a"):
             raise ValueError(f'mode must be "w" (a new file) or "a" (append to an existing one), not {mode!r}')
         opts = WriterOptions()
@@ -227,7 +235,8 @@ class Writer:
         return self._w
 
     # -- content ---------------------------------------------------------
-    def add(self, name: str, array: ArrayLike, *, dtype: Optional[str] = None,
+    def add(self, name: str, array: ArrayLike, shape: Optional[Sequence[int]] = None, dtype: Optional[str] = None,
+            logical: Optional[str] = None, encoding: Optional[str] = None, *,
             zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT, digest: Union[Digest, _UseDefault] = _USE_DEFAULT,
             attributes: Any = None, compress: Union[Zstd, _UseDefault] = _USE_DEFAULT,
             checksum: Union[Digest, str, _UseDefault] = _USE_DEFAULT) -> None:
@@ -240,19 +249,63 @@ class Writer:
 
         compress= and checksum= are the original zTensor package's names for
         zstd= (True, a level, False) and digest= ("crc32c", "sha256", "none").
+
+        With shape= it is the original 2.x package's add: `array` is the
+        bytes of the tensor (any buffer, little-endian), stored as `dtype`
+        (a storage name: "f32", "u8", ...) with `logical` over it and
+        `encoding` "raw" (default) or "zstd":
+
+            w.add("w", struct.pack("<2f", 1, 2), shape=[2], dtype="f32")
         """
+        if shape is not None:
+            self._add_bytes(name, array, shape, dtype, logical, encoding, zstd, digest)
+            return
+        if logical is not None or encoding is not None:
+            raise TypeError("logical= and encoding= go with shape= (the bytes-plus-shape add)")
         if not isinstance(compress, _UseDefault):
             zstd = compress
         if not isinstance(checksum, _UseDefault):
             digest = None if checksum in (None, "none") else checksum  # type: ignore[assignment]
         code, logical, arr = storage_for(array, dtype)
-        shape, ndim = shape_array(np.shape(array))
+        dims, ndim = shape_array(np.shape(array))
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        self._check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, shape, ndim, c_void_p(arr.ctypes.data),
+        self._check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, dims, ndim, c_void_p(arr.ctypes.data),
                                       arr.nbytes, byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
+
+    def _add_bytes(self, name: str, data: Any, shape: Sequence[int], dtype: Optional[str], logical: Optional[str],
+                   encoding: Optional[str], zstd: Union[Zstd, _UseDefault], digest: Union[Digest, _UseDefault]) -> None:
+        if dtype is None:
+            raise TypeError("add(name, bytes, shape=...) needs dtype=")
+        if encoding not in (None, "raw", "zstd"):
+            raise ValueError(f'encoding must be "raw" or "zstd", not {encoding!r}')
+        code = lib.zt_dtype_from_name(dtype.encode())
+        if code <= 0:
+            raise ValueError(f"unknown storage dtype {dtype!r}")
+        buf = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+        dims, ndim = shape_array(shape)
+        nb = _name_bytes(name)
+        opts = self._blob_options(True if encoding == "zstd" else (False if encoding == "raw" else zstd), digest,
+                                  logical)
+        self._check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, dims, ndim,
+                                            c_void_p(buf.ctypes.data if buf.size else None), buf.size, byref(opts)))
+
+    def set_attributes(self, attributes: Any) -> None:
+        """The file's attributes (the original 2.x package's call; the attributes property)."""
+        self.attributes = attributes
+
+    def abandon(self) -> None:
+        """The original 2.x package's discard()."""
+        self.discard()
+
+    def ingest(self, source: Any) -> None:
+        """Copies every object of a Reader or a 2.x Source (ztensor.open) into this file, as it is."""
+        readers = getattr(source, "_readers", None) or [source]
+        for r in readers:
+            for i in range(len(r)):
+                self._check(lib.zt_writer_copy_object(self._handle(), r._object_at(i), None, 0))
 
     def write_numpy(self, name: str, array: ArrayLike, **options: Any) -> None:
         """The original package's name for add() of a numpy array."""
