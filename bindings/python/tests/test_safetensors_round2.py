@@ -298,3 +298,29 @@ def test_reads_safetensors_bytes_from_safetensors_tests(tmp_path):
                   b'[2,2],"data_offsets":[0,16]}}       ' + b"\x00" * 16)
     with ztensor.safe_open(p, framework="np") as g:
         assert g.metadata() == {"framework": "pt"}
+
+
+def test_f8_e8m0_files_open_and_save(tmp_path):
+    # safetensors' Dtype::F8_E8M0 (float8_e8m0fnu): one byte, a power-of-two scale
+    header = b'{"s":{"dtype":"F8_E8M0","shape":[4],"data_offsets":[0,4]}}'
+    header += b" " * (-len(header) % 8)
+    p = tmp_path / "e8m0.safetensors"
+    p.write_bytes(struct.pack("<Q", len(header)) + header + bytes([127, 128, 0, 255]))
+    with ztensor.safe_open(p, framework="np") as f:
+        s = f.get_slice("s")
+        assert s.get_dtype() == "F8_E8M0" and s.get_shape() == [4]
+        bits = f.get_tensor("s")
+        assert bits.dtype == np.uint8 and bits.tolist() == [127, 128, 0, 255]  # numpy has no such type: its bits
+    out = tmp_path / "copy.safetensors"
+    with ztensor.Writer(tmp_path / "e.zt") as w:
+        w.add("s", bits, dtype="f8_e8m0fnu")
+    with ztensor.Reader(tmp_path / "e.zt") as r:
+        import ztensor._safetensors_format as stf
+        entries = stf.entries_of([("s", r.read_many(["s"])["s"], r.element_type("s"))])
+        stf.write_file(entries, out, None)
+    assert out.read_bytes() == p.read_bytes()  # the same bytes safetensors wrote
+    with pytest.raises(ztensor.ZTensorError, match="F4"):
+        bad = b'{"f":{"dtype":"F4","shape":[4],"data_offsets":[0,2]}}'
+        bad += b" " * (-len(bad) % 8)
+        (tmp_path / "f4.safetensors").write_bytes(struct.pack("<Q", len(bad)) + bad + b"\x00\x00")
+        ztnp.load_file(tmp_path / "f4.safetensors")

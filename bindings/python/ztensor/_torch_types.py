@@ -18,7 +18,7 @@ _TORCH_NAMES = {"f64": "float64", "f32": "float32", "f16": "float16", "bf16": "b
                 "i32": "int32", "i16": "int16", "i8": "int8", "u8": "uint8", "u16": "uint16", "u32": "uint32",
                 "u64": "uint64", "bool": "bool", "complex64": "complex64", "complex128": "complex128",
                 "f8_e4m3fn": "float8_e4m3fn", "f8_e5m2": "float8_e5m2", "f8_e4m3fnuz": "float8_e4m3fnuz",
-                "f8_e5m2fnuz": "float8_e5m2fnuz"}
+                "f8_e5m2fnuz": "float8_e5m2fnuz", "f8_e8m0fnu": "float8_e8m0fnu"}
 _TO_TORCH: Dict[str, "torch.dtype"] = {zt: getattr(torch, n) for zt, n in _TORCH_NAMES.items() if hasattr(torch, n)}
 _FROM_TORCH: Dict["torch.dtype", str] = {dt: zt for zt, dt in _TO_TORCH.items()}
 # Types numpy holds natively go through .numpy(); the others as same-size ints.
