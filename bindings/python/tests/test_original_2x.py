@@ -38,7 +38,7 @@ def test_source_is_a_mapping_of_tensors(simple):
         assert src.get("nope") is None
         with pytest.raises(KeyError):
             src["nope"]
-        assert src.files == [str(simple)] and src.provenance == "zt"
+        assert src.files == [str(simple)] and src.provenance == "root"
 
 
 def test_closing_is_explicit(simple):
@@ -143,7 +143,7 @@ def test_writer_2x_keywords_attributes_verify_convert_detect(tmp_path):
     with pytest.raises(ValueError):
         ztensor.Writer(str(tmp_path / "bad.zt"), align=3)
     checked, undigested = ztensor.verify(str(path))
-    assert (checked, undigested) == (0, 1)
+    assert (checked, undigested) == (1, 0)  # the 2.x form of add digests every part, as 2.x does
     with ztensor.Writer(str(tmp_path / "d.zt"), digest="sha256") as w:
         w.add("x", bytes(8), shape=[2], dtype="f32")
     assert tuple(ztensor.verify(str(tmp_path / "d.zt"), deep=True)) == (1, 0)
@@ -176,3 +176,56 @@ def test_the_two_apis_told_apart_by_arguments(simple):
         w.add("raw", f32(1, 1, 1, 1), shape=[2, 2], dtype="f32")
     r = ztensor.Reader(simple.parent / "both.zt")
     numpy.testing.assert_array_equal(r["arr"], r["raw"])
+
+
+def _versioned(capsule):
+    """The DLManagedTensorVersioned behind a "dltensor_versioned" capsule
+    (2.x test_api.py's reader of it), through a private ctypes function."""
+    import ctypes
+    get = ctypes.pythonapi._FuncPtr(("PyCapsule_GetPointer", ctypes.pythonapi))
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    from ztensor._dlpack import DLManagedTensorVersioned
+    return ctypes.cast(get(capsule, b"dltensor_versioned"), ctypes.POINTER(DLManagedTensorVersioned)).contents
+
+
+def test_dlpack_versions_devices_and_streams(simple):
+    with ztensor.open(str(simple)) as src:
+        t = src["a.weight"]
+        cap = t.__dlpack__(max_version=(1, 0))  # kept: the struct lives as long as the capsule
+        m = _versioned(cap)
+        assert (m.version.major, m.version.minor) == (1, 0)
+        assert m.flags & 1, "a mapping is not the consumer's to write"  # DLPACK_FLAG_BITMASK_READ_ONLY
+        assert m.dl_tensor.ndim == 2 and [m.dl_tensor.shape[i] for i in range(2)] == [2, 3]
+        assert (m.dl_tensor.dtype.code, m.dl_tensor.dtype.bits) == (2, 32)
+        copied = t.__dlpack__(max_version=(1, 0), copy=True)
+        assert not (_versioned(copied).flags & 1)
+        assert t.__dlpack_device__() == (1, 0)
+        with pytest.raises(BufferError):
+            t.__dlpack__(dl_device=(2, 0))
+        with pytest.raises(ValueError):
+            t.__dlpack__(stream=object())
+
+
+def test_errors_and_names_as_2x(tmp_path):
+    first, second = tmp_path / "a.zt", tmp_path / "b.zt"
+    for path in (first, second):
+        with ztensor.Writer(str(path)) as w:
+            w.add("shared", bytes([1] * 4), shape=[4], dtype="u8")
+    with pytest.raises(ValueError, match="shared"):
+        ztensor.open([str(first), str(second)])
+    with pytest.raises(ValueError, match="pick one"):
+        ztensor.Writer(str(tmp_path / "x.zt"), canonical=False, append=True, publish=True)
+    with ztensor.open(str(first)) as src:
+        assert src.provenance == "root"
+    with ztensor.open([str(first)]) as src:
+        assert src.provenance == "root"
+    # an unpadded safetensors header leaves the data unaligned: read, converted, digested
+    st = tmp_path / "model.safetensors"
+    header = b'{"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}}'
+    st.write_bytes(struct.pack("<Q", len(header)) + header + f32(1, 2, 3, 4))
+    with ztensor.open(str(st)) as src:
+        assert src.provenance == "projection" and not src["w"].caps.map
+        assert src["w"].tobytes() == f32(1, 2, 3, 4)
+    ztensor.convert(str(st), str(tmp_path / "model.zt"))
+    with ztensor.open(str(tmp_path / "model.zt")) as src:
+        assert src["w"].caps.verify and src["w"].verify() and src["w"].tobytes() == f32(1, 2, 3, 4)

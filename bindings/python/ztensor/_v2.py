@@ -33,6 +33,10 @@ from ._types import PathLike
 from .reader import Reader
 
 
+class DuplicateNameError(ZTensorError, ValueError):
+    """ztensor.open([paths]) with a name in two files: a ValueError, as 2.x raises."""
+
+
 class Caps(NamedTuple):
     """What one part can do; each field is the precondition of the operation it names."""
     map: bool  # memoryview / DLPack without a copy
@@ -139,7 +143,7 @@ class V2Tensor(np.ndarray, Tensor):  # type: ignore[type-arg, misc]
     def __dlpack__(self, stream: Optional[int] = None, max_version: Optional[Tuple[int, int]] = None,
                    dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> object:
         if stream is not None and stream != -1:
-            raise BufferError("ztensor tensors live on the CPU; no stream applies")
+            raise ValueError("ztensor tensors live on the CPU; no stream applies")
         if dl_device is not None and tuple(dl_device) != (1, 0):
             raise BufferError(f"ztensor tensors live on the CPU, not on device {dl_device}")
         if self._typed is None:
@@ -147,9 +151,13 @@ class V2Tensor(np.ndarray, Tensor):  # type: ignore[type-arg, misc]
                               "read its bytes (tobytes, memoryview)")
         if copy is False and not self._caps.map:
             raise BufferError(f"{self.name!r} is decoded into a copy; DLPack without a copy is not possible")
-        data = np.array(self._typed) if copy else self._typed  # the view keeps the mapping alive
-        dense = self.layout == "dense" and self.part == "data"
-        return _dlpack.capsule_of_copy(self._obj if dense else None, np.ascontiguousarray(data))
+        # A view of the mapping keeps it alive; a decoded part is a copy already.
+        copied = bool(copy) or not self._caps.map
+        data = np.array(self._typed) if copy else self._typed
+        obj = self._obj if self.layout == "dense" and self.part == "data" else None
+        if max_version is not None and tuple(max_version)[0] >= 1:
+            return _dlpack.versioned_capsule(obj, np.ascontiguousarray(data), read_only=not copied, copied=copied)
+        return _dlpack.capsule_of_copy(obj, np.ascontiguousarray(data))
 
     def __dlpack_device__(self) -> Tuple[int, int]:  # type: ignore[override]
         return (1, 0)
@@ -173,12 +181,12 @@ def _part(reader: Reader, name: str, obj: int, role: Optional[str], parts: List[
     if status == ZT_OK:
         raw = np.asarray(MappedBuffer(ptr.value, size.value, np.dtype("u1"), reader._require_open()))
         mapped = True
-    elif status == ZT_E_NOT_ZERO_COPY:
+    else:  # decoded (zstd, big-endian) or not aligned for a view: a read-only copy
+        if status != ZT_E_NOT_ZERO_COPY:
+            lib.zt_last_error()  # the view's refusal is no error here: the read below raises if the data is bad
         raw = reader._decoded(obj, index)
         raw.flags.writeable = False
         mapped = False
-    else:
-        check(status)
     t = raw.view(V2Tensor)
     info = reader._c_info(c_void_p(obj).value)
     shape = tuple(int(info.shape[i]) for i in range(info.ndim)) if role == "data" else (-1,)
@@ -241,7 +249,7 @@ class Source(Mapping):  # type: ignore[type-arg]
                 self._readers.append(r)
                 for name in r.keys():
                     if name in self._where:
-                        raise ZTensorError(-10, f"tensor {name!r} is in both {self._where[name].path!r} and "
+                        raise DuplicateNameError(-10, f"tensor {name!r} is in both {self._where[name].path!r} and "
                                                 f"{r.path!r}")
                     self._where[name] = r
         except BaseException:
@@ -293,8 +301,11 @@ class Source(Mapping):  # type: ignore[type-arg]
 
     @property
     def provenance(self) -> str:
-        """The format the file(s) were read from ("zt", "safetensors", ...)."""
-        return ",".join(dict.fromkeys(detect(f) for f in self.files))
+        """2.x's names: "root" (a .zt file read as it is), "data-shard" (several
+        files read as one), "projection" (another format seen as tensors)."""
+        if len(self._readers) > 1:
+            return "data-shard"
+        return "root" if detect(self.files[0]) == "zt" else "projection"
 
     def verify(self, deep: bool = False) -> Verification:
         self._check()
@@ -361,17 +372,36 @@ def convert(src: PathLike, dst: PathLike, align: Optional[int] = None) -> int:
         raise ValueError(f"align must be a power of two, not {align}")
     from .writer import Writer
     with Reader(src) as r:
-        w = Writer(dst)
+        w = Writer(dst, digest="crc32c")  # every part digested, as 2.x convert gives
         try:
             handle = r._require_open()
             check(lib.zt_writer_copy_file_fields(w._handle(), (c_void_p * 1)(handle.ptr), 1))
-            for i in range(len(r)):
-                check(lib.zt_writer_copy_object(w._handle(), r._object_at(i), None, 0))
+            for i, name in enumerate(r.keys()):
+                obj = r._object_at(i)
+                if r.format_of(name) == "dense" and not _copyable(r, obj):
+                    # Data the library will not view in place (a foreign
+                    # file's tensor not aligned to its elements, as after an
+                    # unpadded safetensors header) is written from a read.
+                    w.add(name, r.read_many([name])[name], dtype=r.element_type(name))
+                else:
+                    check(lib.zt_writer_copy_object(w._handle(), obj, None, 0))
         except BaseException:
             w.discard()
             raise
         size = w.finish()
     return int(size or 0)
+
+
+def _copyable(reader: Reader, obj: Optional[int]) -> bool:
+    """Whether zt_writer_copy_object takes the dense object as it is: its data
+    viewable in place, or encoded (decoded and re-encoded by the copy)."""
+    ptr, size = c_void_p(), c_size_t()
+    index = reader._role_index(obj, "data")
+    status = lib.zt_component_view(c_void_p(obj), index, byref(ptr), byref(size))
+    if status == ZT_OK:
+        return True
+    lib.zt_last_error()
+    return _text(_component_info(obj, index).encoding_name) not in (None, "", "raw")  # encoded: re-encoded
 
 
 def open_source(paths: Union[PathLike, Sequence[PathLike]]) -> Source:

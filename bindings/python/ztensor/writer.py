@@ -83,8 +83,11 @@ class Writer:
         # placement of data is the library's (align: checked, a power of two).
         if align is not None and (not isinstance(align, int) or align <= 0 or align & (align - 1)):
             raise ValueError(f"align must be a power of two, not {align!r}")
+        if append and publish:
+            raise ValueError("append=True and publish=True are two ways of writing: pick one")
         if append:
             mode = "a"
+        self._digest_default = digest
         if mode not in ("w", "a"):
             raise ValueError(f'mode must be "w" (a new file) or "a" (append to an existing one), not {mode!r}')
         opts = WriterOptions()
@@ -279,16 +282,17 @@ class Writer:
                    encoding: Optional[str], zstd: Union[Zstd, _UseDefault], digest: Union[Digest, _UseDefault]) -> None:
         if dtype is None:
             raise TypeError("add(name, bytes, shape=...) needs dtype=")
-        if encoding not in (None, "raw", "zstd"):
-            raise ValueError(f'encoding must be "raw" or "zstd", not {encoding!r}')
+        if encoding is not None and encoding != "raw" and "zstd" not in encoding:
+            raise ValueError(f'encoding must be "raw" or a zstd one ("zstd", "zt.zstd-seekable/1"), not {encoding!r}')
+        if isinstance(digest, _UseDefault) and getattr(self, "_digest_default", None) is None:
+            digest = "crc32c"  # the 2.x form: its files carry a digest for every part
         code = lib.zt_dtype_from_name(dtype.encode())
         if code <= 0:
             raise ValueError(f"unknown storage dtype {dtype!r}")
         buf = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
         dims, ndim = shape_array(shape)
         nb = _name_bytes(name)
-        opts = self._blob_options(True if encoding == "zstd" else (False if encoding == "raw" else zstd), digest,
-                                  logical)
+        opts = self._blob_options(zstd if encoding is None else encoding != "raw", digest, logical)
         self._check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, dims, ndim,
                                             c_void_p(buf.ctypes.data if buf.size else None), buf.size, byref(opts)))
 
