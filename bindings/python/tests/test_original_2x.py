@@ -229,3 +229,33 @@ def test_errors_and_names_as_2x(tmp_path):
     ztensor.convert(str(st), str(tmp_path / "model.zt"))
     with ztensor.open(str(tmp_path / "model.zt")) as src:
         assert src["w"].caps.verify and src["w"].verify() and src["w"].tobytes() == f32(1, 2, 3, 4)
+
+
+def test_add_object_and_stream_in_the_2x_form(tmp_path):
+    # test_api.py: test_a_single_part_tensor_resolves_whatever_it_is_called,
+    # test_verify_covers_every_part, test_streaming_a_tensor_that_is_not_in_memory
+    path = tmp_path / "o.zt"
+    payload = bytes(range(256)) * 4
+    with ztensor.Writer(str(path), canonical=False) as w:
+        w.add_object("t", [4], {"only": {"dtype": "u8", "data": bytes(range(4))}}, layout="example.one/1")
+        w.add_object("q", [4, 4], {"data": {"dtype": "u8", "data": bytes(range(16))},
+                                   "scales": {"dtype": "u8", "data": bytes([8] * 4), "logical": "f8_e8m0fnu"}},
+                     layout="zt.quant_group/1", attributes={"group_size": 4})
+        w.add_object("mine", "my_format", (2,), {"data": numpy.zeros(2, numpy.float32)})  # ours, by its format
+        with w.stream("big", [1024], {"data": {"dtype": "u8", "nbytes": len(payload)}}) as sink:
+            assert sink.part == "data"
+            for i in range(0, len(payload), 64):
+                sink.write(payload[i:i + 64])
+            assert sink.written == len(payload)
+    with ztensor.open(str(path)) as src:
+        t = src["t"]
+        assert t.parts == ["only"] and t.part == "only" and t.tobytes() == bytes(range(4))
+        q = src["q"]
+        assert q.verify() is True and q["data"].verify() is True and q["scales"].verify() is True
+        assert src["big"].tobytes() == payload
+    assert ztensor.Reader(path).info("mine").format == "my_format"
+    w = ztensor.Writer(str(tmp_path / "short.zt"))
+    with pytest.raises(ValueError, match="got 3 of 8"):
+        with w.stream("s", [8], {"data": {"dtype": "u8", "nbytes": 8}}) as sink:
+            sink.write(b"abc")
+    assert not (tmp_path / "short.zt").exists()

@@ -10,7 +10,7 @@ from typing import Any, BinaryIO, Callable, Dict, Iterator, Literal, Mapping, Op
 
 import numpy as np
 
-from . import _attributes
+from . import _attributes, _writer_parts
 from ._dtypes import code_for_name, storage_for
 from ._lib import (BlobOptions, QuantParams, WriteCallback, WriterOptions, ZTensorError, check, lib,
                    shape_array)
@@ -74,6 +74,7 @@ class Writer:
     """
 
     _finished = False
+    _USE_DEFAULT = _USE_DEFAULT  # the sentinel, for _writer_parts
 
     def __init__(self, path: Optional[PathLike], zstd: Zstd = None, digest: Digest = None, *,
                  sync: bool = True, mode: str = "w", canonical: Optional[bool] = None, align: Optional[int] = None,
@@ -278,38 +279,13 @@ class Writer:
         if attributes is not None:
             self.set_object_attributes(name, attributes)
 
-    def _add_bytes(self, name: str, data: Any, shape: Sequence[int], dtype: Optional[str], logical: Optional[str],
-                   encoding: Optional[str], zstd: Union[Zstd, _UseDefault], digest: Union[Digest, _UseDefault]) -> None:
-        if dtype is None:
-            raise TypeError("add(name, bytes, shape=...) needs dtype=")
-        if encoding is not None and encoding != "raw" and "zstd" not in encoding:
-            raise ValueError(f'encoding must be "raw" or a zstd one ("zstd", "zt.zstd-seekable/1"), not {encoding!r}')
-        if isinstance(digest, _UseDefault) and getattr(self, "_digest_default", None) is None:
-            digest = "crc32c"  # the 2.x form: its files carry a digest for every part
-        code = lib.zt_dtype_from_name(dtype.encode())
-        if code <= 0:
-            raise ValueError(f"unknown storage dtype {dtype!r}")
-        buf = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
-        dims, ndim = shape_array(shape)
-        nb = _name_bytes(name)
-        opts = self._blob_options(zstd if encoding is None else encoding != "raw", digest, logical)
-        self._check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, dims, ndim,
-                                            c_void_p(buf.ctypes.data if buf.size else None), buf.size, byref(opts)))
-
-    def set_attributes(self, attributes: Any) -> None:
-        """The file's attributes (the original 2.x package's call; the attributes property)."""
-        self.attributes = attributes
-
-    def abandon(self) -> None:
-        """The original 2.x package's discard()."""
-        self.discard()
-
-    def ingest(self, source: Any) -> None:
-        """Copies every object of a Reader or a 2.x Source (ztensor.open) into this file, as it is."""
-        readers = getattr(source, "_readers", None) or [source]
-        for r in readers:
-            for i in range(len(r)):
-                self._check(lib.zt_writer_copy_object(self._handle(), r._object_at(i), None, 0))
+    # The original 2.x package's calls (ztensor/_writer_parts.py).
+    _add_bytes = _writer_parts.add_bytes
+    set_attributes = _writer_parts.set_attributes
+    abandon = _writer_parts.abandon
+    ingest = _writer_parts.ingest
+    stream = _writer_parts.stream
+    _add_parts = _writer_parts.add_parts
 
     def write_numpy(self, name: str, array: ArrayLike, **options: Any) -> None:
         """The original package's name for add() of a numpy array."""
@@ -393,15 +369,27 @@ class Writer:
         opts = self._blob_options(zstd, digest)
         self._check(lib.zt_writer_add_quantized_group(self._handle(), nb, len(nb), dims, ndim, byref(p), byref(opts)))
 
-    def add_object(self, name: str, format: str, shape: Shape,
-                   components: Mapping[str, Union[ArrayLike, Tuple[ArrayLike, Optional[str]]]], *,
-                   attributes: Any = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
-                   digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> None:
+    def add_object(self, name: str, format: Any = None, shape: Any = None,
+                   components: Optional[Mapping[str, Union[ArrayLike, Tuple[ArrayLike, Optional[str]]]]] = None,
+                   layout: Optional[str] = None, attributes: Any = None, *, parts: Any = None,
+                   zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT, digest: Union[Digest, _UseDefault] = _USE_DEFAULT
+                   ) -> None:
         """Adds an object of any format: components is {role: array} (or
         {role: (array, dtype)}), written in the given order.
 
             w.add_object("t", "my_format", (4,), {"data": np.zeros(4, np.float32)})
+
+        The original 2.x form, told apart by a shape where the format goes
+        (or parts=/layout=): add_object(name, shape, parts, layout=,
+        attributes=), parts {role: {"dtype": "u8", "data": bytes,
+        "logical": ...}}.
         """
+        if not isinstance(format, str) or parts is not None or layout is not None:
+            self._add_parts(name, shape if format is None else format,
+                            parts if parts is not None else (components if components is not None else shape),
+                            layout or "dense", attributes, digest)
+            return
+        assert components is not None and shape is not None
         nb = _name_bytes(name)
         dims, ndim = shape_array(shape)
         check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), format.encode(), dims, ndim))
