@@ -130,22 +130,28 @@ def _read_dense_ctypes(file: Optional[int], table: Table, select: Optional[List[
     reqs["status"] = -9
     if n:
         lib.zt_file_read_many(file, reqs.ctypes.data_as(ctypes.POINTER(ReadRequest)), n)
-    bad = (reqs["status"] != ZT_OK) | (reqs["out_size"] != reqs["dst_capacity"]) | odd
+    bad = set(np.flatnonzero((reqs["status"] != ZT_OK) | (reqs["out_size"] != reqs["dst_capacity"]) | odd).tolist())
     values: List[Any] = [None] * n
     failed: Failed = []
     names = table.names
     for zt, dt, shape, members, offset, each in plan:
-        block = buf[offset:offset + each * len(members)].view(dt).reshape((len(members),) + shape)
+        count = len(members)
+        block = buf[offset:offset + each * count].view(dt).reshape((count,) + shape)
         if split is None:
-            parts: Sequence[Any] = list(block) if shape else [block[j:j + 1].reshape(()) for j in range(len(members))]
+            parts: Sequence[Any] = list(block) if shape else [block[j:j + 1].reshape(()) for j in range(count)]
         else:
             parts = split(block, zt, names[int(rows_of[int(members[0])])])
-        for k, part in zip(members.tolist(), parts):
-            if bad[k]:
-                row = int(rows_of[k])
-                failed.append((names[row], row, dt, zt, shape))
-            else:
+        first = int(members[0])
+        if int(members[-1]) - first + 1 == count:  # a run of positions (the usual case): one slice assignment
+            values[first:first + count] = parts
+        else:
+            for k, part in zip(members.tolist(), parts):
                 values[k] = part
+    for k in sorted(bad):
+        row = int(rows_of[k])
+        values[k] = None
+        failed.append((names[row], row, *element_type(int(table.rows["data_dtype"][row]), table.logical_type(row)),
+                       table.shape(row)))
     return dict(zip((names[i] for i in rows_of.tolist()), values)), failed
 
 
