@@ -58,8 +58,8 @@ def _copy_on_write(self: "Reader", array: Array) -> Array:
     library maps files private and copy-on-write, so writes change this
     process's pages only, never the file. A view of a caller's buffer
     (Reader(bytes)) is copied instead: those bytes are not ours to write."""
-    if array.flags.writeable:
-        return array  # decoded: already a private copy
+    if not isinstance(array, np.ndarray) or array.flags.writeable:
+        return array  # decoded: already a private copy (or not an array: a sparse object's tuple)
     if self.path is None or is_url(self.path):
         return np.array(array)
     return np.asarray(_WritableView(array))

@@ -1,11 +1,10 @@
 """Every object of an open file listed once, at open: names, shapes, formats
 and the "data" component of each, as numpy arrays.
 
-With libztensor >= 1.2 this is one call (zt_file_object_table), wrapped
-by the C++ extension when it is there (ztensor._ext: names and the
-name -> row index built in C); an older library is asked object by object,
-which costs several ctypes round trips per object (~40 us), the reason the
-batched call exists.
+One call (zt_file_object_table), wrapped by the C++ extension when it is
+there (ztensor._ext: names and the name -> row index built in C): asking
+object by object would cost several ctypes round trips per object
+(~40 us), the reason the batched call exists.
 """
 
 import ctypes

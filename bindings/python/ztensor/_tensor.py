@@ -29,8 +29,7 @@ class Tensor:
     the mapping itself, zero-copy; numpy >= 2 marks it read-only, consumers
     that do not know read-only DLPack (numpy < 2, torch) see it writable:
     in-place writes there reach only this process's copy-on-write pages of
-    a mapped file (libztensor >= 1.1; an older library's read-only mapping
-    crashes), and for Reader(buffer) they change the caller's buffer (even
+    a mapped file, and for Reader(buffer) they change the caller's buffer (even
     a bytes object): use copy=True there unless you only read.
     """
 

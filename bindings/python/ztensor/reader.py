@@ -85,8 +85,7 @@ class Reader(Mapping[str, ObjectValue]):
     # The object table (None for readers that list objects another way, as
     # ShardedReader does).
     _table: Optional[_Table] = None
-    # Whether the library was asked to prefetch (prefetch=True and a
-    # library with ABI 1.2 or later).
+    # Whether the library was asked to prefetch (prefetch=True).
     prefetching: bool = False
 
     # Batched reads (_reader_bulk) and the original 1.x package's calls
