@@ -99,7 +99,7 @@ def open(path_or_url: Any, **kwargs: Any) -> Any:  # noqa: A001 (ztensor.open, l
             w = r["w"]                                          # numpy
     """
     if kwargs or (isinstance(path_or_url, str) and is_url(path_or_url)) or \
-            not isinstance(path_or_url, (str, bytes, os.PathLike, list, tuple)):
+            not isinstance(path_or_url, (str, os.PathLike, list, tuple)):  # bytes: a file in memory
         return Reader(path_or_url, **kwargs)
     return _v2.Source(path_or_url)
 
