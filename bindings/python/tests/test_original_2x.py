@@ -170,6 +170,8 @@ def test_the_two_apis_told_apart_by_arguments(simple):
     assert isinstance(ztensor.open(str(simple)), ztensor.Source)
     r = ztensor.open(str(simple), mmap=True)
     assert isinstance(r, ztensor.Reader) and r["a.weight"].shape == (2, 3)
+    r = ztensor.open(simple.read_bytes())  # a file's bytes: a Reader over them, as before
+    assert isinstance(r, ztensor.Reader) and r["a.weight"].shape == (2, 3)
     # Writer.add: an array, or bytes with shape=
     with ztensor.Writer(simple.parent / "both.zt") as w:
         w.add("arr", numpy.ones((2, 2), numpy.float32))
