@@ -86,3 +86,27 @@ def _text(b: bytes) -> str: ...
 def _text(b: Optional[bytes]) -> Optional[str]: ...
 def _text(b: Optional[bytes]) -> Optional[str]:
     return b.decode("utf-8", "surrogateescape") if b is not None else None
+
+
+def _file_position(value: Any, what: str) -> int:
+    """A position or size a file object reported, checked to be an int that
+    a uint64_t holds (ctypes would wrap a negative or huge one silently)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} returned {type(value).__name__}, not an int")
+    if not 0 <= value < 1 << 63:
+        raise ValueError(f"{what} returned {value}, not a file position")
+    return value
+
+
+def _read_result(data: Any, length: int) -> bytes:
+    """The bytes a file object's read(length) returned, as bytes of at most
+    length: anything but a bytes-like object, or more than was asked for,
+    raises."""
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(f"read({length}) returned {type(data).__name__}, not a bytes-like object") from None
+    with view:
+        if view.nbytes > length:
+            raise ValueError(f"read({length}) returned {view.nbytes} bytes, more than asked")
+        return view.tobytes()  # a copy in C order, whatever the view's shape and strides

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, NamedTuple, Optional
 import numpy as np
 
 from ._dtypes import BY_CODE, FP8_TYPES, bf16_to_float32, numpy_dtype, zt_type_name
-from ._lib import ZT_OK, ReadRequest, lib
+from ._lib import ZT_OK, ReadRequest, lib, text_field
 from ._types import Array
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def _plan(reader: "Reader", name: str, out: Any) -> _Plan:
     index = reader._role_index(obj, "data")
     from ._handle import _component_info, _text
     ci = _component_info(obj, index)
-    logical = _text(ci.logical_type)
+    logical = _text(text_field(ci, "logical_type"))
     zt_type = zt_type_name(ci.dtype, logical)
     dt = numpy_dtype(ci.dtype, logical) if ci.dtype in BY_CODE else np.dtype("u1")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize

@@ -11,7 +11,7 @@ import numpy as np
 from . import _bulk
 from ._dtypes import BY_CODE, numpy_dtype
 from ._handle import _component_info, _holding, _text
-from ._lib import ZTensorError, check, lib
+from ._lib import ZTensorError, check, lib, text_field
 from ._table import Table
 from ._types import Array
 
@@ -147,7 +147,7 @@ def iter_chunks(self: "Reader", name: str, role: str = "data", chunk_bytes: int 
     obj = self._data_object(name)
     index = self._role_index(obj, role)
     ci = _component_info(obj, index)
-    dt = numpy_dtype(ci.dtype, _text(ci.logical_type)) if ci.dtype in BY_CODE else np.dtype("u1")
+    dt = numpy_dtype(ci.dtype, _text(text_field(ci, "logical_type"))) if ci.dtype in BY_CODE else np.dtype("u1")
     capacity = max(chunk_bytes // dt.itemsize, 1) * dt.itemsize
     stream = c_void_p()
     check(lib.zt_component_stream_open(obj, index, byref(stream)))

@@ -9,7 +9,7 @@ import numpy as np
 from . import _dlpack
 from ._dtypes import BY_CODE, numpy_dtype, safetensors_name, zt_type_name
 from ._handle import _component_info, _text
-from ._lib import check, lib, shape_array
+from ._lib import check, lib, shape_array, text_field
 from ._slicing import Index, box_of
 from ._types import Array, DTypeLike
 
@@ -88,12 +88,12 @@ class Slice:
         self.name = name
         obj = reader._object(name)
         info = reader._c_info(obj)
-        fmt = _text(info.format) or ""
+        fmt = _text(text_field(info, "format")) or ""
         if fmt != "dense":
             raise ValueError(f"get_slice reads dense objects; {name!r} is {fmt or 'of no format'}")
         self._index = reader._role_index(obj, "data")
         ci = _component_info(obj, self._index)
-        self._logical = _text(ci.logical_type)
+        self._logical = _text(text_field(ci, "logical_type"))
         self._code = ci.dtype
         self.zt_type = zt_type_name(ci.dtype, self._logical)  # "f32", "bf16", "f8_e4m3fn", ...
         self._dtype = numpy_dtype(ci.dtype, self._logical) if ci.dtype in BY_CODE else np.dtype("u1")

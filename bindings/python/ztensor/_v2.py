@@ -27,7 +27,7 @@ from . import _dlpack
 from ._bulk import MappedBuffer
 from ._dtypes import BY_CODE, numpy_dtype, zt_type_name
 from ._handle import _component_info, _text
-from ._lib import ZT_E_NOT_ZERO_COPY, ZT_OK, ZTensorError, check, lib
+from ._lib import ZT_E_NOT_ZERO_COPY, ZT_OK, ZTensorError, check, lib, text_field
 from ._tensor import Tensor
 from ._types import PathLike
 from .reader import Reader
@@ -175,7 +175,7 @@ def _part(reader: Reader, name: str, obj: int, role: Optional[str], parts: List[
         raise KeyError(f"{name!r} has no part {role!r} (it has {parts})")
     index = reader._role_index(c_void_p(obj).value, role)
     ci = _component_info(obj, index)
-    logical = _text(ci.logical_type)
+    logical = _text(text_field(ci, "logical_type"))
     ptr, size = c_void_p(), c_size_t()
     status = lib.zt_component_view(c_void_p(obj), index, byref(ptr), byref(size))
     if status == ZT_OK:
@@ -202,7 +202,7 @@ def _part(reader: Reader, name: str, obj: int, role: Optional[str], parts: List[
     offset = int(ci.offset)
     t.name, t.part, t.parts, t.layout, t.logical = name, role, parts, layout, logical
     t._reader, t._obj, t._shape, t._typed = reader, obj, shape, typed
-    t._dtype = str(_text(ci.dtype_name) or zt_type_name(ci.dtype))
+    t._dtype = str(_text(text_field(ci, "dtype_name")) or zt_type_name(ci.dtype))
     locate = bool(local and mapped and not ci.big_endian)
     t._location = Location(str(reader.path), offset, int(ci.length)) if locate else None
     align = offset & -offset if offset else 1 << 20
@@ -401,7 +401,7 @@ def _copyable(reader: Reader, obj: Optional[int]) -> bool:
     if status == ZT_OK:
         return True
     lib.zt_last_error()
-    return _text(_component_info(obj, index).encoding_name) not in (None, "", "raw")  # encoded: re-encoded
+    return _text(text_field(_component_info(obj, index), "encoding_name")) not in (None, "", "raw")  # encoded: re-encoded
 
 
 def open_source(paths: Union[PathLike, Sequence[PathLike]]) -> Source:

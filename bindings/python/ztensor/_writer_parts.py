@@ -20,8 +20,17 @@ def _name(name: str) -> bytes:
     return name.encode("utf-8")
 
 
+def _c(text: str, what: str) -> bytes:
+    """A layout, role or type name as the C string the library takes: one
+    holding a NUL would be cut there, so it is refused (as writer._c_text)."""
+    raw = str(text).encode("utf-8")
+    if b"\0" in raw:
+        raise ValueError(f"{what} {text!r} holds a NUL byte, which the writer cannot store")
+    return raw
+
+
 def _code(dtype: Any) -> int:
-    code = lib.zt_dtype_from_name(str(dtype).encode()) if dtype is not None else 0
+    code = lib.zt_dtype_from_name(_c(dtype, "dtype")) if dtype is not None else 0
     if code <= 0:
         raise ValueError(f"unknown storage dtype {dtype!r}")
     return int(code)
@@ -67,11 +76,11 @@ def add_parts(self: "Writer", name: str, shape: Sequence[int], parts: Mapping[st
         raise TypeError("add_object(name, shape, parts): parts is {part name: {\"dtype\": ..., \"data\": bytes}}")
     nb = _name(name)
     dims, ndim = shape_array(shape)
-    check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), layout.encode(), dims, ndim))
+    check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), _c(layout, "layout"), dims, ndim))
     for role, part in parts.items():
         buf = _bytes(part["data"])
         opts = self._blob_options(_zstd(self, part.get("encoding")), _digest(self, digest), part.get("logical"))
-        self._check(lib.zt_write_blob(self._handle(), nb, len(nb), role.encode(), _code(part.get("dtype")),
+        self._check(lib.zt_write_blob(self._handle(), nb, len(nb), _c(role, "part"), _code(part.get("dtype")),
                                       c_void_p(buf.ctypes.data if buf.size else None), buf.size, byref(opts)))
     if attributes is not None:
         self.set_object_attributes(name, attributes)
@@ -102,7 +111,7 @@ class Sink:
         nb = _name(self._name)
         opts = self._w._blob_options(_zstd(self._w, spec.get("encoding")), _digest(self._w, self._w._USE_DEFAULT),
                                      spec.get("logical"))
-        check(lib.zt_write_blob_begin(self._w._handle(), nb, len(nb), role.encode(), _code(spec.get("dtype")),
+        check(lib.zt_write_blob_begin(self._w._handle(), nb, len(nb), _c(role, "part"), _code(spec.get("dtype")),
                                       byref(opts)))
         self._open = True
         self.written = 0
@@ -152,7 +161,7 @@ def stream(self: "Writer", name: str, shape: Sequence[int], parts: Dict[str, Map
     "logical"?}}, their bytes given to the Sink in part-name order."""
     nb = _name(name)
     dims, ndim = shape_array(shape)
-    check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), layout.encode(), dims, ndim))
+    check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), _c(layout, "layout"), dims, ndim))
     if attributes is not None:
         self.set_object_attributes(name, attributes)
     return Sink(self, name, parts)

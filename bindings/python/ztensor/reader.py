@@ -15,11 +15,12 @@ import numpy as np
 from . import _attributes, _composite, _dlpack, _openers
 from ._bulk import MappedBuffer
 from ._dtypes import BY_CODE, numpy_dtype, zt_type_name
-from ._handle import _component_info, _FileHandle, _holding, _is_buffer, _text, is_url
+from ._handle import _component_info, _file_position, _FileHandle, _holding, _is_buffer, _read_result, _text, is_url
 from ._info import ComponentInfo, ObjectInfo, Quantized, SparseCOO, SparseCSR, TensorMetadata
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, Io, IoReadAt, IoStats,
-                   ObjectInfo as _CObjectInfo, OpenOptions, UrlOptions, VerifyCallback,
-                   ZTensorError, ZTensorFileNotFoundError, check, lib, take_string)
+                   ObjectInfo as _CObjectInfo, OpenOptions, UrlOptions, ZTensorError, ZTensorFileNotFoundError,
+                   check, lib, take_string, text_field, verify_file)
+from ._redact import redact_url
 from . import _reader_bulk, _reader_original
 from ._slicing import Index
 from ._table import Table as _Table, read as _read_table
@@ -136,7 +137,8 @@ class Reader(Mapping[str, ObjectValue]):
         elif isinstance(source, (str, os.PathLike)):
             status = lib.zt_open(os.fsencode(source), byref(opts), byref(out))
             if status != ZT_OK and not os.path.exists(source):
-                raise ZTensorFileNotFoundError(os.fsdecode(source), lib.zt_last_error().decode("utf-8", "replace"))
+                raise ZTensorFileNotFoundError(redact_url(os.fsdecode(source)),  # ftp://..., file://...: refused
+                                               lib.zt_last_error().decode("utf-8", "replace"))
             if status != ZT_OK:
                 # A file of a format the library does not read that an
                 # adapter converts (ztensor.torch: a PyTorch .pt/.bin, read by
@@ -179,17 +181,21 @@ class Reader(Mapping[str, ObjectValue]):
         import threading
         lock = threading.Lock()
         fileobj.seek(0, os.SEEK_END)
-        size = fileobj.tell()
+        size = _file_position(fileobj.tell(), f"{type(fileobj).__name__}.tell()")
 
         def read_at(_user: Optional[int], offset: int, length: int, dst: Optional[int],
                     out_len: "ctypes._Pointer[c_size_t]") -> int:
+            # Nothing the file object returns is trusted: a read() of more
+            # than `length` bytes would overflow dst (the library's buffer).
             try:
                 with lock:
-                    fileobj.seek(offset)
-                    data = fileobj.read(length)
+                    where = fileobj.seek(offset)
+                    if where is not None and _file_position(where, "seek()") != offset:
+                        raise ValueError(f"seek({offset}) returned {where}")
+                    data = _read_result(fileobj.read(length), length)
                 n = len(data)
                 if n:
-                    ctypes.memmove(dst or 0, bytes(data), n)
+                    ctypes.memmove(dst or 0, data, n)
                 out_len[0] = n
                 return ZT_OK
             except BaseException as e:  # never unwind through the library
@@ -249,7 +255,7 @@ class Reader(Mapping[str, ObjectValue]):
     def __getitem__(self, name: str) -> ObjectValue:
         obj = self._data_object(name)
         info = self._c_info(obj)
-        fmt = info.format.decode("utf-8", "replace") if info.format else ""
+        fmt = _text(text_field(info, "format")) or ""
         shape = tuple(info.shape[i] for i in range(info.ndim))
         if fmt == "dense":
             return self._array(obj, self._role_index(obj, "data"), shape)
@@ -292,7 +298,7 @@ class Reader(Mapping[str, ObjectValue]):
             attrs = _attributes.from_json_text(take_string(p.value))
         err = c_char_p()
         check(lib.zt_object_error(obj, byref(err)))
-        fmt = _text(info.format) or ""
+        fmt = _text(text_field(info, "format")) or ""
         data = [c for c in comps if c.role == "data"]
         return ObjectInfo(name=name, format=fmt, shape=tuple(info.shape[i] for i in range(info.ndim)),
                           components=comps, attributes=attrs, status=info.status, error=_text(err.value) or "",
@@ -306,7 +312,7 @@ class Reader(Mapping[str, ObjectValue]):
             i = table.index.get(name)
             if i is not None and table.rows["dense"][i]:
                 return "dense"  # from the object table, without a library call
-        return _text(self._c_info(self._object(name)).format) or ""
+        return _text(text_field(self._c_info(self._object(name)), "format")) or ""
 
     @_holding
     def element_type(self, name: str, role: str = "data") -> str:
@@ -320,7 +326,7 @@ class Reader(Mapping[str, ObjectValue]):
                 return zt_type_name(code, table.logical_type(i))
         obj = self._object(name)
         ci = _component_info(obj, self._role_index(obj, role))
-        return zt_type_name(ci.dtype, _text(ci.logical_type))
+        return zt_type_name(ci.dtype, _text(text_field(ci, "logical_type")))
 
     @_holding
     def verify(self, strict: bool = False) -> None:
@@ -328,13 +334,7 @@ class Reader(Mapping[str, ObjectValue]):
         and bool bytes). Raises ZTensorError (with .failures, a list of
         (object, role, status, message)) if anything is wrong."""
         failures: List[Tuple[Optional[str], Optional[str], int, Optional[str]]] = []
-
-        def collect(_user: Optional[int], obj: Optional[bytes], role: Optional[bytes], status: int,
-                    message: Optional[bytes]) -> None:
-            failures.append((_text(obj), _text(role), status, _text(message)))
-
-        cb = VerifyCallback(collect)
-        status = lib.zt_file_verify(self._require_open().ptr, 1 if strict else 0, cb, None)
+        status = verify_file(self._require_open().ptr, strict, failures)
         if status != ZT_OK:
             err = ZTensorError(status, "; ".join(f"{m}" for _, _, _, m in failures) or "verification failed")
             err.failures = failures  # type: ignore[attr-defined]
@@ -347,7 +347,8 @@ class Reader(Mapping[str, ObjectValue]):
     def __repr__(self) -> str:
         n = len(self._names)
         state = "closed" if self._h is None else "open"
-        return f"<ztensor.Reader {self.path or '<memory>'!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
+        shown = redact_url(self.path) if self.path else "<memory>"  # a URL without its credentials (ztensor._redact)
+        return f"<ztensor.Reader {shown!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
 
     # -- objects ---------------------------------------------------------
     @_holding
@@ -458,8 +459,10 @@ class Reader(Mapping[str, ObjectValue]):
         out: List[ComponentInfo] = []
         for i in range(info.component_count):
             ci = _component_info(obj, i)
-            out.append(ComponentInfo(role=_text(ci.role), dtype=_text(ci.dtype_name),
-                                     logical_type=_text(ci.logical_type), encoding=_text(ci.encoding_name),
+            out.append(ComponentInfo(role=_text(text_field(ci, "role") or b""),
+                                     dtype=_text(text_field(ci, "dtype_name") or b""),
+                                     logical_type=_text(text_field(ci, "logical_type")),
+                                     encoding=_text(text_field(ci, "encoding_name") or b""),
                                      offset=ci.offset, length=ci.length, decoded_length=ci.decoded_length,
                                      digest=_text(ci.digest), big_endian=bool(ci.big_endian), status=ci.status))
         return out
@@ -467,12 +470,13 @@ class Reader(Mapping[str, ObjectValue]):
     @staticmethod
     def _role_index(obj: Optional[int], role: str) -> int:
         idx = c_size_t()
-        check(lib.zt_object_component_index(obj, role.encode(), byref(idx)))
+        raw = role.encode("utf-8", "surrogateescape")  # a role may hold NULs: matched whole
+        check(lib.zt_object_component_index_n(obj, raw, len(raw), byref(idx)))
         return idx.value
 
     def _array(self, obj: Optional[int], index: int, shape: Optional[Shape]) -> Array:
         ci = _component_info(obj, index)
-        logical = _text(ci.logical_type)
+        logical = _text(text_field(ci, "logical_type"))
         dt = numpy_dtype(ci.dtype, logical) if ci.dtype in BY_CODE else np.dtype("u1")
         ptr, n = c_void_p(), c_size_t()
         status = lib.zt_component_view(obj, index, byref(ptr), byref(n))

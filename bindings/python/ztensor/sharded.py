@@ -7,10 +7,10 @@ from ctypes import byref, c_char_p, c_size_t, c_void_p
 from typing import Any, Dict, List, Literal, Optional, Tuple
 
 from . import _attributes
-from ._lib import VerifyCallback, ZTensorError, ZT_OK, check, lib, take_string
+from ._lib import ZTensorError, ZT_OK, check, lib, take_string, verify_file
 from ._types import ObjectValue, PathLike
 from ._table import Table as _Table, read as _read_table
-from ._handle import _FileHandle, _text
+from ._handle import _FileHandle
 from .reader import Reader
 
 
@@ -150,15 +150,9 @@ class ShardedReader(Reader):
     def verify(self, strict: bool = False) -> None:
         """Checks every object of every shard, as Reader.verify does."""
         failures: List[Tuple[Optional[str], Optional[str], int, Optional[str]]] = []
-
-        def collect(_user: Optional[int], obj: Optional[bytes], role: Optional[bytes], status: int,
-                    message: Optional[bytes]) -> None:
-            failures.append((_text(obj), _text(role), status, _text(message)))
-
-        cb = VerifyCallback(collect)
         first = ZT_OK
         for f, _ in self._shard_files():
-            status = lib.zt_file_verify(f, 1 if strict else 0, cb, None)
+            status = verify_file(f, strict, failures)
             if first == ZT_OK:
                 first = status
         if first != ZT_OK:

@@ -4,55 +4,18 @@ writer finishes; an exception inside `with Writer(...)` discards the file."""
 import contextlib
 import ctypes
 import os
-from ctypes import byref, c_uint64, c_void_p
+from ctypes import byref, c_void_p
 from types import TracebackType
-from typing import Any, BinaryIO, Callable, Dict, Iterator, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Any, BinaryIO, Callable, Iterator, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
-from . import _attributes, _writer_parts
+from . import _attributes, _writer_composite, _writer_parts
 from ._dtypes import code_for_name, storage_for
-from ._lib import (BlobOptions, QuantParams, WriteCallback, WriterOptions, ZTensorError, check, lib,
-                   shape_array)
-from ._types import Array, ArrayLike, PathLike
-
-_DIGESTS: Dict[Optional[str], int] = {None: 0, "none": 0, "crc32c": 1, "sha256": 2}
-
-
-class _UseDefault:
-    """The writer's default (zstd/digest given to Writer()), as opposed to None."""
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<the Writer's default>"
-
-
-_USE_DEFAULT = _UseDefault()
-
-Digest = Optional[Literal["none", "crc32c", "sha256"]]
-Zstd = Union[None, bool, int]  # None/False: raw, True: zstd at the default level, int: that level
-Shape = Sequence[int]
-
-
-def _digest_code(digest: Optional[str]) -> int:
-    if digest not in _DIGESTS:
-        raise ValueError(f'digest must be None, "crc32c" or "sha256", not {digest!r}')
-    return _DIGESTS[digest]
-
-
-def _name_bytes(name: str) -> bytes:
-    if not isinstance(name, str):
-        raise TypeError(f"object names are str, not {type(name).__name__}")
-    return name.encode("utf-8")
-
-
-def _u64(values: ArrayLike, what: str) -> Array:
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{what} must be integers, got {arr.dtype}")
-    if arr.size and arr.dtype.kind == "i" and arr.min() < 0:
-        raise ValueError(f"{what} has a negative entry")
-    return np.ascontiguousarray(arr, dtype="<u8")
+from ._lib import BlobOptions, WriteCallback, WriterOptions, ZTensorError, check, lib, shape_array
+from ._types import ArrayLike, PathLike
+from ._writer_types import _USE_DEFAULT, Shape, _c_text, _digest_code, _name_bytes, _UseDefault
+from ._writer_types import Digest as Digest, Zstd as Zstd  # re-exported: the option types
 
 
 class WriterClosedError(ZTensorError, ValueError):
@@ -230,7 +193,7 @@ class Writer:
         if not isinstance(digest, _UseDefault):
             opts.digest = _digest_code(digest)
         if logical_type:
-            opts.logical_type = logical_type.encode()
+            opts.logical_type = _c_text(logical_type, "logical type")
         return opts
 
     def _handle(self) -> int:
@@ -297,77 +260,10 @@ class Writer:
         array, dtype = zt_torch._to_numpy(name, tensor)
         self.add(name, array, dtype=options.pop("dtype", dtype), **options)
 
-    def add_sparse_csr(self, name: str, values: Optional[ArrayLike] = None, indices: Optional[ArrayLike] = None,
-                       indptr: Optional[ArrayLike] = None, shape: Optional[Shape] = None, *, matrix: Any = None,
-                       dtype: Optional[str] = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
-                       digest: Union[Digest, _UseDefault] = _USE_DEFAULT, attributes: Any = None) -> None:
-        """Adds a sparse_csr object from (values, indices, indptr, shape) or from
-        a scipy.sparse matrix (matrix=...). Indices are stored as u64.
-
-            w.add_sparse_csr("s", [1.0, 2.0], [0, 2], [0, 1, 2], (2, 3))
-            w.add_sparse_csr("m", matrix=scipy.sparse.random(100, 100, 0.01, format="csr"))
-        """
-        if matrix is not None:
-            m = matrix.tocsr()
-            values, indices, indptr, shape = m.data, m.indices, m.indptr, m.shape
-        if shape is None or len(shape) != 2:
-            raise ValueError("sparse_csr needs a 2-D shape (rows, cols)")
-        if values is None or indices is None or indptr is None:
-            raise ValueError("sparse_csr needs values, indices and indptr (or matrix=)")
-        code, logical, vals = storage_for(values, dtype)
-        idx, ptr = _u64(indices, "indices"), _u64(indptr, "indptr")
-        nb = _name_bytes(name)
-        opts = self._blob_options(zstd, digest, logical)
-        self._check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), int(shape[0]), int(shape[1]), code,
-                                    c_void_p(vals.ctypes.data), vals.size,
-                                    idx.ctypes.data_as(ctypes.POINTER(c_uint64)),
-                                    ptr.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
-        if attributes is not None:
-            self.set_object_attributes(name, attributes)
-
-    def add_sparse_coo(self, name: str, values: ArrayLike, coords: ArrayLike, shape: Shape, *,
-                       dtype: Optional[str] = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
-                       digest: Union[Digest, _UseDefault] = _USE_DEFAULT, attributes: Any = None) -> None:
-        """Adds a sparse_coo object: coords is (ndim, nnz) (or flat, dims first).
-
-            w.add_sparse_coo("c", [5, 7], [[0, 1], [2, 0]], (2, 3))  # (0,2)=5, (1,0)=7
-        """
-        code, logical, vals = storage_for(values, dtype)
-        c = _u64(coords, "coords").reshape(-1)
-        dims, ndim = shape_array(shape)
-        nb = _name_bytes(name)
-        opts = self._blob_options(zstd, digest, logical)
-        self._check(lib.zt_writer_add_coo(self._handle(), nb, len(nb), dims, ndim, code, c_void_p(vals.ctypes.data),
-                                    vals.size, c.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
-        if attributes is not None:
-            self.set_object_attributes(name, attributes)
-
-    def add_quantized(self, name: str, packed_weight: ArrayLike, scales: ArrayLike, zeros: Optional[ArrayLike],
-                      shape: Shape, *, bits: int, group_size: int, packing: str, scales_dtype: Optional[str] = None,
-                      zeros_dtype: Optional[str] = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
-                      digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> None:
-        """Adds a quantized_group object (see ztensor_composite.h for packings):
-        packed_weight int32/uint32 words or uint8 bytes, per-group scales
-        (float; scales_dtype="bf16" for bit patterns) and zeros (None: no
-        zeros component, zero point 2^(bits-1)).
-
-            w.add_quantized("q", packed, scales, None, (rows, cols), bits=4, group_size=128,
-                            packing="8_per_i32")
-        """
-        pcode, _, packed = storage_for(packed_weight)
-        scode, _, sc = storage_for(scales, scales_dtype)
-        p = QuantParams()
-        lib.zt_quant_params_init(byref(p))
-        p.bits, p.group_size, p.packing = int(bits), int(group_size), packing.encode()
-        p.packed_dtype, p.packed, p.packed_len = pcode, c_void_p(packed.ctypes.data), packed.nbytes
-        p.scales_dtype, p.scales, p.scales_len = scode, c_void_p(sc.ctypes.data), sc.nbytes
-        if zeros is not None:
-            zcode, _, zr = storage_for(zeros, zeros_dtype)
-            p.zeros_dtype, p.zeros, p.zeros_len = zcode, c_void_p(zr.ctypes.data), zr.nbytes
-        dims, ndim = shape_array(shape)
-        nb = _name_bytes(name)
-        opts = self._blob_options(zstd, digest)
-        self._check(lib.zt_writer_add_quantized_group(self._handle(), nb, len(nb), dims, ndim, byref(p), byref(opts)))
+    # Composite objects (ztensor/_writer_composite.py).
+    add_sparse_csr = _writer_composite.add_sparse_csr
+    add_sparse_coo = _writer_composite.add_sparse_coo
+    add_quantized = _writer_composite.add_quantized
 
     def add_object(self, name: str, format: Any = None, shape: Any = None,
                    components: Optional[Mapping[str, Union[ArrayLike, Tuple[ArrayLike, Optional[str]]]]] = None,
@@ -392,13 +288,13 @@ class Writer:
         assert components is not None and shape is not None
         nb = _name_bytes(name)
         dims, ndim = shape_array(shape)
-        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), format.encode(), dims, ndim))
+        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), _c_text(format, "format"), dims, ndim))
         for role, value in components.items():
             array, dtype = value if isinstance(value, tuple) else (value, None)
             code, logical, arr = storage_for(array, dtype)
             opts = self._blob_options(zstd, digest, logical)
-            self._check(lib.zt_write_blob(self._handle(), nb, len(nb), role.encode(), code, c_void_p(arr.ctypes.data),
-                                    arr.nbytes, byref(opts)))
+            self._check(lib.zt_write_blob(self._handle(), nb, len(nb), _c_text(role, "role"), code,
+                                          c_void_p(arr.ctypes.data), arr.nbytes, byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
 
@@ -407,7 +303,7 @@ class Writer:
         """Declares an object whose components follow (write_blob_begin ... end, or add_object)."""
         nb = _name_bytes(name)
         dims, ndim = shape_array(shape)
-        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), format.encode(), dims, ndim))
+        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), _c_text(format, "format"), dims, ndim))
 
     def write_blob_begin(self, name: str, role: str, dtype: str, *, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
                          digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> None:
@@ -417,7 +313,7 @@ class Writer:
         code, logical = code_for_name(dtype)
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        check(lib.zt_write_blob_begin(self._handle(), nb, len(nb), role.encode(), code, byref(opts)))
+        check(lib.zt_write_blob_begin(self._handle(), nb, len(nb), _c_text(role, "role"), code, byref(opts)))
         self._stream_dtype: Optional[str] = dtype
 
     def write_blob_append(self, data: Union[ArrayLike, bytes, bytearray, memoryview]) -> None:
