@@ -90,7 +90,7 @@ def load_rank_slices(source: str, plan: Plan, rank: int, world: int, *, framewor
                     part = torch.from_numpy(part)
                 out[name] = part
             return out, set_io_stats(r)
-    from ._safe import safe_open
+    from ._frameworks import safe_open
     with safe_open(source, framework) as f:
         for name, dim in plan.items():
             piece = f.get_slice(name)
