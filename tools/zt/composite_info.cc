@@ -14,7 +14,8 @@ std::string composite_info_text(const zt_object *obj) {
   info.struct_size = sizeof info;
   if (zt_object_get_info(obj, &info) != ZT_OK) return "";
   char line[512];
-  if (!std::strcmp(info.format, "sparse_csr") || !std::strcmp(info.format, "sparse_coo")) {
+  if (!std::strcmp(info.format, "sparse_csr") || !std::strcmp(info.format, "zt.sparse_csr/1") ||
+      !std::strcmp(info.format, "sparse_coo")) {
     zt_sparse_info si{};
     si.struct_size = sizeof si;
     zt_status st = zt_object_sparse_info(obj, &si);
