@@ -96,8 +96,9 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
   // A packed sub-byte type (v2's f4_e2m1, two elements a byte) has no
   // whole-byte element to cut the shape at.
   if (dense_data && c.has_type && c.logical_type == "f4_e2m1")
-    fail(ZT_E_UNSUPPORTED, ctx + ": f4_e2m1 packs two elements a byte; an N-d slice needs whole-byte elements "
-                                 "(read the component, or a byte range of it)");
+    fail(ZT_E_UNSUPPORTED, ctx +
+                               ": f4_e2m1 packs two elements a byte; an N-d slice needs whole-byte elements "
+                               "(read the component, or a byte range of it)");
   const uint64_t total = decoded_size(o, c);
   uint64_t flat_dim = 0;
   const uint64_t *dims = nullptr;
