@@ -15,6 +15,7 @@
 
 #include "ztensor.h"
 #include "ztensor_composite.h"
+#include "ztensor_io.h"
 
 namespace {
 
@@ -224,9 +225,17 @@ TEST(V2Conformance, EveryCaseEndsAsTheCorpusSays) {
   }
 }
 
-// The same bytes through zt_open_memory: the generation is decided by the
-// magic for every opening, and the rules are the same.
-TEST(V2Conformance, MemoryOpeningsAgree) {
+zt_status read_bytes_at(void *user, uint64_t offset, size_t len, void *dst, size_t *out_len) {
+  const auto *b = static_cast<const std::vector<unsigned char> *>(user);
+  std::memcpy(dst, b->data() + offset, len);
+  *out_len = len;
+  return ZT_OK;
+}
+
+// The same bytes through zt_open_memory and zt_open_io (caller callbacks):
+// the generation is decided by the magic for every opening, and the rules
+// are the same.
+TEST(V2Conformance, MemoryAndCallbackOpeningsAgree) {
   for (const Case &c : kCases) {
     if (c.op != Op::Open) continue;
     SCOPED_TRACE(c.name);
@@ -236,16 +245,28 @@ TEST(V2Conformance, MemoryOpeningsAgree) {
     unsigned char buf[65536];
     for (size_t n; (n = std::fread(buf, 1, sizeof buf, in)) > 0;) bytes.insert(bytes.end(), buf, buf + n);
     std::fclose(in);
-    zt_file *f = nullptr;
-    zt_status st = zt_open_memory(bytes.data(), bytes.size(), nullptr, &f);
-    if (c.expect == Expect::Reject) {
-      EXPECT_NE(st, ZT_OK);
-      EXPECT_NE(std::string(zt_last_error()).find(std::string("rejected (") + c.rule + ")"), std::string::npos)
-          << zt_last_error();
-    } else {
-      EXPECT_EQ(st, ZT_OK) << zt_last_error();
+    for (int via_io = 0; via_io < 2; ++via_io) {
+      zt_file *f = nullptr;
+      zt_status st;
+      if (via_io) {
+        zt_io io;
+        zt_io_init(&io);
+        io.user = &bytes;
+        io.size = bytes.size();
+        io.read_at = read_bytes_at;
+        st = zt_open_io(&io, nullptr, &f);
+      } else {
+        st = zt_open_memory(bytes.data(), bytes.size(), nullptr, &f);
+      }
+      if (c.expect == Expect::Reject) {
+        EXPECT_NE(st, ZT_OK) << via_io;
+        EXPECT_NE(std::string(zt_last_error()).find(std::string("rejected (") + c.rule + ")"), std::string::npos)
+            << zt_last_error();
+      } else {
+        EXPECT_EQ(st, ZT_OK) << zt_last_error();
+      }
+      zt_close(f);
     }
-    zt_close(f);
   }
 }
 
