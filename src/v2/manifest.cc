@@ -33,20 +33,25 @@ class Walker {
       reject(Rule::Schema, pre_ + "the manifest root is " + cur_.kind(0) + ", not a map", ZT_E_MANIFEST);
     bool have_objects = false;
     size_t p = h.payload;
+    // Each walker returns where its value ends, so every byte is walked
+    // once (a skip() of a value it then walks again would walk it twice at
+    // every level).
     for (uint64_t i = 0; i < h.arg; ++i) {
-      const size_t kp = p, vp = cur_.skip(kp), end = cur_.skip(vp);
+      const size_t kp = p, vp = cur_.skip(kp);
       const Head k = cur_.head(kp);
       const std::string_view key = k.major == cbor::kText ? cur_.text(k) : std::string_view();
+      size_t end;
       if (k.major == cbor::kText && key == "attributes") {
-        attributes(vp, "the file's 'attributes'");
+        end = attributes(vp, "the file's 'attributes'");
         m.has_attributes = true;
         m.attributes = std::string(cur_.span(vp, end));
       } else if (k.major == cbor::kText && key == "shards") {
-        shards(vp, m);
+        end = shards(vp, m);
       } else if (k.major == cbor::kText && key == "objects") {
         have_objects = true;
-        objects(vp, m);
+        end = objects(vp, m);
       } else {
+        end = cur_.skip(vp);
         m.extra.push_back({std::string(cur_.span(kp, vp)), std::string(cur_.span(vp, end))});
       }
       p = end;
@@ -55,45 +60,54 @@ class Walker {
   }
 
  private:
-  [[noreturn]] void schema(const std::string &m, zt_status s = ZT_OK) { reject(Rule::Schema, pre_ + m, s); }
-
-  void name(std::string_view n, const std::string &what) {
-    if (n.empty()) reject(Rule::Name, pre_ + what + " is empty");
-    if (n.size() > kMaxNameBytes)
-      reject(Rule::Name, pre_ + what + " is " + std::to_string(n.size()) + " bytes long, more than 1024");
-    if (n.find('\0') != std::string_view::npos)
-      reject(Rule::Name, pre_ + what + " '" + printable(std::string(n)) + "' contains U+0000");
+  // Messages are built only when a rule fails: a 100 000-object manifest
+  // that passes must not pay for a string per field. The object and part
+  // being walked are remembered for them.
+  std::string label(const char *field) const {
+    if (!obj_) return field;
+    return (part_ ? where(*obj_, *part_) : where(*obj_)) + (field[0] ? ": " : "") + field;
   }
 
-  Head map_at(size_t pos, const std::string &what) {
+  [[noreturn]] void schema(const std::string &m, zt_status s = ZT_OK) { reject(Rule::Schema, pre_ + m, s); }
+
+  void name(std::string_view n, const char *field) {
+    if (n.size() - 1 < kMaxNameBytes && n.find('\0') == std::string_view::npos) return;  // the common case
+    if (n.empty()) reject(Rule::Name, pre_ + label(field) + " is empty");
+    if (n.size() > kMaxNameBytes)
+      reject(Rule::Name, pre_ + label(field) + " is " + std::to_string(n.size()) + " bytes long, more than 1024");
+    reject(Rule::Name, pre_ + label(field) + " '" + printable(std::string(n)) + "' contains U+0000");
+  }
+
+  Head map_at(size_t pos, const char *field) {
     const Head h = cur_.head(pos);
-    if (h.major != cbor::kMap) schema(what + " is " + cur_.kind(pos) + ", not a map");
+    if (h.major != cbor::kMap) schema(label(field) + " is " + cur_.kind(pos) + ", not a map");
     return h;
   }
 
-  std::string_view text_at(size_t pos, const std::string &what) {
+  std::string_view text_at(size_t pos, const char *field) {
     const Head h = cur_.head(pos);
-    if (h.major != cbor::kText) schema(what + " is " + cur_.kind(pos) + ", not text");
+    if (h.major != cbor::kText) schema(label(field) + " is " + cur_.kind(pos) + ", not text");
     return cur_.text(h);
   }
 
-  uint64_t uint_at(size_t pos, const std::string &what) {
+  uint64_t uint_at(size_t pos, const char *field) {
     const Head h = cur_.head(pos);
-    if (h.major != cbor::kUint) schema(what + " is " + cur_.kind(pos) + ", not an unsigned integer");
+    if (h.major != cbor::kUint) schema(label(field) + " is " + cur_.kind(pos) + ", not an unsigned integer");
     return h.arg;
   }
 
   // §3.1: a map whose keys are text under the name rules; its values are
   // free within what det_cbor.cc admits (no tags).
-  void attributes(size_t pos, const std::string &what) {
-    const Head h = map_at(pos, what);
+  size_t attributes(size_t pos, const char *field) {
+    const Head h = map_at(pos, field);
     size_t p = h.payload;
     for (uint64_t i = 0; i < h.arg; ++i) {
       const Head k = cur_.head(p);
-      if (k.major != cbor::kText) schema("a key of " + what + " is " + cur_.kind(p) + ", not text");
-      name(cur_.text(k), "a key of " + what);
+      if (k.major != cbor::kText) schema("a key of " + label(field) + " is " + cur_.kind(p) + ", not text");
+      name(cur_.text(k), "an attribute key");
       p = cur_.skip(cur_.skip(p));
     }
+    return p;
   }
 
   // "<algorithm>:<lowercase hex>" (§3.4); parsed for the model.
@@ -135,7 +149,7 @@ class Walker {
                                   "' is not 1-64 bytes of A-Z a-z 0-9 . _ - not starting with '.'");
   }
 
-  void shards(size_t pos, Manifest &m) {
+  size_t shards(size_t pos, Manifest &m) {
     const Head h = map_at(pos, "'shards'");
     size_t p = h.payload;
     for (uint64_t i = 0; i < h.arg; ++i) {
@@ -146,18 +160,22 @@ class Walker {
       shard_name(e.name, "shard name");
       const size_t vp = cur_.skip(p);
       const std::string what = "shard '" + e.name + "'";
-      const Head v = map_at(vp, what);
+      const Head v = cur_.head(vp);
+      if (v.major != cbor::kMap) schema(what + " is " + cur_.kind(vp) + ", not a map");
       bool have_size = false, have_digest = false;
       size_t q = v.payload;
       for (uint64_t j = 0; j < v.arg; ++j) {
         const size_t fk = q, fv = cur_.skip(fk);
         const Head kh = cur_.head(fk);
         const std::string_view key = kh.major == cbor::kText ? cur_.text(kh) : std::string_view();
+        const Head vh = cur_.head(fv);
         if (key == "size") {
-          e.size = uint_at(fv, what + ": 'size'");
+          if (vh.major != cbor::kUint) schema(what + ": 'size' is " + cur_.kind(fv) + ", not an unsigned integer");
+          e.size = vh.arg;
           have_size = true;
         } else if (key == "digest") {
-          e.digest = std::string(text_at(fv, what + ": 'digest'"));
+          if (vh.major != cbor::kText) schema(what + ": 'digest' is " + cur_.kind(fv) + ", not text");
+          e.digest = std::string(cur_.text(vh));
           digest(e.digest, what + ": 'digest'", nullptr);
           have_digest = true;
         }
@@ -172,9 +190,10 @@ class Walker {
     // Keys are in encoded order (shorter first); lookups want name order.
     std::sort(m.shards.begin(), m.shards.end(),
               [](const Manifest::ShardEntry &a, const Manifest::ShardEntry &b) { return a.name < b.name; });
+    return p;
   }
 
-  void objects(size_t pos, Manifest &m) {
+  size_t objects(size_t pos, Manifest &m) {
     const Head h = map_at(pos, "'objects'");
     m.objects.reserve(static_cast<size_t>(h.arg));
     size_t p = h.payload;
@@ -184,81 +203,89 @@ class Walker {
       m.objects.emplace_back();
       Object &o = m.objects.back();
       o.name = std::string(cur_.text(k));
-      name(o.name, "object name");
-      const size_t vp = cur_.skip(p);
-      object(vp, o);
-      p = cur_.skip(vp);
+      name(o.name, "an object name");
+      obj_ = &o.name;
+      p = object(cur_.skip(p), o);
+      obj_ = nullptr;
     }
+    return p;
   }
 
-  void object(size_t pos, Object &o) {
-    const std::string what = where(o.name);
-    const Head h = map_at(pos, what);
+  size_t object(size_t pos, Object &o) {
+    const Head h = map_at(pos, "");
     bool have_shape = false, have_parts = false;
     size_t p = h.payload;
-    size_t parts_at = 0;
     for (uint64_t i = 0; i < h.arg; ++i) {
-      const size_t kp = p, vp = cur_.skip(kp), end = cur_.skip(vp);
+      const size_t kp = p, vp = cur_.skip(kp);
       const Head k = cur_.head(kp);
       const std::string_view key = k.major == cbor::kText ? cur_.text(k) : std::string_view();
+      size_t end = 0;
       if (k.major == cbor::kText && key == "shape") {
         const Head a = cur_.head(vp);
-        if (a.major != cbor::kArray) schema(what + ": 'shape' is " + cur_.kind(vp) + ", not an array");
+        if (a.major != cbor::kArray) schema(label("'shape'") + " is " + cur_.kind(vp) + ", not an array");
         if (a.arg > kMaxRank)
-          reject(Rule::Shape, pre_ + what + ": rank " + std::to_string(a.arg) + " is above the limit of 64");
+          reject(Rule::Shape, pre_ + label("rank ") + std::to_string(a.arg) + " is above the limit of 64");
         size_t q = a.payload;
         for (uint64_t d = 0; d < a.arg; ++d) {
-          o.shape.push_back(uint_at(q, what + ": a 'shape' entry"));
+          o.shape.push_back(uint_at(q, "a 'shape' entry"));
           q = cur_.skip(q);
         }
+        end = q;
         have_shape = true;
       } else if (k.major == cbor::kText && key == "layout") {
-        o.format = std::string(text_at(vp, what + ": 'layout'"));
+        o.format = std::string(text_at(vp, "'layout'"));
         o.has_format = true;
+        end = cur_.skip(vp);  // a text: its head says where it ends
       } else if (k.major == cbor::kText && key == "attributes") {
-        attributes(vp, what + ": 'attributes'");
+        end = attributes(vp, "'attributes'");
         o.has_attributes = true;
         o.attributes = std::string(cur_.span(vp, end));
       } else if (k.major == cbor::kText && key == "parts") {
-        map_at(vp, what + ": 'parts'");
-        parts_at = vp;
+        end = parts(vp, o);
         have_parts = true;
       } else {
+        end = cur_.skip(vp);
         o.extra.push_back({std::string(cur_.span(kp, vp)), std::string(cur_.span(vp, end))});
       }
       p = end;
     }
-    if (!have_shape) schema(what + " has no 'shape'");
-    if (!o.has_format) schema(what + " has no 'layout'");
-    if (!have_parts) schema(what + " has no 'parts'");
+    if (!have_shape) schema(label("") + " has no 'shape'");
+    if (!o.has_format) schema(label("") + " has no 'layout'");
+    if (!have_parts) schema(label("") + " has no 'parts'");
     auto numel = shape_numel(o.shape);
-    if (!numel) reject(Rule::Shape, pre_ + what + ": the product of the shape overflows 64 bits");
+    if (!numel) reject(Rule::Shape, pre_ + label("the product of the shape overflows 64 bits"));
     o.numel = *numel;
-    parts(parts_at, o);
+    // Keys come shortest first: "parts" before "shape" and "layout", so
+    // the types are mapped once the object is whole.
+    for (Component &c : o.components) {
+      part_ = &c.role;
+      map_types(o, c);
+    }
+    part_ = nullptr;
+    return p;
   }
 
-  void parts(size_t pos, Object &o) {
-    const Head h = cur_.head(pos);
-    if (h.arg == 0) schema(where(o.name) + ": 'parts' is empty (an object has at least one)");
+  size_t parts(size_t pos, Object &o) {
+    const Head h = map_at(pos, "'parts'");
+    if (h.arg == 0) schema(label("'parts' is empty (an object has at least one)"));
     o.components.reserve(static_cast<size_t>(h.arg));
     size_t p = h.payload;
     for (uint64_t i = 0; i < h.arg; ++i) {
       const Head k = cur_.head(p);
-      if (k.major != cbor::kText)
-        schema(where(o.name) + ": a part name is " + std::string(cur_.kind(p)) + ", not text");
+      if (k.major != cbor::kText) schema(label("a part name is ") + cur_.kind(p) + ", not text");
       o.components.emplace_back();
       Component &c = o.components.back();
       c.role = std::string(cur_.text(k));
-      name(c.role, where(o.name) + ": part name");
-      const size_t vp = cur_.skip(p);
-      part(vp, o, c);
-      p = cur_.skip(vp);
+      name(c.role, "a part name");
+      part_ = &c.role;
+      p = part(cur_.skip(p), c);
+      part_ = nullptr;
     }
+    return p;
   }
 
-  void part(size_t pos, const Object &o, Component &c) {
-    const std::string what = where(o.name, c.role);
-    const Head h = map_at(pos, what);
+  size_t part(size_t pos, Component &c) {
+    const Head h = map_at(pos, "");
     bool have_dtype = false, have_blob = false;
     bool have_encoding = false;
     size_t p = h.payload;
@@ -269,56 +296,57 @@ class Walker {
       if (k.major != cbor::kText) {
         c.extra.push_back({std::string(cur_.span(kp, vp)), std::string(cur_.span(vp, end))});
       } else if (key == "dtype") {
-        c.dtype_name = std::string(text_at(vp, what + ": 'dtype'"));
+        c.dtype_name = std::string(text_at(vp, "'dtype'"));
         c.dtype = storage_dtype(c.dtype_name);
         if (c.dtype == ZT_DTYPE_UNKNOWN)
-          schema(what + ": dtype '" + printable(c.dtype_name) + "' is not one of the 12 storage types", ZT_E_DTYPE);
+          schema(label("dtype '") + printable(c.dtype_name) + "' is not one of the 12 storage types", ZT_E_DTYPE);
         have_dtype = true;
       } else if (key == "type") {
-        c.logical_type = std::string(text_at(vp, what + ": 'type'"));
+        c.logical_type = std::string(text_at(vp, "'type'"));
         c.has_type = true;
       } else if (key == "blob") {
         const Head a = cur_.head(vp);
-        if (a.major != cbor::kArray) schema(what + ": 'blob' is " + cur_.kind(vp) + ", not an array");
+        if (a.major != cbor::kArray) schema(label("'blob'") + " is " + cur_.kind(vp) + ", not an array");
         if (a.arg != 2)
-          schema(what + ": 'blob' has " + std::to_string(a.arg) + " elements, not exactly [offset, length]");
-        c.offset = uint_at(a.payload, what + ": the blob offset");
-        c.length = uint_at(cur_.skip(a.payload), what + ": the blob length");
+          schema(label("'blob'") + " has " + std::to_string(a.arg) + " elements, not exactly [offset, length]");
+        c.offset = uint_at(a.payload, "the blob offset");
+        c.length = uint_at(cur_.skip(a.payload), "the blob length");
         have_blob = true;
       } else if (key == "shard") {
-        c.shard = std::string(text_at(vp, what + ": 'shard'"));
-        shard_name(c.shard, what + ": shard");
+        c.shard = std::string(text_at(vp, "'shard'"));
+        if (!shard_name_ok(c.shard)) shard_name(c.shard, label("shard"));
       } else if (key == "encoding") {
-        c.encoding_name = std::string(text_at(vp, what + ": 'encoding'"));
+        c.encoding_name = std::string(text_at(vp, "'encoding'"));
         have_encoding = true;
       } else if (key == "decoded_length") {
-        c.uncompressed_length = uint_at(vp, what + ": 'decoded_length'");
+        c.uncompressed_length = uint_at(vp, "'decoded_length'");
         c.has_uncompressed_length = true;
       } else if (key == "digest") {
-        digest(text_at(vp, what + ": 'digest'"), what + ": 'digest'", &c);
+        const std::string_view d = text_at(vp, "'digest'");
+        digest(d, label("'digest'"), &c);
       } else {
         c.extra.push_back({std::string(cur_.span(kp, vp)), std::string(cur_.span(vp, end))});
       }
       p = end;
     }
-    if (!have_dtype) schema(what + " has no 'dtype'");
-    if (!have_blob) schema(what + " has no 'blob'");
+    if (!have_dtype) schema(label("") + " has no 'dtype'");
+    if (!have_blob) schema(label("") + " has no 'blob'");
     if (have_encoding != c.has_uncompressed_length)
-      schema(what + ": 'decoded_length' must be present exactly when 'encoding' is");
-    map_types(o, c, have_encoding);
+      schema(label("'decoded_length' must be present exactly when 'encoding' is"));
+    return p;
   }
 
   // Dtype, logical type and encoding onto the model; what this library
   // cannot decode stays readable structurally (ZT_E_UNSUPPORTED for typed
   // reads, naming the id).
-  void map_types(const Object &o, Component &c, bool encoded) {
-    const std::string what = where(o.name, c.role);
+  void map_types(const Object &o, Component &c) {
+    const bool encoded = c.has_uncompressed_length;
     c.digest_of_decoded = true;
     if (c.has_type) {
       const LogicalTypeDef *t = find_logical_type(c.logical_type);
       if (t) {
         if (t->storage != c.dtype)
-          schema(what + ": logical type '" + c.logical_type + "' requires dtype " + dtype_name(t->storage) + ", not " +
+          schema(label("logical type '") + c.logical_type + "' requires dtype " + dtype_name(t->storage) + ", not " +
                      c.dtype_name,
                  ZT_E_DTYPE);
         c.dtype = t->model_dtype;
@@ -328,29 +356,28 @@ class Walker {
         // dense object's, when it is odd.
         if (t->check == kF4Padding && !(o.format == "dense" && o.numel % 2 == 1)) c.content_check = kNoCheck;
       } else {
-        unsupported(c, what + ": logical type '" + printable(c.logical_type) +
+        unsupported(c, label("logical type '") + printable(c.logical_type) +
                            "' is not one this library knows; its bytes are readable only structurally "
                            "(zt_component_read_stored)");
       }
     }
     if (encoded) {
       c.decoded_length = c.uncompressed_length;
-      if (find_encoding(c.encoding_name)) {
-        c.encoding = ZT_ENCODING_UNKNOWN;  // a registered decoder goes here
-      } else {
-        c.encoding = ZT_ENCODING_UNKNOWN;
-        unsupported(c, what + ": encoding '" + printable(c.encoding_name) +
+      c.encoding = ZT_ENCODING_UNKNOWN;
+      // A registered encoding (find_encoding) gets its decoder in the
+      // reader; none is registered yet, so every encoded part is structural.
+      if (!find_encoding(c.encoding_name))
+        unsupported(c, label("encoding '") + printable(c.encoding_name) +
                            "' is not one this library decodes; its stored bytes are readable only structurally "
                            "(zt_component_read_stored)");
-      }
     } else {
       c.encoding = ZT_ENCODING_RAW;
       c.encoding_name = "raw";
       c.decoded_length = c.length;
     }
     if (!c.shard.empty())
-      unsupported(c, what + ": its bytes are in shard '" + c.shard +
-                         "', another file; this library does not resolve shards yet");
+      unsupported(
+          c, label("its bytes are in shard '") + c.shard + "', another file; this library does not resolve shards yet");
   }
 
   static void unsupported(Component &c, const std::string &m) {
@@ -361,6 +388,8 @@ class Walker {
 
   Cursor cur_;
   const std::string &pre_;
+  const std::string *obj_ = nullptr;
+  const std::string *part_ = nullptr;
 };
 
 }  // namespace

@@ -28,20 +28,20 @@ void validate_manifest(const Manifest &m, uint64_t manifest_offset, uint64_t man
   };
   for (const Object &o : m.objects) {
     for (const Component &c : o.components) {
-      const std::string ctx = pre + where(o.name, c.role) + ": ";
+      auto ctx = [&] { return pre + where(o.name, c.role) + ": "; };
       if (c.offset % kAlignFloor != 0 || c.offset < kAlignFloor)
         reject(Rule::BlobAlignment,
-               ctx + "blob offset " + std::to_string(c.offset) + " is not a multiple of 4096 at or after 4096");
+               ctx() + "blob offset " + std::to_string(c.offset) + " is not a multiple of 4096 at or after 4096");
       uint32_t file = 0;
       uint64_t region_end = m.data_end;
       if (!c.shard.empty()) {
         file = shard_index(c.shard);
         if (file == 0)
-          reject(Rule::ShardRef, ctx + "names shard '" + c.shard + "', which the shard table does not declare");
+          reject(Rule::ShardRef, ctx() + "names shard '" + c.shard + "', which the shard table does not declare");
         region_end = m.shards[file - 1].size - kFooterSize;  // size >= 48 (v2/manifest.cc)
       }
       if (c.length > region_end || c.offset > region_end - c.length)
-        reject(Rule::BlobBounds, ctx + "blob [" + std::to_string(c.offset) + ", +" + std::to_string(c.length) +
+        reject(Rule::BlobBounds, ctx() + "blob [" + std::to_string(c.offset) + ", +" + std::to_string(c.length) +
                                      ") runs past the data region of " +
                                      (c.shard.empty() ? std::string("this file") : "shard '" + c.shard + "'") +
                                      " (ends at " + std::to_string(region_end) + ")");
