@@ -4,7 +4,10 @@
 // is removed or loosened fails a test. The corpus of the original
 // implementation runs in v2_conformance_test.cc.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -506,6 +509,58 @@ TEST(V2Layouts, SparseCsrThroughTheCompositeApi) {
                                                         {"indptr", part("u32", 8192, 12)},
                                                         {"values", part("f32", 12288, 12)}})}})),
                 "LayoutRule");
+}
+
+}  // namespace
+
+namespace {
+
+// zt_migrate rewrites a v2 file as 1.2: a bool part becomes the 1.2 dtype
+// bool (no logical type left over), an xxh3 digest a crc32c one.
+TEST(V2Migrate, BoolAndXxh3BecomeTheir1xForms) {
+  auto img = assemble(
+      4100,
+      manifest({{"b", dense("u8", {4}, 4096, 4, {{"type", t("bool")}, {"digest", t("xxh3:0000000000000000")}})}}));
+  plant(img, 4096, {0, 1, 1, 0});
+  // The digest must match for the copy to be made: compute it.
+  {
+    const uint64_t h = XXH3_64bits(img.data() + 4096, 4);
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    img = assemble(
+        4100,
+        manifest({{"b", dense("u8", {4}, 4096, 4, {{"type", t("bool")}, {"digest", t(std::string("xxh3:") + hex)}})}}));
+    plant(img, 4096, {0, 1, 1, 0});
+  }
+  char in[] = "/tmp/zt-v2-migrate-XXXXXX";
+  int fd = mkstemp(in);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, img.data(), img.size()), static_cast<ssize_t>(img.size()));
+  close(fd);
+  const std::string out = std::string(in) + ".out.zt";
+  zt_migrate_options mo;
+  zt_migrate_options_init(&mo);
+  ASSERT_EQ(zt_migrate(in, out.c_str(), &mo), ZT_OK) << zt_last_error();
+  zt_file *f = nullptr;
+  ASSERT_EQ(zt_open(out.c_str(), nullptr, &f), ZT_OK) << zt_last_error();
+  const char *version = nullptr;
+  ASSERT_EQ(zt_file_version(f, &version), ZT_OK);
+  EXPECT_STREQ(version, "1.2.0");
+  const zt_object *o = nullptr;
+  ASSERT_EQ(zt_file_object_by_name(f, "b", 1, &o), ZT_OK);
+  zt_component_info ci{};
+  ci.struct_size = sizeof ci;
+  ASSERT_EQ(zt_object_component(o, 0, &ci), ZT_OK);
+  EXPECT_EQ(ci.dtype, ZT_BOOL);
+  EXPECT_EQ(ci.logical_type, nullptr);
+  EXPECT_EQ(ci.digest_alg, ZT_DIGEST_CRC32C);
+  uint8_t buf[4];
+  size_t n = 0;
+  ASSERT_EQ(zt_component_read(o, 0, buf, 4, &n), ZT_OK);
+  EXPECT_EQ(buf[2], 1);
+  zt_close(f);
+  unlink(in);
+  unlink(out.c_str());
 }
 
 }  // namespace
