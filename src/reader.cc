@@ -223,6 +223,12 @@ size_t Reader::read_stored(const Object &o, const Component &c, void *dst, size_
   if (!c.shard.empty())
     fail(ZT_E_UNSUPPORTED, ctx_of(o, c) + ": its bytes are in shard '" + c.shard +
                                "', another file; this library does not resolve shards yet");
+  // Structural access passes over what this library cannot interpret
+  // (ZT_E_UNSUPPORTED), never over damage: a blob out of bounds, say.
+  if (c.status != ZT_OK && c.status != ZT_E_UNSUPPORTED) fail(c.status, c.error);
+  if (c.offset > source_->size() || c.length > source_->size() - c.offset)
+    fail(ZT_E_BOUNDS, ctx_of(o, c) + ": blob [" + std::to_string(c.offset) + ", +" + std::to_string(c.length) +
+                          ") is not inside the file");
   if (capacity < c.length)
     fail(ZT_E_BUFFER_TOO_SMALL,
          ctx_of(o, c) + ": needs " + std::to_string(c.length) + " bytes, buffer has " + std::to_string(capacity));
