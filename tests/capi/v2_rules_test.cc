@@ -15,6 +15,7 @@
 #include "v2_image.h"
 #include "ztensor.h"
 #include "ztensor_composite.h"
+#include "ztensor_set.h"
 
 using namespace v2img;
 
@@ -561,6 +562,41 @@ TEST(V2Migrate, BoolAndXxh3BecomeTheir1xForms) {
   zt_close(f);
   unlink(in);
   unlink(out.c_str());
+}
+
+}  // namespace
+
+namespace {
+
+// A sharded set (zt_open_set, a JSON index) whose files are format v2: each
+// shard is opened by the same zt_open, the generation decided by its magic.
+TEST(V2Set, V2FilesServeAsTheShardsOfASet) {
+  char dir[] = "/tmp/zt-v2-set-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string d = dir;
+  auto put = [&](const std::string &name, const std::vector<uint8_t> &b) {
+    FILE *f = std::fopen((d + "/" + name).c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(b.data(), 1, b.size(), f), b.size());
+    std::fclose(f);
+  };
+  auto one = assemble(4104, manifest({{"a", dense("u8", {8}, 4096, 8)}}), 0x11);
+  auto two = assemble(4104, manifest({{"b", dense("u8", {8}, 4096, 8)}}), 0x22);
+  put("m-1.zt", one);
+  put("m-2.zt", two);
+  const std::string index = R"({"weight_map": {"a": "m-1.zt", "b": "m-2.zt"}})";
+  put("m.zt.index.json", std::vector<uint8_t>(index.begin(), index.end()));
+  zt_set *s = nullptr;
+  ASSERT_EQ(zt_open_set((d + "/m.zt.index.json").c_str(), nullptr, &s), ZT_OK) << zt_last_error();
+  const zt_object *b = nullptr;
+  ASSERT_EQ(zt_set_object_by_name(s, "b", 1, &b), ZT_OK) << zt_last_error();
+  uint8_t buf[8];
+  size_t n = 0;
+  ASSERT_EQ(zt_component_read(b, 0, buf, 8, &n), ZT_OK);
+  EXPECT_EQ(buf[0], 0x22);
+  zt_set_close(s);
+  for (const char *f : {"m-1.zt", "m-2.zt", "m.zt.index.json"}) unlink((d + "/" + f).c_str());
+  rmdir(dir);
 }
 
 }  // namespace
