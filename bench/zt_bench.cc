@@ -2,9 +2,11 @@
 // run (issue 6). Prints a Markdown table of ratios; bench/run.sh builds it
 // and writes bench/RESULTS.md. Usage:
 //   zt_bench [--dir D] [--reps N] [--big] [--stream-gib G] [--numpy-script P] [--only WORKLOAD]
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <cmath>
@@ -294,9 +296,30 @@ void bench_v2_views(const Config &cfg, const std::string &path12, const std::str
 // Format v2 against our 1.2 path: the same tensors written both ways in
 // this run (v2_file.h), read the same ways, 1.2 as the baseline. The ratio
 // is 1.2's time over v2's (≥ 1: v2 at least as fast).
+// Puts a file's pages in the page cache the way a reader finds them: written
+// back, dropped, read again (readahead's folios). How a file was written
+// decides the folio sizes of its cached pages otherwise, and mapping small
+// folios costs copy-reads up to twice the kernel time: a comparison of two
+// files written by two different writers would measure the writers.
+void recache(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) die("cannot open " + path);
+  ::fsync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  std::vector<uint8_t> buf(size_t{8} << 20);
+  for (off_t at = 0;;) {
+    ssize_t n = ::pread(fd, buf.data(), buf.size(), at);
+    if (n <= 0) break;
+    at += n;
+  }
+  ::close(fd);
+}
+
 void bench_v2_copy_read(const Config &cfg, const std::string &path12, const Workload &w) {
   const std::string path2 = cfg.dir + "/" + w.name + ".v2.zt";
   write_v2(w, path2);
+  recache(path12);
+  recache(path2);
   Slots s12 = make_slots(path12), s2 = make_slots(path2);
   auto [t12, t2] = paired(
       cfg.reps, [&] { read_each(path12, s12, 1); }, [&] { read_each(path2, s2, 1); });
@@ -334,6 +357,8 @@ void bench_v2_views(const Config &cfg, const std::string &path12, const std::str
 void bench_v2_open(const Config &cfg, const std::string &path12, const Workload &w) {
   const std::string path2 = cfg.dir + "/" + w.name + ".v2.zt";
   write_v2(w, path2);
+  recache(path12);
+  recache(path2);
   auto open_only = [](const std::string &path) {
     return [path] {
       zt_file *f = open_zt(path, 0);
