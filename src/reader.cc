@@ -18,6 +18,9 @@
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/size_cast.h"
+#include "v2/manifest.h"
+#include "v2/rule.h"
+#include "v2/vocab.h"
 
 namespace zt {
 namespace {
@@ -118,6 +121,16 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
     return;
   }
   ManifestLocation loc = locate_manifest(*source_, opts_.max_manifest_size);
+  if (loc.container == Container::V2) {
+    // Format v2 (src/v2/): its own manifest rules, the same model after.
+    // The thread reads only what the parsed manifest's parts cover (a data
+    // shard has none: nothing is read ahead).
+    start_prefetch(sizeof kMagicV1, loc.data_shard ? source_->size() - 40 : loc.offset);
+    manifest_ = v2::read_manifest(*source_, loc);
+    if (prefetcher_) prefetcher_->settle(manifest_);
+    init_verify_slots();
+    return;
+  }
   // Before the manifest is parsed: the thread reads the components of the
   // objects decoded so far meanwhile (on_early_object), then, once it is
   // parsed, those of every object, in file order. Blobs lie between the
@@ -199,9 +212,49 @@ unsigned Reader::threads() const {
   return hc ? hc : 1;
 }
 
-void Reader::check_readable(const Object &o, const Component &c) const {
+void Reader::check_status(const Object &o, const Component &c) const {
   if (c.status != ZT_OK) fail(c.status, c.error);
   if (o.status != ZT_OK) fail(o.status, o.error);
+}
+
+void Reader::check_readable(const Object &o, const Component &c) const {
+  check_status(o, c);
+  if (c.content_check) check_content(o, c);
+}
+
+// A v2 logical type's content rule (bool bytes 0/1, the f4_e2m1 padding
+// nibble), checked before any typed read or verify hands its bytes out.
+void Reader::check_content(const Object &o, const Component &c) const {
+  const std::string ctx = "'" + source_->path() + "': " + ctx_of(o, c);
+  if (c.content_check == v2::kF4Padding) {
+    if (c.length == 0) return;
+    uint8_t last;
+    source_->read(c.offset + c.length - 1, 1, &last);
+    v2::check_content(c, &last, 1, c.length - 1, c.length, ctx);
+    return;
+  }
+  uint64_t base = 0;
+  for_each_stored_piece(c, [&](const uint8_t *p, size_t n) {
+    v2::check_content(c, p, n, base, c.length, ctx);
+    base += n;
+  });
+}
+
+size_t Reader::read_stored(const Object &o, const Component &c, void *dst, size_t capacity) const {
+  if (!c.shard.empty())
+    fail(ZT_E_UNSUPPORTED, ctx_of(o, c) + ": its bytes are in shard '" + c.shard +
+                               "', another file; this library does not resolve shards yet");
+  // Structural access passes over what this library cannot interpret
+  // (ZT_E_UNSUPPORTED), never over damage: a blob out of bounds, say.
+  if (c.status != ZT_OK && c.status != ZT_E_UNSUPPORTED) fail(c.status, c.error);
+  if (c.offset > source_->size() || c.length > source_->size() - c.offset)
+    fail(ZT_E_BOUNDS, ctx_of(o, c) + ": blob [" + std::to_string(c.offset) + ", +" + std::to_string(c.length) +
+                          ") is not inside the file");
+  if (capacity < c.length)
+    fail(ZT_E_BUFFER_TOO_SMALL,
+         ctx_of(o, c) + ": needs " + std::to_string(c.length) + " bytes, buffer has " + std::to_string(capacity));
+  source_->read(c.offset, static_cast<size_t>(c.length), dst);
+  return static_cast<size_t>(c.length);
 }
 
 size_t Reader::component_slot(const Object &o, const Component &c) const {
@@ -222,10 +275,16 @@ void Reader::mark_verified(const Object &o, const Component &c) const {
 }
 
 std::string Reader::digest_mismatch_message(const Object &o, const Component &c, const std::string &got) const {
-  const char *alg = c.parsed_digest.alg == ZT_DIGEST_SHA256 ? "sha256" : "crc32c";
-  return "'" + source_->path() + "': " + ctx_of(o, c) + ": verify-on-read: " + alg +
-         " digest mismatch: manifest says " + c.digest + ", stored bytes [" + std::to_string(c.offset) + ", +" +
-         std::to_string(c.length) + ") give " + got;
+  const char *alg = c.parsed_digest.alg == ZT_DIGEST_SHA256 ? "sha256"
+                    : c.parsed_digest.alg == ZT_DIGEST_XXH3 ? "xxh3"
+                                                            : "crc32c";
+  // v2 names the rule; its digests cover decoded bytes, which for the raw
+  // parts this library decodes are the stored ones.
+  const std::string what = std::string(alg) + " digest mismatch: manifest says " + c.digest + ", " +
+                           (c.digest_of_decoded ? "decoded" : "stored") + " bytes [" + std::to_string(c.offset) +
+                           ", +" + std::to_string(c.length) + ") give " + got;
+  return "'" + source_->path() + "': " + ctx_of(o, c) +
+         ": verify-on-read: " + (c.digest_of_decoded ? v2::rejected(v2::Rule::Digest, what) : what);
 }
 
 void Reader::check_digest(const Object &o, const Component &c) const {
@@ -268,7 +327,7 @@ const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &sc
 }
 
 uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
-  check_readable(o, c);
+  check_status(o, c);
   if (c.decoded_known) return c.decoded_length;
   std::vector<uint8_t> stored;
   const uint8_t *p = stored_bytes(c, stored);
@@ -652,9 +711,10 @@ zt_verify_result Reader::verify_stored(const Object &o, const Component &c, bool
       if (!d.finish_matches(c.parsed_digest)) {
         Digester again(c.parsed_digest.alg);
         for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { again.update(p, n); });
-        fail(ZT_E_DIGEST_MISMATCH, ctx + ": digest mismatch: manifest says " + c.digest + ", stored bytes [" +
-                                       std::to_string(c.offset) + ", +" + std::to_string(c.length) + ") give " +
-                                       again.finish_string());
+        const std::string what = "digest mismatch: manifest says " + c.digest + ", " +
+                                 (c.digest_of_decoded ? "decoded" : "stored") + " bytes [" + std::to_string(c.offset) +
+                                 ", +" + std::to_string(c.length) + ") give " + again.finish_string();
+        fail(ZT_E_DIGEST_MISMATCH, ctx + ": " + (c.digest_of_decoded ? v2::rejected(v2::Rule::Digest, what) : what));
       }
       result = ZT_VERIFY_OK;
       mark_verified(o, c);  // a later read (verify-on-read) need not check again

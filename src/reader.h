@@ -73,8 +73,15 @@ class Reader {
   const ReaderOptions &options() const { return opts_; }
   unsigned threads() const;
 
-  // Throws the component's (or object's) recorded damage, if any.
+  // Throws the component's (or object's) recorded damage, if any, and (v2)
+  // a breach of its logical type's content rule: what every typed read and
+  // verify checks first.
   void check_readable(const Object &o, const Component &c) const;
+  // Only the recorded damage.
+  void check_status(const Object &o, const Component &c) const;
+  // The stored bytes, as they are in the file, whatever the encoding or
+  // logical type (v2 structural access; zt_component_read_stored).
+  size_t read_stored(const Object &o, const Component &c, void *dst, size_t capacity) const;
 
   // Decoded size; for legacy zstd of unknown size this decodes (bounded).
   uint64_t decoded_size(const Object &o, const Component &c) const;
@@ -132,6 +139,7 @@ class Reader {
  private:
   Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool foreign_ok = false);
   void init_verify_slots();
+  void check_content(const Object &o, const Component &c) const;
   void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n, const Source &src) const;
   size_t component_slot(const Object &o, const Component &c) const;
   // Digest over the stored bytes; throws ZT_E_DIGEST_MISMATCH.
