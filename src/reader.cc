@@ -105,12 +105,13 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
     ForeignLimits fl;
     fl.max_header = opts_.max_manifest_size;
     fl.max_decoded_size = opts_.max_decoded_size;
+    fl.max_decoded_size_set = opts_.max_decoded_size != kDefaultMaxDecodedSize;
     ForeignFile ff = open_foreign(std::move(source_), fl);
     source_ = std::move(ff.source);
     manifest_ = std::move(ff.manifest);
     init_verify_slots();
-    // The header is parsed by now; the tensors follow it (or, decoded at
-    // open, are not read from the file again: nothing to prefetch).
+    // The header is parsed by now; the tensors follow it (or, decoded on
+    // first read, are read through the parser: nothing to prefetch).
     if (!manifest_.foreign_decoded) start_prefetch(0, source_->size());
     return;
   }
@@ -181,9 +182,16 @@ unsigned Reader::threads() const {
   return hc ? hc : 1;
 }
 
-void Reader::check_readable(const Object &o, const Component &c) const {
+void Reader::check_status(const Object &o, const Component &c) const {
   if (c.status != ZT_OK) fail(c.status, c.error);
   if (o.status != ZT_OK) fail(o.status, o.error);
+}
+
+void Reader::check_readable(const Object &o, const Component &c) const {
+  check_status(o, c);
+  // Every path to a component's bytes passes here: a foreign file's
+  // decode-on-read tensor is decoded now (opening and listing never do).
+  source_->materialize(c.offset, c.length);
 }
 
 size_t Reader::component_slot(const Object &o, const Component &c) const {
@@ -250,8 +258,9 @@ const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &sc
 }
 
 uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
-  check_readable(o, c);
+  check_status(o, c);
   if (c.decoded_known) return c.decoded_length;
+  source_->materialize(c.offset, c.length);
   std::vector<uint8_t> stored;
   const uint8_t *p = stored_bytes(c, stored);
   // One frame that records its size: believed here (bounded by the limit),

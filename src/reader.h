@@ -22,12 +22,17 @@ class Prefetcher;
 // than the host's, so reads swap them and views are refused (util/endian.h).
 bool needs_swap(const Component &c);
 
+// max_decoded_size's default. Left at it, a foreign file's decode-on-read
+// tensors together are bounded by a multiple of the file's size instead
+// (foreign/open_foreign.h); set to anything else, it raises that bound.
+constexpr uint64_t kDefaultMaxDecodedSize = uint64_t{64} << 30;
+
 struct ReaderOptions {
   zt_access access = ZT_ACCESS_MMAP;
   bool strict = false;
   unsigned threads = 0;  // 0 = hardware concurrency
   uint64_t max_manifest_size = kMaxManifestSize;
-  uint64_t max_decoded_size = uint64_t{64} << 30;
+  uint64_t max_decoded_size = kDefaultMaxDecodedSize;
   // Check each component's digest the first time its bytes are read.
   bool verify_on_read = false;
   // Read the data into the page cache in the background from the open on
@@ -74,6 +79,9 @@ class Reader {
   unsigned threads() const;
 
   // Throws the component's (or object's) recorded damage, if any.
+  void check_status(const Object &o, const Component &c) const;
+  // The same, then makes its stored bytes present: a foreign file's
+  // decode-on-read tensor is decoded here (Source::materialize).
   void check_readable(const Object &o, const Component &c) const;
 
   // Decoded size; for legacy zstd of unknown size this decodes (bounded).
