@@ -273,8 +273,8 @@ TEST(Foreign, NpzMembersDecodedOnConcurrentReads) {
   for (int i = 0; i < 40; ++i) {
     std::vector<int32_t> v(1000 + 37 * i);
     for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<int32_t>(i * 100000 + k);
-    members.push_back({"m" + std::to_string(i) + ".npy",
-                       npy("<i4", "(" + std::to_string(v.size()) + ",)", false, bytes_of(v))});
+    members.push_back(
+        {"m" + std::to_string(i) + ".npy", npy("<i4", "(" + std::to_string(v.size()) + ",)", false, bytes_of(v))});
     want.push_back(std::move(v));
   }
   write_npz(d.file("m.npz"), members, true);
