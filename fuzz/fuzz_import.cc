@@ -1,6 +1,7 @@
 // Fuzz target: the library's readers of foreign formats (src/foreign), which
 // zt_open and zt convert share. Byte 0 picks the format (0 safetensors, 1
-// npy, 2 npz, 3 gguf; higher values wrap), the rest is the file. Only
+// npy, 2 zip: npz or PyTorch, 3 gguf, 4 a bare pickle through the PyTorch
+// interpreter; higher values wrap), the rest is the file. Only
 // ztimport::InputError may escape a reader (a clear message, exit 1 in the
 // tool); every tensor it accepts must then deliver exactly the byte count it
 // announced. Then the same bytes go through zt_open_memory, as a zt_file:
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "foreign/foreign.h"
+#include "foreign/pickle.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0) return 0;
@@ -23,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const size_t file_size = size - 1;
   try {
     ztimport::Imported r;
-    switch (data[0] % 4) {
+    switch (data[0] % 5) {
       case 0:
         r = ztimport::read_safetensors(file, file_size, "fuzz", limits);
         break;
@@ -31,11 +33,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         r = ztimport::read_npy(file, file_size, "fuzz", "t", limits);
         break;
       case 2:
-        r = ztimport::read_npz(file, file_size, "fuzz", limits);
+        r = ztimport::read_zip(file, file_size, "fuzz", limits);
         break;
-      default:
+      case 3:
         r = ztimport::read_gguf(file, file_size, "fuzz", limits);
         break;
+      default: {
+        ztimport::PickleLimits pl;
+        pl.max_values = uint64_t{1} << 16;
+        pl.max_memo = uint64_t{1} << 12;
+        ztimport::unpickle_torch(file, file_size, "fuzz", pl);
+        break;
+      }
     }
     for (const auto &t : r.tensors) {
       uint64_t got = 0;

@@ -137,6 +137,7 @@ Kind detect(const uint8_t *head, size_t n, uint64_t file_size) {
   if (starts("\x93NUMPY", 6)) return Kind::Npy;
   if (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4)) return Kind::Npz;
   if (starts("GGUF", 4)) return Kind::Gguf;
+  if (n >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5) return Kind::Pickle;
   if (n >= 9 && head[8] == '{') {
     uint64_t len = 0;
     for (int i = 7; i >= 0; --i) len = (len << 8) | head[i];
@@ -155,6 +156,8 @@ const char *kind_name(Kind kind) {
       return "npz";
     case Kind::Gguf:
       return "gguf";
+    case Kind::Pickle:
+      return "pickle";
     case Kind::None:
       break;
   }
@@ -174,8 +177,10 @@ Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::s
       r.format_name = "npy";
       break;
     case Kind::Npz:
-      r = read_npz(data, size, what, limits);
-      r.format_name = "npz";
+      r = read_zip(data, size, what, limits);  // "npz" or "pickle"
+      break;
+    case Kind::Pickle:
+      r = read_pickle_file(data, size, what, limits);
       break;
     case Kind::Gguf:
       r = read_gguf(data, size, what, limits);  // names itself with its version
@@ -202,9 +207,12 @@ static Imported dispatch(const std::string &path, const uint8_t *data, size_t si
     kind = Kind::Npz;
   else if (ends_with(path, ".gguf") || starts("GGUF", 4))
     kind = Kind::Gguf;
+  else if (size >= 2 && data[0] == 0x80 && data[1] >= 2 && data[1] <= 5)
+    kind = Kind::Pickle;
   else
     throw InputError("'" + path +
-                     "': unknown input format (expected .safetensors, .npy, .npz or .gguf by name or magic)");
+                     "': unknown input format (expected .safetensors, .npy, .npz, .gguf or a PyTorch .pt/.pth/.bin "
+                     "zip by name or magic)");
   Imported r = import_buffer(kind, data, size, path, stem_of(path), limits);
   // (The pair destroys its second member first: the reader's state, then the bytes.)
   std::shared_ptr<void> inner = r.keepalive;

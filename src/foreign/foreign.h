@@ -28,6 +28,7 @@ struct Limits {
   uint64_t max_header = uint64_t{100} << 20;           // safetensors JSON / GGUF metadata / npy header
   uint64_t max_member = uint64_t{16} << 30;            // one decompressed npz member
   uint64_t max_elements_in_array = uint64_t{1} << 26;  // one GGUF metadata array
+  uint64_t max_pickle = uint64_t{64} << 20;            // a PyTorch checkpoint's data.pkl
 };
 
 // Receives consecutive pieces of a tensor's little-endian bytes.
@@ -59,7 +60,7 @@ struct Imported {
   // inputs with many metadata keys would cost quadratic time.
   CborAttributes attributes;
   std::shared_ptr<void> keepalive;  // what emit() reads from (mapping, zip archive)
-  std::string format_name;          // "safetensors", "npy", "npz", "gguf v3" (set by import_file)
+  std::string format_name;          // "safetensors", "npy", "npz", "pickle", "gguf v3" (set by import_file)
 };
 
 // The buffer must outlive the result (the caller keeps it in keepalive).
@@ -67,7 +68,12 @@ struct Imported {
 Imported read_safetensors(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
 Imported read_npy(const uint8_t *data, size_t size, const std::string &what, const std::string &stem,
                   const Limits &limits);
-Imported read_npz(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
+// A zip archive: a PyTorch checkpoint (a member */data.pkl; pytorch.cc) or
+// else an .npz (npy.cc).
+Imported read_zip(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
+// A file that is a bare pickle: the legacy (before torch 1.6) PyTorch
+// format, refused with a message saying how to re-save it.
+Imported read_pickle_file(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
 Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
 
 // GGUF metadata value types (the GGUF format description), read by the
@@ -109,7 +115,9 @@ Imported import_file(const std::string &path, const Limits &limits);
 // (a zip: "PK\3\4" or "PK\5\6") and GGUF ("GGUF"); a safetensors file has
 // none, so it is an 8-byte header length that fits the file followed by
 // '{'. Kind::None for anything else (a .zt file among them).
-enum class Kind { None, Safetensors, Npy, Npz, Gguf };
+// A zip is Kind::Npz here; read_zip tells a PyTorch checkpoint by its
+// members. Kind::Pickle: a file starting with a pickle's PROTO opcode.
+enum class Kind { None, Safetensors, Npy, Npz, Gguf, Pickle };
 Kind detect(const uint8_t *head, size_t n, uint64_t file_size);
 const char *kind_name(Kind kind);
 // The file name without folder and last extension: a lone .npy's object name.

@@ -1,14 +1,12 @@
 // NumPy .npy (format versions 1-3) and .npz (a zip of .npy members, stored
 // or deflated, read with libzip). The .npy header is a Python dict literal:
 // {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }.
-#ifdef ZT_HAVE_LIBZIP  // .npz archives; optional in cross builds (meson option libzip)
-#include <zip.h>
-#endif
 
 #include <cstring>
 #include <memory>
 
 #include "foreign.h"
+#include "zip_member.h"
 
 namespace ztimport {
 namespace {
@@ -257,34 +255,6 @@ Tensor tensor_from(const std::string &name, const NpyHeader &h) {
   return t;
 }
 
-#ifdef ZT_HAVE_LIBZIP
-struct ZipCloser {
-  void operator()(zip_t *z) const { zip_discard(z); }
-};
-struct ZipFileCloser {
-  void operator()(zip_file_t *f) const { zip_fclose(f); }
-};
-using ZipFile = std::unique_ptr<zip_file_t, ZipFileCloser>;
-
-ZipFile open_member(zip_t *za, zip_uint64_t i, const std::string &ctx) {
-  zip_file_t *f = zip_fopen_index(za, i, 0);
-  if (!f) throw InputError(ctx + ": cannot open member: " + zip_strerror(za));
-  return ZipFile(f);
-}
-
-// Reads exactly n bytes (fewer only at the end of the member).
-size_t read_member(zip_file_t *f, uint8_t *dst, size_t n, const std::string &ctx) {
-  size_t got = 0;
-  while (got < n) {
-    zip_int64_t r = zip_fread(f, dst + got, n - got);
-    if (r < 0) throw InputError(ctx + ": cannot read member: " + zip_file_strerror(f));
-    if (r == 0) break;
-    got += static_cast<size_t>(r);
-  }
-  return got;
-}
-
-#endif  // ZT_HAVE_LIBZIP
 }  // namespace
 
 Imported read_npy(const uint8_t *data, size_t size, const std::string &what, const std::string &stem, const Limits &) {
@@ -309,7 +279,7 @@ Imported read_npy(const uint8_t *data, size_t size, const std::string &what, con
 }
 
 #ifdef ZT_HAVE_LIBZIP
-Imported read_npz(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
+std::shared_ptr<zip_t> open_zip(const uint8_t *data, size_t size, const std::string &what) {
   zip_error_t ze;
   zip_error_init(&ze);
   zip_source_t *src = zip_source_buffer_create(data, size, 0, &ze);
@@ -321,54 +291,110 @@ Imported read_npz(const uint8_t *data, size_t size, const std::string &what, con
     zip_error_fini(&ze);
     throw InputError(what + ": not a readable zip archive: " + msg);
   }
-  std::shared_ptr<zip_t> za(raw, ZipCloser());
+  return std::shared_ptr<zip_t>(raw, ZipCloser());
+}
+
+ZipFile open_member(zip_t *za, zip_uint64_t i, const std::string &ctx) {
+  zip_file_t *f = zip_fopen_index(za, i, 0);
+  if (!f) throw InputError(ctx + ": cannot open member: " + zip_strerror(za));
+  return ZipFile(f);
+}
+
+size_t read_member(zip_file_t *f, uint8_t *dst, size_t n, const std::string &ctx) {
+  size_t got = 0;
+  while (got < n) {
+    zip_int64_t r = zip_fread(f, dst + got, n - got);
+    if (r < 0) throw InputError(ctx + ": cannot read member: " + zip_file_strerror(f));
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
+ZipEntry zip_entry(zip_t *za, zip_uint64_t i, uint64_t max_size, const std::string &what) {
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_stat_index(za, i, 0, &st) != 0)
+    throw InputError(what + ": cannot read zip entry " + std::to_string(i) + ": " + zip_strerror(za));
+  ZipEntry e;
+  e.name = (st.valid & ZIP_STAT_NAME) && st.name ? st.name : "";
+  const std::string ctx = what + ": member '" + e.name + "'";
+  if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
+    throw InputError(ctx + ": encrypted members are not supported");
+  if (!(st.valid & ZIP_STAT_COMP_METHOD) || (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE))
+    throw InputError(ctx + ": compression method " + std::to_string(st.comp_method) +
+                     " is not supported (only stored and deflated)");
+  if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
+    throw InputError(ctx + ": the zip entry does not declare its sizes");
+  // Zip bombs: the declared size is bounded by the limit and by what
+  // deflate can physically produce (at most ~1032:1); the actual inflated
+  // byte count is checked against it while reading.
+  if (st.size > max_size)
+    throw InputError(ctx + ": declared uncompressed size " + std::to_string(st.size) + " exceeds the limit of " +
+                     std::to_string(max_size) + " bytes");
+  if (st.comp_method == ZIP_CM_DEFLATE && st.size / 1032 > st.comp_size + 1024)
+    throw InputError(ctx + ": declared uncompressed size " + std::to_string(st.size) + " is impossible for " +
+                     std::to_string(st.comp_size) + " deflated bytes (zip bomb?)");
+  if (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size)
+    throw InputError(ctx + ": stored member declares different compressed and uncompressed sizes");
+  e.size = st.size;
+  e.comp_size = st.comp_size;
+  e.stored = st.comp_method == ZIP_CM_STORE;
+  return e;
+}
+
+// A member path ending in "data.pkl" at the top or one folder down: the
+// archive torch.save writes (since torch 1.6).
+bool has_torch_pickle(zip_t *za) {
+  const zip_int64_t count = zip_get_num_entries(za, 0);
+  for (zip_int64_t i = 0; i < count; ++i) {
+    const char *name = zip_get_name(za, static_cast<zip_uint64_t>(i), 0);
+    if (!name) continue;
+    const std::string n = name;
+    if (n == "data.pkl" ||
+        (n.size() > 9 && n.compare(n.size() - 9, 9, "/data.pkl") == 0 && n.find('/') == n.size() - 9))
+      return true;
+  }
+  return false;
+}
+
+Imported read_zip(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
+  std::shared_ptr<zip_t> za = open_zip(data, size, what);
+  if (has_torch_pickle(za.get())) return read_pytorch(za, data, size, what, limits);
+  return read_npz(za, what, limits);
+}
+
+Imported read_npz(std::shared_ptr<zip_t> za, const std::string &what, const Limits &limits) {
+  zip_t *raw = za.get();
   Imported r;
+  r.format_name = "npz";
   r.keepalive = za;
   const zip_int64_t count = zip_get_num_entries(raw, 0);
   for (zip_int64_t i = 0; i < count; ++i) {
-    zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(raw, static_cast<zip_uint64_t>(i), 0, &st) != 0)
-      throw InputError(what + ": cannot read zip entry " + std::to_string(i) + ": " + zip_strerror(raw));
-    const std::string member = (st.valid & ZIP_STAT_NAME) && st.name ? st.name : "";
+    const char *name = zip_get_name(raw, static_cast<zip_uint64_t>(i), 0);
+    if (!name) throw InputError(what + ": cannot read zip entry " + std::to_string(i) + ": " + zip_strerror(raw));
+    const std::string member = name;
     const std::string ctx = what + ": member '" + member + "'";
     if (!member.empty() && member.back() == '/') continue;  // a directory entry
     if (member.size() < 5 || member.compare(member.size() - 4, 4, ".npy") != 0)
       throw InputError(ctx + ": not a .npy member; refusing to drop it");
-    if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
-      throw InputError(ctx + ": encrypted members are not supported");
-    if (!(st.valid & ZIP_STAT_COMP_METHOD) || (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE))
-      throw InputError(ctx + ": compression method " + std::to_string(st.comp_method) +
-                       " is not supported (only stored and deflated)");
-    if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
-      throw InputError(ctx + ": the zip entry does not declare its sizes");
-    // Zip bombs: the declared size is bounded by the limit and by what
-    // deflate can physically produce (at most ~1032:1); the actual inflated
-    // byte count is checked against it while reading.
-    if (st.size > limits.max_member)
-      throw InputError(ctx + ": declared uncompressed size " + std::to_string(st.size) + " exceeds the limit of " +
-                       std::to_string(limits.max_member) + " bytes");
-    if (st.comp_method == ZIP_CM_DEFLATE && st.size / 1032 > st.comp_size + 1024)
-      throw InputError(ctx + ": declared uncompressed size " + std::to_string(st.size) + " is impossible for " +
-                       std::to_string(st.comp_size) + " deflated bytes (zip bomb?)");
-    if (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size)
-      throw InputError(ctx + ": stored member declares different compressed and uncompressed sizes");
+    const uint64_t member_size = zip_entry(raw, static_cast<zip_uint64_t>(i), limits.max_member, what).size;
     const auto index = static_cast<zip_uint64_t>(i);
     std::vector<uint8_t> head(12);
     {
       ZipFile f = open_member(raw, index, ctx);
       size_t got = read_member(f.get(), head.data(), head.size(), ctx);
       uint64_t total = npy_header_length(head.data(), got, ctx);
-      if (total > kMaxNpyHeader || total > st.size)
+      if (total > kMaxNpyHeader || total > member_size)
         throw InputError(ctx + ": .npy header length " + std::to_string(total) + " is larger than allowed");
       head.resize(static_cast<size_t>(total));
       if (total > got) got += read_member(f.get(), head.data() + got, head.size() - got, ctx);
       if (got != total) throw InputError(ctx + ": member ends inside its .npy header");
     }
     NpyHeader h = parse_npy_header(head.data(), head.size(), ctx);
-    if (st.size - h.data_offset != h.nbytes)
+    if (member_size - h.data_offset != h.nbytes)
       throw InputError(ctx + ": the array needs " + std::to_string(h.nbytes) + " bytes, the member declares " +
-                       std::to_string(st.size - h.data_offset));
+                       std::to_string(member_size - h.data_offset));
     Tensor t = tensor_from(member.substr(0, member.size() - 4), h);
     zip_t *zraw = raw;
     t.emit = [zraw, index, h, ctx](const PieceFn &fn) {
@@ -406,7 +432,7 @@ Imported read_npz(const uint8_t *data, size_t size, const std::string &what, con
   return r;
 }
 #else
-Imported read_npz(const uint8_t *, size_t, const std::string &what, const Limits &) {
+Imported read_zip(const uint8_t *, size_t, const std::string &what, const Limits &) {
   throw InputError(
       what +
       ": this zt was configured with -Dlibzip=disabled (as the s390x cross build is), so it cannot read .npz archives");

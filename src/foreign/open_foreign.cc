@@ -84,7 +84,7 @@ ztimport::Kind kind_of(const uint8_t *head, size_t n, const Source &src) {
   const std::string &p = src.path();
   if (ends_with(p, ".safetensors")) return ztimport::Kind::Safetensors;
   if (ends_with(p, ".npy")) return ztimport::Kind::Npy;
-  if (ends_with(p, ".npz")) return ztimport::Kind::Npz;
+  if (ends_with(p, ".npz") || ends_with(p, ".pt") || ends_with(p, ".pth")) return ztimport::Kind::Npz;  // zips
   if (ends_with(p, ".gguf")) return ztimport::Kind::Gguf;
   return ztimport::Kind::None;
 }
