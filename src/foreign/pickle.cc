@@ -223,10 +223,7 @@ class Interpreter {
           const uint8_t *b = take(8);
           uint64_t bits = 0;
           for (int k = 0; k < 8; ++k) bits = (bits << 8) | b[k];
-          PyValue v;
-          v.kind = PyValue::Float;
-          std::memcpy(&v.f, &bits, 8);
-          push(add(v));
+          push(make_int(PyValue::Float, static_cast<int64_t>(bits)));
           break;
         }
         case 'X':

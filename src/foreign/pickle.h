@@ -23,7 +23,7 @@
 namespace ztimport {
 
 struct PickleLimits {
-  uint64_t max_values = uint64_t{1} << 23;  // values made in all (each ~16 bytes plus its payload)
+  uint64_t max_values = uint64_t{1} << 22;  // values made in all (16 bytes each, plus payload)
   uint64_t max_memo = uint64_t{1} << 22;    // memo entries
   size_t max_marks = 4096;                  // MARK nesting
 };
@@ -46,8 +46,7 @@ struct PyTensor {
 struct PyValue {
   enum Kind : uint8_t { None, Bool, Int, Float, Str, Bytes, Tuple, List, Dict, Set, Global, Storage, Tensor };
   Kind kind = None;
-  int64_t i = 0;     // Bool, Int; Global: its GlobalId
-  double f = 0;      // Float
+  int64_t i = 0;     // Bool, Int; Float: its IEEE bits; Global: its GlobalId
   uint32_t ref = 0;  // Str/Bytes/Global: Pickle::strings; Tuple/List/Dict/Set: Pickle::lists (Dict: k, v, k, v...);
                      // Storage: Pickle::storages; Tensor: Pickle::tensors
 };

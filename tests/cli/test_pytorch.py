@@ -177,6 +177,7 @@ class HostilePickleTest(ztcli.TmpCase):
             "opcode INST": b"\x80\x02(i__main__\nPayload\n.",
             "stack underflow": b"\x80\x02R.",
             "never stored": b"\x80\x02h\x05.",
+            "MARK nested deeper than 4096": b"\x80\x02" + b"(" * 5000 + b"N.",
             "runs past the end": b"\x80\x02X\xff\xff\x00\x00ab",
         }
         for why, data in cases.items():
@@ -188,6 +189,21 @@ class HostilePickleTest(ztcli.TmpCase):
                 self.assertIn(why, p.stderr)
                 self.assertNotIn("terminate", p.stderr)
 
+    def test_cycles_and_shared_containers_cost_linear_time(self):
+        # A list holding itself; 60 levels of tuples each holding the level
+        # below twice (2^60 paths: each container is walked once); 100
+        # levels are refused.
+        cases = [("cycle.pt", b"\x80\x02]q\x00h\x00a.", 0)]
+        for levels, status in ((60, 0), (100, 1)):
+            cases.append(("dag%d.pt" % levels, b"\x80\x02]" + b"q\x00h\x00\x86" * levels + b".", status))
+        for name, data, status in cases:
+            with self.subTest(name):
+                path = self.path(name)
+                torch_like_zip(path, data)
+                p = run("ls", path, check=False, timeout=20)
+                self.assertEqual(p.returncode, status, p.stderr)
+                if status:
+                    self.assertIn("deeper than 64 levels", p.stderr)
 
 if __name__ == "__main__":
     unittest.main()
