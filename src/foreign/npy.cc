@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "foreign.h"
+#include "zip_layout.h"
 #include "zip_member.h"
 
 namespace ztimport {
@@ -361,11 +362,15 @@ bool has_torch_pickle(zip_t *za) {
 Imported read_zip(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
   std::shared_ptr<zip_t> za = open_zip(data, size, what);
   if (has_torch_pickle(za.get())) return read_pytorch(za, data, size, what, limits);
-  return read_npz(za, what, limits);
+  return read_npz(za, data, size, what, limits);
 }
 
-Imported read_npz(std::shared_ptr<zip_t> za, const std::string &what, const Limits &limits) {
+Imported read_npz(std::shared_ptr<zip_t> za, const uint8_t *data, size_t size, const std::string &what,
+                  const Limits &limits) {
   zip_t *raw = za.get();
+  // Stored members (numpy.savez) are read in place: C-order arrays over them
+  // are zero-copy where aligned; deflated ones are decoded on first read.
+  const std::unordered_map<std::string, ZipDataRange> placed = zip_data_ranges(data, size);
   Imported r;
   r.format_name = "npz";
   r.keepalive = za;
@@ -378,7 +383,8 @@ Imported read_npz(std::shared_ptr<zip_t> za, const std::string &what, const Limi
     if (!member.empty() && member.back() == '/') continue;  // a directory entry
     if (member.size() < 5 || member.compare(member.size() - 4, 4, ".npy") != 0)
       throw InputError(ctx + ": not a .npy member; refusing to drop it");
-    const uint64_t member_size = zip_entry(raw, static_cast<zip_uint64_t>(i), limits.max_member, what).size;
+    const ZipEntry entry = zip_entry(raw, static_cast<zip_uint64_t>(i), limits.max_member, what);
+    const uint64_t member_size = entry.size;
     const auto index = static_cast<zip_uint64_t>(i);
     std::vector<uint8_t> head(12);
     {
@@ -396,6 +402,13 @@ Imported read_npz(std::shared_ptr<zip_t> za, const std::string &what, const Limi
       throw InputError(ctx + ": the array needs " + std::to_string(h.nbytes) + " bytes, the member declares " +
                        std::to_string(member_size - h.data_offset));
     Tensor t = tensor_from(member.substr(0, member.size() - 4), h);
+    const auto pl = placed.find(member);
+    if (entry.stored && !needs_transpose(h) && pl != placed.end() && pl->second.stored &&
+        pl->second.size == member_size) {
+      t.in_place = true;
+      t.offset = pl->second.offset + h.data_offset;
+      t.big_endian = h.swap_esize > 1;
+    }
     zip_t *zraw = raw;
     t.emit = [zraw, index, h, ctx](const PieceFn &fn) {
       ZipFile f = open_member(zraw, index, ctx);

@@ -9,9 +9,11 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <unordered_map>
 
 #include "foreign.h"
 #include "pickle.h"
+#include "zip_layout.h"
 #include "zip_member.h"
 
 namespace ztimport {
@@ -89,6 +91,7 @@ struct StorageMember {
   zip_uint64_t index = 0;
   uint64_t size = 0;
   bool stored = false;
+  uint64_t in_file = UINT64_MAX;  // where a stored member's bytes start in the archive, if known
 };
 
 // Skips `n` bytes of an open member (seeks a stored one, reads a deflated one).
@@ -105,7 +108,7 @@ void skip_member(zip_file_t *f, uint64_t n, bool stored, const std::string &ctx)
 
 }  // namespace
 
-Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *, size_t, const std::string &what,
+Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t size, const std::string &what,
                       const Limits &limits) {
   zip_t *z = za.get();
   // The pickle: PREFIX/data.pkl, exactly one.
@@ -148,6 +151,9 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *, size_t, const 
   r.format_name = "pickle";
   r.keepalive = za;
   std::map<std::string, StorageMember> members;  // by storage key
+  // Stored storage members (torch stores them all, 64-byte aligned) are
+  // read in place: contiguous tensors over them are zero-copy.
+  const std::unordered_map<std::string, ZipDataRange> placed = zip_data_ranges(data, size);
   for (const NamedTensor &nt : Namer(pk, what).run()) {
     const PyTensor &t = pk.tensors[nt.tensor];
     const PyStorage &s = pk.storages[t.storage];
@@ -158,7 +164,11 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *, size_t, const 
       const zip_int64_t mi = zip_name_locate(z, mname.c_str(), 0);
       if (mi < 0) throw InputError(ctx + ": its storage member '" + mname + "' is missing");
       const ZipEntry e = zip_entry(z, static_cast<zip_uint64_t>(mi), limits.max_member, what);
-      it = members.emplace(s.key, StorageMember{static_cast<zip_uint64_t>(mi), e.size, e.stored}).first;
+      StorageMember m{static_cast<zip_uint64_t>(mi), e.size, e.stored, UINT64_MAX};
+      const auto pl = placed.find(mname);
+      if (e.stored && pl != placed.end() && pl->second.stored && pl->second.size == e.size)
+        m.in_file = pl->second.offset;
+      it = members.emplace(s.key, m).first;
     }
     const StorageMember sm = it->second;
     const uint64_t storage_bytes = checked_mul(s.numel, s.esize, ctx + ": storage size");
@@ -193,6 +203,11 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *, size_t, const 
     out.nbytes = nbytes;
     const size_t swap = big ? zt_dtype_size(s.dtype) : 1;
     const uint64_t skip = t.offset * s.esize;
+    if (contiguous && sm.in_file != UINT64_MAX) {
+      out.in_place = true;
+      out.offset = sm.in_file + skip;
+      out.big_endian = big;
+    }
     const std::vector<uint64_t> size = t.size, stride = t.stride;
     const size_t esize = s.esize;
     out.emit = [z, sm, ctx, skip, nbytes, span_bytes, contiguous, size, stride, esize, swap](const PieceFn &fn) {

@@ -40,7 +40,8 @@ struct ZipEntry {
 ZipEntry zip_entry(zip_t *za, zip_uint64_t i, uint64_t max_size, const std::string &what);
 
 // The archive's readers (the archive is already open; `data` is its bytes).
-Imported read_npz(std::shared_ptr<zip_t> za, const std::string &what, const Limits &limits);
+Imported read_npz(std::shared_ptr<zip_t> za, const uint8_t *data, size_t size, const std::string &what,
+                  const Limits &limits);
 Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t size, const std::string &what,
                       const Limits &limits);
 

@@ -295,6 +295,39 @@ TEST(Foreign, NpzMembersDecodedOnConcurrentReads) {
 }
 #endif
 
+#ifdef ZT_HAVE_LIBZIP
+// PyTorch checkpoints written by torch.save (tests/data/foreign): tensors
+// over stored members are views into the file; a checkpoint with a strided
+// view is copied, and its views point at the copies.
+TEST(Foreign, PytorchViews) {
+  const std::string dir = zttest::env_or("ZT_SOURCE_ROOT", "") + "/tests/data/foreign/";
+  for (const char *name : {"state_dict.pth", "checkpoint.pt"}) {
+    SCOPED_TRACE(name);
+    File f;
+    ASSERT_EQ(open_path(dir + name, f), ZT_OK) << zt_last_error();
+    EXPECT_EQ(version_of(f), "pickle");
+    size_t n = 0;
+    ASSERT_EQ(zt_file_object_count(f.f, &n), ZT_OK);
+    ASSERT_GT(n, 1u);
+    for (size_t i = 0; i < n; ++i) {
+      const zt_object *o = nullptr;
+      ASSERT_EQ(zt_file_object_at(f.f, i, &o), ZT_OK);
+      size_t need = 0;
+      const zt_status size_query = zt_component_read(o, 0, nullptr, 0, &need);
+      ASSERT_TRUE(size_query == ZT_OK || size_query == ZT_E_BUFFER_TOO_SMALL) << zt_last_error();
+      std::vector<uint8_t> copy(need);
+      ASSERT_EQ(zt_component_read(o, 0, copy.data(), copy.size(), &need), ZT_OK) << zt_last_error();
+      if (zttest::kHostBigEndian) continue;
+      const void *p = nullptr;
+      size_t len = 0;
+      ASSERT_EQ(zt_component_view(o, 0, &p, &len), ZT_OK) << zt_last_error();
+      ASSERT_EQ(len, copy.size());
+      EXPECT_EQ(std::memcmp(p, copy.data(), len), 0);
+    }
+  }
+}
+#endif
+
 // Every hostile file: a clean status, a message that names the rule.
 TEST(Foreign, HostileFilesAreRefused) {
   TempDir d;

@@ -97,6 +97,13 @@ class PyTorchTest(ztcli.TmpCase):
         path = self.path("dtypes.pt")
         torch.save(sd, path)
         self.assertEqual(len(self.check_matches_torch(path)), len(DTYPES) + 2)
+        # All contiguous over stored members: read in place (zero-copy), at
+        # the 64-byte aligned offsets torch gives its storages.
+        for o in ztcli.info(path)["objects"]:
+            off = o["components"][0]["offset"]
+            self.assertIsNotNone(off, o["name"])
+            if o["name"] != "empty":
+                self.assertEqual(off % 64, 0, o["name"])
 
     def test_shared_storages_and_views(self):
         a = torch.arange(48, dtype=torch.float32).reshape(6, 8)
@@ -105,6 +112,8 @@ class PyTorchTest(ztcli.TmpCase):
         path = self.path("views.pth")
         torch.save(sd, path)
         self.check_matches_torch(path)
+        # Strided views are copied: the file's tensors are decoded on first read.
+        self.assertIsNone(ztcli.info(path)["objects"][0]["components"][0]["offset"])
 
     def test_nested_dicts_and_modules(self):
         model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.BatchNorm1d(3), torch.nn.Linear(3, 2))
