@@ -50,3 +50,19 @@ def test_keys_of_a_deflate_bomb_inflate_nothing(tmp_path):
     r = ztensor.Reader(path)
     with pytest.raises(Exception, match="max_decoded_size"):
         r["a"]
+
+
+def test_format_names_the_source(tmp_path):
+    import numpy as np
+    np.savez(str(tmp_path / "a.npz"), x=np.arange(3))
+    np.save(str(tmp_path / "b.npy"), np.arange(3))
+    with ztensor.Writer(str(tmp_path / "c.zt")) as w:
+        w.add("x", np.arange(3))
+    assert ztensor.Reader(str(tmp_path / "a.npz")).format == "npz"
+    assert ztensor.Reader(str(tmp_path / "b.npy")).format == "npy"
+    assert ztensor.Reader(str(tmp_path / "c.zt")).format == "zt"
+    # tests/data/foreign beside the interop vectors (tests/data/interop).
+    data = os.path.join(os.environ["ZT_INTEROP_DIR"], "..", "foreign", "state_dict.pth")
+    r = ztensor.Reader(data)
+    assert r.format == "pickle"
+    assert "0.weight" in r.keys()
