@@ -1,7 +1,7 @@
 // Fuzz target: the library's readers of foreign formats (src/foreign), which
 // zt_open and zt convert share. Byte 0 picks the format (0 safetensors, 1
 // npy, 2 zip: npz or PyTorch, 3 gguf, 4 a bare pickle through the PyTorch
-// interpreter; higher values wrap), the rest is the file. Only
+// interpreter, 5 ONNX; higher values wrap), the rest is the file. Only
 // ztimport::InputError may escape a reader (a clear message, exit 1 in the
 // tool); every tensor it accepts must then deliver exactly the byte count it
 // announced. Then the same bytes go through zt_open_memory, as a zt_file:
@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const size_t file_size = size - 1;
   try {
     ztimport::Imported r;
-    switch (data[0] % 5) {
+    switch (data[0] % 6) {
       case 0:
         r = ztimport::read_safetensors(file, file_size, "fuzz", limits);
         break;
@@ -37,6 +37,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
       case 3:
         r = ztimport::read_gguf(file, file_size, "fuzz", limits);
+        break;
+      case 5:
+        r = ztimport::read_onnx(file, file_size, "fuzz", "", limits);
         break;
       default: {
         ztimport::PickleLimits pl;

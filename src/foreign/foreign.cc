@@ -158,6 +158,8 @@ const char *kind_name(Kind kind) {
       return "gguf";
     case Kind::Pickle:
       return "pickle";
+    case Kind::Onnx:
+      return "onnx";
     case Kind::None:
       break;
   }
@@ -165,7 +167,7 @@ const char *kind_name(Kind kind) {
 }
 
 Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::string &what, const std::string &stem,
-                       const Limits &limits) {
+                       const Limits &limits, const std::string &path) {
   Imported r;
   switch (kind) {
     case Kind::Safetensors:
@@ -181,6 +183,9 @@ Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::s
       break;
     case Kind::Pickle:
       r = read_pickle_file(data, size, what, limits);
+      break;
+    case Kind::Onnx:
+      r = read_onnx(data, size, what, path, limits);
       break;
     case Kind::Gguf:
       r = read_gguf(data, size, what, limits);  // names itself with its version
@@ -209,11 +214,13 @@ static Imported dispatch(const std::string &path, const uint8_t *data, size_t si
     kind = Kind::Gguf;
   else if (size >= 2 && data[0] == 0x80 && data[1] >= 2 && data[1] <= 5)
     kind = Kind::Pickle;
+  else if (ends_with(path, ".onnx"))
+    kind = Kind::Onnx;
   else
     throw InputError("'" + path +
-                     "': unknown input format (expected .safetensors, .npy, .npz, .gguf or a PyTorch .pt/.pth/.bin "
-                     "zip by name or magic)");
-  Imported r = import_buffer(kind, data, size, path, stem_of(path), limits);
+                     "': unknown input format (expected .safetensors, .npy, .npz, .gguf, .onnx or a PyTorch "
+                     ".pt/.pth/.bin zip by name or magic)");
+  Imported r = import_buffer(kind, data, size, path, stem_of(path), limits, path);
   // (The pair destroys its second member first: the reader's state, then the bytes.)
   std::shared_ptr<void> inner = r.keepalive;
   r.keepalive = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<void>>>(std::move(owner), inner);

@@ -76,6 +76,11 @@ Imported read_zip(const uint8_t *data, size_t size, const std::string &what, con
 Imported read_pickle_file(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
 Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, const Limits &limits);
 
+// An ONNX model: every initializer of its graph (onnx.cc). `model_path`
+// locates external data ("" or "<memory>": none allowed).
+Imported read_onnx(const uint8_t *data, size_t size, const std::string &what, const std::string &model_path,
+                   const Limits &limits);
+
 // GGUF metadata value types (the GGUF format description), read by the
 // importer and written by zt export --to gguf.
 enum GgufValueType : uint32_t {
@@ -117,15 +122,16 @@ Imported import_file(const std::string &path, const Limits &limits);
 // '{'. Kind::None for anything else (a .zt file among them).
 // A zip is Kind::Npz here; read_zip tells a PyTorch checkpoint by its
 // members. Kind::Pickle: a file starting with a pickle's PROTO opcode.
-enum class Kind { None, Safetensors, Npy, Npz, Gguf, Pickle };
+enum class Kind { None, Safetensors, Npy, Npz, Gguf, Pickle, Onnx };
 Kind detect(const uint8_t *head, size_t n, uint64_t file_size);
 const char *kind_name(Kind kind);
 // The file name without folder and last extension: a lone .npy's object name.
 std::string stem_of(const std::string &path);  // "safetensors", "npy", "npz", "gguf"
 // Parses `data` as `kind` (format_name set); `what` names it in messages and
 // `stem` names a lone .npy's object.
+// `path` is the file's own (for an ONNX model's external data; "" in memory).
 Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::string &what, const std::string &stem,
-                       const Limits &limits);
+                       const Limits &limits, const std::string &path = "");
 
 // The index of a sharded checkpoint (model.safetensors.index.json). Shard
 // locations are checked against the rules of docs/sharding.md (relative,

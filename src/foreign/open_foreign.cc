@@ -86,6 +86,7 @@ ztimport::Kind kind_of(const uint8_t *head, size_t n, const Source &src) {
   if (ends_with(p, ".npy")) return ztimport::Kind::Npy;
   if (ends_with(p, ".npz") || ends_with(p, ".pt") || ends_with(p, ".pth")) return ztimport::Kind::Npz;  // zips
   if (ends_with(p, ".gguf")) return ztimport::Kind::Gguf;
+  if (ends_with(p, ".onnx")) return ztimport::Kind::Onnx;  // protobuf has no magic
   return ztimport::Kind::None;
 }
 
@@ -168,7 +169,7 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
   ztimport::Imported imp;
   try {
     imp = ztimport::import_buffer(kind, bytes, static_cast<size_t>(src->size()), "'" + path + "'",
-                                  ztimport::stem_of(path), il);
+                                  ztimport::stem_of(path), il, path);
   } catch (const ztimport::InputError &e) {
     fail(ZT_E_FORMAT, e.what());
   }
