@@ -137,6 +137,7 @@ Kind detect(const uint8_t *head, size_t n, uint64_t file_size) {
   if (starts("\x93NUMPY", 6)) return Kind::Npy;
   if (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4)) return Kind::Npz;
   if (starts("GGUF", 4)) return Kind::Gguf;
+  if (starts("\x89HDF\r\n\x1a\n", 8)) return Kind::Hdf5;
   if (n >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5) return Kind::Pickle;
   if (n >= 9 && head[8] == '{') {
     uint64_t len = 0;
@@ -160,6 +161,8 @@ const char *kind_name(Kind kind) {
       return "pickle";
     case Kind::Onnx:
       return "onnx";
+    case Kind::Hdf5:
+      return "hdf5";
     case Kind::None:
       break;
   }
@@ -186,6 +189,9 @@ Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::s
       break;
     case Kind::Onnx:
       r = read_onnx(data, size, what, path, limits);
+      break;
+    case Kind::Hdf5:
+      r = read_hdf5(data, size, what, path, limits);
       break;
     case Kind::Gguf:
       r = read_gguf(data, size, what, limits);  // names itself with its version
@@ -216,9 +222,11 @@ static Imported dispatch(const std::string &path, const uint8_t *data, size_t si
     kind = Kind::Pickle;
   else if (ends_with(path, ".onnx"))
     kind = Kind::Onnx;
+  else if (ends_with(path, ".h5") || ends_with(path, ".hdf5") || starts("\x89HDF\r\n\x1a\n", 8))
+    kind = Kind::Hdf5;
   else
     throw InputError("'" + path +
-                     "': unknown input format (expected .safetensors, .npy, .npz, .gguf, .onnx or a PyTorch "
+                     "': unknown input format (expected .safetensors, .npy, .npz, .gguf, .onnx, .h5 or a PyTorch "
                      ".pt/.pth/.bin zip by name or magic)");
   Imported r = import_buffer(kind, data, size, path, stem_of(path), limits, path);
   // (The pair destroys its second member first: the reader's state, then the bytes.)

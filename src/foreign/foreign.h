@@ -81,6 +81,11 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
 Imported read_onnx(const uint8_t *data, size_t size, const std::string &what, const std::string &model_path,
                    const Limits &limits);
 
+// An HDF5 file through libhdf5 (hdf5.cc): opened by `path`, or as a file
+// image of the bytes when "" or "<memory>".
+Imported read_hdf5(const uint8_t *data, size_t size, const std::string &what, const std::string &path,
+                   const Limits &limits);
+
 // GGUF metadata value types (the GGUF format description), read by the
 // importer and written by zt export --to gguf.
 enum GgufValueType : uint32_t {
@@ -122,7 +127,7 @@ Imported import_file(const std::string &path, const Limits &limits);
 // '{'. Kind::None for anything else (a .zt file among them).
 // A zip is Kind::Npz here; read_zip tells a PyTorch checkpoint by its
 // members. Kind::Pickle: a file starting with a pickle's PROTO opcode.
-enum class Kind { None, Safetensors, Npy, Npz, Gguf, Pickle, Onnx };
+enum class Kind { None, Safetensors, Npy, Npz, Gguf, Pickle, Onnx, Hdf5 };
 Kind detect(const uint8_t *head, size_t n, uint64_t file_size);
 const char *kind_name(Kind kind);
 // The file name without folder and last extension: a lone .npy's object name.

@@ -86,7 +86,8 @@ ztimport::Kind kind_of(const uint8_t *head, size_t n, const Source &src) {
   if (ends_with(p, ".npy")) return ztimport::Kind::Npy;
   if (ends_with(p, ".npz") || ends_with(p, ".pt") || ends_with(p, ".pth")) return ztimport::Kind::Npz;  // zips
   if (ends_with(p, ".gguf")) return ztimport::Kind::Gguf;
-  if (ends_with(p, ".onnx")) return ztimport::Kind::Onnx;  // protobuf has no magic
+  if (ends_with(p, ".onnx")) return ztimport::Kind::Onnx;                         // protobuf has no magic
+  if (ends_with(p, ".h5") || ends_with(p, ".hdf5")) return ztimport::Kind::Hdf5;  // a user block before the magic
   return ztimport::Kind::None;
 }
 
