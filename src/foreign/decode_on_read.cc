@@ -117,13 +117,18 @@ void DecodeOnReadSource::decode(size_t i) const {
   std::string error;
   try {
     t.emit([&](const void *p, size_t n) {
-      if (n > t.nbytes - got) throw ztimport::InputError(ctx + " delivers more bytes than it declares");
+      if (n > t.nbytes - got) throw foreign::format_error(ctx + " delivers more bytes than it declares");
       std::memcpy(base_ + t.at + got, p, n);
       got += n;
     });
     if (got != t.nbytes)
       error = ctx + " delivers " + std::to_string(got) + " bytes, not the " + std::to_string(t.nbytes) + " it declares";
-  } catch (const ztimport::InputError &e) {
+  } catch (const zt::Error &e) {
+    if (e.status() != ZT_E_FORMAT) {  // I/O, memory: the next read tries again
+      spent_ -= t.nbytes;
+      protect(t.at, t.nbytes, false);
+      throw;
+    }
     error = e.what();
   } catch (...) {
     spent_ -= t.nbytes;

@@ -22,7 +22,7 @@ class DecodeOnReadSource final : public Source {
     std::string name;
     uint64_t at = 0;      // offset in this source (64-byte aligned, increasing)
     uint64_t nbytes = 0;  // exactly what emit delivers
-    // Delivers the bytes in pieces; throws ztimport::InputError on a
+    // Delivers the bytes in pieces; throws zt::Error on a
     // malformed input (then reported as ZT_E_FORMAT).
     std::function<void(const std::function<void(const void *, size_t)> &)> emit;
   };

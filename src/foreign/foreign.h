@@ -2,7 +2,8 @@
 // `zt convert`. Each reader parses an untrusted byte buffer into a list of
 // tensors, checking every size and offset against the buffer and the limits
 // before anything is allocated, so they can be fuzzed on their own. Failures
-// throw InputError with a message naming the file, the tensor and the rule.
+// throw zt::Error (ZT_E_FORMAT, format_error) with a message naming the file,
+// the tensor and the rule; other statuses (ZT_E_IO, ZT_E_LIMIT) pass through.
 #pragma once
 
 #include <cstddef>
@@ -15,14 +16,16 @@
 #include <vector>
 
 #include "cbor_item.h"
+#include "util/error.h"
 #include "ztensor.h"
 
-namespace ztimport {
+namespace zt::foreign {
 
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// The library's one error type (util/error.h): a malformed input is
+// ZT_E_FORMAT; the readers throw format_error(message).
+inline Error format_error(const std::string &message) {
+  return Error(ZT_E_FORMAT, message);
+}
 
 struct Limits {
   uint64_t max_header = uint64_t{100} << 20;           // safetensors JSON / GGUF metadata / npy header
@@ -49,7 +52,7 @@ struct Tensor {
   bool big_endian = false;
   CborAttributes attributes;  // object attributes; empty = none
   // Delivers the bytes in pieces (converted to little-endian C order);
-  // throws InputError if the source turns out shorter or longer.
+  // throws format_error if the source turns out shorter or longer.
   std::function<void(const PieceFn &)> emit;
 };
 
@@ -155,11 +158,11 @@ struct DataRange {
   uint64_t begin, end;
   std::string name;
 };
-// Throws InputError naming two tensors whose data overlap. Each tensor of
+// Throws format_error naming two tensors whose data overlap. Each tensor of
 // the output gets bytes of its own, so a few KB of input whose tensors all
 // name the same bytes would otherwise become gigabytes of output.
 void refuse_overlapping(std::vector<DataRange> ranges, const std::string &what);
-// Throws InputError when JSON text nests deeper than 64 levels (bounds the
+// Throws format_error when JSON text nests deeper than 64 levels (bounds the
 // parser's stack before hostile text reaches it).
 void check_json_depth(const char *p, size_t n, const std::string &what);
 // Bytes as lowercase hex.
@@ -169,4 +172,4 @@ void byteswap(uint8_t *p, size_t n, size_t esize);
 // Delivers [p, p+n) in pieces, optionally byte-swapped per element.
 void emit_bytes(const uint8_t *p, uint64_t n, size_t swap_esize, const PieceFn &fn);
 
-}  // namespace ztimport
+}  // namespace zt::foreign

@@ -22,11 +22,11 @@
 #include <mutex>
 #endif
 
-namespace ztimport {
+namespace zt::foreign {
 
 #ifndef ZT_HAVE_HDF5
 Imported read_hdf5(const uint8_t *, size_t, const std::string &what, const std::string &, const Limits &) {
-  throw InputError(what + ": this build reads no HDF5 files (configured without libhdf5: install libhdf5-dev)");
+  throw format_error(what + ": this build reads no HDF5 files (configured without libhdf5: install libhdf5-dev)");
 }
 #else
 namespace {
@@ -98,7 +98,7 @@ class Id {
 };
 
 Id checked(hid_t id, herr_t (*close)(hid_t), const std::string &ctx) {
-  if (id < 0) throw InputError(ctx + ": " + hdf5_error());
+  if (id < 0) throw format_error(ctx + ": " + hdf5_error());
   return Id(id, close);
 }
 
@@ -132,23 +132,24 @@ ElementType element_type(hid_t t, const std::string &ctx) {
         e.dtype = sign ? ZT_I64 : ZT_U64;
         break;
       default:
-        throw InputError(ctx + ": " + std::to_string(size) + "-byte integers have no zTensor storage type");
+        throw format_error(ctx + ": " + std::to_string(size) + "-byte integers have no zTensor storage type");
     }
     if (H5Tget_precision(t) != size * 8 || H5Tget_offset(t) != 0)
-      throw InputError(ctx + ": integers with padding bits are not supported");
+      throw format_error(ctx + ": integers with padding bits are not supported");
     e.big_endian = H5Tget_order(t) == H5T_ORDER_BE;
     return e;
   }
   if (cls == H5T_FLOAT) {
     size_t spos, epos, esize, mpos, msize;
-    if (H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) < 0) throw InputError(ctx + ": " + hdf5_error());
+    if (H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) < 0) throw format_error(ctx + ": " + hdf5_error());
     const bool ieee_like = spos == size * 8 - 1 && mpos == 0 && epos == msize && epos + esize == spos;
     if (ieee_like && size == 2 && esize == 5) e.dtype = ZT_F16;
     if (ieee_like && size == 2 && esize == 8) e.dtype = ZT_BF16;
     if (ieee_like && size == 4 && esize == 8) e.dtype = ZT_F32;
     if (ieee_like && size == 8 && esize == 11) e.dtype = ZT_F64;
     if (e.dtype == ZT_DTYPE_UNKNOWN)
-      throw InputError(ctx + ": a " + std::to_string(size) + "-byte float of this layout has no zTensor storage type");
+      throw format_error(ctx + ": a " + std::to_string(size) +
+                         "-byte float of this layout has no zTensor storage type");
     e.big_endian = H5Tget_order(t) == H5T_ORDER_BE;
     return e;
   }
@@ -183,7 +184,7 @@ ElementType element_type(hid_t t, const std::string &ctx) {
   static const char *const kClass[] = {"integer",  "float",     "time", "string",          "bitfield", "opaque",
                                        "compound", "reference", "enum", "variable-length", "array"};
   const char *name = cls >= 0 && cls < 11 ? kClass[cls] : "unknown";
-  throw InputError(ctx + ": HDF5 " + name + " data has no zTensor storage type");
+  throw format_error(ctx + ": HDF5 " + name + " data has no zTensor storage type");
 }
 
 struct Walk {
@@ -209,12 +210,12 @@ herr_t visit_link(hid_t group, const char *name, const H5L_info_t *info, void *d
 // them); `prefix` is put before each key.
 void read_attributes(hid_t obj, const std::string &prefix, CborAttributes &out, const std::string &ctx) {
   H5O_info_t oi;
-  if (H5Oget_info2(obj, &oi, H5O_INFO_NUM_ATTRS) < 0) throw InputError(ctx + ": " + hdf5_error());
+  if (H5Oget_info2(obj, &oi, H5O_INFO_NUM_ATTRS) < 0) throw format_error(ctx + ": " + hdf5_error());
   for (hsize_t i = 0; i < oi.num_attrs; ++i) {
     Id a = checked(H5Aopen_by_idx(obj, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, ctx);
     if (!a.ok()) continue;
     ssize_t n = H5Aget_name(a.get(), 0, nullptr);
-    if (n < 0) throw InputError(ctx + ": " + hdf5_error());
+    if (n < 0) throw format_error(ctx + ": " + hdf5_error());
     std::string name(static_cast<size_t>(n), '\0');
     H5Aget_name(a.get(), static_cast<size_t>(n) + 1, &name[0]);
     const std::string actx = ctx + ": attribute '" + name + "'";
@@ -223,7 +224,7 @@ void read_attributes(hid_t obj, const std::string &prefix, CborAttributes &out, 
     const hssize_t count = H5Sget_simple_extent_npoints(space.get());
     const int rank = H5Sget_simple_extent_ndims(space.get());
     if (count < 0 || static_cast<uint64_t>(count) > kMaxAttributeValues || rank > 1)
-      throw InputError(actx + ": more than 2^16 values, or more than one dimension");
+      throw format_error(actx + ": more than 2^16 values, or more than one dimension");
     const H5T_class_t cls = H5Tget_class(type.get());
     CborItem item;
     const bool scalar = rank == 0;
@@ -232,7 +233,7 @@ void read_attributes(hid_t obj, const std::string &prefix, CborAttributes &out, 
       const bool is_unsigned = cls == H5T_INTEGER && H5Tget_sign(type.get()) == H5T_SGN_NONE;
       std::vector<int64_t> v(static_cast<size_t>(count));
       if (H5Aread(a.get(), is_unsigned ? H5T_NATIVE_ULLONG : H5T_NATIVE_LLONG, v.data()) < 0)
-        throw InputError(actx + ": " + hdf5_error());
+        throw format_error(actx + ": " + hdf5_error());
       for (int64_t x : v) {
         if (is_unsigned)
           cbor_append_uint(item, static_cast<uint64_t>(x));
@@ -241,7 +242,7 @@ void read_attributes(hid_t obj, const std::string &prefix, CborAttributes &out, 
       }
     } else if (cls == H5T_FLOAT) {
       std::vector<double> v(static_cast<size_t>(count));
-      if (H5Aread(a.get(), H5T_NATIVE_DOUBLE, v.data()) < 0) throw InputError(actx + ": " + hdf5_error());
+      if (H5Aread(a.get(), H5T_NATIVE_DOUBLE, v.data()) < 0) throw format_error(actx + ": " + hdf5_error());
       for (double x : v) cbor_append_f64(item, x);
     } else if (cls == H5T_STRING) {
       if (H5Tis_variable_str(type.get()) > 0) {
@@ -249,15 +250,15 @@ void read_attributes(hid_t obj, const std::string &prefix, CborAttributes &out, 
         H5Tset_size(mem.get(), H5T_VARIABLE);
         H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
         std::vector<char *> v(static_cast<size_t>(count), nullptr);
-        if (H5Aread(a.get(), mem.get(), v.data()) < 0) throw InputError(actx + ": " + hdf5_error());
+        if (H5Aread(a.get(), mem.get(), v.data()) < 0) throw format_error(actx + ": " + hdf5_error());
         for (char *s : v) cbor_append_string(item, s ? s : "");
         H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, v.data());
       } else {
         const size_t width = H5Tget_size(type.get());
         if (width == 0 || width > (1u << 20))
-          throw InputError(actx + ": a fixed-length string of " + std::to_string(width) + " bytes");
+          throw format_error(actx + ": a fixed-length string of " + std::to_string(width) + " bytes");
         std::vector<char> v(width * static_cast<size_t>(count));
-        if (H5Aread(a.get(), type.get(), v.data()) < 0) throw InputError(actx + ": " + hdf5_error());
+        if (H5Aread(a.get(), type.get(), v.data()) < 0) throw format_error(actx + ": " + hdf5_error());
         for (hssize_t k = 0; k < count; ++k) {
           const char *s = v.data() + static_cast<size_t>(k) * width;
           cbor_append_string(item, std::string_view(s, strnlen(s, width)));
@@ -289,7 +290,7 @@ File open_file(const uint8_t *data, size_t size, const std::string &path, const 
   if (path.empty() || path == "<memory>") {
     if (H5Pset_fapl_core(f.fapl.get(), 1 << 20, 0) < 0 ||
         H5Pset_file_image(f.fapl.get(), const_cast<uint8_t *>(data), size) < 0)
-      throw InputError(what + ": " + hdf5_error());
+      throw format_error(what + ": " + hdf5_error());
     f.file = checked(H5Fopen("zt-memory-image.h5", H5F_ACC_RDONLY, f.fapl.get()), H5Fclose,
                      what + ": not a readable HDF5 file");
   } else {
@@ -307,7 +308,7 @@ Imported read_hdf5(const uint8_t *data, size_t size, const std::string &what, co
   const bool by_path = !(path.empty() || path == "<memory>");
   hsize_t file_size = 0;
   if (by_path && (H5Fget_filesize(file->file.get(), &file_size) < 0 || file_size != size))
-    throw InputError(what + ": the file changed while being opened");
+    throw format_error(what + ": the file changed while being opened");
   hsize_t userblock = 0;
   {
     Id fcpl = checked(H5Fget_create_plist(file->file.get()), H5Pclose, what);
@@ -315,7 +316,7 @@ Imported read_hdf5(const uint8_t *data, size_t size, const std::string &what, co
   }
   Walk w;
   if (H5Lvisit(file->file.get(), H5_INDEX_NAME, H5_ITER_INC, visit_link, &w) < 0)
-    throw InputError(what + ": " + (w.error.empty() ? hdf5_error() : w.error));
+    throw format_error(what + ": " + (w.error.empty() ? hdf5_error() : w.error));
 
   Imported r;
   r.format_name = "hdf5";
@@ -335,9 +336,9 @@ Imported read_hdf5(const uint8_t *data, size_t size, const std::string &what, co
     Id space = checked(H5Dget_space(d.get()), H5Sclose, ctx);
     Id dcpl = checked(H5Dget_create_plist(d.get()), H5Pclose, ctx);
     const ElementType et = element_type(type.get(), ctx);
-    if (H5Sget_simple_extent_type(space.get()) == H5S_NULL) throw InputError(ctx + ": a dataset without a dataspace");
+    if (H5Sget_simple_extent_type(space.get()) == H5S_NULL) throw format_error(ctx + ": a dataset without a dataspace");
     const int rank = H5Sget_simple_extent_ndims(space.get());
-    if (rank < 0 || rank > 64) throw InputError(ctx + ": more than 64 dimensions");
+    if (rank < 0 || rank > 64) throw format_error(ctx + ": more than 64 dimensions");
     std::vector<hsize_t> dims(static_cast<size_t>(rank));
     H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
     Tensor t;
@@ -352,9 +353,9 @@ Imported read_hdf5(const uint8_t *data, size_t size, const std::string &what, co
     t.nbytes = checked_mul(numel, et.esize, ctx + ": shape × element size");
     read_attributes(d.get(), "", t.attributes, ctx);
     const H5D_layout_t layout = H5Pget_layout(dcpl.get());
-    if (layout == H5D_VIRTUAL) throw InputError(ctx + ": virtual datasets (data in other files) are not read");
+    if (layout == H5D_VIRTUAL) throw format_error(ctx + ": virtual datasets (data in other files) are not read");
     if (H5Pget_external_count(dcpl.get()) > 0)
-      throw InputError(ctx + ": its data is in external files, which are not read");
+      throw format_error(ctx + ": its data is in external files, which are not read");
     if (layout == H5D_CHUNKED) {
       const int nf = H5Pget_nfilters(dcpl.get());
       for (int k = 0; k < nf; ++k) {
@@ -364,9 +365,9 @@ Imported read_hdf5(const uint8_t *data, size_t size, const std::string &what, co
         const H5Z_filter_t id =
             H5Pget_filter2(dcpl.get(), static_cast<unsigned>(k), &flags, &ncd, cd, sizeof fname, fname, nullptr);
         if (id < 0 || H5Zfilter_avail(id) <= 0)
-          throw InputError(ctx + ": HDF5 filter " + std::to_string(id) +
-                           (fname[0] ? std::string(" ('") + fname + "')" : "") +
-                           " is not available in this libhdf5; the dataset cannot be read");
+          throw format_error(ctx + ": HDF5 filter " + std::to_string(id) +
+                             (fname[0] ? std::string(" ('") + fname + "')" : "") +
+                             " is not available in this libhdf5; the dataset cannot be read");
       }
     }
     if (layout == H5D_CONTIGUOUS && by_path && et.in_place_ok) {
@@ -387,7 +388,7 @@ Imported read_hdf5(const uint8_t *data, size_t size, const std::string &what, co
       if (nbytes == 0) return;
       Hdf5Lock lock;
       std::shared_ptr<File> f = weak.lock();
-      if (!f) throw InputError(ctx + ": the file is closed");
+      if (!f) throw format_error(ctx + ": the file is closed");
       Id d = checked(H5Dopen2(f->file.get(), name.c_str(), H5P_DEFAULT), H5Dclose, ctx);
       Id type = checked(H5Dget_type(d.get()), H5Tclose, ctx);
       Id fspace = checked(H5Dget_space(d.get()), H5Sclose, ctx);
@@ -405,13 +406,13 @@ Imported read_hdf5(const uint8_t *data, size_t size, const std::string &what, co
           start[0] = r0;
           count[0] = k;
           if (H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
-            throw InputError(ctx + ": " + hdf5_error());
+            throw format_error(ctx + ": " + hdf5_error());
           mspace = checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose, ctx);
         }
         const size_t len = static_cast<size_t>(k * row_bytes);
         if (H5Dread(d.get(), type.get(), mspace.get(), dims.empty() ? H5S_ALL : fspace.get(), H5P_DEFAULT, buf.data()) <
             0)
-          throw InputError(ctx + ": reading it failed: " + hdf5_error());
+          throw format_error(ctx + ": reading it failed: " + hdf5_error());
         byteswap(buf.data(), len, swap);  // the file's order is kept in memory: make it little-endian
         fn(buf.data(), len);
       }
@@ -422,4 +423,4 @@ Imported read_hdf5(const uint8_t *data, size_t size, const std::string &what, co
 }
 #endif  // ZT_HAVE_HDF5
 
-}  // namespace ztimport
+}  // namespace zt::foreign

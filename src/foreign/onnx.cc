@@ -29,13 +29,13 @@
 #include "zt_onnx.pb.h"
 #endif
 
-namespace ztimport {
+namespace zt::foreign {
 
 #ifndef ZT_HAVE_ONNX
 Imported read_onnx(const uint8_t *, size_t, const std::string &what, const std::string &, const Limits &) {
-  throw InputError(what +
-                   ": this build reads no ONNX models (configured without protobuf, protoc or onnx.proto: install "
-                   "libprotobuf-dev protobuf-compiler libonnx-dev and reconfigure)");
+  throw format_error(what +
+                     ": this build reads no ONNX models (configured without protobuf, protoc or onnx.proto: install "
+                     "libprotobuf-dev protobuf-compiler libonnx-dev and reconfigure)");
 }
 #else
 namespace {
@@ -100,10 +100,10 @@ void put_le(uint8_t *dst, uint64_t v, size_t width) {
 }
 
 uint64_t parse_decimal(const std::string &s, const std::string &ctx) {
-  if (s.empty() || s.size() > 19) throw InputError(ctx + ": '" + s + "' is not a byte count");
+  if (s.empty() || s.size() > 19) throw format_error(ctx + ": '" + s + "' is not a byte count");
   uint64_t v = 0;
   for (char c : s) {
-    if (c < '0' || c > '9') throw InputError(ctx + ": '" + s + "' is not a byte count");
+    if (c < '0' || c > '9') throw format_error(ctx + ": '" + s + "' is not a byte count");
     v = v * 10 + static_cast<uint64_t>(c - '0');
   }
   return v;
@@ -128,12 +128,12 @@ int open_external(const External &e, const std::string &ctx, uint64_t *size) {
     if (::fstat(fd, &st) != 0) {
 #endif
       ::close(fd);
-      throw InputError(ctx + ": cannot stat its external data");
+      throw format_error(ctx + ": cannot stat its external data");
     }
     *size = static_cast<uint64_t>(st.st_size);
     return fd;
-  } catch (const zt::Error &err) {
-    throw InputError(err.what());
+  } catch (const zt::Error &err) {  // ZT_E_IO: missing, a symbolic link, not a regular file
+    fail(err.status(), err.what());
   }
 }
 
@@ -145,8 +145,8 @@ void emit_external(const External &e, const std::string &ctx, const PieceFn &fn)
     ~Closer() { ::close(fd); }
   } closer{fd};
   if (e.offset > size || e.length > size - e.offset)
-    throw InputError(ctx + ": its external data '" + e.location + "' is " + std::to_string(size) +
-                     " bytes now, shorter than offset + length");
+    throw format_error(ctx + ": its external data '" + e.location + "' is " + std::to_string(size) +
+                       " bytes now, shorter than offset + length");
   std::vector<uint8_t> piece(static_cast<size_t>(std::min(e.length, kPiece)));
   for (uint64_t done = 0; done < e.length;) {
     const size_t k = static_cast<size_t>(std::min<uint64_t>(piece.size(), e.length - done));
@@ -158,12 +158,12 @@ void emit_external(const External &e, const std::string &ctx, const PieceFn &fn)
       while (got < k) {
         const ssize_t r = ::pread(fd, piece.data() + got, k - got, static_cast<off_t>(e.offset + done + got));
         if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) throw InputError(ctx + ": reading its external data '" + e.location + "' failed");
+        if (r <= 0) fail(ZT_E_IO, ctx + ": reading its external data '" + e.location + "' failed");
         got += static_cast<size_t>(r);
       }
 #endif
     } catch (const zt::Error &err) {
-      throw InputError(err.what());
+      fail(ZT_E_IO, err.what());
     }
     fn(piece.data(), k);
     done += k;
@@ -175,41 +175,41 @@ void emit_external(const External &e, const std::string &ctx, const PieceFn &fn)
 Imported read_onnx(const uint8_t *data, size_t size, const std::string &what, const std::string &model_path,
                    const Limits &) {
   if (size > static_cast<size_t>(INT_MAX))
-    throw InputError(what + ": an ONNX file of " + std::to_string(size) +
-                     " bytes is past protobuf's 2 GiB message limit; larger models keep their tensors as external "
-                     "data (onnx.save_model(..., save_as_external_data=True))");
+    throw format_error(what + ": an ONNX file of " + std::to_string(size) +
+                       " bytes is past protobuf's 2 GiB message limit; larger models keep their tensors as external "
+                       "data (onnx.save_model(..., save_as_external_data=True))");
   auto model = std::make_shared<zt_onnx::ModelProto>();
   {
     google::protobuf::io::CodedInputStream in(data, static_cast<int>(size));
     in.SetRecursionLimit(64);  // subgraphs nest; a hostile file must not exhaust the stack
     if (!model->ParsePartialFromCodedStream(&in) || !in.ConsumedEntireMessage())
-      throw InputError(what + ": not a valid ONNX model (protobuf cannot parse it, or it nests deeper than 64)");
+      throw format_error(what + ": not a valid ONNX model (protobuf cannot parse it, or it nests deeper than 64)");
   }
-  if (!model->has_graph()) throw InputError(what + ": an ONNX model without a graph");
+  if (!model->has_graph()) throw format_error(what + ": an ONNX model without a graph");
   Imported r;
   r.format_name = "onnx";
   r.keepalive = model;
   const zt_onnx::GraphProto &g = model->graph();
   if (g.sparse_initializer_size() > 0)
-    throw InputError(what + ": sparse initializers ('" + g.sparse_initializer(0).values().name() +
-                     "') are not supported");
+    throw format_error(what + ": sparse initializers ('" + g.sparse_initializer(0).values().name() +
+                       "') are not supported");
   r.tensors.reserve(static_cast<size_t>(g.initializer_size()));
   for (const zt_onnx::TensorProto &t : g.initializer()) {
     const std::string ctx = what + ": initializer '" + t.name() + "'";
-    if (t.name().empty()) throw InputError(what + ": an initializer without a name");
+    if (t.name().empty()) throw format_error(what + ": an initializer without a name");
     const OnnxType *ty = onnx_type(t.data_type());
     if (!ty)
-      throw InputError(ctx + ": ONNX data type " + std::to_string(t.data_type()) +
-                       " (STRING, 4-bit or unknown) has no zTensor storage type");
-    if (t.has_segment()) throw InputError(ctx + ": segmented tensors are not supported");
+      throw format_error(ctx + ": ONNX data type " + std::to_string(t.data_type()) +
+                         " (STRING, 4-bit or unknown) has no zTensor storage type");
+    if (t.has_segment()) throw format_error(ctx + ": segmented tensors are not supported");
     Tensor out;
     out.name = t.name();
     out.dtype = ty->dtype;
     out.logical_type = ty->logical;
-    if (t.dims_size() > 64) throw InputError(ctx + ": more than 64 dimensions");
+    if (t.dims_size() > 64) throw format_error(ctx + ": more than 64 dimensions");
     uint64_t numel = 1;
     for (int64_t d : t.dims()) {
-      if (d < 0) throw InputError(ctx + ": a negative dimension");
+      if (d < 0) throw format_error(ctx + ": a negative dimension");
       out.shape.push_back(static_cast<uint64_t>(d));
       numel = checked_mul(numel, static_cast<uint64_t>(d), ctx + ": shape");
     }
@@ -233,26 +233,26 @@ Imported read_onnx(const uint8_t *data, size_t size, const std::string &what, co
       }
       if (!have_length) e.length = nbytes;
       if (e.length != nbytes)
-        throw InputError(ctx + ": external data of " + std::to_string(e.length) + " bytes, the shape needs " +
-                         std::to_string(nbytes));
+        throw format_error(ctx + ": external data of " + std::to_string(e.length) + " bytes, the shape needs " +
+                           std::to_string(nbytes));
       if (model_path.empty() || model_path == "<memory>")
-        throw InputError(ctx + ": its data is in an external file, and a model read from memory has no folder");
+        throw format_error(ctx + ": its data is in an external file, and a model read from memory has no folder");
       try {
         zt::check_shard_location(e.location, ctx + ": external data location");
       } catch (const zt::Error &err) {
-        throw InputError(std::string(err.what()) + " (rule: external data lies beneath the model's folder)");
-      }
+        throw format_error(std::string(err.what()) + " (rule: external data lies beneath the model's folder)");
+      }  // (a location is malformed input: ZT_E_FORMAT)
       uint64_t have = 0;
       ::close(open_external(e, ctx, &have));
       if (e.offset > have || e.length > have - e.offset)
-        throw InputError(ctx + ": its external data '" + e.location + "' holds " + std::to_string(have) +
-                         " bytes, fewer than offset " + std::to_string(e.offset) + " + length " +
-                         std::to_string(e.length));
+        throw format_error(ctx + ": its external data '" + e.location + "' holds " + std::to_string(have) +
+                           " bytes, fewer than offset " + std::to_string(e.offset) + " + length " +
+                           std::to_string(e.length));
       out.emit = [e, ctx](const PieceFn &fn) { emit_external(e, ctx, fn); };
     } else if (t.has_raw_data()) {
       if (t.raw_data().size() != nbytes)
-        throw InputError(ctx + ": raw_data holds " + std::to_string(t.raw_data().size()) + " bytes, the shape needs " +
-                         std::to_string(nbytes));
+        throw format_error(ctx + ": raw_data holds " + std::to_string(t.raw_data().size()) +
+                           " bytes, the shape needs " + std::to_string(nbytes));
       out.emit = [tp](const PieceFn &fn) {
         emit_bytes(reinterpret_cast<const uint8_t *>(tp->raw_data().data()), tp->raw_data().size(), 1, fn);
       };
@@ -320,8 +320,8 @@ Imported read_onnx(const uint8_t *data, size_t size, const std::string &what, co
           break;
       }
       if (have != values)
-        throw InputError(ctx + ": " + field + " holds " + std::to_string(have) + " values, the shape needs " +
-                         std::to_string(values) + (values && !have ? " (no data at all)" : ""));
+        throw format_error(ctx + ": " + field + " holds " + std::to_string(have) + " values, the shape needs " +
+                           std::to_string(values) + (values && !have ? " (no data at all)" : ""));
     }
     r.tensors.push_back(std::move(out));
   }
@@ -329,4 +329,4 @@ Imported read_onnx(const uint8_t *data, size_t size, const std::string &what, co
 }
 #endif  // ZT_HAVE_ONNX
 
-}  // namespace ztimport
+}  // namespace zt::foreign

@@ -41,14 +41,14 @@ struct ParseMap {
 #endif
 };
 
-Object object_of(const ztimport::Tensor &t, uint64_t offset) {
+Object object_of(const zt::foreign::Tensor &t, uint64_t offset) {
   Object o;
   o.name = t.name;
   o.shape = Shape(t.shape.begin(), t.shape.end());
   o.has_format = true;
   o.format = t.format;
   if (!t.attributes.empty()) {
-    const ztimport::CborItem map = ztimport::cbor_map(t.attributes);
+    const zt::foreign::CborItem map = zt::foreign::cbor_map(t.attributes);
     o.has_attributes = true;
     o.attributes.assign(map.begin(), map.end());
   }
@@ -78,17 +78,17 @@ bool ends_with(const std::string &s, const char *suffix) {
 // By content first; a file too damaged to show its format (a truncated
 // safetensors header) still goes to its parser by extension, whose message
 // then names what is wrong — unless it starts like a .zt file.
-ztimport::Kind kind_of(const uint8_t *head, size_t n, const Source &src) {
-  const ztimport::Kind kind = ztimport::detect(head, n, src.size());
-  if (kind != ztimport::Kind::None || (n >= 4 && std::memcmp(head, "ZTEN", 4) == 0)) return kind;
+zt::foreign::Kind kind_of(const uint8_t *head, size_t n, const Source &src) {
+  const zt::foreign::Kind kind = zt::foreign::detect(head, n, src.size());
+  if (kind != zt::foreign::Kind::None || (n >= 4 && std::memcmp(head, "ZTEN", 4) == 0)) return kind;
   const std::string &p = src.path();
-  if (ends_with(p, ".safetensors")) return ztimport::Kind::Safetensors;
-  if (ends_with(p, ".npy")) return ztimport::Kind::Npy;
-  if (ends_with(p, ".npz") || ends_with(p, ".pt") || ends_with(p, ".pth")) return ztimport::Kind::Npz;  // zips
-  if (ends_with(p, ".gguf")) return ztimport::Kind::Gguf;
-  if (ends_with(p, ".onnx")) return ztimport::Kind::Onnx;                         // protobuf has no magic
-  if (ends_with(p, ".h5") || ends_with(p, ".hdf5")) return ztimport::Kind::Hdf5;  // a user block before the magic
-  return ztimport::Kind::None;
+  if (ends_with(p, ".safetensors")) return zt::foreign::Kind::Safetensors;
+  if (ends_with(p, ".npy")) return zt::foreign::Kind::Npy;
+  if (ends_with(p, ".npz") || ends_with(p, ".pt") || ends_with(p, ".pth")) return zt::foreign::Kind::Npz;  // zips
+  if (ends_with(p, ".gguf")) return zt::foreign::Kind::Gguf;
+  if (ends_with(p, ".onnx")) return zt::foreign::Kind::Onnx;                         // protobuf has no magic
+  if (ends_with(p, ".h5") || ends_with(p, ".hdf5")) return zt::foreign::Kind::Hdf5;  // a user block before the magic
+  return zt::foreign::Kind::None;
 }
 
 DecodeOnReadSource::Budget decode_budget(const ForeignLimits &limits, uint64_t file_size) {
@@ -111,8 +111,8 @@ const char *foreign_format(const Source &src) {
   std::vector<uint8_t> scratch;
   const size_t n = static_cast<size_t>(std::min<uint64_t>(src.size(), 16));
   const uint8_t *head = src.read_meta(0, n, scratch);
-  const ztimport::Kind kind = kind_of(head, n, src);
-  return kind == ztimport::Kind::None ? nullptr : ztimport::kind_name(kind);
+  const zt::foreign::Kind kind = kind_of(head, n, src);
+  return kind == zt::foreign::Kind::None ? nullptr : zt::foreign::kind_name(kind);
 }
 
 ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limits) {
@@ -120,8 +120,8 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
   std::vector<uint8_t> scratch;
   const size_t head_n = static_cast<size_t>(std::min<uint64_t>(src->size(), 16));
   const uint8_t *head = src->read_meta(0, head_n, scratch);
-  const ztimport::Kind kind = kind_of(head, head_n, *src);
-  if (kind == ztimport::Kind::None) fail(ZT_E_FORMAT, "'" + path + "': not a foreign tensor file");
+  const zt::foreign::Kind kind = kind_of(head, head_n, *src);
+  if (kind == zt::foreign::Kind::None) fail(ZT_E_FORMAT, "'" + path + "': not a foreign tensor file");
 
   // The parsers read a whole buffer: the source's map, or (pread access) a
   // read-only map made for the parse alone (not counted as the process's
@@ -164,16 +164,12 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
   static const uint8_t kEmpty = 0;
   if (!bytes) bytes = &kEmpty;
 
-  ztimport::Limits il;
+  zt::foreign::Limits il;
   il.max_header = std::min(il.max_header, limits.max_header);
   il.max_member = std::max(il.max_member, limits.max_decoded_size);  // one member: checked when it is read
-  ztimport::Imported imp;
-  try {
-    imp = ztimport::import_buffer(kind, bytes, static_cast<size_t>(src->size()), "'" + path + "'",
-                                  ztimport::stem_of(path), il, path);
-  } catch (const ztimport::InputError &e) {
-    fail(ZT_E_FORMAT, e.what());
-  }
+  // zt::Error: ZT_E_FORMAT for a malformed file; ZT_E_IO (external data), ZT_E_LIMIT as thrown.
+  zt::foreign::Imported imp = zt::foreign::import_buffer(kind, bytes, static_cast<size_t>(src->size()),
+                                                         "'" + path + "'", zt::foreign::stem_of(path), il, path);
 
   ForeignFile ff;
   Manifest &m = ff.manifest;
@@ -181,12 +177,12 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
   m.foreign = imp.format_name;
   m.spec = SpecVersion::V1_2;
   if (!imp.attributes.empty()) {
-    const ztimport::CborItem map = ztimport::cbor_map(imp.attributes);
+    const zt::foreign::CborItem map = zt::foreign::cbor_map(imp.attributes);
     m.has_attributes = true;
     m.attributes.assign(map.begin(), map.end());
   }
   const bool all_in_place =
-      std::all_of(imp.tensors.begin(), imp.tensors.end(), [](const ztimport::Tensor &t) { return t.in_place; });
+      std::all_of(imp.tensors.begin(), imp.tensors.end(), [](const zt::foreign::Tensor &t) { return t.in_place; });
   m.objects.reserve(imp.tensors.size());
   if (all_in_place) {
     for (const auto &t : imp.tensors) m.objects.push_back(object_of(t, t.offset));

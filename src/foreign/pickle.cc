@@ -5,7 +5,7 @@
 
 #include "foreign.h"
 
-namespace ztimport {
+namespace zt::foreign {
 namespace {
 
 // The globals torch 1.13's weights_only loader allows, as tags.
@@ -334,7 +334,7 @@ class Interpreter {
 
  private:
   [[noreturn]] void fail(const std::string &msg) const {
-    throw InputError(what_ + ": data.pkl offset " + std::to_string(op_at_) + ": " + msg);
+    throw format_error(what_ + ": data.pkl offset " + std::to_string(op_at_) + ": " + msg);
   }
   uint8_t byte() { return *take(1); }
   const uint8_t *take(size_t k) {
@@ -599,4 +599,4 @@ bool is_legacy_torch_pickle(const uint8_t *p, size_t n) {
   return n >= sizeof kMagic && std::memcmp(p, kMagic, sizeof kMagic) == 0;
 }
 
-}  // namespace ztimport
+}  // namespace zt::foreign

@@ -20,7 +20,7 @@
 
 #include "ztensor.h"
 
-namespace ztimport {
+namespace zt::foreign {
 
 struct PickleLimits {
   uint64_t max_values = uint64_t{1} << 22;  // values made in all (16 bytes each, plus payload)
@@ -60,7 +60,7 @@ struct Pickle {
   uint32_t root = 0;  // the value STOP returned
 };
 
-// Runs the pickle [p, p+n). Throws InputError (prefixed with `what`)
+// Runs the pickle [p, p+n). Throws zt::Error (ZT_E_FORMAT) (prefixed with `what`)
 // naming the refused opcode or global and its offset.
 Pickle unpickle_torch(const uint8_t *p, size_t n, const std::string &what, const PickleLimits &limits = {});
 
@@ -68,4 +68,4 @@ Pickle unpickle_torch(const uint8_t *p, size_t n, const std::string &what, const
 // number: PROTO 2, LONG1 of 10 bytes 0x1950a86a20f9469cfc6c.
 bool is_legacy_torch_pickle(const uint8_t *p, size_t n);
 
-}  // namespace ztimport
+}  // namespace zt::foreign

@@ -16,15 +16,15 @@
 #include "zip_layout.h"
 #include "zip_member.h"
 
-namespace ztimport {
+namespace zt::foreign {
 
 Imported read_pickle_file(const uint8_t *data, size_t size, const std::string &what, const Limits &) {
   if (is_legacy_torch_pickle(data, size))
-    throw InputError(what +
-                     ": a PyTorch checkpoint in the legacy format (torch before 1.6, or "
-                     "_use_new_zipfile_serialization=False) is not read; load it with torch and save it again with "
-                     "torch.save, which writes the zip format");
-  throw InputError(what + ": a bare pickle, not a PyTorch zip checkpoint; only torch.save's zip format is read");
+    throw format_error(what +
+                       ": a PyTorch checkpoint in the legacy format (torch before 1.6, or "
+                       "_use_new_zipfile_serialization=False) is not read; load it with torch and save it again with "
+                       "torch.save, which writes the zip format");
+  throw format_error(what + ": a bare pickle, not a PyTorch zip checkpoint; only torch.save's zip format is read");
 }
 
 #ifdef ZT_HAVE_LIBZIP
@@ -55,7 +55,7 @@ class Namer {
     const PyValue &v = pk_.values[k];
     if (v.kind == PyValue::Str || v.kind == PyValue::Bytes) return pk_.strings[v.ref];
     if (v.kind == PyValue::Int) return std::to_string(v.i);
-    throw InputError(what_ + ": a dict holding tensors under a key that is not a string or an integer");
+    throw format_error(what_ + ": a dict holding tensors under a key that is not a string or an integer");
   }
   static std::string join(const std::string &prefix, const std::string &k) {
     return prefix.empty() ? k : prefix + "." + k;
@@ -67,7 +67,7 @@ class Namer {
       return;
     }
     if (!container(val.kind) || seen_[v]) return;
-    if (depth >= kMaxDepth) throw InputError(what_ + ": the pickled object nests deeper than 64 levels");
+    if (depth >= kMaxDepth) throw format_error(what_ + ": the pickled object nests deeper than 64 levels");
     seen_[v] = true;
     const std::vector<uint32_t> &items = pk_.lists[val.ref];
     if (val.kind == PyValue::Dict) {
@@ -101,7 +101,7 @@ void skip_member(zip_file_t *f, uint64_t n, bool stored, const std::string &ctx)
   std::vector<uint8_t> buf(static_cast<size_t>(std::min(n, kPiece)));
   while (n) {
     const size_t k = static_cast<size_t>(std::min<uint64_t>(n, buf.size()));
-    if (read_member(f, buf.data(), k, ctx) != k) throw InputError(ctx + ": the storage member ends early");
+    if (read_member(f, buf.data(), k, ctx) != k) throw format_error(ctx + ": the storage member ends early");
     n -= k;
   }
 }
@@ -122,7 +122,7 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t siz
     const bool top = n == "data.pkl";
     const bool nested = n.size() > 9 && n.compare(n.size() - 9, 9, "/data.pkl") == 0 && n.find('/') == n.size() - 9;
     if (!top && !nested) continue;
-    if (pkl >= 0) throw InputError(what + ": two data.pkl members; not a PyTorch checkpoint torch.save wrote");
+    if (pkl >= 0) throw format_error(what + ": two data.pkl members; not a PyTorch checkpoint torch.save wrote");
     pkl = i;
     prefix = top ? "" : n.substr(0, n.size() - 8);  // "archive/"
   }
@@ -131,7 +131,7 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t siz
   {
     ZipFile f = open_member(z, static_cast<zip_uint64_t>(pkl), what + ": member '" + pe.name + "'");
     if (read_member(f.get(), pickle.data(), pickle.size(), what) != pickle.size())
-      throw InputError(what + ": member '" + pe.name + "' is shorter than it declares");
+      throw format_error(what + ": member '" + pe.name + "' is shorter than it declares");
   }
   const Pickle pk = unpickle_torch(pickle.data(), pickle.size(), what + ": " + pe.name);
 
@@ -143,7 +143,7 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t siz
     std::string text(static_cast<size_t>(e.size), '\0');
     ZipFile f = open_member(z, static_cast<zip_uint64_t>(bo), what);
     text.resize(read_member(f.get(), reinterpret_cast<uint8_t *>(&text[0]), text.size(), what));
-    if (text != "little" && text != "big") throw InputError(what + ": byteorder member says '" + text + "'");
+    if (text != "little" && text != "big") throw format_error(what + ": byteorder member says '" + text + "'");
     big = text == "big";
   }
 
@@ -162,7 +162,7 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t siz
     if (it == members.end()) {
       const std::string mname = prefix + "data/" + s.key;
       const zip_int64_t mi = zip_name_locate(z, mname.c_str(), 0);
-      if (mi < 0) throw InputError(ctx + ": its storage member '" + mname + "' is missing");
+      if (mi < 0) throw format_error(ctx + ": its storage member '" + mname + "' is missing");
       const ZipEntry e = zip_entry(z, static_cast<zip_uint64_t>(mi), limits.max_member, what);
       StorageMember m{static_cast<zip_uint64_t>(mi), e.size, e.stored, UINT64_MAX};
       const auto pl = placed.find(mname);
@@ -173,9 +173,9 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t siz
     const StorageMember sm = it->second;
     const uint64_t storage_bytes = checked_mul(s.numel, s.esize, ctx + ": storage size");
     if (storage_bytes != sm.size)
-      throw InputError(ctx + ": its storage declares " + std::to_string(storage_bytes) + " bytes (" +
-                       std::to_string(s.numel) + " × " + s.type_name + "), the member holds " +
-                       std::to_string(sm.size));
+      throw format_error(ctx + ": its storage declares " + std::to_string(storage_bytes) + " bytes (" +
+                         std::to_string(s.numel) + " × " + s.type_name + "), the member holds " +
+                         std::to_string(sm.size));
     uint64_t numel = 1;
     for (uint64_t d : t.size) numel = checked_mul(numel, d, ctx + ": shape");
     const uint64_t nbytes = checked_mul(numel, s.esize, ctx + ": shape × element size");
@@ -189,12 +189,13 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t siz
       want_stride *= t.size[k] ? t.size[k] : 1;
     }
     if (numel && checked_add(t.offset, span, ctx) > s.numel)
-      throw InputError(ctx + ": its view (offset " + std::to_string(t.offset) + ", " + std::to_string(span) +
-                       " elements) runs past its storage of " + std::to_string(s.numel) + " elements");
+      throw format_error(ctx + ": its view (offset " + std::to_string(t.offset) + ", " + std::to_string(span) +
+                         " elements) runs past its storage of " + std::to_string(s.numel) + " elements");
     const uint64_t span_bytes = span * s.esize;
     if (!contiguous && span_bytes > std::max<uint64_t>(8 * nbytes, uint64_t{64} << 20))
-      throw InputError(ctx + ": a strided view spanning " + std::to_string(span_bytes) + " bytes of its storage for " +
-                       std::to_string(nbytes) + " bytes of elements is not read (save it with .contiguous())");
+      throw format_error(ctx + ": a strided view spanning " + std::to_string(span_bytes) +
+                         " bytes of its storage for " + std::to_string(nbytes) +
+                         " bytes of elements is not read (save it with .contiguous())");
     Tensor out;
     out.name = nt.name;
     out.dtype = s.dtype;
@@ -219,7 +220,7 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t siz
         for (uint64_t done = 0; done < nbytes;) {
           const size_t k = static_cast<size_t>(std::min<uint64_t>(piece.size(), nbytes - done));
           if (read_member(f.get(), piece.data(), k, ctx) != k)
-            throw InputError(ctx + ": the storage member ends early");
+            throw format_error(ctx + ": the storage member ends early");
           byteswap(piece.data(), k, swap);
           fn(piece.data(), k);
           done += k;
@@ -229,7 +230,7 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t siz
       // Strided: the span read once, gathered in C order piece by piece.
       std::vector<uint8_t> src(static_cast<size_t>(span_bytes));
       if (read_member(f.get(), src.data(), src.size(), ctx) != src.size())
-        throw InputError(ctx + ": the storage member ends early");
+        throw format_error(ctx + ": the storage member ends early");
       const size_t nd = size.size();
       std::vector<uint64_t> idx(nd, 0);
       size_t fill = 0;
@@ -261,4 +262,4 @@ Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t siz
 }
 #endif  // ZT_HAVE_LIBZIP
 
-}  // namespace ztimport
+}  // namespace zt::foreign

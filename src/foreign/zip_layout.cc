@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace ztimport {
+namespace zt::foreign {
 namespace {
 
 uint64_t le(const uint8_t *p, size_t k) {
@@ -81,4 +81,4 @@ std::unordered_map<std::string, ZipDataRange> zip_data_ranges(const uint8_t *p, 
   return out;
 }
 
-}  // namespace ztimport
+}  // namespace zt::foreign

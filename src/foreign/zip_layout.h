@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace ztimport {
+namespace zt::foreign {
 
 struct ZipDataRange {
   uint64_t offset;  // of the member's first byte in the archive
@@ -22,4 +22,4 @@ struct ZipDataRange {
 // Members by name; [offset, offset + size) lies inside the archive.
 std::unordered_map<std::string, ZipDataRange> zip_data_ranges(const uint8_t *p, size_t n);
 
-}  // namespace ztimport
+}  // namespace zt::foreign

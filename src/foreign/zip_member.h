@@ -11,7 +11,7 @@
 
 #include "foreign.h"
 
-namespace ztimport {
+namespace zt::foreign {
 
 struct ZipCloser {
   void operator()(zip_t *z) const { zip_discard(z); }
@@ -22,7 +22,7 @@ struct ZipFileCloser {
 using ZipFile = std::unique_ptr<zip_file_t, ZipFileCloser>;
 
 // Opens [data, data+size) as a zip archive (consistency checked); throws
-// InputError naming `what`.
+// zt::Error (ZT_E_FORMAT) naming `what`.
 std::shared_ptr<zip_t> open_zip(const uint8_t *data, size_t size, const std::string &what);
 ZipFile open_member(zip_t *za, zip_uint64_t i, const std::string &ctx);
 // Reads exactly n bytes (fewer only at the end of the member).
@@ -45,5 +45,5 @@ Imported read_npz(std::shared_ptr<zip_t> za, const uint8_t *data, size_t size, c
 Imported read_pytorch(std::shared_ptr<zip_t> za, const uint8_t *data, size_t size, const std::string &what,
                       const Limits &limits);
 
-}  // namespace ztimport
+}  // namespace zt::foreign
 #endif

@@ -136,8 +136,9 @@ class OnnxTest(ztcli.TmpCase):
         with open(secret, "wb") as f:
             f.write(np.arange(4, dtype=np.float32).tobytes())
         os.symlink(secret, self.path("model/link.bin"))
-        for location, why in (("../secret.bin", "rule"), (secret, "rule"), ("link.bin", "symbolic link"),
-                              ("missing.bin", "missing.bin")):
+        # Malformed locations: exit 1 (ZT_E_FORMAT); a link or a missing file: exit 3 (ZT_E_IO).
+        for location, why, code in (("../secret.bin", "rule", 1), (secret, "rule", 1), ("link.bin", "symbolic link", 3),
+                                    ("missing.bin", "missing.bin", 3)):
             with self.subTest(location):
                 t = numpy_helper.from_array(np.zeros(4, np.float32), "w")
                 t.ClearField("raw_data")
@@ -150,7 +151,7 @@ class OnnxTest(ztcli.TmpCase):
                     f.write(model_of([t]).SerializeToString())
                 for cmd in ("ls", "info"):
                     p = run(cmd, path, check=False)
-                    self.assertEqual(p.returncode, 1, (cmd, p.stderr))
+                    self.assertEqual(p.returncode, code, (cmd, p.stderr))
                     self.assertIn(why, p.stderr)
                     self.assertIn("'w'", p.stderr)
 
