@@ -150,9 +150,10 @@ def main():
     d = args.dir or tempfile.mkdtemp(prefix="zt_foreign_bench_")
     arrays = model(args.mib)
     total = sum(v.nbytes for v in arrays.values())
+    count = len(arrays)
     files = write_all(arrays, d, zt_tool)
     del arrays
-    print("model: %d tensors, %.1f MiB; files in %s" % (len(files), total / 2**20, d))
+    print("model: %d tensors, %.1f MiB; files in %s" % (count, total / 2**20, d))
     print("| format | cache | own loader | ours: open + copy-read | ratio (≥ 1.0) | ours: open + views | ratio (≥ 3, zero-copy formats) |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     zero_copy = {"pt", "npz", "hdf5", "safetensors", "gguf"}

@@ -145,8 +145,50 @@ void DecodeOnReadSource::decode(size_t i) const {
 }
 
 void DecodeOnReadSource::read(uint64_t offset, size_t len, void *dst) const {
+  // A copy-read of one whole tensor not decoded yet: decoded straight into
+  // the caller's buffer, not kept (one copy fewer; nothing counted against
+  // the budget, which bounds what the file holds). Views and partial reads
+  // keep the decoded copy.
+  if (len && !tensors_.empty()) {
+    auto it = std::lower_bound(tensors_.begin(), tensors_.end(), offset,
+                               [](const Tensor &t, uint64_t off) { return t.at < off; });
+    if (it != tensors_.end() && it->at == offset && it->nbytes == len) {
+      const size_t i = static_cast<size_t>(it - tensors_.begin());
+      if (state_[i].load(std::memory_order_acquire) == kPending && decode_into(i, static_cast<uint8_t *>(dst))) return;
+    }
+  }
   materialize(offset, len);
   if (len) std::memcpy(dst, base_ + offset, len);
+}
+
+bool DecodeOnReadSource::decode_into(size_t i, uint8_t *dst) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Tensor &t = tensors_[i];
+  if (state_[i].load(std::memory_order_acquire) != kPending) return false;  // decoded (or failed) meanwhile
+  const std::string ctx = "'" + path_ + "': tensor '" + printable(t.name) + "'";
+  if (t.nbytes > budget_.per_tensor)
+    fail(ZT_E_LIMIT, ctx + " decodes to " + std::to_string(t.nbytes) + " bytes, more than max_decoded_size (" +
+                         std::to_string(budget_.per_tensor) + "); raise it (zt --max-decoded-size)");
+  uint64_t got = 0;
+  std::string error;
+  try {
+    t.emit([&](const void *p, size_t n) {
+      if (n > t.nbytes - got) throw foreign::format_error(ctx + " delivers more bytes than it declares");
+      std::memcpy(dst + got, p, n);
+      got += n;
+    });
+    if (got != t.nbytes)
+      error = ctx + " delivers " + std::to_string(got) + " bytes, not the " + std::to_string(t.nbytes) + " it declares";
+  } catch (const zt::Error &e) {
+    if (e.status() != ZT_E_FORMAT) throw;
+    error = e.what();
+  }
+  if (!error.empty()) {
+    failure_[i] = error;
+    state_[i].store(kFailed, std::memory_order_release);
+    fail(ZT_E_FORMAT, error);
+  }
+  return true;
 }
 
 const uint8_t *DecodeOnReadSource::read_meta(uint64_t offset, size_t len, std::vector<uint8_t> &) const {

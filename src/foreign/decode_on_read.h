@@ -55,6 +55,9 @@ class DecodeOnReadSource final : public Source {
  private:
   enum State : uint8_t { kPending, kReady, kFailed };
   void decode(size_t i) const;
+  // Decodes tensor i into dst (its nbytes) without keeping it; false when
+  // it is no longer pending.
+  bool decode_into(size_t i, uint8_t *dst) const;
   void protect(uint64_t at, uint64_t len, bool writable) const;
 
   std::shared_ptr<void> inputs_;  // declared first: destroyed after tensors_
