@@ -632,7 +632,7 @@ class Reader(Mapping[str, ObjectValue]):
     def format(self) -> str:
         """The file's format, by the original zTensor reader's names: "zt",
         "safetensors", "pickle" (a PyTorch checkpoint), "gguf", "npz",
-        "npy" (docs/foreign.md)."""
+        "onnx", "hdf5", and "npy" (docs/foreign.md)."""
         version = self.version
         if version[:1].isdigit():
             return "zt"
