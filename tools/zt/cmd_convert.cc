@@ -1,4 +1,4 @@
-// zt convert: safetensors, NumPy .npy/.npz and GGUF files → one .zt file.
+// zt convert: safetensors, NumPy .npy/.npz, GGUF, PyTorch, ONNX and HDF5 files → one .zt file.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -45,6 +45,13 @@ const char *const kConvertUsage =
     "                (e.g. ggml.q4_k), the logical shape kept and attributes\n"
     "                ggml_type, ggml_type_id, block_size, type_size. Key/value\n"
     "                metadata becomes file attributes (arrays as arrays).\n"
+    "  .pt .pth .bin PyTorch zip checkpoints (torch.save since 1.6), read by a\n"
+    "                restricted pickle reader (no Python, nothing executed): every\n"
+    "                tensor, named by its dotted path (state_dict.fc.weight);\n"
+    "                views copied to C order. The legacy format is refused.\n"
+    "  .onnx         every initializer (raw, typed fields, external data beneath\n"
+    "                the model's folder).\n"
+    "  .h5 .hdf5     every dataset, named by its path; attributes kept.\n"
     "Several inputs are merged; two tensors of the same name, or one file\n"
     "attribute with different values, are an error.\n\n"
     "A sharded safetensors checkpoint (its index, NAME.safetensors.index.json,\n"
