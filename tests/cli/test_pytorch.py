@@ -18,6 +18,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ztcli  # noqa: E402
 from ztcli import ZT, needs_npz, run  # noqa: E402
+from peak_rss import peak_rss_mb  # noqa: E402
 
 try:
     import torch
@@ -213,6 +214,57 @@ class HostilePickleTest(ztcli.TmpCase):
                 self.assertEqual(p.returncode, status, p.stderr)
                 if status:
                     self.assertIn("deeper than 64 levels", p.stderr)
+
+@needs_npz
+class HostileZipTest(ztcli.TmpCase):
+    def storage_pickle(self, numel):
+        """data.pkl of {"w": a float tensor over storage "0" of numel elements}."""
+        return (b"\x80\x02}q\x00X\x01\x00\x00\x00wctorch._utils\n_rebuild_tensor_v2\n("
+                b"(X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x000X\x03\x00\x00\x00cpu"
+                + b"J" + numel.to_bytes(4, "little") + b"tQK\x00J" + numel.to_bytes(4, "little") +
+                b"\x85K\x01\x85\x89ccollections\nOrderedDict\n)RtRs.")
+
+    def test_a_deflated_storage_bomb_lists_without_inflating(self):
+        n = 128 << 20  # 512 MiB of float zeros, deflated to about half a MB
+        path = self.path("bomb.pt")
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+            z.writestr("archive/data.pkl", self.storage_pickle(n))
+            with z.open("archive/data/0", "w", force_zip64=True) as f:
+                zero = bytes(16 << 20)
+                for _ in range(n * 4 // len(zero)):
+                    f.write(zero)
+        self.assertLess(os.path.getsize(path), 4 << 20)
+        self.assertIn("w\tdense\t[134217728]", run("ls", path).stdout)
+        code, mb = peak_rss_mb(ZT, "info", path)
+        self.assertEqual(code, 0)
+        self.assertLess(mb, 48)
+        p = run("cat", path, "w", check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("--max-decoded-size", p.stderr)
+
+    def test_sizes_that_lie_are_refused(self):
+        path = self.path("lie.pt")
+        torch_like_zip(path, self.storage_pickle(4))
+        with zipfile.ZipFile(path, "a") as z:
+            z.writestr("archive/data/0", bytes(16))
+        data = bytearray(open(path, "rb").read())
+        # The central directory's uncompressed size of data/0: 16 -> 1 GiB.
+        at = data.rfind(b"archive/data/0") - 46
+        self.assertEqual(data[at:at + 4], b"PK\x01\x02")
+        data[at + 24:at + 28] = (1 << 30).to_bytes(4, "little")
+        with open(path, "wb") as f:
+            f.write(bytes(data))
+        p = run("ls", path, check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertNotIn("terminate", p.stderr)
+        # A storage shorter than the pickle declares.
+        torch_like_zip(path, self.storage_pickle(8))
+        with zipfile.ZipFile(path, "a") as z:
+            z.writestr("archive/data/0", bytes(16))
+        p = run("ls", path, check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("the member holds 16", p.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
