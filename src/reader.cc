@@ -189,9 +189,6 @@ void Reader::check_status(const Object &o, const Component &c) const {
 
 void Reader::check_readable(const Object &o, const Component &c) const {
   check_status(o, c);
-  // Every path to a component's bytes passes here: a foreign file's
-  // decode-on-read tensor is decoded now (opening and listing never do).
-  source_->materialize(c.offset, c.length);
 }
 
 size_t Reader::component_slot(const Object &o, const Component &c) const {
@@ -236,6 +233,7 @@ void Reader::verify_before_read(const Object &o, const Component &c) const {
 
 void Reader::for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const {
   if (source_->data()) {
+    source_->materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now
     fn(source_->data() + c.offset, c.length);
     return;
   }
@@ -250,7 +248,10 @@ void Reader::for_each_stored_piece(const Component &c, const std::function<void(
 }
 
 const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &scratch) const {
-  if (source_->data()) return source_->data() + c.offset;
+  if (source_->data()) {
+    source_->materialize(c.offset, c.length);
+    return source_->data() + c.offset;
+  }
   scratch.resize(
       to_size(c.length, "'" + source_->path() + "': stored component at offset " + std::to_string(c.offset)));
   source_->read(c.offset, scratch.size(), scratch.data());
@@ -402,7 +403,9 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
                                         " bytes, buffer has " + std::to_string(j.capacity));
       if (!j.dst && c.decoded_length) fail(ZT_E_INVALID_ARG, ctx_of(o, c) + ": dst is NULL");
       total += c.decoded_length;
-      if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk) {
+      // Decode-on-read tensors (a foreign file's) are read whole: a whole
+      // read decodes straight into the buffer, a chunk would keep a copy.
+      if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk && !manifest_.foreign_decoded) {
         const bool cold = !source_->likely_cached(c.offset, c.length);
         // Not on cold blobs: hinting every blob here, before any copy
         // starts, queues reads of all of them at once, and cold loads took
@@ -608,6 +611,7 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
          ctx +
              (c.big_endian ? ": data is stored big-endian (legacy 0.1)" : ": little-endian data on a big-endian host") +
              "; a read byte-swaps it");
+  source_->materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now, kept for the view
   const uint8_t *p = source_->data() + c.offset;
   // Foreign files put elements at any offset; .zt blobs are 64-aligned.
   if (const size_t align = dtype_size(c.dtype); align > 1 && reinterpret_cast<uintptr_t>(p) % align != 0)

@@ -80,8 +80,9 @@ class Reader {
 
   // Throws the component's (or object's) recorded damage, if any.
   void check_status(const Object &o, const Component &c) const;
-  // The same, then makes its stored bytes present: a foreign file's
-  // decode-on-read tensor is decoded here (Source::materialize).
+  // The same (every read path passes here). A pointer into source().data()
+  // needs Source::materialize first (a foreign file's decode-on-read
+  // tensors); Source::read does that itself.
   void check_readable(const Object &o, const Component &c) const;
 
   // Decoded size; for legacy zstd of unknown size this decodes (bounded).
