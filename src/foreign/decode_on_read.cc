@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 #include "foreign/foreign.h"
 #include "util/error.h"
@@ -40,6 +41,9 @@ DecodeOnReadSource::DecodeOnReadSource(const std::string &path, uint64_t size, s
   size_ = size;
   for (size_t i = 0; i < tensors_.size(); ++i) state_[i].store(tensors_[i].nbytes ? kPending : kReady);
   if (size == 0) return;
+  if (size > std::numeric_limits<size_t>::max())
+    fail(ZT_E_NOMEM, "'" + path + "': its tensors decode to " + std::to_string(size) + " bytes, more than this " +
+                         std::to_string(8 * sizeof(size_t)) + "-bit process can address");
     // Address space only: pages are committed as tensors are decoded.
 #ifdef _WIN32
   void *p = ::VirtualAlloc(nullptr, static_cast<size_t>(size), MEM_RESERVE, PAGE_NOACCESS);
