@@ -108,12 +108,13 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
     ForeignLimits fl;
     fl.max_header = opts_.max_manifest_size;
     fl.max_decoded_size = opts_.max_decoded_size;
+    fl.max_decoded_size_set = opts_.max_decoded_size != kDefaultMaxDecodedSize;
     ForeignFile ff = open_foreign(std::move(source_), fl);
     source_ = std::move(ff.source);
     manifest_ = std::move(ff.manifest);
     init_verify_slots();
-    // The header is parsed by now; the tensors follow it (or, decoded at
-    // open, are not read from the file again: nothing to prefetch).
+    // The header is parsed by now; the tensors follow it (or, decoded on
+    // first read, are read through the parser: nothing to prefetch).
     if (!manifest_.foreign_decoded) {
       start_prefetch(0, source_->size());
       if (prefetcher_) prefetcher_->settle(manifest_);
@@ -305,6 +306,7 @@ void Reader::verify_before_read(const Object &o, const Component &c) const {
 
 void Reader::for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const {
   if (source_->data()) {
+    source_->materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now
     fn(source_->data() + c.offset, c.length);
     return;
   }
@@ -319,7 +321,10 @@ void Reader::for_each_stored_piece(const Component &c, const std::function<void(
 }
 
 const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &scratch) const {
-  if (source_->data()) return source_->data() + c.offset;
+  if (source_->data()) {
+    source_->materialize(c.offset, c.length);
+    return source_->data() + c.offset;
+  }
   scratch.resize(
       to_size(c.length, "'" + source_->path() + "': stored component at offset " + std::to_string(c.offset)));
   source_->read(c.offset, scratch.size(), scratch.data());
@@ -329,6 +334,7 @@ const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &sc
 uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
   check_status(o, c);
   if (c.decoded_known) return c.decoded_length;
+  source_->materialize(c.offset, c.length);
   std::vector<uint8_t> stored;
   const uint8_t *p = stored_bytes(c, stored);
   // One frame that records its size: believed here (bounded by the limit),
@@ -470,7 +476,9 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
                                         " bytes, buffer has " + std::to_string(j.capacity));
       if (!j.dst && c.decoded_length) fail(ZT_E_INVALID_ARG, ctx_of(o, c) + ": dst is NULL");
       total += c.decoded_length;
-      if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk) {
+      // Decode-on-read tensors (a foreign file's) are read whole: a whole
+      // read decodes straight into the buffer, a chunk would keep a copy.
+      if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk && !manifest_.foreign_decoded) {
         const bool cold = !source_->likely_cached(c.offset, c.length);
         // Not on cold blobs: hinting every blob here, before any copy
         // starts, queues reads of all of them at once, and cold loads took
@@ -676,6 +684,7 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
          ctx +
              (c.big_endian ? ": data is stored big-endian (legacy 0.1)" : ": little-endian data on a big-endian host") +
              "; a read byte-swaps it");
+  source_->materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now, kept for the view
   const uint8_t *p = source_->data() + c.offset;
   // Foreign files put elements at any offset; .zt blobs are 64-aligned.
   if (const size_t align = dtype_size(c.dtype); align > 1 && reinterpret_cast<uintptr_t>(p) % align != 0)

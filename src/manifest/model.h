@@ -85,8 +85,8 @@ struct Manifest {
   // "npy", "npz", "gguf v3"), and `version` says the same. Empty for .zt.
   // Such a file is read-only: nothing edits or appends to it in place.
   std::string foreign;
-  // Its tensors were decoded at open (.npz members, Fortran order): offsets
-  // index that copy in memory, not the file.
+  // Its tensors are decoded on first read (.npz members, Fortran order):
+  // offsets index that copy in memory (foreign/decode_on_read.h), not the file.
   bool foreign_decoded = false;
   SpecVersion spec = SpecVersion::V1_2;
   bool has_attributes = false;

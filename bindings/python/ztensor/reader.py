@@ -276,6 +276,16 @@ class Reader(Mapping[str, ObjectValue]):
         return (v.value or b"").decode()
 
     @property
+    def format(self) -> str:
+        """The file's format, by the original zTensor reader's names: "zt",
+        "safetensors", "pickle" (a PyTorch checkpoint), "gguf", "npz",
+        "onnx", "hdf5", and "npy" (docs/foreign.md)."""
+        version = self.version
+        if version[:1].isdigit():
+            return "zt"
+        return version.split(" ")[0]  # "gguf v3" -> "gguf"
+
+    @property
     @_holding
     def attributes(self) -> Any:
         """File attributes as Python values (bytes, float('nan'), Tagged, ...); None when absent."""
