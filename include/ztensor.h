@@ -38,7 +38,7 @@
 
 /* The library version: the single source of truth (Meson reads it here). */
 #define ZT_VERSION_MAJOR 1
-#define ZT_VERSION_MINOR 2
+#define ZT_VERSION_MINOR 3
 #define ZT_VERSION_PATCH 0
 #define ZT_VERSION_NUMBER \
   (ZT_VERSION_MAJOR * 10000 + ZT_VERSION_MINOR * 100 + ZT_VERSION_PATCH)
@@ -180,6 +180,7 @@ typedef enum zt_digest_alg {
   ZT_DIGEST_CRC32C = 1, /* "crc32c:0x%08X" */
   ZT_DIGEST_SHA256 = 2, /* "sha256:<64 lowercase hex>" */
   ZT_DIGEST_UNKNOWN = 3, /* an algorithm this library cannot check */
+  ZT_DIGEST_XXH3 = 4,   /* since 1.3.0, v2 files only: "xxh3:<16 lowercase hex>" (XXH3-64) */
   ZT_DIGEST_FORCE32_ = 0x7fffffff, /* not an algorithm */
   ZT_DIGEST_MIN_FORCE32_ = -0x7fffffff - 1 /* not a value: makes every int32 one of the enum's */
 } zt_digest_alg;
@@ -508,6 +509,22 @@ typedef struct zt_writer_options {
    * gone) and skip it. 0 (default): no check. The zt tool's append, remove
    * and merge turn it on. */
   uint32_t verify_before_replace;
+  /* Since 1.3.0 (a caller compiled against 1.2 or older gets 1.2 files).
+   * The format generation written: 1 (default) spec 1.2; 2 zTensor v2
+   * (docs/v2.md, Writing). With 2, `encoding` ZSTD means the
+   * zt.zstd-seekable/1 encoding and `digest` is not used (v2_digest is). */
+  uint32_t format;
+  /* v2: 1 (default) canonical form (v2 spec §6.3): blobs at 64 KiB from
+   * 65536 in (object, part) name order, identical parts sharing one blob,
+   * raw parts with xxh3 digests, names in NFC (refused otherwise). 0: the
+   * alignment, encoding and digests below and per blob are free. */
+  uint32_t canonical;
+  /* v2: default digest of a part: ZT_DIGEST_XXH3 (default), ZT_DIGEST_SHA256
+   * or ZT_DIGEST_NONE (non-canonical only). */
+  uint32_t v2_digest;
+  uint32_t reserved_;     /* 0 */
+  /* v2, non-canonical: blob alignment, a multiple of 4096; 0 = 65536. */
+  uint64_t alignment;
 } zt_writer_options;
 
 ZT_API void zt_writer_options_init(zt_writer_options *opts);
