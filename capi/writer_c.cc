@@ -144,7 +144,19 @@ ZT_API void zt_migrate_options_init(zt_migrate_options *o) {
   o->zstd_level = 3;
   o->digest = ZT_DIGEST_UNKNOWN;
   o->sync = 1;
+  o->format = 1;
+  o->canonical = 1;
 }
+
+// zt_migrate_options grew in 1.3.0 (format, canonical): a program built
+// against 1.0-1.2 calls zt_migrate_options_init@ZTENSOR_1, which fills the
+// older struct.
+#if defined(__ELF__)
+extern "C" __attribute__((visibility("default"))) void ztensor_migrate_options_init_1_0(zt_migrate_options *o) {
+  init_older_struct(o, offsetof(zt_migrate_options, sync) + sizeof(uint32_t), zt_migrate_options_init);
+}
+__asm__(".symver ztensor_migrate_options_init_1_0, zt_migrate_options_init@ZTENSOR_1");
+#endif
 
 ZT_API zt_status zt_writer_create(const char *path, const zt_writer_options *opts, zt_writer **out) {
   return guard([&] {
@@ -338,6 +350,11 @@ ZT_API zt_status zt_migrate(const char *in_path, const char *out_path, const zt_
       mo.zstd_level = opts->zstd_level;
       mo.digest = static_cast<zt_digest_alg>(opts->digest);
       mo.sync = opts->sync != 0;
+      if (opts->struct_size >= offsetof(zt_migrate_options, canonical) + sizeof(uint32_t)) {
+        if (opts->format != 1 && opts->format != 2) invalid("zt_migrate_options.format must be 1 (spec 1.2) or 2 (v2)");
+        mo.format = static_cast<int>(opts->format);
+        mo.canonical = opts->canonical != 0;
+      }
     }
     migrate_file(in_path, out_path, mo);
     return ZT_OK;

@@ -657,11 +657,17 @@ typedef struct zt_migrate_options {
   uint32_t digest;         /* zt_digest_alg: ZT_DIGEST_UNKNOWN (default)
                               keeps each component's algorithm (recomputed) */
   uint32_t sync;           /* as zt_writer_options.sync */
+  /* Since 1.3.0: the generation written, as zt_writer_options.format: 1
+   * (default) spec 1.2, 2 zTensor v2; and, for v2, canonical (1, default)
+   * or not (recompress and digest apply then; crc32c becomes xxh3). */
+  uint32_t format;
+  uint32_t canonical;
 } zt_migrate_options;
 
 ZT_API void zt_migrate_options_init(zt_migrate_options *opts);
 
-/* Rewrites any readable file as spec 1.2.0 at out_path (atomically), keeping
+/* Rewrites any readable file as spec 1.2.0 (or, with format 2, zTensor v2:
+ * docs/v2.md, Writing) at out_path (atomically), keeping
  * every object, component, attribute and unknown field; big-endian data
  * becomes little-endian. Refuses out_path == in_path (ZT_E_INVALID_ARG).
  * Since 1.1.0 the new file is checked by an independent strict reader

@@ -61,6 +61,7 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
       bo.has_type = c.has_type;
       bo.logical_type = c.logical_type;
       bo.extra = c.extra;
+      w.adapt_copy_options(bo);
       // Verify the source before copying, so damage is not laundered into a
       // freshly digested file.
       in.verify_component(o, c, false);
@@ -100,6 +101,16 @@ void migrate_file(const std::string &in_path, const std::string &out_path, const
   auto in = Reader::open(in_path, ro);
   WriterOptions wo;
   wo.sync = opts.sync;
+  if (opts.format == 2) {
+    wo.format = 2;
+    wo.v2.canonical = opts.canonical;
+    wo.v2.sync = opts.sync;
+    wo.v2.zstd_level = opts.zstd_level;
+    if (!opts.canonical) {
+      wo.v2.alignment = v2::kCanonicalAlignment;
+      if (opts.digest == ZT_DIGEST_SHA256 || opts.digest == ZT_DIGEST_NONE) wo.v2.digest = opts.digest;
+    }
+  }
   // A rewrite of a user's file (zt migrate, compress, decompress): checked
   // by an independent reader before it replaces anything at out_path.
   wo.verify_before_replace = true;

@@ -98,8 +98,16 @@ void Writer::set_attributes(std::string cbor) {
   manifest_.attributes = std::move(cbor);
 }
 
+void Writer::adapt_copy_options(BlobOptions &bo) const {
+  if (!v2_) return;
+  bo.digest = ZT_DIGEST_UNKNOWN;
+  if (opts_.v2.canonical) bo.encoding = ZT_ENCODING_RAW;
+  bo.has_level = false;
+  bo.extra.clear();
+}
+
 void Writer::set_root_extra(std::vector<RawField> extra) {
-  if (v2_) fail(ZT_E_UNSUPPORTED, "v2 manifests keep no unknown 1.x fields");
+  if (v2_) return;  // v2 has no place for unknown 1.x fields (docs/v2.md, Writing)
   check_open();
   manifest_.extra = std::move(extra);
 }
@@ -170,7 +178,7 @@ void Writer::set_object_attributes(const std::string &name, std::string cbor) {
 }
 
 void Writer::set_object_extra(const std::string &name, std::vector<RawField> extra) {
-  if (v2_) fail(ZT_E_UNSUPPORTED, where(name) + ": v2 manifests keep no unknown 1.x fields");
+  if (v2_) return;  // as set_root_extra
   check_open();
   object_for(name).extra = std::move(extra);
 }

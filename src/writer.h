@@ -78,6 +78,10 @@ class Writer {
 
   const Object *find_object(const std::string &name) const;
   bool writes_v2() const { return v2_ != nullptr; }
+  // What a copy from another file asks of a v2 writer per part: the
+  // writer's digest (crc32c is no v2 algorithm; canonical form wants xxh3)
+  // and, when canonical, raw (zstd becomes zt.zstd-seekable/1 otherwise).
+  void adapt_copy_options(BlobOptions &bo) const;
 
  private:
   enum class State { Open, Finished, Failed };

@@ -48,7 +48,7 @@ from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike
 from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, Slice, SparseCOO, SparseCSR, Tensor, TensorMetadata
 from .sharded import ShardedReader, load_sharded
-from .writer import Digest, Writer, Zstd
+from .writer import Digest, Format, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
            "ZTensorError", "SafetensorError", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
@@ -83,13 +83,13 @@ def open_url(url: str, *, bearer_token: Optional[str] = None, strict: bool = Fal
 
 
 def save_file(tensors: Mapping[str, ArrayLike], path: PathLike, metadata: Any = None, *, zstd: Zstd = None,
-              digest: Digest = None) -> None:
+              digest: Digest = None, format: Format = None) -> None:
     """Writes a dict of numpy arrays (dense tensors) as a .zt file, atomically;
     metadata (a dict) becomes the file attributes.
 
         ztensor.save_file({"w": np.eye(3, dtype=np.float32)}, "m.zt", metadata={"step": 3}, zstd=3)
     """
-    with Writer(path, zstd=zstd, digest=digest) as w:
+    with Writer(path, zstd=zstd, digest=digest, format=format, canonical=not zstd) as w:
         for name, array in tensors.items():
             w.add(name, array)
         if metadata is not None:

@@ -75,7 +75,7 @@ def metadata_of(reader: Reader) -> Optional[Dict[str, str]]:
 
 
 def write(tensors: Mapping[str, Any], target: Optional[PathLike], metadata: Optional[Mapping[str, str]],
-          to_numpy: ToNumpy, zstd: Zstd, digest: Digest) -> Optional[bytes]:
+          to_numpy: ToNumpy, zstd: Zstd, digest: Digest, format: Any = None) -> Optional[bytes]:
     """Writes tensors (atomically for a path); target None gives the file's bytes."""
     if not isinstance(tensors, Mapping):
         raise TypeError(f"tensors must be a dict of name to tensor, not {type(tensors).__name__}")
@@ -88,7 +88,8 @@ def write(tensors: Mapping[str, Any], target: Optional[PathLike], metadata: Opti
     # One state dict gives one file, whatever the insertion order: tensors
     # are written in name order (as safetensors' header is sorted).
     converted.sort(key=lambda entry: entry[0])
-    with Writer(target, zstd=zstd, digest=digest) as w:
+    with Writer(target, zstd=zstd, digest=digest, format=format,
+                canonical=not zstd and digest in (None, "xxh3")) as w:
         for name, array, dtype in converted:
             w.add(name, array, dtype=dtype)
         if meta is not None:

@@ -46,7 +46,7 @@ def _from_numpy(array: Array, zt_type: str, name: str) -> Array:
 
 
 def save_file(tensor_dict: Mapping[str, Array], filename: PathLike, metadata: Optional[Dict[str, str]] = None, *,
-              zstd: Zstd = None, digest: Digest = None, compression: Zstd = None) -> None:
+              zstd: Zstd = None, digest: Digest = None, compression: Zstd = None, format: Any = None) -> None:
     """Saves numpy arrays as a .zt file, atomically (nothing at `filename`
     until it is complete; an error leaves any previous file as it was).
     Non-contiguous and big-endian arrays are stored as their values.
@@ -58,7 +58,8 @@ def save_file(tensor_dict: Mapping[str, Array], filename: PathLike, metadata: Op
     "crc32c" or "sha256"; compression= is the original zTensor package's
     name for zstd=.
     """
-    _safe.write(tensor_dict, filename, metadata, _to_numpy, zstd if compression is None else compression, digest)
+    _safe.write(tensor_dict, filename, metadata, _to_numpy, zstd if compression is None else compression, digest,
+                format)
 
 
 def save(tensor_dict: Mapping[str, Array], metadata: Optional[Dict[str, str]] = None, *, zstd: Zstd = None,

@@ -237,7 +237,7 @@ def _check_not_shared(tensors: Mapping[str, Any]) -> None:
 
 # -- the safetensors surface ----------------------------------------------------
 def save_file(tensors: Mapping[str, "torch.Tensor"], filename: PathLike, metadata: Optional[Dict[str, str]] = None,
-              *, zstd: Zstd = None, digest: Digest = None) -> None:
+              *, zstd: Zstd = None, digest: Digest = None, format: Any = None) -> None:
     """Saves torch tensors as a .zt file, atomically (nothing at `filename`
     until it is complete; an error leaves any previous file as it was).
 
@@ -251,7 +251,7 @@ def save_file(tensors: Mapping[str, "torch.Tensor"], filename: PathLike, metadat
     "crc32c" or "sha256".
     """
     _check_not_shared(tensors)
-    _safe.write(tensors, filename, metadata, _to_numpy, zstd, digest)
+    _safe.write(tensors, filename, metadata, _to_numpy, zstd, digest, format)
 
 
 def save(tensors: Mapping[str, "torch.Tensor"], metadata: Optional[Dict[str, str]] = None, *, zstd: Zstd = None,

@@ -18,7 +18,9 @@ from ._lib import (BlobOptions, QuantParams, WriteCallback, WriterOptions, ZTens
                    shape_array)
 from ._types import Array, ArrayLike, PathLike
 
-_DIGESTS: Dict[Optional[str], int] = {None: 0, "none": 0, "crc32c": 1, "sha256": 2}
+_DIGESTS: Dict[Optional[str], int] = {None: 0, "none": 0, "crc32c": 1, "sha256": 2, "xxh3": 4}
+# format=: the generation written (docs/v2.md, Writing).
+_FORMATS = {None: 1, 1: 1, "1.2": 1, 2: 2, "2": 2}
 
 
 class _UseDefault:
@@ -31,15 +33,46 @@ class _UseDefault:
 
 _USE_DEFAULT = _UseDefault()
 
-Digest = Optional[Literal["none", "crc32c", "sha256"]]
+Digest = Optional[Literal["none", "crc32c", "sha256", "xxh3"]]
+Format = Union[None, int, str]  # None/1/"1.2": spec 1.2; 2/"2": zTensor v2
 Zstd = Union[None, bool, int]  # None/False: raw, True: zstd at the default level, int: that level
 Shape = Sequence[int]
 
 
 def _digest_code(digest: Optional[str]) -> int:
     if digest not in _DIGESTS:
-        raise ValueError(f'digest must be None, "crc32c" or "sha256", not {digest!r}')
+        raise ValueError(f'digest must be None, "crc32c", "sha256" or (v2) "xxh3", not {digest!r}')
     return _DIGESTS[digest]
+
+
+def _set_format(opts: WriterOptions, format: Format, canonical: bool, alignment: Optional[int],
+                digest: Optional[str]) -> None:
+    """Fills the 1.3 fields of opts: v2's canonical form (raw, xxh3 on every
+    part; the default), or, with canonical=False, the given alignment and
+    digest ("xxh3" by default, "sha256" or "none")."""
+    if format not in _FORMATS:
+        raise ValueError(f'format must be "1.2" (the default) or 2, not {format!r}')
+    fmt = _FORMATS[format]
+    if fmt == 1:
+        if alignment is not None:
+            raise ValueError("alignment= applies to format=2 (zTensor v2) only")
+        if digest == "xxh3":
+            raise ValueError('digest="xxh3" is a v2 digest: pass format=2')
+        return
+    version = tuple(int(x) for x in lib.zt_version_string().decode().split(".")[:2])
+    if version < (1, 3):
+        raise ZTensorError(-7, "writing zTensor v2 needs libztensor 1.3; the loaded library is "
+                               f"{lib.zt_version_string().decode()}")
+    if digest == "crc32c":
+        raise ValueError('crc32c is not a v2 digest: use "xxh3" (the default), "sha256" or "none"')
+    if canonical and digest not in (None, "xxh3"):
+        raise ValueError("canonical v2 gives every part an xxh3 digest; pass canonical=False for another")
+    if canonical and alignment not in (None, 65536):
+        raise ValueError("canonical v2 places blobs at 65536; pass canonical=False for another alignment")
+    opts.format = 2
+    opts.canonical = 1 if canonical else 0
+    opts.v2_digest = 4 if digest is None else _DIGESTS[digest]
+    opts.alignment = alignment or 0
 
 
 def _name_bytes(name: str) -> bytes:
@@ -73,17 +106,24 @@ class Writer:
     zstd: None/False for raw blobs, True for zstd level 3, or a level.
     digest: None, "crc32c" or "sha256". Both are defaults that add() and the
     helpers may override per object.
+    format: None or "1.2" (spec 1.2, the default), or 2 for zTensor v2
+    (docs/v2.md, Writing): canonical by default (the same tensors give the
+    same bytes, whatever order they are added in; raw, an xxh3 digest per
+    part, names in NFC); canonical=False allows zstd (zt.zstd-seekable/1),
+    digest "sha256"/"none" and alignment= (a multiple of 4096).
     """
 
     _finished = False
 
     def __init__(self, path: Optional[PathLike], zstd: Zstd = None, digest: Digest = None, *,
-                 sync: bool = True, mode: str = "w") -> None:
+                 sync: bool = True, mode: str = "w", format: Format = None, canonical: bool = True,
+                 alignment: Optional[int] = None) -> None:
         if mode not in ("w", "a"):
             raise ValueError(f'mode must be "w" (a new file) or "a" (append to an existing one), not {mode!r}')
         opts = WriterOptions()
         lib.zt_writer_options_init(byref(opts))
         opts.digest = _digest_code(digest)
+        _set_format(opts, format, canonical, alignment, digest)
         opts.encoding, level = self._encoding(zstd)
         if level is not None:
             opts.zstd_level = level
@@ -141,7 +181,8 @@ class Writer:
         return f"<ztensor.Writer {self.path or '<memory>'!r}: {state}>"
 
     @classmethod
-    def memory(cls, zstd: Zstd = None, digest: Digest = None) -> "Writer":
+    def memory(cls, zstd: Zstd = None, digest: Digest = None, *, format: Format = None,
+               canonical: bool = True) -> "Writer":
         """A writer whose file is kept as bytes (zt_writer_create_memory; the
         same bytes a file writer would write): getvalue() after finish().
 
@@ -149,7 +190,7 @@ class Writer:
                 w.add("x", np.ones(3))
             data = w.getvalue()
         """
-        return cls(None, zstd=zstd, digest=digest)
+        return cls(None, zstd=zstd, digest=digest, format=format, canonical=canonical)
 
     @classmethod
     def to_stream(cls, stream: BinaryIO, zstd: Zstd = None, digest: Digest = None) -> "Writer":
