@@ -715,6 +715,13 @@ int main(int argc, char **argv) {
   std::string mk = "mkdir -p '" + cfg.dir + "'";
   if (std::system(mk.c_str()) != 0) die("cannot create " + cfg.dir);
 
+  // --only write_v2: just the v2 write rows, on every workload.
+  if (cfg.only == "write_v2") {
+    for (auto make : {make_large, make_mixed, make_small}) bench_write_v2(cfg, make(cfg.scale));
+    bench_write_v2(cfg, make_many(100000));
+    print_table();
+    return 0;
+  }
   // First, while this process is small: the streaming writes in children.
   if (cfg.stream_gib > 0 && cfg.wants("stream")) {
     bench_stream(cfg, cfg.stream_gib, ZT_ENCODING_RAW);

@@ -223,11 +223,13 @@ void Writer::set_object_attributes(const std::string &name, const std::string &c
 
 uint64_t Writer::next_offset(uint64_t at, uint64_t len) const {
   const uint64_t a = opts_.canonical ? kCanonicalAlignment : opts_.alignment;
-  // A zero-length blob still takes a boundary of its own: blobs sit at
-  // successive boundaries (§6.3 rule 2), so no two have one offset.
-  const uint64_t end = at + (len ? len : 1);
+  // Packing (§6.3 rule 2): the next boundary at or after this blob's end. A
+  // zero-length blob takes no room, so the next blob starts at its offset
+  // too; §2.4 exempts zero-length blobs from the identical-or-disjoint rule
+  // for exactly this. The original's writer does the same (docs/v2.md).
+  const uint64_t end = at + len;
   const uint64_t r = (end + a - 1) / a * a;
-  if (r < at) fail(ZT_E_INVALID_ARG, "v2 writer: file offsets overflow 64 bits");
+  if (end < at || r < end) fail(ZT_E_INVALID_ARG, "v2 writer: file offsets overflow 64 bits");
   return r;
 }
 
@@ -642,6 +644,7 @@ void Writer::stream_out(Sink &sink, uint64_t manifest_at, const std::string &man
   std::sort(order.begin(), order.end(), [](const Blob *a, const Blob *b) { return a->offset < b->offset; });
   std::vector<uint8_t> buf(kCompareChunk);
   for (const Blob *b : order) {
+    if (b->length == 0) continue;  // it may share its offset with the next blob
     sink.write_zeros(static_cast<size_t>(b->offset - sink.position()));
     for (uint64_t done = 0; done < b->length;) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(b->length - done, buf.size()));

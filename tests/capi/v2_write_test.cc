@@ -264,6 +264,16 @@ std::vector<ObjSpec> many_model() {
   return m;
 }
 
+std::vector<ObjSpec> zeros_model() {
+  return {
+      {"a", "dense", {0}, {}, {{"data", ZT_F32, nullptr, {}}}},
+      {"b", "dense", {10}, {}, {{"data", ZT_U8, nullptr, pattern(10, 2)}}},
+      {"c", "dense", {0, 5}, {}, {{"data", ZT_I64, nullptr, {}}}},
+      {"d", "dense", {3}, {}, {{"data", ZT_U8, nullptr, {1, 2, 3}}}},
+      {"e", "dense", {0}, {}, {{"data", ZT_U8, nullptr, {}}}},
+  };
+}
+
 void add_all(zt_writer *w, const std::vector<ObjSpec> &model, bool stream) {
   for (const ObjSpec &o : model) {
     ASSERT_EQ(ZT_OK, zt_writer_begin_object(w, o.name.data(), o.name.size(), o.layout, o.shape.data(), o.shape.size()))
@@ -318,6 +328,7 @@ const GoldenCase kGolden[] = {
     {"layouts.zt", layouts_model, [] { return std::vector<uint8_t>(); }},
     {"empty.zt", [] { return std::vector<ObjSpec>(); }, [] { return std::vector<uint8_t>(); }},
     {"many.zt", many_model, [] { return std::vector<uint8_t>(); }},
+    {"zeros.zt", zeros_model, [] { return std::vector<uint8_t>(); }},
 };
 
 // The original's own canonical writer wrote these; ours must give the same
@@ -447,22 +458,30 @@ TEST(V2Write, NonNfcNamesAreRefusedInCanonicalForm) {
   EXPECT_TRUE(manifest_of(slurp(dir.file("nfc2.zt")))["objects"].contains(decomposed));
 }
 
-// Zero-length parts follow the spec's text (docs/v2.md, Writing): a blob of
-// its own on the next boundary, the next blob on the boundary after.
-TEST(V2Write, ZeroLengthPartTakesItsOwnBoundary) {
+// Zero-length parts are packed (docs/v2.md, Writing): a zero-length blob
+// takes no room, so the next blob starts at its offset, and every empty part
+// shares the first one's blob; the original's writer does the same
+// (tests/data/v2-golden/zeros.zt, compared byte for byte above).
+TEST(V2Write, ZeroLengthPartsTakeNoRoom) {
   TempDir dir;
-  const std::string path = dir.file("zero.zt");
-  zt_writer *w = open_v2(path, v2_options());
-  const uint64_t shape0[] = {0};
-  ASSERT_EQ(ZT_OK, zt_writer_add_dense(w, "a", 1, ZT_F32, shape0, 1, nullptr, 0, nullptr)) << zt_last_error();
-  add_u8(w, "b", pattern(10, 1));
-  ASSERT_EQ(ZT_OK, zt_writer_add_dense(w, "c", 1, ZT_F32, shape0, 1, nullptr, 0, nullptr)) << zt_last_error();
-  ASSERT_EQ(ZT_OK, zt_writer_finish(w)) << zt_last_error();
-  const Json m = manifest_of(slurp(path));
-  EXPECT_EQ(65536u, offset_of(m, "a"));
-  EXPECT_EQ(0u, m["objects"]["a"]["parts"]["data"]["blob"][1].get<uint64_t>());
-  EXPECT_EQ(131072u, offset_of(m, "b"));
-  EXPECT_EQ(65536u, offset_of(m, "c")) << "both empty parts share the first one's blob";
+  for (int order = 0; order < 2; ++order) {
+    const std::string path = dir.file("zero" + std::to_string(order) + ".zt");
+    zt_writer *w = open_v2(path, v2_options());
+    const uint64_t shape0[] = {0};
+    if (order) add_u8(w, "b", pattern(10, 1));
+    ASSERT_EQ(ZT_OK, zt_writer_add_dense(w, "a", 1, ZT_F32, shape0, 1, nullptr, 0, nullptr)) << zt_last_error();
+    if (!order) add_u8(w, "b", pattern(10, 1));
+    ASSERT_EQ(ZT_OK, zt_writer_add_dense(w, "c", 1, ZT_F32, shape0, 1, nullptr, 0, nullptr)) << zt_last_error();
+    ASSERT_EQ(ZT_OK, zt_writer_finish(w)) << zt_last_error();
+    const auto f = slurp(path);
+    const Json m = manifest_of(f);
+    EXPECT_EQ(65536u, offset_of(m, "a"));
+    EXPECT_EQ(0u, m["objects"]["a"]["parts"]["data"]["blob"][1].get<uint64_t>());
+    EXPECT_EQ(65536u, offset_of(m, "b"));
+    EXPECT_EQ(65536u, offset_of(m, "c")) << "both empty parts share the first one's blob";
+    EXPECT_EQ(0, std::memcmp(f.data() + 65536, pattern(10, 1).data(), 10));
+    EXPECT_EQ(131072u, le64(f.data() + f.size() - 40));
+  }
 }
 
 // Sharing is decided on the bytes: with a content key that makes every

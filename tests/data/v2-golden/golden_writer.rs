@@ -125,6 +125,18 @@ fn many(dir: &Path) -> ztensor::Result<()> {
     Ok(())
 }
 
+fn zeros(dir: &Path) -> ztensor::Result<()> {
+    // Zero-length parts, first, in the middle and last.
+    let mut w = Writer::create(dir.join("zeros.zt"))?;
+    w.add("a", [0u64], DType::F32, &[])?;
+    w.add("b", [10u64], DType::U8, &pattern(10, 2))?;
+    w.add("c", [0u64, 5], DType::I64, &[])?;
+    w.add("d", [3u64], DType::U8, &[1, 2, 3])?;
+    w.add("e", [0u64], DType::U8, &[])?;
+    w.finish()?;
+    Ok(())
+}
+
 fn main() -> ztensor::Result<()> {
     let dir = std::env::args().nth(1).expect("out dir");
     let dir = Path::new(&dir);
@@ -132,5 +144,6 @@ fn main() -> ztensor::Result<()> {
     layouts(dir)?;
     empty(dir)?;
     many(dir)?;
+    zeros(dir)?;
     Ok(())
 }
