@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #endif
 
+#include <algorithm>
+
 #include "component_stream.h"
 #include "composite/parts.h"
 #include "util/error.h"
@@ -40,7 +42,14 @@ bool copy_sparse_index_as_u64(const Reader &in, const Object &o, const Component
 }
 
 void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
-  for (const Object &o : in.manifest().objects) {
+  // A v2 writer places blobs in name order: handed over in that order, each
+  // is placed once instead of being reordered at finish.
+  std::vector<const Object *> order;
+  for (const Object &o : in.manifest().objects) order.push_back(&o);
+  if (w.writes_v2())
+    std::stable_sort(order.begin(), order.end(), [](const Object *a, const Object *b) { return a->name < b->name; });
+  for (const Object *op : order) {
+    const Object &o = *op;
     if (o.status != ZT_OK) fail(o.status, "cannot migrate: " + o.error);
     w.begin_object(o.name, o.format, o.shape);
     if (o.has_attributes) w.set_object_attributes(o.name, o.attributes);

@@ -117,6 +117,25 @@ class V2WriteTest(ztcli.TmpCase):
         _b, m = read_v2(two)
         self.assertEqual("zt.zstd-seekable/1", m["objects"]["src"]["parts"]["data"]["encoding"])
 
+    def test_merge_and_append_format_2(self):
+        # Two 1.2 inputs whose names interleave: the v2 result has every
+        # object, in name order on 64 KiB boundaries.
+        a, b = self.path("a.npy"), self.path("b.npy")
+        np.save(a, np.arange(3, dtype="<i4"))
+        np.save(b, np.arange(5, dtype="<i2"))
+        za, zb = self.path("a.zt"), self.path("b.zt")
+        ztcli.run("convert", a, "-o", za)
+        ztcli.run("convert", b, "-o", zb)
+        out = self.path("m.zt")
+        ztcli.run("merge", zb, za, "-o", out, "--format", "2")
+        blob_bytes, m = read_v2(out)
+        self.assertEqual(["a", "b"], sorted(m["objects"]))
+        self.assertEqual(65536, m["objects"]["a"]["parts"]["data"]["blob"][0])
+        self.assertEqual(np.arange(5, dtype="<i2").tobytes(), blob(blob_bytes, m["objects"]["b"]["parts"]["data"]))
+        ztcli.run("append", za, "--from", zb, "--format", "2")
+        _b, m2 = read_v2(za)
+        self.assertEqual(["a", "b"], sorted(m2["objects"]))
+
     def test_no_canonical_needs_format_2(self):
         one = self.path("one.zt")
         self.write_12(one)

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -120,8 +121,17 @@ int write_zt(std::vector<ztimport::Imported> &inputs, const ztimport::CborAttrib
       const ztimport::CborItem cbor = ztimport::cbor_map(attributes);
       check(zt_writer_set_attributes_cbor(w, cbor.data(), cbor.size()), "convert: file attributes");
     }
-    for (auto &in : inputs) {
-      for (auto &t : in.tensors) {
+    // v2 places blobs in name order: handed over in that order, each is
+    // placed once instead of being reordered at finish.
+    std::vector<ztimport::Tensor *> order;
+    for (auto &in : inputs)
+      for (auto &t : in.tensors) order.push_back(&t);
+    if (wo.format == 2)
+      std::stable_sort(order.begin(), order.end(),
+                       [](const ztimport::Tensor *a, const ztimport::Tensor *b) { return a->name < b->name; });
+    for (ztimport::Tensor *tp : order) {
+      {
+        ztimport::Tensor &t = *tp;
         const std::string where = "convert: object '" + t.name + "'";
         if (wo.format == 2) to_v2_projection(t);
         check(zt_writer_begin_object(w, t.name.data(), t.name.size(), t.format.c_str(), t.shape.data(), t.shape.size()),

@@ -6,6 +6,7 @@
 // Until the rename, the destination is the old, complete file.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -94,7 +95,12 @@ std::vector<const zt_file *> raw_files(const std::vector<FilePtr> &files) {
 // Writes `objects` (from `files`) to `out`, with the union of the files'
 // attributes; nothing is left at `out` (beyond what was there) on failure.
 int write_objects(const char *cmd, const std::string &out, const std::vector<const zt_file *> &raw,
-                  const std::vector<const zt_object *> &objects, const Options &o) {
+                  std::vector<const zt_object *> objects, const Options &o) {
+  // A canonical v2 file puts its blobs in name order: given in that order,
+  // the writer places each one once instead of reordering them at finish.
+  if (o.format == 2)
+    std::stable_sort(objects.begin(), objects.end(),
+                     [](const zt_object *a, const zt_object *b) { return object_name(a) < object_name(b); });
   std::set<std::string> names;
   uint64_t total = 0;
   for (const zt_object *obj : objects) {

@@ -89,8 +89,11 @@ def save_file(tensors: Mapping[str, ArrayLike], path: PathLike, metadata: Any = 
 
         ztensor.save_file({"w": np.eye(3, dtype=np.float32)}, "m.zt", metadata={"step": 3}, zstd=3)
     """
+    items = list(tensors.items())
+    if format in (2, "2"):  # v2 places blobs in name order: given so, none is moved at finish
+        items.sort(key=lambda kv: kv[0].encode("utf-8") if isinstance(kv[0], str) else b"")
     with Writer(path, zstd=zstd, digest=digest, format=format, canonical=not zstd) as w:
-        for name, array in tensors.items():
+        for name, array in items:
             w.add(name, array)
         if metadata is not None:
             w.attributes = metadata
