@@ -15,6 +15,7 @@
 #include "util/temp_file.h"
 #include "v2/det_cbor_encode.h"
 #include "v2/nfc.h"
+#include "v2/quant_group_1x.h"
 #include "v2/v2_logical_types.h"
 #include "v2/zstd_seekable_encode.h"
 
@@ -180,10 +181,6 @@ void Writer::begin_object(const std::string &name, const std::string &layout, Sh
   check_open();
   check_name(name, "object");
   const std::string id = layout_id(layout);
-  if (id == "quantized_group")
-    fail(ZT_E_UNSUPPORTED, where(name) +
-                               ": a 1.x quantized_group object has no v2 form here yet (zt.quant_group/1 needs every "
-                               "parameter stated; the mapping is not implemented)");
   if (!valid_utf8(id.data(), id.size()) || id.empty()) fail(ZT_E_NAME, where(name) + ": layout is not valid UTF-8");
   if (shape.ndim > kMaxRank)
     fail(ZT_E_SHAPE, where(name) + ": rank " + std::to_string(shape.ndim) + " is over 64 (v2 spec §3.3)");
@@ -610,6 +607,36 @@ void Writer::place_blobs(uint64_t &manifest_at) {
   manifest_at = cur;
 }
 
+// A 1.x quantized_group object becomes zt.quant_group/1: its packed part is
+// "data" (1.x: "packed_weight"), and its attributes state every parameter.
+// The parts keep their relative name order, so the placement stands.
+void Writer::restate_quantized(Object &o) {
+  QuantGroup1x q;
+  q.attributes = o.attributes;
+  q.shape = o.shape;
+  Part *data = nullptr, *scales = nullptr;
+  for (Part &p : o.parts) {
+    if (p.name == "packed_weight" || p.name == "data") {
+      if (data) fail(ZT_E_UNSUPPORTED, where(o.name) + ": both 'packed_weight' and 'data' parts");
+      data = &p;
+    } else if (p.name == "scales") {
+      scales = &p;
+    } else if (p.name == "zeros") {
+      q.has_zeros = true;
+    } else {
+      fail(ZT_E_UNSUPPORTED, where(o.name, p.name) + ": not a part of a quantized_group object");
+    }
+  }
+  if (!data || !scales)
+    fail(ZT_E_COMPONENT_MISSING, where(o.name) + ": a quantized_group object needs packed_weight and scales");
+  q.data_dtype = data->dtype;
+  q.scales_dtype = scales->dtype;
+  q.scales_type = scales->type;
+  o.attributes = quant_group_attributes(q, where(o.name));
+  data->name = "data";
+  o.layout = "zt.quant_group/1";
+}
+
 void Writer::copy_out(int out_fd, uint64_t manifest_at, const std::string &manifest) {
   pwrite_all(out_fd, kMagicV2, 8, 0, "the magic");
   std::vector<uint8_t> buf;
@@ -661,9 +688,11 @@ void Writer::finish() {
   check_open();
   try {
     if (stream_) fail(ZT_E_MISUSE, "a blob is still being streamed (end it before finishing)");
-    for (const Object &o : objects_)
+    for (Object &o : objects_) {
       if (o.parts.empty())
         fail(ZT_E_COMPONENT_MISSING, where(o.name) + ": an object has at least one part (v2 spec §3.3)");
+      if (o.layout == "quantized_group") restate_quantized(o);
+    }
     uint64_t manifest_at = 0;
     place_blobs(manifest_at);
     const std::string manifest = encode_manifest();

@@ -117,6 +117,7 @@ class Writer {
   bool same_bytes(uint64_t a, uint64_t b, uint64_t len, const uint8_t *mem);
   void pwrite_all(int fd, const void *p, size_t n, uint64_t at, const char *what);
   void place_blobs(uint64_t &manifest_at);
+  void restate_quantized(Object &o);
   void copy_out(int out_fd, uint64_t manifest_at, const std::string &manifest);
   void stream_out(Sink &sink, uint64_t manifest_at, const std::string &manifest, uint64_t file_size);
   void fail_writer();

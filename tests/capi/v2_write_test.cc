@@ -18,6 +18,7 @@
 
 #include "test_util.h"
 #include "ztensor.h"
+#include "ztensor_composite.h"
 
 using zttest::TempDir;
 using Json = nlohmann::json;
@@ -625,6 +626,63 @@ TEST(V2Write, MemoryWriterGivesTheSameBytes) {
   ASSERT_EQ(ZT_OK, zt_writer_finish_memory(w, &bytes, &len)) << zt_last_error();
   EXPECT_TRUE(std::vector<uint8_t>(bytes, bytes + len) == want);
   zt_free(bytes);
+}
+
+// A 1.x quantized_group object (the composite API, or a migrated file) is
+// written as zt.quant_group/1 with every parameter stated; what the profile
+// cannot state (a group spanning two rows) is refused with a clear reason.
+TEST(V2Write, QuantizedGroupBecomesQuantGroupProfile) {
+  TempDir dir;
+  const std::string path = dir.file("q.zt");
+  zt_writer *w = open_v2(path, v2_options());
+  const uint64_t shape[] = {2, 16};
+  std::vector<int32_t> packed(4, 0x76543210);
+  std::vector<uint16_t> scales(4, 0x3C00), zeros(4, 0x4800);
+  zt_quant_params q;
+  zt_quant_params_init(&q);
+  q.bits = 4;
+  q.group_size = 8;
+  q.packing = "8_per_i32";
+  q.packed_dtype = ZT_I32;
+  q.packed = packed.data();
+  q.packed_len = packed.size() * 4;
+  q.scales_dtype = ZT_F16;
+  q.scales = scales.data();
+  q.scales_len = scales.size() * 2;
+  ASSERT_EQ(ZT_OK, zt_writer_add_quantized_group(w, "q", 1, shape, 2, &q, nullptr)) << zt_last_error();
+  q.zeros_dtype = ZT_F16;
+  q.zeros = zeros.data();
+  q.zeros_len = zeros.size() * 2;
+  ASSERT_EQ(ZT_OK, zt_writer_add_quantized_group(w, "z", 1, shape, 2, &q, nullptr)) << zt_last_error();
+  ASSERT_EQ(ZT_OK, zt_writer_finish(w)) << zt_last_error();
+  const Json m = manifest_of(slurp(path));
+  const Json &o = m["objects"]["q"];
+  EXPECT_EQ("zt.quant_group/1", o["layout"]);
+  EXPECT_EQ(Json::parse(R"({"bits": 4, "group_size": 8, "axis": 1,
+      "packing": {"word": "u32", "order": "lsb_first", "per_word": 8},
+      "scale_form": "f32_factors", "zero_point": {"form": "implied", "value": 8}})"),
+            o["attributes"]);
+  EXPECT_TRUE(o["parts"].contains("data") && o["parts"].contains("scales") && !o["parts"].contains("packed_weight"));
+  EXPECT_EQ("i32", o["parts"]["data"]["dtype"]);
+  EXPECT_EQ(Json::parse(R"({"form": "tensor", "packing": "plain"})"), m["objects"]["z"]["attributes"]["zero_point"]);
+  EXPECT_TRUE(m["objects"]["z"]["parts"].contains("zeros"));
+
+  // cols 12 with groups of 8: a group would span two rows.
+  zt_writer *w2 = open_v2(dir.file("q2.zt"), v2_options());
+  const uint64_t shape2[] = {2, 12};
+  zt_quant_params_init(&q);
+  q.bits = 4;
+  q.group_size = 8;
+  q.packing = "8_per_i32";
+  q.packed_dtype = ZT_I32;
+  q.packed = packed.data();
+  q.packed_len = packed.size() * 4;
+  q.scales_dtype = ZT_F16;
+  q.scales = scales.data();
+  q.scales_len = scales.size() * 2;
+  ASSERT_EQ(ZT_OK, zt_writer_add_quantized_group(w2, "q", 1, shape2, 2, &q, nullptr)) << zt_last_error();
+  EXPECT_EQ(ZT_E_UNSUPPORTED, zt_writer_finish(w2));
+  EXPECT_NE(std::string(zt_last_error()).find("never spans two rows"), std::string::npos) << zt_last_error();
 }
 
 // Without the new fields, callers keep getting 1.2 files.
