@@ -77,6 +77,7 @@ struct Writer::Stream {
   const LogicalTypeV2 *type = nullptr;
   bool bool_values = false;
   uint8_t last_byte = 0;
+  uint64_t whole_xxh3 = 0;  // a whole blob's xxh3, hashed in one call
   ~Stream() {
     if (xxh) XXH3_freeState(xxh);
   }
@@ -186,8 +187,18 @@ void Writer::begin_object(const std::string &name, const std::string &layout, Sh
     fail(ZT_E_SHAPE, where(name) + ": rank " + std::to_string(shape.ndim) + " is over 64 (v2 spec §3.3)");
   const auto numel = shape_numel(shape);
   if (!numel) fail(ZT_E_SHAPE, where(name) + ": the product of the shape overflows 64 bits (v2 spec §3.3)");
-  if (index_.count(name)) fail(ZT_E_EXISTS, where(name) + ": an object of this name was already declared");
-  index_.emplace(name, objects_.size());
+  // While names come in increasing order (most writers), uniqueness is one
+  // comparison and a lookup a binary search; the first name out of order
+  // builds the hash index.
+  if (names_sorted_ && !objects_.empty() && !(objects_.back().name < name)) {
+    names_sorted_ = false;
+    index_.reserve(objects_.size() * 2);
+    for (size_t i = 0; i < objects_.size(); ++i) index_.emplace(objects_[i].name, i);
+  }
+  if (!names_sorted_) {
+    if (!index_.emplace(name, objects_.size()).second)
+      fail(ZT_E_EXISTS, where(name) + ": an object of this name was already declared");
+  }
   Object &o = objects_.emplace_back();
   o.name = name;
   o.layout = id;
@@ -195,20 +206,31 @@ void Writer::begin_object(const std::string &name, const std::string &layout, Sh
   o.numel = *numel;
 }
 
+size_t Writer::lookup(const std::string &name) const {
+  if (!names_sorted_) {
+    auto it = index_.find(name);
+    return it == index_.end() ? SIZE_MAX : it->second;
+  }
+  if (!objects_.empty() && objects_.back().name == name) return objects_.size() - 1;
+  auto it = std::lower_bound(objects_.begin(), objects_.end(), name,
+                             [](const Object &o, const std::string &n) { return o.name < n; });
+  return it != objects_.end() && it->name == name ? static_cast<size_t>(it - objects_.begin()) : SIZE_MAX;
+}
+
 bool Writer::has_object(const std::string &name) const {
-  return index_.count(name) != 0;
+  return lookup(name) != SIZE_MAX;
 }
 
 void Writer::drop_object_if_empty(const std::string &name) {
   if (objects_.empty() || objects_.back().name != name || !objects_.back().parts.empty()) return;
-  index_.erase(name);
+  if (!names_sorted_) index_.erase(name);
   objects_.pop_back();
 }
 
 Writer::Object &Writer::object_for(const std::string &name) {
-  auto it = index_.find(name);
-  if (it == index_.end()) fail(ZT_E_NOT_FOUND, where(name) + ": no such object declared (begin it first)");
-  return objects_[it->second];
+  const size_t i = lookup(name);
+  if (i == SIZE_MAX) fail(ZT_E_NOT_FOUND, where(name) + ": no such object declared (begin it first)");
+  return objects_[i];
 }
 
 void Writer::set_object_attributes(const std::string &name, const std::string &cbor) {
@@ -277,10 +299,11 @@ Writer::Part &Writer::new_part(Object &o, const std::string &role, zt_dtype dtyp
   return o.parts.back();
 }
 
-void Writer::open_stream(const std::string &name, const std::string &role, zt_dtype dtype, const PartOptions &opts) {
+void Writer::open_stream(const std::string &name, const std::string &role, zt_dtype dtype, const PartOptions &opts,
+                         bool streaming) {
   check_open();
-  const size_t oi = index_.count(name) ? index_.at(name) : (object_for(name), 0);
-  Object &o = objects_[oi];
+  Object &o = object_for(name);
+  const size_t oi = static_cast<size_t>(&o - objects_.data());
   bool encode = false;
   int level = 0;
   zt_digest_alg alg = ZT_DIGEST_NONE;
@@ -289,7 +312,7 @@ void Writer::open_stream(const std::string &name, const std::string &role, zt_dt
   s->object = oi;
   s->part = o.parts.size() - 1;
   s->alg = alg;
-  if (alg == ZT_DIGEST_XXH3) {
+  if (alg == ZT_DIGEST_XXH3 && streaming) {
     s->xxh = XXH3_createState();
     if (!s->xxh) {
       o.parts.pop_back();
@@ -338,7 +361,7 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
                         const PartOptions &opts) {
   check_open();
   if (!data && len) fail(ZT_E_INVALID_ARG, where(name, role) + ": data is NULL but length is " + std::to_string(len));
-  open_stream(name, role, dtype, opts);
+  open_stream(name, role, dtype, opts, /*streaming=*/false);
   Stream &s = *stream_;
   Object &o = objects_[s.object];
   // The size rules first: a wrong length is refused with nothing written.
@@ -368,12 +391,17 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
           if (p[i] > 1)
             fail(ZT_E_INVALID_ARG, where(name, role) + ": a bool element is " + std::to_string(p[i]) +
                                        "; bool values are 0 or 1 (v2 spec Appendix A)");
-      if (s.xxh) XXH3_64bits_update(s.xxh, p, len);
+      if (s.alg == ZT_DIGEST_XXH3) s.whole_xxh3 = XXH3_64bits(p, len);
       if (s.sha) s.sha->update(p, len);
       s.decoded = len;
       s.last_byte = len ? p[len - 1] : 0;
       close_stream(p);
       return;
+    }
+    if (s.alg == ZT_DIGEST_XXH3 && !s.xxh) {  // zstd: hashed as it is encoded
+      s.xxh = XXH3_createState();
+      if (!s.xxh) fail(ZT_E_NOMEM, "xxh3 state");
+      XXH3_64bits_reset(s.xxh);
     }
     store(static_cast<const uint8_t *>(data), len);
     close_stream(nullptr);
@@ -385,7 +413,7 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
 }
 
 void Writer::blob_begin(const std::string &name, const std::string &role, zt_dtype dtype, const PartOptions &opts) {
-  open_stream(name, role, dtype, opts);
+  open_stream(name, role, dtype, opts, /*streaming=*/true);
 }
 
 void Writer::blob_append(const void *data, size_t len) {
@@ -438,19 +466,28 @@ void Writer::close_stream(const uint8_t *whole) {
            ctx + ": the unused high nibble of the last f4_e2m1 byte must be zero (v2 spec Appendix A)");
   }
   p.decoded_length = s.decoded;
-  if (s.xxh) p.digest = digest_text("xxh3", XXH3_64bits_digest(s.xxh));
-  if (s.sha) p.digest = s.sha->finish_string();
+  uint64_t content_hash = 0;
+  if (s.alg == ZT_DIGEST_XXH3) {
+    content_hash = s.xxh ? XXH3_64bits_digest(s.xxh) : s.whole_xxh3;
+    p.digest = digest_text("xxh3", content_hash);
+  }
+  if (s.sha) {
+    p.digest = s.sha->finish_string();
+    content_hash = std::strtoull(p.digest.substr(7, 16).c_str(), nullptr, 16);
+  }
   const uint64_t stored = whole ? s.decoded : s.stored;
 
   // Sharing: the same decoded bytes (same length and digest, then the bytes
   // themselves) as a raw blob already placed.
-  std::string key;
-  if (!p.encoded && !p.digest.empty()) {
-    key = std::to_string(stored) + "/" + (weak_content_key_ ? std::string() : p.digest);
+  // The key is the length and (the first 64 bits of) the digest; any
+  // match is confirmed on the bytes, so a collision only costs a compare.
+  const bool shareable = !p.encoded && !p.digest.empty();
+  const uint64_t key = stored * 0x9E3779B97F4A7C15ull ^ (weak_content_key_ ? 0 : content_hash);
+  if (shareable) {
     auto it = by_content_.find(key);
     if (it != by_content_.end()) {
       for (size_t b : it->second) {
-        if (same_bytes(blobs_[b].at, s.at, stored, whole)) {
+        if (blobs_[b].length == stored && same_bytes(blobs_[b].at, s.at, stored, whole)) {
           p.blob = b;
           if (!whole) {  // take the streamed copy back
             next_at_ = s.saved_next_at;
@@ -475,7 +512,7 @@ void Writer::close_stream(const uint8_t *whole) {
   b.length = stored;
   blobs_.push_back(b);
   p.blob = blobs_.size() - 1;
-  if (!key.empty()) by_content_[key].push_back(p.blob);
+  if (shareable) by_content_[key].push_back(p.blob);
   data_end_ = s.at + stored;
   next_at_ = next_offset(s.at, stored);
   have_last_key_ = true;

@@ -110,7 +110,9 @@ class Writer {
   void check_name(const std::string &name, const char *what) const;
   Part &new_part(Object &o, const std::string &role, zt_dtype dtype, const PartOptions &opts, bool &encode, int &level,
                  zt_digest_alg &alg);
-  void open_stream(const std::string &name, const std::string &role, zt_dtype dtype, const PartOptions &opts);
+  void open_stream(const std::string &name, const std::string &role, zt_dtype dtype, const PartOptions &opts,
+                   bool streaming);
+  size_t lookup(const std::string &name) const;  // SIZE_MAX if absent
   void store(const uint8_t *p, size_t n);
   void close_stream(const uint8_t *whole);
   uint64_t next_offset(uint64_t at, uint64_t len) const;
@@ -135,11 +137,12 @@ class Writer {
 
   std::string attributes_;
   std::vector<Object> objects_;
+  bool names_sorted_ = true;  // objects_ in increasing name order: no index_ needed
   std::unordered_map<std::string, size_t> index_;
   std::vector<Blob> blobs_;
-  // (length, digest) → blobs with that content key; equality is confirmed
-  // on the bytes before two parts share one.
-  std::unordered_map<std::string, std::vector<size_t>> by_content_;
+  // A hash of (length, digest) → blobs with that content key; equality is
+  // confirmed on the bytes before two parts share one.
+  std::unordered_map<uint64_t, std::vector<size_t>> by_content_;
   std::unique_ptr<Stream> stream_;
   enum class State { Open, Finished, Failed } state_ = State::Open;
 };
