@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/s3_location.h"
+#include "platform/process.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -20,32 +21,8 @@
 
 namespace zt {
 
-bool is_remote_url(const std::string &url) {
-  auto starts = [&](const char *p) {
-    const size_t n = std::strlen(p);
-    if (url.size() < n) return false;
-    for (size_t i = 0; i < n; ++i)
-      if (std::tolower(static_cast<unsigned char>(url[i])) != p[i]) return false;
-    return true;
-  };
-  return starts("http://") || starts("https://") || starts("s3://");
-}
-
 std::string redact_url(const std::string &url) {
-  // An s3:// location holds no credential, and its key may hold '?' or '#'.
-  if (is_s3_url(url)) return printable(url);
-  std::string u = url;
-  // A query often carries a signature or a token (pre-signed object-store
-  // URLs); a fragment is never sent, so it is dropped.
-  size_t q = u.find_first_of("?#");
-  if (q != std::string::npos) u = u.substr(0, q) + (u[q] == '?' ? "?<redacted>" : "");
-  size_t scheme = u.find("://");
-  size_t auth = scheme == std::string::npos ? 0 : scheme + 3;
-  size_t slash = u.find('/', auth);
-  size_t end = slash == std::string::npos ? u.size() : slash;
-  size_t at = u.rfind('@', end == 0 ? 0 : end - 1);
-  if (at != std::string::npos && at >= auth && at < end) u = u.substr(0, auth) + "<credentials>@" + u.substr(at + 1);
-  return printable(u);
+  return printable(redact_url_text(url));
 }
 
 #ifdef ZT_HAVE_CURL
@@ -57,11 +34,22 @@ bool http_supported() {
 // Idle easy handles, kept for their live connections; freed with the last
 // source sharing them, so a constructor that throws (a failed open) frees
 // them too.
+//
+// Fork (issue 37): a child inherits the idle handles, whose connections are
+// the parent's sockets (used from two processes, or closed with a TLS
+// close_notify, they break the parent's stream), and the locks, which a
+// thread that is not in the child may hold. A source in a forked child
+// touches neither: each transfer gets a handle of its own, cleaned up after
+// it; reads bypass the block cache (its lock) and the budget; the parent's
+// handles are leaked, never closed.
 struct RemoteShared {
   explicit RemoteShared(uint64_t b) : budget(b) {}
   ~RemoteShared() {
+    if (forked()) return;
     for (CURL *h : idle) curl_easy_cleanup(h);
   }
+  bool forked() const { return current_process_id() != pid; }
+  const unsigned long pid = current_process_id();
   // Takes n bytes of the budget; false (nothing taken) when they do not fit.
   bool charge(uint64_t n) {
     std::lock_guard<std::mutex> lock(mu);
@@ -294,7 +282,9 @@ class HttpSource final : public Source {
     hold_within_budget();
   }
 
-  ~HttpSource() override { shared_->release(held_charged_ + cache_used_); }
+  ~HttpSource() override {
+    if (!shared_->forked()) shared_->release(held_charged_ + cache_used_);
+  }
 
   IoStats stats() const {
     IoStats st;
@@ -311,7 +301,7 @@ class HttpSource final : public Source {
       std::memcpy(out, held_.data() + (offset - held_offset_), len);
       return;
     }
-    if (len >= kDirect) {
+    if (len >= kDirect || shared_->forked()) {
       std::vector<Transfer> ts;
       for (uint64_t off = 0; off < len; off += kChunk) {
         Transfer t;
@@ -509,7 +499,7 @@ class HttpSource final : public Source {
   }
 
   CURL *acquire() const {
-    {
+    if (!shared_->forked()) {
       std::lock_guard<std::mutex> lock(shared_->pool_mu);
       if (!shared_->idle.empty()) {
         CURL *h = shared_->idle.back();
@@ -523,6 +513,10 @@ class HttpSource final : public Source {
     return h;
   }
   void release(CURL *h) const {
+    if (shared_->forked()) {  // made in this process by acquire()
+      curl_easy_cleanup(h);
+      return;
+    }
     std::lock_guard<std::mutex> lock(shared_->pool_mu);
     // A shared pool keeps as many idle connections as one source may use.
     if (shared_->idle.size() >= std::max<size_t>(s_.max_parallel, 4) * 2 && s_.shared) {
@@ -554,9 +548,11 @@ class HttpSource final : public Source {
                        static_cast<long>(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)));
     }
     curl_easy_setopt(h, CURLOPT_USERAGENT, s_.user_agent.c_str());
-    if (!s_.bearer_token.empty()) {
-      // libcurl's own bearer support: not replayed to another host on a
-      // redirect, unlike a hand-made Authorization header.
+    if (!s_.bearer_token.empty() && !s3_) {
+      // The bearer token is an http(s) credential: never sent to an S3
+      // endpoint (AWS itself, unless overridden), signed or not. libcurl's
+      // own bearer support: not replayed to another host on a redirect,
+      // unlike a hand-made Authorization header.
       curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
       curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, s_.bearer_token.c_str());
     }
@@ -594,19 +590,31 @@ class HttpSource final : public Source {
   }
 
   // No credential may leave through a message: libcurl's text can quote the
-  // URL it was given.
-  std::string scrub(std::string msg) const {
-    auto replace_all = [&](const std::string &what, const std::string &with) {
-      if (what.empty()) return;
-      for (size_t p; (p = msg.find(what)) != std::string::npos;) msg.replace(p, what.size(), with);
-    };
-    replace_all(url_, path_);
-    replace_all(s_.bearer_token, "<token>");
+  // URL it was given. One pass over the original text, longest secret first
+  // at each place: a placeholder is never searched again, so a secret that
+  // occurs in one ("s" in "<secret>") neither loops nor garbles it.
+  std::string scrub(const std::string &msg) const {
+    std::vector<std::pair<const std::string *, const char *>> secrets = {{&url_, nullptr},
+                                                                         {&s_.bearer_token, "<token>"}};
     if (s3_) {
-      replace_all(s3_->secret_key, "<secret>");
-      replace_all(s3_->session_token, "<session token>");
+      secrets.emplace_back(&s3_->secret_key, "<secret>");
+      secrets.emplace_back(&s3_->session_token, "<session token>");
     }
-    return msg;
+    std::sort(secrets.begin(), secrets.end(),
+              [](const auto &a, const auto &b) { return a.first->size() > b.first->size(); });
+    std::string out;
+    for (size_t i = 0; i < msg.size();) {
+      bool hit = false;
+      for (const auto &[what, with] : secrets) {
+        if (what->empty() || msg.compare(i, what->size(), *what) != 0) continue;
+        out += with ? std::string(with) : path_;
+        i += what->size();
+        hit = true;
+        break;
+      }
+      if (!hit) out += msg[i++];
+    }
+    return out;
   }
 
   struct Outcome {

@@ -2,8 +2,9 @@
 cannot produce: 503 then success, truncated bodies, lying Content-Length,
 endless bodies, huge headers, redirect loops, an ETag that keeps changing,
 a size that turns unknown, a 1 byte/s server, a footer claiming a 1 GiB
-manifest.
-It serves one file's bytes with Range support; the path picks the fault."""
+manifest, a redirect to another host.
+It serves one file's bytes with Range support; the path picks the fault.
+Every request's headers are kept in `requests` as (path, {name: value})."""
 import http.server
 import re
 import threading
@@ -14,6 +15,8 @@ class FaultServer:
     def __init__(self, data):
         self.data = data
         self.hits = {}
+        self.requests = []
+        self.files = {}  # path: bytes, served whole or by Range (besides the fault paths)
         self.lock = threading.Lock()
         outer = self
 
@@ -28,6 +31,7 @@ class FaultServer:
                 with outer.lock:
                     n = outer.hits.get(path, 0)
                     outer.hits[path] = n + 1
+                    outer.requests.append((path, {k.lower(): v for k, v in self.headers.items()}))
                 try:
                     outer.serve(self, path, n)
                 except (BrokenPipeError, ConnectionResetError):
@@ -50,9 +54,9 @@ class FaultServer:
         self.httpd.shutdown()
         self.httpd.server_close()
 
-    def range_of(self, h):
+    def range_of(self, h, size=None):
         m = re.match(r"bytes=(\d*)-(\d*)$", h.headers.get("Range", ""))
-        size = len(self.data)
+        size = len(self.data) if size is None else size
         if not m:
             return 0, size - 1
         a, b = m.group(1), m.group(2)
@@ -61,11 +65,12 @@ class FaultServer:
             return max(0, size - n), size - 1
         return int(a), min(int(b) if b else size - 1, size - 1)
 
-    def send_range(self, h, etag='"v1"', body_cut=None, length_lie=0):
-        a, b = self.range_of(h)
-        body = self.data[a:b + 1]
+    def send_range(self, h, etag='"v1"', body_cut=None, length_lie=0, data=None):
+        data = self.data if data is None else data
+        a, b = self.range_of(h, len(data))
+        body = data[a:b + 1]
         h.send_response(206)
-        h.send_header("Content-Range", f"bytes {a}-{b}/{len(self.data)}")
+        h.send_header("Content-Range", f"bytes {a}-{b}/{len(data)}")
         h.send_header("Content-Length", str(len(body) + length_lie))
         h.send_header("ETag", etag)
         h.end_headers()
@@ -74,7 +79,9 @@ class FaultServer:
             h.close_connection = True
 
     def serve(self, h, path, n):
-        if path == "/ok":
+        if path in self.files:
+            self.send_range(h, data=self.files[path])
+        elif path == "/ok":
             self.send_range(h)
         elif path == "/flaky503":  # 503 twice, then served
             if n < 2:
@@ -106,6 +113,13 @@ class FaultServer:
         elif path == "/loop":
             h.send_response(302)
             h.send_header("Location", "/loop")
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+        elif path.startswith("/to/"):  # /to/HOST:PORT/PATH: a redirect to http://HOST:PORT/PATH
+            _, _, where = path.partition("/to/")
+            host, _, rest = where.partition("/")
+            h.send_response(302)
+            h.send_header("Location", f"http://{host}/{rest}")
             h.send_header("Content-Length", "0")
             h.end_headers()
         elif path == "/changing":  # a new ETag on every response
