@@ -543,6 +543,21 @@ ZT_API zt_status zt_file_content_digest(const zt_file *file, zt_digest_alg alg,
                                         char *dst, size_t dst_capacity,
                                         size_t *out_len);
 
+/* Whether a v2 file is in canonical form (spec §6.3: one manifest and no
+ * unreferenced blobs; blobs at 64 KiB boundaries from 65536, packed in
+ * (object, part) name order; identical parts sharing one blob; raw parts
+ * with xxh3 digests; names in NFC; no shard table). *out_rule = 0 when it
+ * is; otherwise the number (1..6) of the first rule it misses (rules 6
+ * and 5 are checked first, then the parts in name order; a blob out of
+ * place is reported once, not again for what it displaces), and
+ * *out_message (optional: NULL to skip; caller frees with zt_free; NULL
+ * when canonical) lists every miss as "rule N: ...", naming the part and
+ * offsets. Zero-length parts are placed as the canonical writer places
+ * them (docs/v2.md). ZT_E_WRONG_FORMAT for a file that is not v2. Reads
+ * the footer again, no tensor bytes. 1.3.0. */
+ZT_API zt_status zt_file_canonical(const zt_file *file, uint32_t *out_rule,
+                                   char **out_message);
+
 /* The whole manifest model as one JSON document (caller frees, zt_free). */
 ZT_API zt_status zt_file_to_json(const zt_file *file, char **out);
 

@@ -3,6 +3,7 @@
 // tensors, differs for different tensors, and is undefined (never
 // approximated) when a part has no digest.
 #include <gtest/gtest.h>
+#include <xxhash.h>
 
 #include <cstring>
 #include <string>
@@ -193,4 +194,174 @@ TEST(V2ContentDigest, NotDefinedFor1x) {
   ASSERT_EQ(ZT_OK, zt_writer_finish(w));
   std::string d;
   EXPECT_EQ(ZT_E_WRONG_FORMAT, content_digest(path, ZT_DIGEST_XXH3, &d));
+}
+
+// ---- Canonical form (spec §6.3) ----
+
+namespace {
+
+// The rule zt_file_canonical reports (0: canonical) and its message.
+uint32_t canonical_rule(const std::string &path, std::string *message = nullptr) {
+  zt_file *f = nullptr;
+  EXPECT_EQ(ZT_OK, zt_open(path.c_str(), nullptr, &f)) << zt_last_error();
+  if (!f) return 99;
+  uint32_t rule = 99;
+  char *msg = nullptr;
+  EXPECT_EQ(ZT_OK, zt_file_canonical(f, &rule, &msg)) << zt_last_error();
+  if (message) *message = msg ? msg : "";
+  if (rule == 0) EXPECT_EQ(nullptr, msg);
+  zt_free(msg);
+  zt_close(f);
+  return rule;
+}
+
+std::string source_file(const std::string &rel) {
+  const char *root = std::getenv("ZT_SOURCE_ROOT");
+  return std::string(root ? root : ".") + "/tests/data/" + rel;
+}
+
+void put(const std::string &path, const std::string &bytes) {
+  FILE *f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(nullptr, f);
+  ASSERT_EQ(bytes.size(), std::fwrite(bytes.data(), 1, bytes.size(), f));
+  std::fclose(f);
+}
+
+uint64_t le64(const std::string &b, size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(b[at + i]);
+  return v;
+}
+
+}  // namespace
+
+TEST(V2Canonical, WhatTheCanonicalWriterWritesIsCanonical) {
+  TempDir dir;
+  const std::string path = dir.file("c.zt");
+  std::vector<Tensor> ts = {{"a.bias", {4}, ZT_F32, f32s({1, 1, 1, 1})},
+                            {"a.weight", {2, 4}, ZT_BF16, std::vector<uint8_t>(16, 2)},
+                            {"tied", {2, 4}, ZT_BF16, std::vector<uint8_t>(16, 2)},  // shares a.weight's blob
+                            {"empty", {0}, ZT_F32, {}},
+                            {"empty2", {0, 3}, ZT_U8, {}},
+                            {"z.last", {1}, ZT_U8, {7}}};
+  write_v2(path, ts, true);
+  std::string msg;
+  EXPECT_EQ(0u, canonical_rule(path, &msg)) << msg;
+  const std::string empty = dir.file("e.zt");
+  write_v2(empty, {}, true);
+  EXPECT_EQ(0u, canonical_rule(empty, &msg)) << msg;
+  // The original's own writer's canonical files (tests/data/v2-golden).
+  for (const char *g : {"basic.zt", "empty.zt", "layouts.zt", "many.zt", "zeros.zt"})
+    EXPECT_EQ(0u, canonical_rule(source_file(std::string("v2-golden/") + g), &msg)) << g << ": " << msg;
+}
+
+TEST(V2Canonical, EachRuleBrokenIsNamed) {
+  TempDir dir;
+  const std::vector<Tensor> two = {{"a", {4}, ZT_F32, f32s({1, 1, 1, 1})}, {"b", {4}, ZT_F32, f32s({2, 2, 2, 2})}};
+  struct Case {
+    const char *why;
+    std::vector<Tensor> ts;
+    uint64_t alignment;
+    zt_encoding encoding;
+    zt_digest_alg digest;
+    uint32_t rule;
+    const char *says;
+  } cases[] = {
+      {"4 KiB placement", two, 4096, ZT_ENCODING_RAW, ZT_DIGEST_XXH3, 2, "not a multiple of 65536"},
+      {"reverse order", {two[1], two[0]}, 65536, ZT_ENCODING_RAW, ZT_DIGEST_XXH3, 3, "(object, part) order"},
+      {"zstd", two, 65536, ZT_ENCODING_ZSTD, ZT_DIGEST_XXH3, 4, "encoding 'zt.zstd-seekable/1'"},
+      {"no digest", two, 65536, ZT_ENCODING_RAW, ZT_DIGEST_NONE, 4, "carries no digest"},
+      {"sha256 digest", two, 65536, ZT_ENCODING_RAW, ZT_DIGEST_SHA256, 4, "not xxh3"},
+      {"a name not in NFC", {{"e\xCC\x81", {1}, ZT_U8, {1}}}, 65536, ZT_ENCODING_RAW, ZT_DIGEST_XXH3, 5, "not in NFC"},
+  };
+  int n = 0;
+  for (const Case &c : cases) {
+    const std::string path = dir.file("case" + std::to_string(n++) + ".zt");
+    write_v2(path, c.ts, false, c.alignment, c.encoding, c.digest);
+    std::string msg;
+    EXPECT_EQ(c.rule, canonical_rule(path, &msg)) << c.why << ": " << msg;
+    EXPECT_NE(std::string::npos, msg.find("rule " + std::to_string(c.rule) + ": ")) << c.why << ": " << msg;
+    EXPECT_NE(std::string::npos, msg.find(c.says)) << c.why << ": " << msg;
+  }
+  // The same options in name order, 64 KiB, raw, xxh3: canonical, so each
+  // case above broke exactly the rule it names.
+  const std::string ok = dir.file("ok.zt");
+  write_v2(ok, two, false, 65536);
+  EXPECT_EQ(0u, canonical_rule(ok));
+}
+
+TEST(V2Canonical, ShardTableBreaksRule6) {
+  std::string msg;
+  canonical_rule(source_file("v2-conformance/valid/shards-table.zt"), &msg);
+  EXPECT_NE(std::string::npos, msg.find("rule 6: canonical form is single-file")) << msg;
+}
+
+TEST(V2Canonical, DataShardIsNotCanonical) {
+  std::string msg;
+  EXPECT_EQ(1u, canonical_rule(source_file("v2-conformance/valid/data-shard.zt"), &msg));
+  EXPECT_NE(std::string::npos, msg.find("data shard")) << msg;
+}
+
+// An old manifest left before the current one (what an append leaves):
+// space that belongs to nothing, rule 1.
+TEST(V2Canonical, AnUnreferencedSecondManifestBreaksRule1) {
+  TempDir dir;
+  const std::string path = dir.file("c.zt"), stale = dir.file("stale.zt");
+  write_v2(path, model(), true);
+  std::string b = slurp(path);
+  ASSERT_EQ(0u, canonical_rule(path));
+  const uint64_t at = le64(b, b.size() - 40), len = le64(b, b.size() - 32);
+  const std::string manifest = b.substr(at, len), footer = b.substr(b.size() - 40);
+  std::string moved = b.substr(0, at) + manifest + std::string(65536 - len % 65536, '\0') + manifest + footer;
+  const uint64_t new_at = at + len + (65536 - len % 65536);
+  for (int i = 0; i < 8; ++i) moved[moved.size() - 40 + i] = static_cast<char>((new_at >> (8 * i)) & 0xff);
+  put(stale, moved);
+  std::string msg;
+  EXPECT_EQ(1u, canonical_rule(stale, &msg));
+  EXPECT_NE(std::string::npos, msg.find("belongs to nothing")) << msg;
+}
+
+TEST(V2Canonical, Arguments) {
+  TempDir dir;
+  const std::string v1 = dir.file("v1.zt");
+  zt_writer_options wo;
+  zt_writer_options_init(&wo);
+  wo.sync = 0;
+  zt_writer *w = nullptr;
+  ASSERT_EQ(ZT_OK, zt_writer_create(v1.c_str(), &wo, &w));
+  ASSERT_EQ(ZT_OK, zt_writer_finish(w));
+  zt_file *f = nullptr;
+  ASSERT_EQ(ZT_OK, zt_open(v1.c_str(), nullptr, &f));
+  uint32_t rule = 7;
+  EXPECT_EQ(ZT_E_WRONG_FORMAT, zt_file_canonical(f, &rule, nullptr));
+  EXPECT_EQ(ZT_E_INVALID_ARG, zt_file_canonical(f, nullptr, nullptr));
+  zt_close(f);
+}
+
+// Two parts with the same bytes in two blobs: b's blob is overwritten with
+// a's bytes and b's digest string with a's (the manifest hash redone), so
+// the file is valid and its digests hold.
+TEST(V2Canonical, ADuplicateNotSharedBreaksRule3) {
+  TempDir dir;
+  const std::string path = dir.file("c.zt"), dup = dir.file("dup.zt");
+  write_v2(path, {{"a", {4}, ZT_F32, f32s({1, 1, 1, 1})}, {"b", {4}, ZT_F32, f32s({2, 2, 2, 2})}}, true);
+  std::string b = slurp(path);
+  ASSERT_EQ(0u, canonical_rule(path));
+  const uint64_t at = le64(b, b.size() - 40), len = le64(b, b.size() - 32);
+  b.replace(131072, 16, b.substr(65536, 16));  // a at 65536, b at 131072 (canonical)
+  std::string manifest = b.substr(at, len);
+  const size_t da = manifest.find("xxh3:"), db = manifest.find("xxh3:", da + 1);
+  ASSERT_NE(std::string::npos, db);
+  manifest.replace(db, 21, manifest.substr(da, 21));
+  b.replace(at, len, manifest);
+  const uint64_t h = XXH3_64bits(manifest.data(), manifest.size());
+  for (int i = 0; i < 8; ++i) b[b.size() - 24 + i] = static_cast<char>((h >> (8 * i)) & 0xff);
+  put(dup, b);
+  zt_file *f = nullptr;
+  ASSERT_EQ(ZT_OK, zt_open(dup.c_str(), nullptr, &f)) << zt_last_error();
+  EXPECT_EQ(ZT_OK, zt_file_verify(f, 1, nullptr, nullptr)) << "the patched file is valid: " << zt_last_error();
+  zt_close(f);
+  std::string msg;
+  EXPECT_EQ(3u, canonical_rule(dup, &msg));
+  EXPECT_NE(std::string::npos, msg.find("rule 3: 'b'/'data' repeats the content already at offset 65536")) << msg;
 }

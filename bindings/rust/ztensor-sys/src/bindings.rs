@@ -1133,6 +1133,13 @@ extern "C" {
     ) -> zt_status;
 }
 extern "C" {
+    pub fn zt_file_canonical(
+        file: *const zt_file,
+        out_rule: *mut u32,
+        out_message: *mut *mut std::os::raw::c_char,
+    ) -> zt_status;
+}
+extern "C" {
     pub fn zt_file_to_json(file: *const zt_file, out: *mut *mut std::os::raw::c_char) -> zt_status;
 }
 #[repr(C)]
