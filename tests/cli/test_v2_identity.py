@@ -1,7 +1,8 @@
 """zt info prints a zTensor v2 file's content digest (v2 spec §6.4): the
 same for the same tensors at any placement or encoding, different for
 different tensors, 'undefined' with the reason when a part has no digest,
-and absent for 1.x files."""
+and absent for 1.x files. zt verify --canonical checks canonical form
+(§6.3) and names each rule missed."""
 import re
 import unittest
 
@@ -46,6 +47,25 @@ class V2IdentityTest(ztcli.TmpCase):
         path = self.path("one.zt")
         self.convert(np.arange(3, dtype="u1"), path)
         self.assertIsNone(content_line(path))
+
+    def test_verify_canonical(self):
+        a = np.arange(6, dtype="<f4")
+        canonical, floor = self.path("c.zt"), self.path("f.zt")
+        self.convert(a, canonical, "--format", "2")
+        r = ztcli.run("verify", canonical, "--canonical")
+        self.assertIn("OK (1 objects, canonical)", r.stdout)
+        self.convert(a, floor, "--format", "2", "--no-canonical", "--digest", "sha256")
+        r = ztcli.run("verify", floor, "--canonical", check=False)
+        self.assertEqual(1, r.returncode, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"NOT CANONICAL rule 4: 'src'/'data' has a 'sha256:[0-9a-f]{64}' digest, not xxh3")
+        self.assertIn("valid, not canonical (first miss: v2 spec §6.3 rule 4)", r.stdout)
+        # Without --canonical the same file verifies.
+        self.assertEqual(0, ztcli.run("verify", floor).returncode)
+        one = self.path("one.zt")
+        self.convert(a, one)
+        r = ztcli.run("verify", one, "--canonical", check=False)
+        self.assertNotEqual(0, r.returncode)
+        self.assertIn("v2", r.stderr)
 
 
 if __name__ == "__main__":
