@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "v2_image.h"
 #include "ztensor.h"
 
 using zttest::TempDir;
@@ -142,6 +143,33 @@ TEST(V2ContentDigest, DifferentModelsDiffer) {
   const std::string sha = dir.file("sha.zt");
   write_v2(sha, {{"w", {4}, ZT_F32, f32s({1, 2, 3, 4})}}, false, 65536, ZT_ENCODING_RAW, ZT_DIGEST_SHA256);
   EXPECT_NE(expected, digest_of(sha));
+}
+
+// One file, or a root whose part lives in a shard (§7): the same model.
+// The root is built by hand (tests/support/v2_image.h): our writer writes
+// no shard table.
+TEST(V2ContentDigest, ShardingDoesNotReachIt) {
+  TempDir dir;
+  const std::string single = dir.file("single.zt");
+  std::vector<float> sevens(64, 7.0f);
+  std::vector<uint8_t> bytes(256);
+  std::memcpy(bytes.data(), sevens.data(), 256);
+  write_v2(single, {{"w", {64}, ZT_F32, bytes}}, true);
+  char part_digest[32];
+  std::snprintf(part_digest, sizeof part_digest, "xxh3:%016llx",
+                static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
+  using namespace v2img;
+  const std::string m =
+      manifest({{"w", dense("f32", {64}, 4096, 256, {{"shard", t("part")}, {"digest", t(part_digest)}})}},
+               {{"shards", map({{"part", map({{"size", u(1 << 20)}, {"digest", t("xxh3:0011223344556677")}})}})}});
+  const std::vector<uint8_t> root = assemble(4096, m);
+  zt_file *f = nullptr;
+  ASSERT_EQ(ZT_OK, zt_open_memory(root.data(), root.size(), nullptr, &f)) << zt_last_error();
+  char d[80];
+  size_t len = 0;
+  ASSERT_EQ(ZT_OK, zt_file_content_digest(f, ZT_DIGEST_SHA256, d, sizeof d, &len)) << zt_last_error();
+  zt_close(f);
+  EXPECT_EQ(digest_of(single), std::string(d, len));
 }
 
 TEST(V2ContentDigest, UndefinedWithoutPartDigests) {
