@@ -140,6 +140,17 @@ ZT_API const char *zt_status_str(zt_status status);
  * library-owned; valid until the next failing call on this thread. */
 ZT_API const char *zt_last_error(void);
 
+/* `path_or_url` (len bytes) as the library's messages show it: a URL's
+ * "user:password@" becomes "<credentials>@", its query "?<redacted>", its
+ * fragment is dropped (s3://: only a "...@" before the bucket goes, the key
+ * is literal); anything that is not a URL is returned unchanged. Writes
+ * the text and a NUL into dst; *out_len (may be NULL) gets its length
+ * without the NUL. A capacity below that + 1 (dst = NULL, capacity = 0 to
+ * ask) gives ZT_E_BUFFER_TOO_SMALL with *out_len set. For bindings, so that
+ * their reprs and messages follow the library's one rule (docs/remote.md,
+ * Security). Since 1.3.0. */
+ZT_API zt_status zt_redact_url(const char *path_or_url, size_t len, char *dst, size_t capacity, size_t *out_len);
+
 /* "1.0.0": the library version at run time. */
 ZT_API const char *zt_version_string(void);
 

@@ -166,6 +166,7 @@ _SIGNATURES = {
     "zt_status_str": (c_char_p, [c_int]),
     "zt_last_error": (c_char_p, []),
     "zt_version_string": (c_char_p, []),
+    "zt_redact_url": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_size_t)]),
     "zt_free": (None, [c_void_p]),
     "zt_dtype_name": (c_char_p, [c_int]),
     "zt_dtype_size": (c_size_t, [c_int]),

@@ -70,6 +70,15 @@ extern "C" {
     pub fn zt_last_error() -> *const std::os::raw::c_char;
 }
 extern "C" {
+    pub fn zt_redact_url(
+        path_or_url: *const std::os::raw::c_char,
+        len: usize,
+        dst: *mut std::os::raw::c_char,
+        capacity: usize,
+        out_len: *mut usize,
+    ) -> zt_status;
+}
+extern "C" {
     pub fn zt_version_string() -> *const std::os::raw::c_char;
 }
 extern "C" {
