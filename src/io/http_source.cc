@@ -152,7 +152,7 @@ class HttpSource final : public Source {
     // never a request longer than chunk_bytes.
     MergeLimits lim;
     lim.max_gap = net_->link().worthwhile_gap(std::min<uint64_t>(s_.max_parallel, ranges.size()));
-    lim.max_waste = needed / 100 * s_.max_overfetch_percent;
+    lim.max_waste = needed / 100 * s_.max_overfetch_percent + needed % 100 * s_.max_overfetch_percent / 100;
     lim.max_len = s_.chunk_bytes;
     std::vector<size_t> order;
     const std::vector<MergedRange> merged = merge_ranges(ranges, lim, order);

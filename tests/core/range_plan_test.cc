@@ -1,0 +1,94 @@
+// The range cost model (src/io/range_plan.h): which gaps are fetched to save
+// requests, within the overfetch and length bounds, and what the link model
+// learns from responses.
+#include "io/range_plan.h"
+
+#include <gtest/gtest.h>
+
+using zt::LinkModel;
+using zt::merge_ranges;
+using zt::MergedRange;
+using zt::MergeLimits;
+using zt::NeededRange;
+
+namespace {
+
+std::vector<MergedRange> merge(const std::vector<NeededRange> &r, uint64_t max_gap, uint64_t waste,
+                               uint64_t max_len = 0) {
+  MergeLimits lim;
+  lim.max_gap = max_gap;
+  lim.max_waste = waste;
+  lim.max_len = max_len;
+  std::vector<size_t> order;
+  return merge_ranges(r, lim, order);
+}
+
+TEST(RangePlan, NothingMergedWhenGapsCostMore) {
+  auto m = merge({{0, 100}, {200, 100}, {400, 100}}, 99, 1000);
+  ASSERT_EQ(m.size(), 3u);
+}
+
+TEST(RangePlan, NarrowestGapsFirstWithinTheBudget) {
+  // gaps: 50, 10, 30; a budget of 45 takes 10 and 30, not 50.
+  auto m = merge({{0, 100}, {150, 100}, {260, 100}, {390, 100}}, 1000, 45);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].offset, 0u);
+  EXPECT_EQ(m[0].len, 100u);
+  EXPECT_EQ(m[1].offset, 150u);
+  EXPECT_EQ(m[1].len, 340u);
+  EXPECT_EQ(m[1].first, 1u);
+  EXPECT_EQ(m[1].last, 3u);
+}
+
+TEST(RangePlan, LengthBoundAndOverlapsRespected) {
+  auto m = merge({{0, 100}, {110, 100}, {220, 100}}, 1000, 1000, 250);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].len, 210u);
+  auto o = merge({{0, 100}, {50, 100}}, 1000, 1000);
+  EXPECT_EQ(o.size(), 2u);
+}
+
+TEST(RangePlan, AnyOrderIn) {
+  MergeLimits lim;
+  lim.max_gap = 10;
+  lim.max_waste = 100;
+  std::vector<size_t> order;
+  auto m = merge_ranges({{300, 10}, {0, 10}, {15, 10}}, lim, order);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(order[0], 1u);
+  EXPECT_EQ(order[1], 2u);
+  EXPECT_EQ(order[2], 0u);
+  EXPECT_EQ(m[0].offset, 0u);
+  EXPECT_EQ(m[0].len, 25u);
+  EXPECT_EQ(m[1].offset, 300u);
+}
+
+TEST(RangePlan, ManyRangesNLogN) {
+  std::vector<NeededRange> r;
+  for (uint64_t i = 0; i < 200000; ++i) r.push_back({i * 4096, 1024});
+  auto m = merge(r, 4096, 3072 * 1000);
+  EXPECT_EQ(m.size(), r.size() - 1000);
+}
+
+TEST(LinkModel, FixedFiguresGiveTheGap) {
+  LinkModel l(20, 100000000);  // 20 ms, 100 MB/s
+  EXPECT_EQ(l.worthwhile_gap(1), 2000000u);
+  EXPECT_EQ(l.worthwhile_gap(16), 125000u);
+  l.observe(0.5, 10 << 20, 1.0);  // fixed: not moved
+  EXPECT_DOUBLE_EQ(l.rtt_s(), 0.02);
+}
+
+TEST(LinkModel, LearnsFromResponses) {
+  LinkModel l(0, 0);
+  EXPECT_DOUBLE_EQ(l.rtt_s(), LinkModel::kDefaultRtt);
+  l.observe(0.030, 100, 0.0001);  // small body: the round trip only
+  EXPECT_DOUBLE_EQ(l.rtt_s(), 0.030);
+  EXPECT_DOUBLE_EQ(l.bytes_per_s(), LinkModel::kDefaultRate);
+  l.observe(0.030, 1 << 20, 0.01);
+  EXPECT_NEAR(l.bytes_per_s(), (1 << 20) / 0.01, 1);
+  // Large reads: spread over the connections, at least two round trips of bytes.
+  EXPECT_EQ(l.chunk_for(uint64_t{256} << 20, 16, 8 << 20), 8u << 20);
+  EXPECT_EQ(l.chunk_for(16 << 20, 16, 8 << 20), 6291456u);  // 2 x 30 ms x 104.9 MB/s, rounded down
+}
+
+}  // namespace

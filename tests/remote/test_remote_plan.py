@@ -1,0 +1,161 @@
+"""The range cost model (docs/remote.md, "Ranges under latency"): request
+counts and fetched/needed ratios of tensor-parallel row and column splits,
+straight from nginx on loopback (a request costs nothing: nothing merged)
+and through the link simulator (25 ms round trips: gaps merged within the
+overfetch bound), counted by zt_file_io_stats and by the simulator."""
+import os
+
+import numpy as np
+import pytest
+
+import ztensor
+from ztensor.distributed import load_rank_slices
+
+from link_client import LinkSim
+from nginx_server import Nginx, find_nginx
+
+ROWS, COLS = 256, 1024  # f32: rows of 4 KiB
+
+
+def model():
+    """Eight small tensors first (outside the open's tail read), then two
+    matrices, then 1 MiB of padding so the matrices lie outside the tail."""
+    rng = np.random.default_rng(3)
+    t = {f"b{i}": rng.standard_normal(1024).astype(np.float32) for i in range(8)}
+    t["w0"] = rng.standard_normal((ROWS, COLS)).astype(np.float32)
+    t["w1"] = rng.standard_normal((ROWS, COLS)).astype(np.float32)
+    t["z_pad"] = np.zeros(1 << 18, dtype=np.float32)
+    return t
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    work = tmp_path_factory.mktemp("plan")
+    root = work / "www"
+    os.makedirs(root)
+    tensors = model()
+    ztensor.save_file(tensors, str(root / "m.zt"))
+    server = Nginx(find_nginx(), str(work), str(root))
+    server.start()
+    sim = LinkSim(server.port, 25)
+    yield tensors, server, sim
+    sim.stop()
+    server.stop()
+
+
+def opened(url):
+    with ztensor.open(url) as r:
+        return r.io_stats()
+
+
+def load(url, plan, rank, world):
+    parts, st = load_rank_slices(url, plan, rank, world, framework="np")
+    open_st = opened(url)
+    return parts, {"requests": st["requests"] - open_st["requests"], "bytes": st["bytes"] - open_st["bytes"],
+                   "needed": st["bytes_needed"] - open_st["bytes_needed"]}
+
+
+def expect(tensors, parts, plan, rank, world):
+    for name, dim in plan.items():
+        full = tensors[name]
+        n = full.shape[dim]
+        base, extra = divmod(n, world)
+        start = rank * base + min(rank, extra)
+        stop = start + base + (1 if rank < extra else 0)
+        index = [slice(None)] * full.ndim
+        index[dim] = slice(start, stop)
+        np.testing.assert_array_equal(parts[name], full[tuple(index)])
+
+
+@pytest.mark.parametrize("link", ["loopback", "rtt25"])
+def test_row_split(served, link):
+    tensors, server, sim = served
+    base = server.base if link == "loopback" else sim.base
+    plan = {"w0": 0, "w1": 0}
+    for world in (2, 4):
+        parts, st = load(f"{base}/m.zt", plan, 1, world)
+        expect(tensors, parts, plan, 1, world)
+        assert st["needed"] == 2 * ROWS * COLS * 4 // world
+        if link == "loopback":
+            assert st["bytes"] == st["needed"], st  # exactly the rows
+            assert st["requests"] == 2, st           # one range per tensor
+        else:
+            # Behind 25 ms and an unpaced link, the rows between the two
+            # blocks cost less than a round trip: one range, within 1.5x.
+            assert st["bytes"] <= 1.5 * st["needed"], st
+            assert 1 <= st["requests"] <= 2, st
+
+
+@pytest.mark.parametrize("world", [2, 4])
+def test_column_split_loopback_fetches_exact_runs(served, world):
+    # No latency: a request costs less than any gap, so nothing is merged.
+    tensors, server, _ = served
+    plan = {"w0": 1, "w1": 1}
+    parts, st = load(f"{server.base}/m.zt", plan, 0, world)
+    expect(tensors, parts, plan, 0, world)
+    assert st["needed"] == 2 * ROWS * COLS * 4 // world
+    assert st["bytes"] == st["needed"], st
+    assert st["requests"] == 2 * ROWS, st  # one run per row
+
+
+@pytest.mark.parametrize("world", [2, 4])
+def test_column_split_under_latency_merges_within_bound(served, world):
+    # 25 ms round trips: every gap is cheaper than a request, so gaps are
+    # fetched, narrowest first, until the overfetch bound (50%) is spent.
+    tensors, _, sim = served
+    plan = {"w0": 1, "w1": 1}
+    sim.reset()
+    parts, st = load(f"{sim.base}/m.zt", plan, 0, world)
+    sim.settle()
+    seen = sim.stats()
+    expect(tensors, parts, plan, 0, world)
+    runs = 2 * ROWS
+    run = COLS * 4 // world
+    gap = COLS * 4 - run
+    merges = int(st["needed"] * 0.5) // gap
+    assert st["bytes"] <= 1.5 * st["needed"], st
+    assert st["bytes"] == st["needed"] + merges * gap, (st, merges)
+    assert st["requests"] == runs - merges, (st, merges)
+    # The simulator saw the same requests (plus two opens: load and opened()).
+    assert seen["requests"] >= st["requests"]
+
+
+def test_plan_merges_across_tensors(served):
+    # Eight 4 KiB tensors side by side, each split in two by rows: rank 0's
+    # halves are 2 KiB (and some alignment) apart. Under latency one plan
+    # merges them across tensors: into one range when the overfetch bound
+    # allows all gaps, into fewer than eight within the default 50%. Read
+    # one by one, or on loopback, they are eight requests.
+    from ztensor.distributed import read_planned
+    tensors, server, sim = served
+    plan = {f"b{i}": 0 for i in range(8)}
+    with ztensor.open_url(f"{sim.base}/m.zt", max_overfetch_percent=400) as r:
+        before = r.io_stats()
+        parts = read_planned(r, plan, 0, 2)
+        after = r.io_stats()
+    expect(tensors, parts, plan, 0, 2)
+    assert after["requests"] - before["requests"] == 1
+    parts, st = load(f"{sim.base}/m.zt", plan, 0, 2)
+    expect(tensors, parts, plan, 0, 2)
+    assert 1 < st["requests"] < 8, st
+    assert st["bytes"] <= 1.5 * st["needed"], st
+    parts, st = load(f"{server.base}/m.zt", plan, 0, 2)
+    assert st["requests"] == 8 and st["bytes"] == st["needed"], st
+    with ztensor.open(f"{sim.base}/m.zt") as r:
+        before = r.io_stats()["requests"]
+        for name in plan:
+            r.get_slice(name)[0:512]
+        assert r.io_stats()["requests"] - before == 8
+
+
+def test_overfetch_zero_fetches_exact_runs(served):
+    tensors, _, sim = served
+    plan = {"w0": 1}
+    with ztensor.open_url(f"{sim.base}/m.zt", max_overfetch_percent=0) as r:
+        from ztensor.distributed import read_planned
+        before = r.io_stats()
+        parts = read_planned(r, plan, 0, 4)
+        after = r.io_stats()
+    expect(tensors, parts, plan, 0, 4)
+    assert after["requests"] - before["requests"] == ROWS
+    assert after["bytes"] - before["bytes"] == ROWS * COLS
