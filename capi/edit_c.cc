@@ -26,7 +26,7 @@ BlobOptions blob_options_like(const Component &c) {
   // Keep the algorithm, recomputed over the new stored bytes; an unknown one
   // cannot be recomputed and would no longer describe the bytes, so it goes.
   zt_digest_alg a = c.has_digest ? c.parsed_digest.alg : ZT_DIGEST_NONE;
-  bo.digest = a == ZT_DIGEST_UNKNOWN ? ZT_DIGEST_NONE : a;
+  bo.digest = digest_for_1x(a);
   bo.has_type = c.has_type;
   bo.logical_type = c.logical_type;
   bo.extra = c.extra;

@@ -1,6 +1,6 @@
 /*
  * ztensor.h — the C ABI of libztensor, a reader and writer for zTensor (.zt)
- * tensor files (spec 1.2.0 written; 1.2.0, 1.1.0 and legacy 0.1.0 read).
+ * tensor files (spec 1.2.0 written; container v2, 1.2.0, 1.1.0 and legacy 0.1.0 read).
  *
  * Conventions (see docs/c-abi.md):
  *  - Every fallible call returns a zt_status: ZT_OK (0) or a negative error.
@@ -180,6 +180,7 @@ typedef enum zt_digest_alg {
   ZT_DIGEST_CRC32C = 1, /* "crc32c:0x%08X" */
   ZT_DIGEST_SHA256 = 2, /* "sha256:<64 lowercase hex>" */
   ZT_DIGEST_UNKNOWN = 3, /* an algorithm this library cannot check */
+  ZT_DIGEST_XXH3 = 4,   /* "xxh3:<16 lowercase hex>": XXH3-64 (format v2; since 1.3.0) */
   ZT_DIGEST_FORCE32_ = 0x7fffffff, /* not an algorithm */
   ZT_DIGEST_MIN_FORCE32_ = -0x7fffffff - 1 /* not a value: makes every int32 one of the enum's */
 } zt_digest_alg;

@@ -56,7 +56,7 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
         // Keep the algorithm; an unknown one cannot be recomputed, so it is
         // dropped rather than copied over bytes it no longer describes.
         zt_digest_alg a = c.has_digest ? c.parsed_digest.alg : ZT_DIGEST_NONE;
-        bo.digest = a == ZT_DIGEST_UNKNOWN ? ZT_DIGEST_NONE : a;
+        bo.digest = digest_for_1x(a);
       }
       bo.has_type = c.has_type;
       bo.logical_type = c.logical_type;

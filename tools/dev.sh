@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 DEMO_PACKAGES=(
   build-essential meson ninja-build pkg-config python3
   libzstd-dev libcbor-dev libssl-dev libisal-dev nlohmann-json3-dev
-  libzip-dev libdlpack-dev libcurl4-openssl-dev
+  libzip-dev libdlpack-dev libcurl4-openssl-dev libxxhash-dev
 )
 # What the whole test suite needs on top: GoogleTest, the Python binding's
 # tests, its C++ extension (python3-dev) and its venv install, other languages' examples, the independent

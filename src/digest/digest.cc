@@ -1,5 +1,7 @@
 #include "digest/digest.h"
 
+#include <xxhash.h>
+
 #include <cstring>
 
 #include "digest/sha256.h"
@@ -37,6 +39,21 @@ struct CrcTables {
 #endif
 
 }  // namespace
+
+struct Digester::Xxh3State {
+  XXH3_state_t *state = XXH3_createState();
+  Xxh3State() {
+    if (!state) fail(ZT_E_NOMEM, "cannot allocate an XXH3 state");
+    XXH3_64bits_reset(state);
+  }
+  ~Xxh3State() { XXH3_freeState(state); }
+  Xxh3State(const Xxh3State &) = delete;
+  Xxh3State &operator=(const Xxh3State &) = delete;
+};
+
+uint64_t xxh3_64(const void *data, size_t len) {
+  return XXH3_64bits(data, len);
+}
 
 uint32_t crc32c(const void *data, size_t len, uint32_t crc) {
 #ifdef ZT_HAVE_ISAL
@@ -96,6 +113,17 @@ ParsedDigest parse_digest(std::string_view text) {
     }
     d.crc = v;
     d.alg = ZT_DIGEST_CRC32C;
+  } else if (alg == "xxh3") {
+    if (hex.size() != 16)
+      fail(ZT_E_DIGEST_FORMAT, "xxh3 digest must have 16 hex digits, has " + std::to_string(hex.size()));
+    uint64_t v = 0;
+    for (char c : hex) {
+      int x = hexval(c);
+      if (x < 0) fail(ZT_E_DIGEST_FORMAT, "xxh3 digest has a non-hex digit");
+      v = v * 16 + static_cast<uint64_t>(x);
+    }
+    d.xxh3 = v;
+    d.alg = ZT_DIGEST_XXH3;
   } else {
     d.alg = ZT_DIGEST_UNKNOWN;
   }
@@ -105,6 +133,8 @@ ParsedDigest parse_digest(std::string_view text) {
 Digester::Digester(zt_digest_alg alg) : alg_(alg) {
   if (alg == ZT_DIGEST_SHA256) {
     sha_ = std::make_unique<Sha256>();
+  } else if (alg == ZT_DIGEST_XXH3) {
+    xxh_ = std::make_unique<Xxh3State>();
   } else if (alg != ZT_DIGEST_CRC32C && alg != ZT_DIGEST_NONE) {
     fail(ZT_E_INVALID_ARG, "digest algorithm " + std::to_string(alg) + " cannot be computed");
   }
@@ -117,6 +147,8 @@ void Digester::update(const void *data, size_t len) {
     if (len) sha_->update(data, len);
   } else if (alg_ == ZT_DIGEST_CRC32C) {
     crc_ = crc32c(data, len, crc_);
+  } else if (alg_ == ZT_DIGEST_XXH3) {
+    if (len) XXH3_64bits_update(xxh_->state, data, len);
   }
 }
 
@@ -126,6 +158,7 @@ bool Digester::finish_matches(const ParsedDigest &expected) {
     sha_->finish(md);
     return std::memcmp(md, expected.bytes, 32) == 0;
   }
+  if (alg_ == ZT_DIGEST_XXH3) return XXH3_64bits_digest(xxh_->state) == expected.xxh3;
   return crc_ == expected.crc;
 }
 
@@ -144,6 +177,11 @@ std::string Digester::finish_string() {
   if (alg_ == ZT_DIGEST_CRC32C) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "crc32c:0x%08X", crc_);
+    return buf;
+  }
+  if (alg_ == ZT_DIGEST_XXH3) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "xxh3:%016llx", static_cast<unsigned long long>(XXH3_64bits_digest(xxh_->state)));
     return buf;
   }
   return {};

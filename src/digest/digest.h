@@ -1,5 +1,6 @@
-// Component digests: "sha256:<hex>" (digest/sha256.h: OpenSSL, or CNG on Windows) and "crc32c:0x<hex>"
-// (ISA-L's CRC instruction path when available). Parsing, formatting and a
+// Component digests: "sha256:<hex>" (digest/sha256.h: OpenSSL, or CNG on Windows), "crc32c:0x<hex>"
+// (ISA-L's CRC instruction path when available) and "xxh3:<16 hex>" (XXH3-64,
+// Debian's libxxhash; format v2 parts and its footer's manifest hash). Parsing, formatting and a
 // streaming state, so a blob can be digested piece by piece as it is written.
 #pragma once
 
@@ -19,6 +20,7 @@ struct ParsedDigest {
   zt_digest_alg alg = ZT_DIGEST_NONE;
   uint8_t bytes[32] = {};  // sha256: 32 bytes; crc32c: value in bytes[0..3] LE
   uint32_t crc = 0;
+  uint64_t xxh3 = 0;  // xxh3: the 64-bit value (its hex is big-endian)
 };
 
 // Parses a digest string. Unknown algorithm → alg = ZT_DIGEST_UNKNOWN (OK).
@@ -26,6 +28,8 @@ struct ParsedDigest {
 ParsedDigest parse_digest(std::string_view text);
 
 uint32_t crc32c(const void *data, size_t len, uint32_t crc = 0);
+// XXH3-64 with seed 0, as the v2 footer's manifest_hash and "xxh3:" use it.
+uint64_t xxh3_64(const void *data, size_t len);
 
 class Digester {
  public:
@@ -35,7 +39,8 @@ class Digester {
   Digester &operator=(const Digester &) = delete;
 
   void update(const void *data, size_t len);
-  // The canonical string: "sha256:<lowercase>" or "crc32c:0x<UPPERCASE>".
+  // The canonical string: "sha256:<lowercase>", "crc32c:0x<UPPERCASE>" or
+  // "xxh3:<16 lowercase>".
   std::string finish_string();
   // Compares against a parsed digest of the same algorithm.
   bool finish_matches(const ParsedDigest &expected);
@@ -44,7 +49,18 @@ class Digester {
   zt_digest_alg alg_;
   uint32_t crc_ = 0;
   std::unique_ptr<Sha256> sha_;
+  struct Xxh3State;
+  std::unique_ptr<Xxh3State> xxh_;
 };
+
+// The algorithm a 1.x copy of a component digested with `alg` gets: the
+// same, except that an unknown one cannot be recomputed (none), and xxh3,
+// which 1.x does not define, becomes crc32c (the same role: a fast check).
+inline zt_digest_alg digest_for_1x(zt_digest_alg alg) {
+  if (alg == ZT_DIGEST_UNKNOWN) return ZT_DIGEST_NONE;
+  if (alg == ZT_DIGEST_XXH3) return ZT_DIGEST_CRC32C;
+  return alg;
+}
 
 // One-shot helper.
 std::string digest_string(zt_digest_alg alg, const void *data, size_t len);

@@ -50,6 +50,37 @@ TEST(Digest, Crc32cStandardVectorAndFormatting) {
             "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+// XXH3-64 (seed 0): the empty input's published value, and the digest the
+// original implementation's conformance corpus (verify-ok.zt) gives eight
+// 0xab bytes; streaming equals one-shot.
+TEST(Digest, Xxh3KnownValuesAndStreaming) {
+  EXPECT_EQ(zt::xxh3_64("", 0), 0x2D06800538D394C2ull);
+  EXPECT_EQ(zt::digest_string(ZT_DIGEST_XXH3, "", 0), "xxh3:2d06800538d394c2");
+  const std::string ab(8, '\xab');
+  EXPECT_EQ(zt::digest_string(ZT_DIGEST_XXH3, ab.data(), ab.size()), "xxh3:f88e5e79bd7c033d");
+  std::string big(10000, '\x5a');
+  zt::Digester d(ZT_DIGEST_XXH3);
+  d.update(big.data(), 3);
+  d.update(big.data() + 3, big.size() - 3);
+  char want[32];
+  std::snprintf(want, sizeof want, "xxh3:%016llx",
+                static_cast<unsigned long long>(zt::xxh3_64(big.data(), big.size())));
+  EXPECT_EQ(d.finish_string(), want);
+  auto p = zt::parse_digest(want);
+  EXPECT_EQ(p.alg, ZT_DIGEST_XXH3);
+  zt::Digester again(ZT_DIGEST_XXH3);
+  again.update(big.data(), big.size());
+  EXPECT_TRUE(again.finish_matches(p));
+  for (const char *bad : {"xxh3:123", "xxh3:0123456789abcdefa", "xxh3:0123456789abcdeg"}) {
+    try {
+      zt::parse_digest(bad);
+      ADD_FAILURE() << bad;
+    } catch (const zt::Error &e) {
+      EXPECT_EQ(e.status(), ZT_E_DIGEST_FORMAT) << bad;
+    }
+  }
+}
+
 TEST(Digest, ParsingAcceptsCaseAndRefusesGarbage) {
   auto d = zt::parse_digest("crc32c:0Xe3069283");
   EXPECT_EQ(d.alg, ZT_DIGEST_CRC32C);
