@@ -10,6 +10,11 @@ http://127.0.0.1 with zt_open_url. Prints markdown rows: the ratio
 
     ZTENSOR_LIBRARY=build/libztensor.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/remote_bench.py [--reps 5] [--dir /tmp]
+
+--link adds the rows through a simulated wide-area link (bench/remote_link.py:
+whole-file loads against the link's limit and aria2c, opens, an 8-shard set,
+tensor-parallel splits): heavy; --big-mib and --tp-mib scale its files
+(defaults 2048 and 1024, as issue 38 sets them).
 """
 import argparse
 import ctypes
@@ -92,6 +97,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--dir", default=tempfile.gettempdir())
+    ap.add_argument("--link", action="store_true", help="also the rows through the link simulator (heavy)")
+    ap.add_argument("--big-mib", type=int, default=2048, help="--link: the large whole file, MiB")
+    ap.add_argument("--tp-mib", type=int, default=1024, help="--link: the tensor-parallel model, MiB")
+    ap.add_argument("--skip-loopback", action="store_true", help="--link: only the simulated-link rows")
     args = ap.parse_args()
     nginx = find_nginx()
     if not nginx:
@@ -113,6 +122,14 @@ def main():
         bufs = [np.empty(int(np.prod(by_name[name])), dtype=np.float32) for name in sorted(order, key=order.get)]
         server = Nginx(nginx, work, root)
         server.start()
+        if args.link:
+            try:
+                link_rows(args, server, root, work, bufs)
+            finally:
+                if args.skip_loopback:
+                    server.stop()
+            if args.skip_loopback:
+                return
         try:
             url = f"{server.base}/mixed.zt"
             local, remote, reqs = [], [], []
@@ -137,6 +154,18 @@ def main():
     print(f"| requests: open / open + read_many all (access log) | mixed | — | {open_reqs} / {reqs[-1][1]} "
           f"(zt_file_io_stats: {reqs[-1][0]}) | — | open ≤ 2 round trips | "
           f"{'yes' if open_reqs <= 3 else '**no**'} |")
+
+
+def link_rows(args, server, root, work, mixed_bufs):
+    from remote_link import rows
+    big = os.path.join(root, "big.zt")
+    count = max(1, args.big_mib // 64)
+    with ztensor.Writer(big) as w:
+        for i in range(count):
+            w.add(f"t{i}", np.full(16 << 20, i, dtype=np.float32))
+    big_bufs = [np.empty(16 << 20, dtype=np.float32) for _ in range(count)]
+    rows(server, root, work, [("mixed", "mixed.zt", mixed_bufs), ("big", "big.zt", big_bufs)], args.tp_mib,
+         lambda url, bufs: read_all(url, bufs))
 
 
 if __name__ == "__main__":

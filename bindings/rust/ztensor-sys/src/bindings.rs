@@ -101,6 +101,7 @@ pub const ZT_DIGEST_NONE: zt_digest_alg = 0;
 pub const ZT_DIGEST_CRC32C: zt_digest_alg = 1;
 pub const ZT_DIGEST_SHA256: zt_digest_alg = 2;
 pub const ZT_DIGEST_UNKNOWN: zt_digest_alg = 3;
+pub const ZT_DIGEST_XXH3: zt_digest_alg = 4;
 pub const ZT_DIGEST_FORCE32_: zt_digest_alg = 2147483647;
 pub const ZT_DIGEST_MIN_FORCE32_: zt_digest_alg = -2147483648;
 pub type zt_digest_alg = std::os::raw::c_int;
