@@ -63,6 +63,10 @@ class Source {
   // must live until then): a remote source plans the requests of several
   // slices at once. end_plan(false) drops what was queued. Files read at
   // once; these do nothing.
+  // Threads worth running for a batch of reads (read_many) when the
+  // caller did not say: 0 = one per core. A remote source waits on round
+  // trips, not on cores, and wants more.
+  virtual unsigned preferred_threads() const { return 0; }
   virtual void begin_plan() const {}
   virtual void end_plan(bool /*execute*/) const {}
   // Hints that [offset, offset+len) will be read soon (madvise/fadvise).

@@ -32,6 +32,9 @@ std::string xml_field(const std::string &xml, const char *name) {
 }
 
 std::string range_text(const Transfer &t) {
+  if (!t.parts.empty())
+    return std::to_string(t.parts.size()) + " ranges of bytes [" + std::to_string(t.parts.front().offset) + ", " +
+           std::to_string(t.parts.back().offset + t.parts.back().len) + ")";
   return t.suffix ? "the last " + std::to_string(t.len) + " bytes"
                   : "bytes [" + std::to_string(t.offset) + ", +" + std::to_string(t.len) + ")";
 }
@@ -54,6 +57,12 @@ Outcome HttpTransport::judge(const Transfer &t, CURLcode rc) const {
     return {ZT_E_IO, false,
             what + "the server answered a suffix range with bytes 0-" + std::to_string(t.range_end) + "/" +
                 std::to_string(t.range_total)};
+  }
+  // The whole object (refused by its Content-Length before any byte, or at
+  // its first bytes) or one range for many: no multi-range here.
+  if (t.multirange_refused || (!t.parts.empty() && t.code == 200)) {
+    multirange_ = -1;
+    return {ZT_E_UNSUPPORTED, false, what + "the server does not answer multi-range requests"};
   }
   if (t.abort_status != ZT_OK) return {t.abort_status, false, what + t.abort_message};
   if (rc == CURLE_FILESIZE_EXCEEDED && t.code == 200)
@@ -83,6 +92,18 @@ Outcome HttpTransport::judge(const Transfer &t, CURLcode rc) const {
   if (t.code == 412) return {ZT_E_CHANGED, false, what + changed_text("the server refused If-Match " + etag_)};
   if (t.code >= 500 || t.code == 429 || t.code == 408) return {ZT_E_IO, true, what + "HTTP " + std::to_string(t.code)};
   if (s3_ && t.code >= 300 && t.code != 416) return {ZT_E_IO, false, scrub(s3_failure(t, what))};
+  if (!t.parts.empty() && t.code == 206) {
+    if ((!etag_.empty() && t.etag != etag_) || (!last_modified_.empty() && t.last_modified != last_modified_))
+      return {ZT_E_CHANGED, false,
+              what + changed_text("ETag " + t.etag + " / Last-Modified " + t.last_modified + " now, was " + etag_ +
+                                  " / " + last_modified_)};
+    if (!t.multipart || !t.multipart->complete())
+      return {
+          ZT_E_IO, true,
+          what + "truncated multipart body: " + std::to_string(t.received) + " of " + std::to_string(t.len) + " bytes"};
+    multirange_ = 1;
+    return o;
+  }
   if (t.code == 416 && t.range_total == 0 && t.suffix) return o;  // an empty object
   if (t.code == 200 && t.allow_whole) return o;
   if (t.code != 206 && !(t.code == 0 && !http_))

@@ -116,6 +116,10 @@ class HttpSource final : public Source {
     scatter(buf.data(), pieces, n);
   }
 
+  // Reads of a batch wait on round trips: enough threads to keep the
+  // requests of several reads in flight.
+  unsigned preferred_threads() const override { return std::min<uint32_t>(8, s_.max_parallel); }
+
   // Remote strided reads leave every gap to the cost model (read_groups).
   uint64_t slice_gap() const override { return 0; }
 
@@ -147,36 +151,15 @@ class HttpSource final : public Source {
     }
     needed_ += needed;
     if (ranges.empty()) return;
-    // The model: a gap g is worth fetching when g / rate < rtt / in flight;
-    // never more than max_overfetch_percent of the needed bytes in gaps,
-    // never a request longer than chunk_bytes.
-    MergeLimits lim;
-    lim.max_gap = net_->link().worthwhile_gap(std::min<uint64_t>(s_.max_parallel, ranges.size()));
-    lim.max_waste = needed / 100 * s_.max_overfetch_percent + needed % 100 * s_.max_overfetch_percent / 100;
-    lim.max_len = s_.chunk_bytes;
-    std::vector<size_t> order;
-    const std::vector<MergedRange> merged = merge_ranges(ranges, lim, order);
-    std::vector<Transfer> ts(merged.size());
-    std::vector<std::vector<uint8_t>> bufs(merged.size());
-    for (size_t k = 0; k < merged.size(); ++k) {
-      const MergedRange &m = merged[k];
-      ts[k].offset = m.offset;
-      ts[k].len = m.len;
-      const Group &only = groups[which[order[m.first]]];
-      if (m.first == m.last && only.n == 1) {
-        ts[k].dst = static_cast<uint8_t *>(only.pieces[0].dst);
-      } else {
-        bufs[k].resize(m.len);
-        ts[k].dst = bufs[k].data();
-      }
-    }
-    run_with_retries(*net_, ts);
-    for (size_t k = 0; k < merged.size(); ++k) {
-      if (bufs[k].empty()) continue;
-      for (size_t j = merged[k].first; j <= merged[k].last; ++j) {
-        const Group &grp = groups[which[order[j]]];
-        scatter(bufs[k].data() + (grp.offset - merged[k].offset), grp.pieces, grp.n);
-      }
+    // Many ranges go as multi-range requests where the server takes them
+    // (not S3, which answers those with the whole object); the first
+    // refusal is remembered and the ranges asked for one by one.
+    const bool multi = !s3_ && ranges.size() > 1 && net_->multirange() >= 0;
+    try {
+      fetch_ranges(groups, ranges, which, needed, multi);
+    } catch (const Error &) {
+      if (!multi || net_->multirange() >= 0) throw;
+      fetch_ranges(groups, ranges, which, needed, false);
     }
   }
 
@@ -215,6 +198,71 @@ class HttpSource final : public Source {
     for (const auto &p : plans_)
       if (p->owner == this) return p.get();
     return nullptr;
+  }
+
+  // The cost model at work (docs/remote.md, "Ranges under latency"): a gap
+  // g is worth fetching when g / rate < rtt / in flight; never more than
+  // max_overfetch_percent of the needed bytes in gaps, never a request
+  // longer than chunk_bytes. With multi-range requests, another range
+  // costs a part header (~100 bytes), not a round trip: only gaps smaller
+  // than kPartCost are fetched, and the ranges are packed into about
+  // max_parallel requests of up to kMaxParts ranges.
+  void fetch_ranges(const Group *groups, const std::vector<NeededRange> &ranges, const std::vector<size_t> &which,
+                    uint64_t needed, bool multi) const {
+    constexpr uint64_t kPartCost = 256;
+    constexpr size_t kMaxParts = 256;  // ~6 KB of Range header: within nginx's 8 KiB line
+    MergeLimits lim;
+    lim.max_gap = net_->link().worthwhile_gap(std::min<uint64_t>(s_.max_parallel, ranges.size()));
+    if (multi) lim.max_gap = std::min(lim.max_gap, kPartCost);
+    lim.max_waste = needed / 100 * s_.max_overfetch_percent + needed % 100 * s_.max_overfetch_percent / 100;
+    lim.max_len = s_.chunk_bytes;
+    std::vector<size_t> order;
+    const std::vector<MergedRange> merged = merge_ranges(ranges, lim, order);
+    std::vector<std::vector<uint8_t>> bufs(merged.size());
+    std::vector<uint8_t *> dsts(merged.size());
+    for (size_t k = 0; k < merged.size(); ++k) {
+      const MergedRange &m = merged[k];
+      const Group &only = groups[which[order[m.first]]];
+      if (m.first == m.last && only.n == 1) {
+        dsts[k] = static_cast<uint8_t *>(only.pieces[0].dst);
+      } else {
+        bufs[k].resize(m.len);
+        dsts[k] = bufs[k].data();
+      }
+    }
+    std::vector<Transfer> ts;
+    if (multi && merged.size() > 1) {
+      for (const auto &[a, b] : pack_ranges(merged, s_.max_parallel, kMaxParts)) {
+        Transfer t;
+        if (a == b) {
+          t.offset = merged[a].offset;
+          t.len = merged[a].len;
+          t.dst = dsts[a];
+        } else {
+          for (size_t k = a; k <= b; ++k) {
+            t.parts.push_back({merged[k].offset, merged[k].len, dsts[k]});
+            t.len += merged[k].len;
+          }
+          t.offset = merged[a].offset;
+        }
+        ts.push_back(std::move(t));
+      }
+    } else {
+      ts.resize(merged.size());
+      for (size_t k = 0; k < merged.size(); ++k) {
+        ts[k].offset = merged[k].offset;
+        ts[k].len = merged[k].len;
+        ts[k].dst = dsts[k];
+      }
+    }
+    run_with_retries(*net_, ts);
+    for (size_t k = 0; k < merged.size(); ++k) {
+      if (bufs[k].empty()) continue;
+      for (size_t j = merged[k].first; j <= merged[k].last; ++j) {
+        const Group &grp = groups[which[order[j]]];
+        scatter(bufs[k].data() + (grp.offset - merged[k].offset), grp.pieces, grp.n);
+      }
+    }
   }
 
   static void scatter(const uint8_t *src, const Piece *pieces, size_t n) {

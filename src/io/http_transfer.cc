@@ -44,6 +44,7 @@ size_t on_header(char *data, size_t size, size_t n, void *p) {
     t->have_range = false;
     t->etag.clear();
     t->last_modified.clear();
+    t->content_type.clear();
     return bytes;
   }
   size_t colon = line.find(':');
@@ -55,6 +56,8 @@ size_t on_header(char *data, size_t size, size_t n, void *p) {
     t->etag = value;
   } else if (name == "last-modified") {
     t->last_modified = value;
+  } else if (name == "content-type") {
+    t->content_type = value.substr(0, 256);
   } else if (name == "x-amz-bucket-region") {
     t->bucket_region = printable(value.substr(0, 64));
   } else if (name == "content-range") {
@@ -80,6 +83,27 @@ size_t on_header(char *data, size_t size, size_t n, void *p) {
 size_t on_body(char *data, size_t size, size_t n, void *p) {
   auto *t = static_cast<Transfer *>(p);
   const size_t bytes = size * n;
+  if (!t->parts.empty() && (t->code == 206 || t->code == 200)) {
+    if (!t->multipart) {
+      const std::string boundary = multipart_boundary(t->content_type);
+      if (t->code == 200 || boundary.empty()) {
+        // The whole object, or one range for many: this server does not
+        // do multi-range; stop before its bytes (the caller asks again).
+        t->multirange_refused = true;
+        t->abort_status = ZT_E_UNSUPPORTED;
+        t->abort_message = "the server does not answer multi-range requests";
+        return 0;
+      }
+      t->multipart = std::make_unique<MultipartRanges>(t->parts, boundary);
+    }
+    if (!t->multipart->feed(data, bytes)) {
+      t->abort_status = ZT_E_IO;
+      t->abort_message = t->multipart->error();
+      return 0;
+    }
+    t->received = t->multipart->data_bytes();
+    return bytes;
+  }
   if (t->code == 206 || (t->code == 0 && !t->suffix)) {
     if (t->received + bytes > t->len) {
       t->abort_status = ZT_E_IO;
@@ -134,6 +158,7 @@ Transfer Transfer::fresh() const {
   t.allow_whole = allow_whole;
   t.dst = dst;
   t.sink = sink;
+  t.parts = parts;
   if (t.sink) t.sink->clear();
   return t;
 }
@@ -278,8 +303,14 @@ void HttpTransport::configure(CURL *h, Transfer &t, curl_slist **headers) const 
     curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
     curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, s_.bearer_token.c_str());
   }
-  std::string range =
-      t.suffix ? "-" + std::to_string(t.len) : std::to_string(t.offset) + "-" + std::to_string(t.offset + t.len - 1);
+  std::string range;
+  if (!t.parts.empty()) {
+    for (const RangePart &p : t.parts)
+      range += (range.empty() ? "" : ",") + std::to_string(p.offset) + "-" + std::to_string(p.offset + p.len - 1);
+  } else {
+    range =
+        t.suffix ? "-" + std::to_string(t.len) : std::to_string(t.offset) + "-" + std::to_string(t.offset + t.len - 1);
+  }
   if (s3_ && s3_->sign) {
     // libcurl's SigV4 signer (7.75+) signs host, x-amz-date and every
     // header of CURLOPT_HTTPHEADER: so Range, the payload hash and the
@@ -302,7 +333,9 @@ void HttpTransport::configure(CURL *h, Transfer &t, curl_slist **headers) const 
   if (!etag_.empty() && etag_.compare(0, 2, "W/") != 0)
     *headers = curl_slist_append(*headers, ("If-Match: " + etag_).c_str());
   if (*headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, *headers);
-  const uint64_t cap = std::max<uint64_t>({t.len, s_.max_unranged_bytes, kMaxErrorBody});
+  // A multipart body: the parts, and each part's boundary and headers.
+  const uint64_t body = t.parts.empty() ? t.len : t.len + t.parts.size() * 512;
+  const uint64_t cap = std::max<uint64_t>({body, s_.max_unranged_bytes, kMaxErrorBody});
   curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(cap));
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);

@@ -18,6 +18,7 @@
 
 #include "io/block_cache.h"
 #include "io/http_source.h"
+#include "io/multipart.h"
 #include "io/range_plan.h"
 #include "io/s3_location.h"
 #include "ztensor.h"
@@ -36,6 +37,9 @@ struct Transfer {
   // Instead of dst: bytes are appended as they arrive, so a range whose
   // length only a footer claims is never zero-filled ahead of its bytes.
   std::vector<uint8_t> *sink = nullptr;
+  // Instead of offset/len/dst: several ranges in one request ("Range:
+  // bytes=a-b,c-d,..."), answered as multipart/byteranges (in file order).
+  std::vector<RangePart> parts;
   // Response
   long code = 0;
   bool have_range = false;
@@ -43,6 +47,9 @@ struct Transfer {
   bool total_unknown = false;
   std::string etag, last_modified;
   std::string bucket_region;  // S3's x-amz-bucket-region
+  std::string content_type;
+  std::unique_ptr<MultipartRanges> multipart;  // the parser of a multi-range answer
+  bool multirange_refused = false;             // a 200 or a plain 206 to a multi-range request
   uint64_t header_bytes = 0;
   uint64_t received = 0;
   std::vector<uint8_t> whole;  // a 200 body when allowed
@@ -119,6 +126,10 @@ class HttpTransport {
   // Credentials out of a message: libcurl's text can quote the URL.
   std::string scrub(std::string msg) const;
 
+  // Whether the server answers multi-range requests: 0 not known yet,
+  // 1 yes, -1 no (it sent the whole object or one range: never asked again).
+  int multirange() const { return multirange_.load(); }
+
   uint64_t requests() const { return requests_.load(); }
   uint64_t bytes() const { return bytes_.load(); }
   uint64_t busy_ns() const { return busy_ns_.load(); }
@@ -147,6 +158,7 @@ class HttpTransport {
   mutable LinkModel link_;
   mutable std::atomic<uint64_t> requests_{0}, bytes_{0}, busy_ns_{0};
   mutable std::atomic<uint32_t> in_flight_{0};
+  mutable std::atomic<int> multirange_{0};
 };
 
 bool starts_with_nocase(const std::string &s, const char *prefix);

@@ -32,8 +32,7 @@ class LinkModel {
   // `in_flight` requests share the round trip's wait.
   uint64_t worthwhile_gap(uint32_t in_flight) const;
   // The size to cut a large read into for `parallel` connections: the read
-  // spread over all of them, each piece worth at least a few round trips of
-  // transfer, at most max_chunk.
+  // spread over all of them, at least 1 MiB, at most max_chunk.
   uint64_t chunk_for(uint64_t len, uint32_t parallel, uint64_t max_chunk) const;
 
  private:
@@ -65,5 +64,12 @@ struct MergeLimits {
 // offset; each result covers a run of it. O(n log n).
 std::vector<MergedRange> merge_ranges(const std::vector<NeededRange> &ranges, const MergeLimits &limits,
                                       std::vector<size_t> &order);
+
+// Cuts merged ranges (in file order) into `requests` runs of about equal
+// bytes (at least 256 KiB each), each of at most max_parts ranges (more
+// runs when that needs it):
+// the multi-range requests that carry them. Returns [first, last] of each.
+std::vector<std::pair<size_t, size_t>> pack_ranges(const std::vector<MergedRange> &ranges, size_t requests,
+                                                   size_t max_parts);
 
 }  // namespace zt

@@ -1,9 +1,12 @@
 // The range cost model (src/io/range_plan.h): which gaps are fetched to save
 // requests, within the overfetch and length bounds, and what the link model
-// learns from responses.
+// learns from responses; and the multi-range answer's parser
+// (src/io/multipart.h).
 #include "io/range_plan.h"
 
 #include <gtest/gtest.h>
+
+#include "io/multipart.h"
 
 using zt::LinkModel;
 using zt::merge_ranges;
@@ -86,9 +89,65 @@ TEST(LinkModel, LearnsFromResponses) {
   EXPECT_DOUBLE_EQ(l.bytes_per_s(), LinkModel::kDefaultRate);
   l.observe(0.030, 1 << 20, 0.01);
   EXPECT_NEAR(l.bytes_per_s(), (1 << 20) / 0.01, 1);
-  // Large reads: spread over the connections, at least two round trips of bytes.
+  // Large reads: spread over the connections in one wave, 1 MiB to max_chunk.
   EXPECT_EQ(l.chunk_for(uint64_t{256} << 20, 16, 8 << 20), 8u << 20);
-  EXPECT_EQ(l.chunk_for(16 << 20, 16, 8 << 20), 6291456u);  // 2 x 30 ms x 104.9 MB/s, rounded down
+  EXPECT_EQ(l.chunk_for(16 << 20, 16, 8 << 20), 1u << 20);
+  EXPECT_EQ(l.chunk_for(3 << 20, 16, 8 << 20), 1u << 20);
+}
+
+}  // namespace
+
+namespace {
+
+using zt::multipart_boundary;
+using zt::MultipartRanges;
+using zt::RangePart;
+
+std::string part(const char *range, const std::string &bytes) {
+  return "\r\n--B\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes " + std::string(range) +
+         "/100\r\n\r\n" + bytes;
+}
+
+TEST(Multipart, BoundaryFromContentType) {
+  EXPECT_EQ(multipart_boundary("multipart/byteranges; boundary=00000000001"), "00000000001");
+  EXPECT_EQ(multipart_boundary("Multipart/ByteRanges; boundary=\"a b\""), "a b");
+  EXPECT_EQ(multipart_boundary("application/octet-stream"), "");
+}
+
+TEST(Multipart, PartsToTheirBuffers) {
+  uint8_t a[3] = {}, b[2] = {};
+  std::vector<RangePart> parts{{10, 3, a}, {50, 2, b}};
+  const std::string body = part("10-12", "xyz") + part("50-51", "pq") + "\r\n--B--\r\n";
+  // Fed a byte at a time: no boundary of libcurl's chunks matters.
+  MultipartRanges m(parts, "B");
+  for (char c : body) ASSERT_TRUE(m.feed(&c, 1)) << m.error();
+  EXPECT_TRUE(m.complete());
+  EXPECT_EQ(std::string(reinterpret_cast<char *>(a), 3), "xyz");
+  EXPECT_EQ(std::string(reinterpret_cast<char *>(b), 2), "pq");
+  EXPECT_EQ(m.data_bytes(), 5u);
+}
+
+TEST(Multipart, WrongRangeMissingPartsAndExtraPartsRefused) {
+  uint8_t a[3] = {}, b[2] = {};
+  std::vector<RangePart> parts{{10, 3, a}, {50, 2, b}};
+  MultipartRanges wrong(parts, "B");
+  const std::string w = part("11-13", "xyz");
+  EXPECT_FALSE(wrong.feed(w.data(), w.size()));
+  EXPECT_NE(wrong.error().find("not the range asked"), std::string::npos);
+  MultipartRanges shortm(parts, "B");
+  const std::string s = part("10-12", "xyz") + "\r\n--B--\r\n";
+  EXPECT_FALSE(shortm.feed(s.data(), s.size()));
+  MultipartRanges cut(parts, "B");
+  const std::string c = part("10-12", "xyz") + part("50-51", "p");
+  EXPECT_TRUE(cut.feed(c.data(), c.size()));
+  EXPECT_FALSE(cut.complete());
+  std::vector<RangePart> one{{10, 3, a}};
+  MultipartRanges extra(one, "B");
+  const std::string e = part("10-12", "xyz") + part("50-51", "pq");
+  EXPECT_FALSE(extra.feed(e.data(), e.size()));
+  MultipartRanges endless(parts, "B");
+  const std::string l = "\r\n--B\r\n" + std::string(9000, 'h');
+  EXPECT_FALSE(endless.feed(l.data(), l.size()));
 }
 
 }  // namespace

@@ -42,10 +42,16 @@ def within(measured, expected, tol=0.10):
 def test_round_trip_and_handshake(nginx):
     sim = LinkSim(nginx.port, RTT_MS)
     try:
+        firsts = []
+        for _ in range(3):  # a new connection: handshake + request
+            conn = http.client.HTTPConnection("127.0.0.1", sim.port)
+            t0 = time.perf_counter()
+            get(conn, "/small")
+            firsts.append(time.perf_counter() - t0)
+            conn.close()
+        first = statistics.median(firsts)
         conn = http.client.HTTPConnection("127.0.0.1", sim.port)
-        t0 = time.perf_counter()
-        get(conn, "/small")  # a new connection: handshake + request
-        first = time.perf_counter() - t0
+        get(conn, "/small")
         times = []
         for _ in range(7):
             t0 = time.perf_counter()
@@ -59,7 +65,7 @@ def test_round_trip_and_handshake(nginx):
     rtt = RTT_MS / 1000
     assert within(statistics.median(times), rtt), (times, rtt)
     assert within(first, 2 * rtt), (first, rtt)
-    assert st["connections"] == 1 and st["requests"] == 8, st
+    assert st["connections"] == 4 and st["requests"] == 11, st
 
 
 def test_connection_rate(nginx):

@@ -2,7 +2,9 @@
 counts and fetched/needed ratios of tensor-parallel row and column splits,
 straight from nginx on loopback (a request costs nothing: nothing merged)
 and through the link simulator (25 ms round trips: gaps merged within the
-overfetch bound), counted by zt_file_io_stats and by the simulator."""
+overfetch bound), with multi-range requests (nginx) and without them
+(/onerange/: one range per request, as S3), counted by zt_file_io_stats
+and by the simulator."""
 import os
 
 import numpy as np
@@ -88,20 +90,30 @@ def test_row_split(served, link):
 
 @pytest.mark.parametrize("world", [2, 4])
 def test_column_split_loopback_fetches_exact_runs(served, world):
-    # No latency: a request costs less than any gap, so nothing is merged.
+    # No latency: a request costs less than any gap, so nothing is merged;
+    # one range per row, carried by multi-range requests (about 16), or one
+    # request each where the server takes one range at a time.
     tensors, server, _ = served
     plan = {"w0": 1, "w1": 1}
     parts, st = load(f"{server.base}/m.zt", plan, 0, world)
     expect(tensors, parts, plan, 0, world)
     assert st["needed"] == 2 * ROWS * COLS * 4 // world
     assert st["bytes"] == st["needed"], st
-    assert st["requests"] == 2 * ROWS, st  # one run per row
+    assert 2 <= st["requests"] <= 5, st  # at least 256 KiB a request
+    parts, st = load(f"{server.base}/onerange/m.zt", plan, 0, world)
+    expect(tensors, parts, plan, 0, world)
+    # One run per row (fewer if this busy machine's loopback measured a
+    # round trip worth a gap), and the refused multi-range tries (<= 4).
+    assert st["bytes"] <= 1.5 * st["needed"], st
+    assert st["requests"] <= 2 * ROWS + 4, st
 
 
 @pytest.mark.parametrize("world", [2, 4])
-def test_column_split_under_latency_merges_within_bound(served, world):
-    # 25 ms round trips: every gap is cheaper than a request, so gaps are
-    # fetched, narrowest first, until the overfetch bound (50%) is spent.
+def test_column_split_under_latency(served, world):
+    # 25 ms round trips. Multi-range (nginx): the rows' runs exactly, in
+    # about max_parallel requests. One range per request (/onerange/):
+    # every gap is cheaper than a request, so gaps are fetched, narrowest
+    # first, until the overfetch bound (50%) is spent.
     tensors, _, sim = served
     plan = {"w0": 1, "w1": 1}
     sim.reset()
@@ -109,38 +121,48 @@ def test_column_split_under_latency_merges_within_bound(served, world):
     sim.settle()
     seen = sim.stats()
     expect(tensors, parts, plan, 0, world)
+    assert st["bytes"] == st["needed"], st
+    assert 2 <= st["requests"] <= 5, st
+    assert seen["requests"] == st["requests"] + 2 * 2, (seen, st)  # and two opens of two requests
+    parts, st = load(f"{sim.base}/onerange/m.zt", plan, 0, world)
+    expect(tensors, parts, plan, 0, world)
     runs = 2 * ROWS
     run = COLS * 4 // world
     gap = COLS * 4 - run
     merges = int(st["needed"] * 0.5) // gap
     assert st["bytes"] <= 1.5 * st["needed"], st
     assert st["bytes"] == st["needed"] + merges * gap, (st, merges)
-    assert st["requests"] == runs - merges, (st, merges)
-    # The simulator saw the same requests (plus two opens: load and opened()).
-    assert seen["requests"] >= st["requests"]
+    # and the refused multi-range tries: one per 256 KiB of the first plan
+    assert runs - merges < st["requests"] <= runs - merges + 4, (st, merges)
 
 
 def test_plan_merges_across_tensors(served):
     # Eight 4 KiB tensors side by side, each split in two by rows: rank 0's
-    # halves are 2 KiB (and some alignment) apart. Under latency one plan
-    # merges them across tensors: into one range when the overfetch bound
-    # allows all gaps, into fewer than eight within the default 50%. Read
-    # one by one, or on loopback, they are eight requests.
+    # halves are 2 KiB (and some alignment) apart. Under latency, from a
+    # server of one range per request, one plan merges them across tensors:
+    # into one range when the overfetch bound allows all gaps, into fewer
+    # than eight within the default 50%. Read one by one they are eight
+    # requests, and from a multi-range server one plan is one request.
+    # (On loopback, as busy as this machine is, a measured round trip can
+    # be worth a 2 KiB gap: only the bound is checked there.)
     from ztensor.distributed import read_planned
     tensors, server, sim = served
     plan = {f"b{i}": 0 for i in range(8)}
-    with ztensor.open_url(f"{sim.base}/m.zt", max_overfetch_percent=400) as r:
+    with ztensor.open_url(f"{sim.base}/onerange/m.zt", max_overfetch_percent=400) as r:
         before = r.io_stats()
         parts = read_planned(r, plan, 0, 2)
         after = r.io_stats()
     expect(tensors, parts, plan, 0, 2)
-    assert after["requests"] - before["requests"] == 1
+    assert after["requests"] - before["requests"] == 1 + 1  # and the refused multi-range try
+    parts, st = load(f"{sim.base}/onerange/m.zt", plan, 0, 2)
+    expect(tensors, parts, plan, 0, 2)
+    assert 2 < st["requests"] < 9, st
+    assert st["bytes"] <= 1.5 * st["needed"], st
     parts, st = load(f"{sim.base}/m.zt", plan, 0, 2)
     expect(tensors, parts, plan, 0, 2)
-    assert 1 < st["requests"] < 8, st
-    assert st["bytes"] <= 1.5 * st["needed"], st
-    parts, st = load(f"{server.base}/m.zt", plan, 0, 2)
-    assert st["requests"] == 8 and st["bytes"] == st["needed"], st
+    assert st["requests"] == 1 and st["bytes"] == st["needed"], st
+    parts, st = load(f"{server.base}/onerange/m.zt", plan, 0, 2)
+    assert st["requests"] <= 8 + 1 and st["bytes"] <= 1.5 * st["needed"], st
     with ztensor.open(f"{sim.base}/m.zt") as r:
         before = r.io_stats()["requests"]
         for name in plan:
@@ -151,11 +173,23 @@ def test_plan_merges_across_tensors(served):
 def test_overfetch_zero_fetches_exact_runs(served):
     tensors, _, sim = served
     plan = {"w0": 1}
-    with ztensor.open_url(f"{sim.base}/m.zt", max_overfetch_percent=0) as r:
+    with ztensor.open_url(f"{sim.base}/onerange/m.zt", max_overfetch_percent=0) as r:
         from ztensor.distributed import read_planned
         before = r.io_stats()
         parts = read_planned(r, plan, 0, 4)
         after = r.io_stats()
     expect(tensors, parts, plan, 0, 4)
-    assert after["requests"] - before["requests"] == ROWS
+    assert after["requests"] - before["requests"] == ROWS + 1  # and the refused multi-range try
     assert after["bytes"] - before["bytes"] == ROWS * COLS
+
+
+def test_multipart_answer_checked(served):
+    # Every part of a multi-range answer must be the range asked: the
+    # slices equal the file's bytes, tensor by tensor, for every rank.
+    tensors, server, _ = served
+    plan = {"w0": 1, "w1": 1, "b0": 0, "b7": 0}
+    for world in (3, 8):
+        for rank in range(world):
+            parts, st = load(f"{server.base}/m.zt", plan, rank, world)
+            expect(tensors, parts, plan, rank, world)
+            assert st["bytes"] == st["needed"], st
