@@ -140,7 +140,7 @@ class HttpSource final : public Source {
       for (size_t i = 0; i < groups[g].n; ++i) span += groups[g].pieces[i].len;
       if (span == 0) continue;
       const uint64_t off = groups[g].offset;
-      if (held(off, span) || span >= s_.chunk_bytes) {
+      if (held(off, span)) {
         read_pieces(off, groups[g].pieces, groups[g].n);  // counts its own bytes
         continue;
       }
@@ -230,29 +230,52 @@ class HttpSource final : public Source {
         dsts[k] = bufs[k].data();
       }
     }
+    // Large ranges (a row split's block) are cut into pieces spread over
+    // the connections, all in the same wave as the small ones.
     std::vector<Transfer> ts;
-    if (multi && merged.size() > 1) {
-      for (const auto &[a, b] : pack_ranges(merged, s_.max_parallel, kMaxParts)) {
+    std::vector<MergedRange> small;
+    std::vector<uint8_t *> small_dsts;
+    uint64_t large = 0;
+    for (const MergedRange &m : merged)
+      if (m.len >= kDirect) large += m.len;
+    const uint64_t piece = large ? net_->link().chunk_for(large, s_.max_parallel, s_.chunk_bytes) : 0;
+    for (size_t k = 0; k < merged.size(); ++k) {
+      if (merged[k].len < kDirect) {
+        small.push_back(merged[k]);
+        small_dsts.push_back(dsts[k]);
+        continue;
+      }
+      for (uint64_t off = 0; off < merged[k].len; off += piece) {
+        Transfer t;
+        t.offset = merged[k].offset + off;
+        t.len = std::min<uint64_t>(piece, merged[k].len - off);
+        t.dst = dsts[k] + off;
+        ts.push_back(std::move(t));
+      }
+    }
+    if (multi && small.size() > 1) {
+      for (const auto &[a, b] : pack_ranges(small, s_.max_parallel, kMaxParts)) {
         Transfer t;
         if (a == b) {
-          t.offset = merged[a].offset;
-          t.len = merged[a].len;
-          t.dst = dsts[a];
+          t.offset = small[a].offset;
+          t.len = small[a].len;
+          t.dst = small_dsts[a];
         } else {
           for (size_t k = a; k <= b; ++k) {
-            t.parts.push_back({merged[k].offset, merged[k].len, dsts[k]});
-            t.len += merged[k].len;
+            t.parts.push_back({small[k].offset, small[k].len, small_dsts[k]});
+            t.len += small[k].len;
           }
-          t.offset = merged[a].offset;
+          t.offset = small[a].offset;
         }
         ts.push_back(std::move(t));
       }
     } else {
-      ts.resize(merged.size());
-      for (size_t k = 0; k < merged.size(); ++k) {
-        ts[k].offset = merged[k].offset;
-        ts[k].len = merged[k].len;
-        ts[k].dst = dsts[k];
+      for (size_t k = 0; k < small.size(); ++k) {
+        Transfer t;
+        t.offset = small[k].offset;
+        t.len = small[k].len;
+        t.dst = small_dsts[k];
+        ts.push_back(std::move(t));
       }
     }
     run_with_retries(*net_, ts);

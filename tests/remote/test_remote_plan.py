@@ -132,8 +132,9 @@ def test_column_split_under_latency(served, world):
     merges = int(st["needed"] * 0.5) // gap
     assert st["bytes"] <= 1.5 * st["needed"], st
     assert st["bytes"] == st["needed"] + merges * gap, (st, merges)
-    # and the refused multi-range tries: one per 256 KiB of the first plan
-    assert runs - merges < st["requests"] <= runs - merges + 4, (st, merges)
+    # and the refused multi-range tries (one per 256 KiB of the first plan),
+    # and merged runs of 1 MiB or more cut into pieces for the connections
+    assert runs - merges < st["requests"] <= runs - merges + 8, (st, merges)
 
 
 def test_plan_merges_across_tensors(served):
