@@ -20,6 +20,7 @@ import argparse
 import ctypes
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -101,7 +102,17 @@ def main():
     ap.add_argument("--big-mib", type=int, default=2048, help="--link: the large whole file, MiB")
     ap.add_argument("--tp-mib", type=int, default=1024, help="--link: the tensor-parallel model, MiB")
     ap.add_argument("--skip-loopback", action="store_true", help="--link: only the simulated-link rows")
+    ap.add_argument("--baseline-lib", help="another libztensor (e.g. main's build): its loopback HTTP load is "
+                    "timed interleaved with this one's, in a child process, for a same-run ratio")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:  # a baseline library's load: print its seconds
+        with ztensor.Reader(args.child.split("|")[1]) as r:
+            order = {name: i for i, name in enumerate(r)}
+        by_name = dict(mixed_shapes())
+        bufs = [np.empty(int(np.prod(by_name[n])), dtype=np.float32) for n in sorted(order, key=order.get)]
+        print(read_all(args.child.split("|")[0], bufs)[0])
+        return
     nginx = find_nginx()
     if not nginx:
         print("| remote read (nginx missing: skipped) | mixed | — | — | — | — | — |")
@@ -132,7 +143,7 @@ def main():
                 return
         try:
             url = f"{server.base}/mixed.zt"
-            local, remote, reqs = [], [], []
+            local, remote, reqs, base = [], [], [], []
             read_all(path, bufs)  # warm the page cache
             for _ in range(args.reps):
                 local.append(read_all(path, bufs)[0])
@@ -140,6 +151,11 @@ def main():
                 dt, n = read_all(url, bufs)
                 remote.append(dt)
                 reqs.append((n, len(server.log_lines()) - mark))
+                if args.baseline_lib:
+                    env = dict(os.environ, ZTENSOR_LIBRARY=args.baseline_lib)
+                    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", f"{url}|{path}"],
+                                         env=env, capture_output=True, text=True, check=True)
+                    base.append(float(out.stdout.split()[-1]))
             # Requests of the open alone.
             mark = len(server.log_lines())
             f = open_file(url)
@@ -151,6 +167,11 @@ def main():
     gb = size / 1e9
     print(f"| open + read_many all over loopback HTTP (nginx) vs local pread | mixed ({size >> 20} MiB, "
           f"{len(shapes)} tensors) | {gb / lt:.2f} GB/s pread | {gb / rt:.2f} GB/s | {lt / rt:.2f} | — | — |")
+    if base:
+        bt = statistics.median(base)
+        print(f"| open + read_many all over loopback HTTP (nginx): this library vs --baseline-lib | mixed | "
+              f"{gb / bt:.2f} GB/s baseline | {gb / rt:.2f} GB/s | {bt / rt:.2f} | ≥ 1.0 (no slower) | "
+              f"{'yes' if bt / rt >= 0.95 else '**no**'} |")
     print(f"| requests: open / open + read_many all (access log) | mixed | — | {open_reqs} / {reqs[-1][1]} "
           f"(zt_file_io_stats: {reqs[-1][0]}) | — | open ≤ 2 round trips | "
           f"{'yes' if open_reqs <= 3 else '**no**'} |")

@@ -8,6 +8,7 @@
 #include "io/block_cache.h"
 #include "io/http_retry.h"
 #include "io/http_transfer.h"
+#include "io/range_fetch.h"
 #include "io/range_plan.h"
 #include "io/s3_location.h"
 #include "util/error.h"
@@ -113,7 +114,7 @@ class HttpSource final : public Source {
     if (!held(offset, span)) needed_ += needed;
     std::vector<uint8_t> buf(span);
     fetch(offset, span, buf.data());
-    scatter(buf.data(), pieces, n);
+    scatter_pieces(buf.data(), pieces, n);
   }
 
   // Reads of a batch wait on round trips: enough threads to keep the
@@ -156,10 +157,10 @@ class HttpSource final : public Source {
     // refusal is remembered and the ranges asked for one by one.
     const bool multi = !s3_ && ranges.size() > 1 && net_->multirange() >= 0;
     try {
-      fetch_ranges(groups, ranges, which, needed, multi);
+      fetch_ranges(*net_, groups, ranges, which, needed, multi);
     } catch (const Error &) {
       if (!multi || net_->multirange() >= 0) throw;
-      fetch_ranges(groups, ranges, which, needed, false);
+      fetch_ranges(*net_, groups, ranges, which, needed, false);
     }
   }
 
@@ -198,101 +199,6 @@ class HttpSource final : public Source {
     for (const auto &p : plans_)
       if (p->owner == this) return p.get();
     return nullptr;
-  }
-
-  // The cost model at work (docs/remote.md, "Ranges under latency"): a gap
-  // g is worth fetching when g / rate < rtt / in flight; never more than
-  // max_overfetch_percent of the needed bytes in gaps, never a request
-  // longer than chunk_bytes. With multi-range requests, another range
-  // costs a part header (~100 bytes), not a round trip: only gaps smaller
-  // than kPartCost are fetched, and the ranges are packed into about
-  // max_parallel requests of up to kMaxParts ranges.
-  void fetch_ranges(const Group *groups, const std::vector<NeededRange> &ranges, const std::vector<size_t> &which,
-                    uint64_t needed, bool multi) const {
-    constexpr uint64_t kPartCost = 256;
-    constexpr size_t kMaxParts = 256;  // ~6 KB of Range header: within nginx's 8 KiB line
-    MergeLimits lim;
-    lim.max_gap = net_->link().worthwhile_gap(std::min<uint64_t>(s_.max_parallel, ranges.size()));
-    if (multi) lim.max_gap = std::min(lim.max_gap, kPartCost);
-    lim.max_waste = needed / 100 * s_.max_overfetch_percent + needed % 100 * s_.max_overfetch_percent / 100;
-    lim.max_len = s_.chunk_bytes;
-    std::vector<size_t> order;
-    const std::vector<MergedRange> merged = merge_ranges(ranges, lim, order);
-    std::vector<std::vector<uint8_t>> bufs(merged.size());
-    std::vector<uint8_t *> dsts(merged.size());
-    for (size_t k = 0; k < merged.size(); ++k) {
-      const MergedRange &m = merged[k];
-      const Group &only = groups[which[order[m.first]]];
-      if (m.first == m.last && only.n == 1) {
-        dsts[k] = static_cast<uint8_t *>(only.pieces[0].dst);
-      } else {
-        bufs[k].resize(m.len);
-        dsts[k] = bufs[k].data();
-      }
-    }
-    // Large ranges (a row split's block) are cut into pieces spread over
-    // the connections, all in the same wave as the small ones.
-    std::vector<Transfer> ts;
-    std::vector<MergedRange> small;
-    std::vector<uint8_t *> small_dsts;
-    uint64_t large = 0;
-    for (const MergedRange &m : merged)
-      if (m.len >= kDirect) large += m.len;
-    const uint64_t piece = large ? net_->link().chunk_for(large, s_.max_parallel, s_.chunk_bytes) : 0;
-    for (size_t k = 0; k < merged.size(); ++k) {
-      if (merged[k].len < kDirect) {
-        small.push_back(merged[k]);
-        small_dsts.push_back(dsts[k]);
-        continue;
-      }
-      for (uint64_t off = 0; off < merged[k].len; off += piece) {
-        Transfer t;
-        t.offset = merged[k].offset + off;
-        t.len = std::min<uint64_t>(piece, merged[k].len - off);
-        t.dst = dsts[k] + off;
-        ts.push_back(std::move(t));
-      }
-    }
-    if (multi && small.size() > 1) {
-      for (const auto &[a, b] : pack_ranges(small, s_.max_parallel, kMaxParts)) {
-        Transfer t;
-        if (a == b) {
-          t.offset = small[a].offset;
-          t.len = small[a].len;
-          t.dst = small_dsts[a];
-        } else {
-          for (size_t k = a; k <= b; ++k) {
-            t.parts.push_back({small[k].offset, small[k].len, small_dsts[k]});
-            t.len += small[k].len;
-          }
-          t.offset = small[a].offset;
-        }
-        ts.push_back(std::move(t));
-      }
-    } else {
-      for (size_t k = 0; k < small.size(); ++k) {
-        Transfer t;
-        t.offset = small[k].offset;
-        t.len = small[k].len;
-        t.dst = small_dsts[k];
-        ts.push_back(std::move(t));
-      }
-    }
-    run_with_retries(*net_, ts);
-    for (size_t k = 0; k < merged.size(); ++k) {
-      if (bufs[k].empty()) continue;
-      for (size_t j = merged[k].first; j <= merged[k].last; ++j) {
-        const Group &grp = groups[which[order[j]]];
-        scatter(bufs[k].data() + (grp.offset - merged[k].offset), grp.pieces, grp.n);
-      }
-    }
-  }
-
-  static void scatter(const uint8_t *src, const Piece *pieces, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      if (pieces[i].dst && pieces[i].len) std::memcpy(pieces[i].dst, src, pieces[i].len);
-      src += pieces[i].len;
-    }
   }
 
   bool held(uint64_t offset, uint64_t len) const {
