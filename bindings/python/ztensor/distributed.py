@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from ._lib import IoStats, check, lib, shape_array
+from ._types import Array
 
 Plan = Mapping[str, Optional[int]]
 
@@ -64,7 +65,7 @@ if _read_slices is not None:
     _read_slices.argtypes = [c_void_p, POINTER(_SliceRequest), c_size_t]
 
 
-def read_planned(reader: Any, plan: Plan, rank: int, world: int) -> Dict[str, np.ndarray]:
+def read_planned(reader: Any, plan: Plan, rank: int, world: int) -> Dict[str, Array]:
     """rank's part of each tensor of plan from one ztensor.Reader, as numpy
     arrays, all read by one zt_file_read_slices call (one plan: a remote
     file merges ranges across tensors); one get_slice each on a library
@@ -72,7 +73,7 @@ def read_planned(reader: Any, plan: Plan, rank: int, world: int) -> Dict[str, np
     slices = {name: reader.get_slice(name) for name in plan}
     if _read_slices is None:
         return {name: sl[rank_index(sl.get_shape(), plan[name], rank, world)] for name, sl in slices.items()}
-    out: Dict[str, np.ndarray] = {}
+    out: Dict[str, Array] = {}
     keep: List[Any] = []  # the start/stop arrays, alive until the call returns
     reqs = (_SliceRequest * len(slices))()
     n = 0

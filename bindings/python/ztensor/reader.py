@@ -570,7 +570,7 @@ class Reader(Mapping[str, ObjectValue]):
         return callback
 
     @_holding
-    def io_stats(self) -> Dict[str, int]:
+    def io_stats(self) -> Dict[str, Any]:
         """Requests sent, body bytes received, cache hits, bytes the reads
         needed (the open's included), `ratio` (bytes / bytes_needed: what
         was fetched per byte needed) and `wait_s` (seconds reading calls
