@@ -60,9 +60,12 @@ Outcome HttpTransport::judge(const Transfer &t, CURLcode rc) const {
   }
   // The whole object (refused by its Content-Length before any byte, or at
   // its first bytes) or one range for many: no multi-range here.
-  if (t.multirange_refused || (!t.parts.empty() && t.code == 200)) {
+  if (t.multirange_refused ||
+      (!t.parts.empty() && (t.code == 200 || (t.code == 206 && multipart_boundary(t.content_type).empty())))) {
     multirange_ = -1;
-    return {ZT_E_UNSUPPORTED, false, what + "the server does not answer multi-range requests"};
+    return {ZT_E_UNSUPPORTED, false,
+            what + "the server does not answer multi-range requests as asked" +
+                (t.abort_status == ZT_E_IO ? " (" + t.abort_message + ")" : std::string())};
   }
   if (t.abort_status != ZT_OK) return {t.abort_status, false, what + t.abort_message};
   if (rc == CURLE_FILESIZE_EXCEEDED && t.code == 200)

@@ -77,6 +77,7 @@ class HttpSource final : public Source {
     if (s_.max_parallel == 0) s_.max_parallel = 1;
     if (s_.tail_bytes < 64) s_.tail_bytes = 64;
     if (s_.chunk_bytes < kDirect) s_.chunk_bytes = kDirect;
+    s_.max_overfetch_percent = std::min<uint32_t>(s_.max_overfetch_percent, 10000);
     net_ = std::make_unique<HttpTransport>(fetched, path_, s_, s3_.get(), shared_);
     cache_ = std::make_unique<BlockCache>(shared_->budget, s_.cache_bytes);
     open_tail();

@@ -97,6 +97,9 @@ size_t on_body(char *data, size_t size, size_t n, void *p) {
       t->multipart = std::make_unique<MultipartRanges>(t->parts, boundary);
     }
     if (!t->multipart->feed(data, bytes)) {
+      // Parts out of order, merged or malformed: not the answer this
+      // library can use; the ranges are asked one by one instead.
+      t->multirange_refused = true;
       t->abort_status = ZT_E_IO;
       t->abort_message = t->multipart->error();
       return 0;

@@ -67,9 +67,11 @@ async def deliver(queue, writer):
             pass
 
 
-async def pump_up(link, reader, queue):
-    """Client to server: half an RTT late (plus the handshake's RTT first);
-    requests counted by their header ends (GET and HEAD have no body)."""
+async def pump_up(link, reader, queue, accepted):
+    """Client to server: half an RTT late; the first bytes of a connection
+    no earlier than 1.5 RTT after it was accepted (the handshake's round
+    trip, counted from the accept, whatever connecting upstream took).
+    Requests counted by their header ends (GET and HEAD have no body)."""
     loop = asyncio.get_running_loop()
     first, tail = True, b""
     try:
@@ -81,9 +83,11 @@ async def pump_up(link, reader, queue):
             seen = tail + data
             link.stats["requests"] += seen.count(b"\r\n\r\n")
             tail = seen[-3:]
-            extra = link.rtt if first else 0.0
+            when = loop.time() + link.rtt / 2
+            if first:
+                when = max(when, accepted + 1.5 * link.rtt)
             first = False
-            await queue.put((loop.time() + link.rtt / 2 + extra, data))
+            await queue.put((when, data))
     except (ConnectionError, OSError):
         pass
     await queue.put(None)
@@ -118,6 +122,7 @@ async def pump_down(link, reader, queue):
 
 
 async def handle(link, upstream, client_reader, client_writer):
+    accepted = asyncio.get_running_loop().time()
     link.stats["connections"] += 1
     link.stats["open"] += 1
     try:
@@ -127,7 +132,7 @@ async def handle(link, upstream, client_reader, client_writer):
         link.stats["open"] -= 1
         return
     up, down = asyncio.Queue(maxsize=256), asyncio.Queue(maxsize=256)
-    tasks = [asyncio.create_task(pump_up(link, client_reader, up)),
+    tasks = [asyncio.create_task(pump_up(link, client_reader, up, accepted)),
              asyncio.create_task(deliver(up, server_writer)),
              asyncio.create_task(pump_down(link, server_reader, down)),
              asyncio.create_task(deliver(down, client_writer))]

@@ -12,7 +12,9 @@ import pytest
 from link_client import LinkSim
 from nginx_server import Nginx, find_nginx
 
-RTT_MS = 60
+# Long enough that a busy machine's scheduling delays (a few ms) stay far
+# inside the 10% asked of the simulator.
+RTT_MS = 150
 MBIT = 80  # 10 MB/s: a 4 MiB body takes 0.42 s
 
 
@@ -49,11 +51,11 @@ def test_round_trip_and_handshake(nginx):
             get(conn, "/small")
             firsts.append(time.perf_counter() - t0)
             conn.close()
-        first = statistics.median(firsts)
+        first = min(firsts)  # a busy machine's delays only add: the least is the simulator's
         conn = http.client.HTTPConnection("127.0.0.1", sim.port)
         get(conn, "/small")
         times = []
-        for _ in range(7):
+        for _ in range(9):
             t0 = time.perf_counter()
             get(conn, "/small")
             times.append(time.perf_counter() - t0)
@@ -65,7 +67,7 @@ def test_round_trip_and_handshake(nginx):
     rtt = RTT_MS / 1000
     assert within(statistics.median(times), rtt), (times, rtt)
     assert within(first, 2 * rtt), (first, rtt)
-    assert st["connections"] == 4 and st["requests"] == 11, st
+    assert st["connections"] == 4 and st["requests"] == 13, st
 
 
 def test_connection_rate(nginx):

@@ -194,3 +194,32 @@ def test_multipart_answer_checked(served):
             parts, st = load(f"{server.base}/m.zt", plan, rank, world)
             expect(tensors, parts, plan, rank, world)
             assert st["bytes"] == st["needed"], st
+
+
+@pytest.mark.parametrize("path", ["/ok", "/mpswap"])
+def test_multirange_refusals_fall_back(served, tmp_path, path):
+    # A server that answers a multi-range request with one range (/ok: the
+    # whole object as a 206) or with its parts out of order (/mpswap) is
+    # not trusted with multi-range again: the ranges are asked one by one
+    # and the slices are still right.
+    from fault_server import FaultServer
+    from ztensor.distributed import read_planned
+    tensors, _, _ = served
+    path_zt = tmp_path / "m.zt"
+    ztensor.save_file(tensors, str(path_zt))
+    srv = FaultServer(path_zt.read_bytes())
+    try:
+        plan = {"w0": 1}
+        with ztensor.open(f"{srv.base}{path}") as r:
+            before = r.io_stats()["requests"]
+            parts = read_planned(r, plan, 1, 4)
+            first = r.io_stats()["requests"] - before
+            parts2 = read_planned(r, plan, 2, 4)  # no multi-range try the second time
+            second = r.io_stats()["requests"] - before - first
+        expect(tensors, parts, plan, 1, 4)
+        expect(tensors, parts2, plan, 2, 4)
+        # One range per row at most (fewer where gaps were merged), and no
+        # more multi-range tries.
+        assert first >= 2 and second <= ROWS, (first, second)
+    finally:
+        srv.close()
