@@ -96,6 +96,15 @@ size_t on_body(char *data, size_t size, size_t n, void *p) {
       }
       t->multipart = std::make_unique<MultipartRanges>(t->parts, boundary);
     }
+    // A body without a Content-Length (chunked) is bounded here: the
+    // parts, their headers and boundaries, and a short epilogue.
+    t->multipart_bytes += bytes;
+    if (t->multipart_bytes > t->len + t->parts.size() * 512 + kMaxErrorBody) {
+      t->abort_status = ZT_E_IO;
+      t->abort_message = "the multipart body is longer than the " + std::to_string(t->parts.size()) +
+                         " ranges asked and their headers";
+      return 0;
+    }
     if (!t->multipart->feed(data, bytes)) {
       // Parts out of order, merged or malformed: not the answer this
       // library can use; the ranges are asked one by one instead.

@@ -50,6 +50,7 @@ struct Transfer {
   std::string content_type;
   std::unique_ptr<MultipartRanges> multipart;  // the parser of a multi-range answer
   bool multirange_refused = false;             // a 200 or a plain 206 to a multi-range request
+  uint64_t multipart_bytes = 0;                // its body so far, bounded like a Content-Length
   uint64_t header_bytes = 0;
   uint64_t received = 0;
   std::vector<uint8_t> whole;  // a 200 body when allowed

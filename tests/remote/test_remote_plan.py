@@ -223,3 +223,21 @@ def test_multirange_refusals_fall_back(served, tmp_path, path):
         assert first >= 2 and second <= ROWS, (first, second)
     finally:
         srv.close()
+
+
+def test_multipart_body_is_bounded(served, tmp_path):
+    # The parts as asked, then bytes without end (no Content-Length): the
+    # read stops at the parts, their headers and 64 KiB, not at 1 GiB.
+    from fault_server import FaultServer
+    from ztensor.distributed import read_planned
+    tensors, _, _ = served
+    path_zt = tmp_path / "m.zt"
+    ztensor.save_file(tensors, str(path_zt))
+    srv = FaultServer(path_zt.read_bytes())
+    try:
+        with ztensor.open(f"{srv.base}/mpendless", url_options={"retries": 0}) as r:
+            with pytest.raises(ztensor.ZTensorError, match="multipart body is longer"):
+                read_planned(r, {"w0": 1}, 0, 4)
+            assert r.io_stats()["bytes"] < (4 << 20)
+    finally:
+        srv.close()
