@@ -2,6 +2,8 @@
 
 #ifdef ZT_HAVE_CURL
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -175,9 +177,20 @@ Transfer Transfer::fresh() const {
   return t;
 }
 
+RemoteShared::RemoteShared(uint64_t b) : budget(b), owner_pid(static_cast<long>(::getpid())) {}
+
 RemoteShared::~RemoteShared() {
+  if (static_cast<long>(::getpid()) != owner_pid) return;  // the parent's handles: left alone
   for (CURL *h : idle) curl_easy_cleanup(h);
   for (CURLM *m : idle_multi) curl_multi_cleanup(m);
+}
+
+void RemoteShared::forget_if_forked() {
+  const long pid = static_cast<long>(::getpid());
+  if (pid == owner_pid) return;
+  idle.clear();
+  idle_multi.clear();
+  owner_pid = pid;
 }
 
 std::shared_ptr<RemoteShared> make_remote_shared(uint64_t budget_bytes) {
@@ -235,6 +248,7 @@ std::string HttpTransport::scrub(std::string msg) const {
 CURL *HttpTransport::acquire() const {
   {
     std::lock_guard<std::mutex> lock(shared_->pool_mu);
+    shared_->forget_if_forked();
     if (!shared_->idle.empty()) {
       CURL *h = shared_->idle.back();
       shared_->idle.pop_back();
@@ -249,6 +263,7 @@ CURL *HttpTransport::acquire() const {
 
 void HttpTransport::release(CURL *h) const {
   std::lock_guard<std::mutex> lock(shared_->pool_mu);
+  shared_->forget_if_forked();
   // A shared pool keeps as many idle handles as one source may use.
   if (shared_->idle.size() >= std::max<size_t>(s_.max_parallel, 4) * 2 && s_.shared) {
     curl_easy_cleanup(h);
@@ -260,6 +275,7 @@ void HttpTransport::release(CURL *h) const {
 CURLM *HttpTransport::acquire_multi() const {
   {
     std::lock_guard<std::mutex> lock(shared_->pool_mu);
+    shared_->forget_if_forked();
     if (!shared_->idle_multi.empty()) {
       CURLM *m = shared_->idle_multi.back();
       shared_->idle_multi.pop_back();
@@ -278,6 +294,7 @@ CURLM *HttpTransport::acquire_multi() const {
 
 void HttpTransport::release_multi(CURLM *m) const {
   std::lock_guard<std::mutex> lock(shared_->pool_mu);
+  shared_->forget_if_forked();
   // One idle multi per thread that read at once is plenty: each holds
   // connections (and their sockets) open.
   if (shared_->idle_multi.size() >= 8) {

@@ -81,12 +81,18 @@ struct Outcome {
 // connections in the multi), so the next read of any shard reuses them,
 // HTTP/2 streams included, instead of connecting again.
 struct RemoteShared {
-  explicit RemoteShared(uint64_t b) : budget(b) {}
+  explicit RemoteShared(uint64_t b);
   ~RemoteShared();
   MemoryBudget budget;
   std::mutex pool_mu;
   std::vector<CURL *> idle;
   std::vector<CURLM *> idle_multi;
+  // The process the pooled handles belong to. A forked child must not
+  // reuse (or close) its parent's connections: it drops the pool, leaking
+  // the handles on purpose (closing a TLS connection would write to the
+  // parent's socket), and starts its own. Checked under pool_mu.
+  long owner_pid;
+  void forget_if_forked();
 };
 
 // The ranged GETs of one object and the checks of every response against

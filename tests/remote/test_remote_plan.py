@@ -241,3 +241,26 @@ def test_multipart_body_is_bounded(served, tmp_path):
             assert r.io_stats()["bytes"] < (4 << 20)
     finally:
         srv.close()
+
+
+def test_forked_child_uses_its_own_connections(served):
+    # Connections are pooled between reads; a child forked after a read
+    # must not reuse (or close) its parent's: it connects anew, and both
+    # read correct bytes afterwards. The simulator counts the connections.
+    tensors, _, sim = served
+    with ztensor.open(f"{sim.base}/m.zt") as r:
+        np.testing.assert_array_equal(r["w0"], tensors["w0"])  # a pooled, live connection
+        sim.settle(timeout=0.5)
+        before = sim.stats()["connections"]
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                code = 0 if np.array_equal(r["w1"], tensors["w1"]) else 2
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.WEXITSTATUS(status) == 0
+        after_child = sim.stats()["connections"]
+        np.testing.assert_array_equal(r["b3"], tensors["b3"])
+    assert after_child > before, (before, after_child)
