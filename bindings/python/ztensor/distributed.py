@@ -74,9 +74,10 @@ def read_planned(reader: Any, plan: Plan, rank: int, world: int) -> Dict[str, Ar
     if _read_slices is None:
         return {name: sl[rank_index(sl.get_shape(), plan[name], rank, world)] for name, sl in slices.items()}
     out: Dict[str, Array] = {}
-    keep: List[Any] = []  # the start/stop arrays, alive until the call returns
-    reqs = (_SliceRequest * len(slices))()
-    n = 0
+    keep: List[Any] = []  # the start/stop arrays, alive until the calls return
+    handle = reader._require_open()
+    file_of = getattr(reader, "_file_of", None)  # a ShardedReader: one plan per shard file
+    by_file: Dict[Any, List[_SliceRequest]] = {}
     for name, sl in slices.items():
         index = rank_index(sl.shape, plan[name], rank, world)
         start = [i.start or 0 for i in index]
@@ -88,10 +89,11 @@ def read_planned(reader: Any, plan: Plan, rank: int, world: int) -> Dict[str, Ar
         cstart, _ = shape_array(start)
         cstop, _ = shape_array(stop)
         keep += [cstart, cstop]
-        reqs[n] = _SliceRequest(reader._data_object(name), sl._index, len(start), cstart, cstop,
-                                arr.ctypes.data, arr.nbytes)
-        n += 1
-    check(_read_slices(reader._require_open().ptr, reqs, n))
+        f = file_of(name, handle) if file_of is not None else handle.ptr
+        by_file.setdefault(f, []).append(_SliceRequest(reader._data_object(name), sl._index, len(start), cstart,
+                                                       cstop, arr.ctypes.data, arr.nbytes))
+    for f, reqs in by_file.items():
+        check(_read_slices(f, (_SliceRequest * len(reqs))(*reqs), len(reqs)))
     return out
 
 
@@ -122,27 +124,21 @@ def load_rank_slices(source: str, plan: Plan, rank: int, world: int, *, framewor
     (plan[name] is the dimension split, or None for the whole tensor).
     source: a .zt path or URL (safe_open(...).get_slice), or a set index
     ending in .json (ShardedReader: every shard is opened, and only the
-    shards holding the planned tensors are read). framework "pt" gives
+    shards holding the planned tensors are read, one plan per shard). framework "pt" gives
     torch tensors, "np" numpy arrays. Returns (tensors, {"requests",
     "bytes", "bytes_needed"}: what was fetched and needed, opens included;
     zeros for local files)."""
-    out: Dict[str, Any] = {}
     if source.split("?")[0].endswith(".json"):
         from .sharded import ShardedReader
-        with ShardedReader(source) as r:
-            for name, dim in plan.items():
-                sl = r.get_slice(name)
-                part = sl[rank_index(sl.get_shape(), dim, rank, world)]
-                if framework in ("pt", "torch"):
-                    import torch
-                    part = torch.from_numpy(part)
-                out[name] = part
-            return out, set_io_stats(r)
-    from . import open as open_file
-    with open_file(source) as r:
+        opener: Any = ShardedReader
+    else:
+        from . import open as opener
+    with opener(source) as r:
         parts: Dict[str, Any] = read_planned(r, plan, rank, world)
         if framework in ("pt", "torch"):
             from .torch import _from_numpy  # bf16/fp8 bits to torch's types
             parts = {name: _from_numpy(a, r.get_slice(name).zt_type, name) for name, a in parts.items()}
+        if isinstance(opener, type):  # a set: every shard's counters
+            return parts, set_io_stats(r)
         st = r.io_stats()
         return parts, {"requests": st["requests"], "bytes": st["bytes"], "bytes_needed": st["bytes_needed"]}
