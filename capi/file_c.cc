@@ -55,6 +55,21 @@ zt_status finish_open(std::shared_ptr<Reader> reader, zt_file **out) {
   return ZT_OK;
 }
 
+// zt_file_verify(_n): every failure to `report` (object name, failure), in
+// manifest order; the first one's status and message are the call's.
+template <typename Report>
+zt_status verify_file(const zt_file *file, uint32_t strict, const char *fn, Report report) {
+  return guard([&] {
+    const zt_file &f = file_ref(file, fn);
+    auto failures = f.reader->verify_all(strict != 0);
+    const auto &objs = f.reader->manifest().objects;
+    for (const auto &x : failures) report(objs[x.object].name, x);
+    if (failures.empty()) return ZT_OK;
+    set_error(failures.front().message);
+    return failures.front().status;
+  });
+}
+
 }  // namespace zt::capi
 
 extern "C" {
@@ -91,6 +106,7 @@ ZT_API zt_status zt_open(const char *path, const zt_open_options *opts, zt_file 
     if (!out) invalid("zt_open: out is NULL");
     *out = nullptr;
     if (!path) invalid("zt_open: path is NULL");
+    refuse_url_path("zt_open", "path", path, "zt_open_url");
     return finish_open(Reader::open(path, to_reader_options(opts)), out);
   });
 }
@@ -200,15 +216,14 @@ ZT_API zt_status zt_file_extra_fields_cbor(const zt_file *file, uint8_t **out, s
 }
 
 ZT_API zt_status zt_file_verify(const zt_file *file, uint32_t strict, zt_verify_callback cb, void *user) {
-  return guard([&] {
-    const zt_file &f = file_ref(file, "zt_file_verify");
-    auto failures = f.reader->verify_all(strict != 0);
-    const auto &objs = f.reader->manifest().objects;
-    for (const auto &x : failures)
-      if (cb) cb(user, objs[x.object].name.c_str(), x.role.c_str(), x.status, x.message.c_str());
-    if (failures.empty()) return ZT_OK;
-    set_error(failures.front().message);
-    return failures.front().status;
+  return verify_file(file, strict, "zt_file_verify", [&](const std::string &object, const VerifyFailure &x) {
+    if (cb) cb(user, object.c_str(), x.role.c_str(), x.status, x.message.c_str());
+  });
+}
+
+ZT_API zt_status zt_file_verify_n(const zt_file *file, uint32_t strict, zt_verify_callback_n cb, void *user) {
+  return verify_file(file, strict, "zt_file_verify_n", [&](const std::string &object, const VerifyFailure &x) {
+    if (cb) cb(user, object.c_str(), object.size(), x.role.c_str(), x.role.size(), x.status, x.message.c_str());
   });
 }
 

@@ -1,9 +1,14 @@
 #include "handles.h"
 
+#ifndef _WIN32
+#include <pthread.h>
+#endif
+
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <new>
 #include <shared_mutex>
 #include <unordered_set>
 
@@ -18,10 +23,41 @@ struct Registry {
   std::map<uintptr_t, size_t> objects;  // array start → element count
 };
 
+#ifndef _WIN32
+// fork(2) copies the lock as it is: held by a thread that does not exist in
+// the child, it would stay held there forever, and the child's first open
+// or close would hang. The lock is taken around fork, so the maps are
+// consistent, and the child gets a fresh one (the copy names the parent's
+// thread as its writer: glibc would not let the child unlock it).
+void lock_for_fork();
+void unlock_in_parent();
+void renew_in_child();
+#endif
+
 Registry &registry() {
-  static Registry *r = new Registry;  // never destroyed: handles may outlive statics
+  static Registry *r = [] {
+    auto *made = new Registry;  // never destroyed: handles may outlive statics
+#ifndef _WIN32
+    (void)::pthread_atfork(lock_for_fork, unlock_in_parent, renew_in_child);
+#endif
+    return made;
+  }();
   return *r;
 }
+
+#ifndef _WIN32
+void lock_for_fork() {
+  registry().mu.lock();
+}
+void unlock_in_parent() {
+  registry().mu.unlock();
+}
+void renew_in_child() {
+  // The old lock's memory is simply reused: destroying a held rwlock is
+  // undefined, and it owns no other resource.
+  new (&registry().mu) std::shared_mutex;
+}
+#endif
 
 // The last error of this thread (thread_cache: not a thread_local
 // std::string, whose destructor a Windows DLL cannot run safely at thread

@@ -13,6 +13,7 @@
 #include "container/memory_sink.h"
 #include "reader.h"
 #include "util/error.h"
+#include "util/redact_url.h"
 #include "writer.h"
 #include "ztensor.h"
 
@@ -89,6 +90,17 @@ zt_status guard(F &&body) noexcept {
 
 [[noreturn]] inline void invalid(const char *what) {
   zt::fail(ZT_E_INVALID_ARG, what);
+}
+
+// Calls that take a local path (zt_open, zt_writer_create, zt_migrate)
+// refuse a URL (http(s)://, s3://, any scheme://) before anything quotes it: the message
+// shows it redacted (util/redact_url.h), and no "./http:/host/..." file or
+// temporary is ever made. `instead` names the call that reads URLs, if any.
+inline void refuse_url_path(const char *fn, const char *role, const char *path, const char *instead) {
+  if (!zt::looks_like_url(path)) return;
+  zt::fail(ZT_E_INVALID_ARG, std::string(fn) + ": the " + role + " '" + zt::printable(zt::redact_url_text(path)) +
+                                 "' is a URL, and " + fn + " works on local files" +
+                                 (instead ? std::string(" (read a URL with ") + instead + ")" : std::string()));
 }
 
 const zt_file &file_ref(const zt_file *f, const char *fn);

@@ -1,6 +1,7 @@
 // Objects and components of an open file: description, reads, views,
 // verification.
 #include <cstring>
+#include <string_view>
 
 #include "handles.h"
 #include "manifest/decode.h"
@@ -20,6 +21,22 @@ void check_struct(const T *out, const char *fn, size_t min_size) {
     fail(ZT_E_INVALID_ARG, std::string(fn) + ": out->struct_size must be set to sizeof the struct");
 }
 
+// Whether the caller's struct (its struct_size) reaches past the field at
+// `offset` of `size` bytes: fields appended in a later release are written
+// only into structs compiled with them.
+template <typename T>
+bool covers(const T *out, size_t offset, size_t size) {
+  return out->struct_size >= offset + size;
+}
+
+// The index of the component whose role is exactly `role` (NULs included).
+size_t component_by_role(const zt_object &o, std::string_view role) {
+  const auto &comps = o.obj->components;
+  for (size_t i = 0; i < comps.size(); ++i)
+    if (comps[i].role == role) return i;
+  fail(ZT_E_NOT_FOUND, where(o.obj->name) + " has no component '" + printable(std::string(role)) + "'");
+}
+
 }  // namespace
 
 extern "C" {
@@ -37,6 +54,7 @@ ZT_API zt_status zt_object_get_info(const zt_object *obj, zt_object_info *out) {
     out->component_count = m.components.size();
     out->status = m.status;
     out->has_attributes = m.has_attributes ? 1 : 0;
+    if (covers(out, offsetof(zt_object_info, format_len), sizeof out->format_len)) out->format_len = m.format.size();
     return ZT_OK;
   });
 }
@@ -116,6 +134,13 @@ ZT_API zt_status zt_object_component(const zt_object *obj, size_t index, zt_comp
     out->digest = c.has_digest ? c.digest.c_str() : nullptr;
     out->digest_alg = c.has_digest ? c.parsed_digest.alg : ZT_DIGEST_NONE;
     out->status = c.status;
+    // 1.3 fields, written only into a struct that has them.
+    if (covers(out, offsetof(zt_component_info, encoding_name_len), sizeof(size_t))) {
+      out->role_len = c.role.size();
+      out->dtype_name_len = c.dtype_name.size();
+      out->logical_type_len = c.has_type ? c.logical_type.size() : 0;
+      out->encoding_name_len = c.encoding_name.size();
+    }
     return ZT_OK;
   });
 }
@@ -124,14 +149,17 @@ ZT_API zt_status zt_object_component_index(const zt_object *obj, const char *rol
   return guard([&] {
     const zt_object &o = object_ref(obj, "zt_object_component_index");
     if (!role || !out) invalid("zt_object_component_index: role or out is NULL");
-    const auto &comps = o.obj->components;
-    for (size_t i = 0; i < comps.size(); ++i) {
-      if (comps[i].role == role) {
-        *out = i;
-        return ZT_OK;
-      }
-    }
-    fail(ZT_E_NOT_FOUND, where(o.obj->name) + " has no component '" + printable(role) + "'");
+    *out = component_by_role(o, role);
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_object_component_index_n(const zt_object *obj, const char *role, size_t role_len, size_t *out) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_object_component_index_n");
+    if ((!role && role_len) || !out) invalid("zt_object_component_index_n: role or out is NULL");
+    *out = component_by_role(o, std::string_view(role ? role : "", role_len));
+    return ZT_OK;
   });
 }
 

@@ -126,6 +126,7 @@ ZT_API zt_status zt_writer_create(const char *path, const zt_writer_options *opt
     if (!out) invalid("zt_writer_create: out is NULL");
     *out = nullptr;
     if (!path) invalid("zt_writer_create: path is NULL");
+    refuse_url_path("zt_writer_create", "path", path, nullptr);
     auto w = std::make_unique<zt_writer>();
     w->writer = std::make_unique<Writer>(path, to_writer_options(opts));
     register_handle(w.get());
@@ -303,6 +304,8 @@ ZT_API zt_status zt_writer_discard(zt_writer *w) {
 ZT_API zt_status zt_migrate(const char *in_path, const char *out_path, const zt_migrate_options *opts) {
   return guard([&] {
     if (!in_path || !out_path) invalid("zt_migrate: a path is NULL");
+    refuse_url_path("zt_migrate", "input", in_path, nullptr);
+    refuse_url_path("zt_migrate", "output", out_path, nullptr);
     MigrateOptions mo;
     if (opts) {
       if (opts->struct_size < offsetof(zt_migrate_options, sync) + sizeof(uint32_t))

@@ -329,6 +329,9 @@ typedef struct zt_object_info {
   size_t component_count;
   zt_status status;        /* ZT_OK, or why this object cannot be read */
   uint32_t has_attributes;
+  /* Added in 1.3.0 (filled when struct_size covers it): the bytes of
+   * format, which may hold NULs like a name ("dense\0x" is not "dense"). */
+  size_t format_len;
 } zt_object_info;
 
 ZT_API zt_status zt_object_get_info(const zt_object *obj, zt_object_info *out);
@@ -365,12 +368,27 @@ typedef struct zt_component_info {
   const char *digest;        /* "sha256:..." / "crc32c:0x..."; NULL if none */
   zt_digest_alg digest_alg;
   zt_status status;          /* ZT_OK or the damage found at open */
+  /* Added in 1.3.0 (filled when struct_size covers them): the length in
+   * bytes of each string above. A role, like an object name, is any UTF-8
+   * text in a 1.x file and may hold NULs, so read it as (role, role_len),
+   * not as a C string; the same holds for the type names as found. */
+  size_t role_len;
+  size_t dtype_name_len;
+  size_t logical_type_len;   /* 0 when logical_type is NULL */
+  size_t encoding_name_len;
 } zt_component_info;
 
 ZT_API zt_status zt_object_component(const zt_object *obj, size_t index,
                                      zt_component_info *out);
+/* The index of the component whose role is the C string `role` (a role
+ * holding a NUL cannot be named this way: see zt_object_component_index_n). */
 ZT_API zt_status zt_object_component_index(const zt_object *obj,
                                            const char *role, size_t *out);
+/* The same for the role_len bytes at role (1.3.0). ZT_E_NOT_FOUND when no
+ * component has exactly that role. */
+ZT_API zt_status zt_object_component_index_n(const zt_object *obj,
+                                             const char *role, size_t role_len,
+                                             size_t *out);
 
 /* Decodes component `index` of `obj` into dst, elements in the host's byte
  * order (little-endian on x86 and ARM; swapped on a big-endian host).
@@ -500,6 +518,17 @@ typedef void (*zt_verify_callback)(void *user, const char *object,
  * them, from the calling thread, in manifest order. */
 ZT_API zt_status zt_file_verify(const zt_file *file, uint32_t strict,
                                 zt_verify_callback cb, void *user);
+
+/* As zt_verify_callback, with the length of the object's name and of the
+ * role (either may hold NULs; both are also NUL-terminated). 1.3.0. */
+typedef void (*zt_verify_callback_n)(void *user, const char *object,
+                                     size_t object_len, const char *role,
+                                     size_t role_len, zt_status status,
+                                     const char *message);
+
+/* zt_file_verify, reporting each failure to a zt_verify_callback_n. 1.3.0. */
+ZT_API zt_status zt_file_verify_n(const zt_file *file, uint32_t strict,
+                                  zt_verify_callback_n cb, void *user);
 
 /* The whole manifest model as one JSON document (caller frees, zt_free). */
 ZT_API zt_status zt_file_to_json(const zt_file *file, char **out);

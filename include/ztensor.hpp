@@ -64,6 +64,13 @@ inline void check(zt_status s) {
   if (s != ZT_OK) throw Error(s, zt_last_error());
 }
 
+// A role or format the C writer takes as a C string: one holding a NUL
+// would be cut there (written as another role), so it is refused.
+inline void check_c_text(const std::string &text, const char *what) {
+  if (text.find('\0') != std::string::npos)
+    throw Error(ZT_E_INVALID_ARG, std::string(what) + " holds a NUL byte, which the writer cannot store");
+}
+
 // Takes ownership of a string the library allocated.
 inline std::string take_string(char *p) {
   std::string s(p ? p : "");
@@ -358,7 +365,8 @@ class Object {
   const zt_object *handle() const noexcept { return h_; }
   // May contain NUL bytes.
   std::string_view name() const noexcept { return {info_.name, info_.name_len}; }
-  std::string_view format() const noexcept { return info_.format; }
+  // May contain NUL bytes ("dense\0x" is not "dense").
+  std::string_view format() const noexcept { return {info_.format, info_.format_len}; }
   Span<const uint64_t> shape() const noexcept { return {info_.shape, info_.ndim}; }
   size_t ndim() const noexcept { return info_.ndim; }
   size_t component_count() const noexcept { return info_.component_count; }
@@ -383,14 +391,15 @@ class Object {
     return detail::take_string(p);
   }
 
-  size_t component_index(const std::string &role) const {
+  // Roles, like names, may contain NUL bytes: matched by length.
+  size_t component_index(std::string_view role) const {
     size_t i = 0;
-    detail::check(zt_object_component_index(h_, role.c_str(), &i));
+    detail::check(zt_object_component_index_n(h_, role.data(), role.size(), &i));
     return i;
   }
-  bool has_component(const std::string &role) const {
+  bool has_component(std::string_view role) const {
     size_t i = 0;
-    return zt_object_component_index(h_, role.c_str(), &i) == ZT_OK;
+    return zt_object_component_index_n(h_, role.data(), role.size(), &i) == ZT_OK;
   }
   ComponentInfo component(size_t index) const {
     zt_component_info c;
@@ -398,13 +407,13 @@ class Object {
     c.struct_size = sizeof c;
     detail::check(zt_object_component(h_, index, &c));
     ComponentInfo r;
-    r.role = c.role;
+    r.role.assign(c.role, c.role_len);  // the whole role, NULs included
     r.dtype = c.dtype;
-    r.dtype_name = c.dtype_name;
-    if (c.logical_type) r.logical_type = c.logical_type;
+    r.dtype_name.assign(c.dtype_name, c.dtype_name_len);
+    if (c.logical_type) r.logical_type = std::string(c.logical_type, c.logical_type_len);
     r.ratio = c.ratio;
     r.encoding = c.encoding;
-    r.encoding_name = c.encoding_name;
+    r.encoding_name.assign(c.encoding_name, c.encoding_name_len);
     r.offset = c.offset;
     r.length = c.length;
     r.decoded_length = c.decoded_length;
@@ -414,7 +423,7 @@ class Object {
     r.status = c.status;
     return r;
   }
-  ComponentInfo component(const std::string &role) const { return component(component_index(role)); }
+  ComponentInfo component(std::string_view role) const { return component(component_index(role)); }
 
   // Zero-copy bytes of a raw host-order component of a mapped file; throws
   // Error(ZT_E_NOT_ZERO_COPY) otherwise (use read()).
@@ -424,7 +433,7 @@ class Object {
     detail::check(zt_component_view(h_, index, &p, &n));
     return {static_cast<const uint8_t *>(p), n};
   }
-  ByteView view(const std::string &role) const { return view(component_index(role)); }
+  ByteView view(std::string_view role) const { return view(component_index(role)); }
 
   // Decoded bytes (host-order elements), copied.
   std::vector<uint8_t> read(size_t index) const {
@@ -436,7 +445,7 @@ class Object {
     out.resize(need);
     return out;
   }
-  std::vector<uint8_t> read(const std::string &role) const { return read(component_index(role)); }
+  std::vector<uint8_t> read(std::string_view role) const { return read(component_index(role)); }
 
   // Decoded elements as T; the component's dtype must be T's.
   template <typename T>
@@ -452,7 +461,7 @@ class Object {
     }
   }
   template <typename T>
-  std::vector<T> read_as(const std::string &role) const {
+  std::vector<T> read_as(std::string_view role) const {
     return read_as<T>(component_index(role));
   }
 
@@ -472,7 +481,7 @@ class Object {
     return {reinterpret_cast<const T *>(b.data()), b.size() / sizeof(T)};
   }
   template <typename T>
-  Span<const T> view_as(const std::string &role) const {
+  Span<const T> view_as(std::string_view role) const {
     return view_as<T>(component_index(role));
   }
 
@@ -574,7 +583,7 @@ class Object {
     detail::check(zt_component_stream_open(h_, index, &s));
     return Stream(s);
   }
-  Stream stream(const std::string &role) const { return stream(component_index(role)); }
+  Stream stream(std::string_view role) const { return stream(component_index(role)); }
 
   // Every storage element converted to f32 (f16, bf16, fp8 logical types,
   // integers, bool; complex as [re, im] pairs).
@@ -587,7 +596,7 @@ class Object {
                                     bytes.size(), out.data(), out.size()));
     return out;
   }
-  std::vector<float> read_f32(const std::string &role) const { return read_f32(component_index(role)); }
+  std::vector<float> read_f32(std::string_view role) const { return read_f32(component_index(role)); }
 
   // The attributes' CBOR bytes as stored (borrowed from the File; empty when
   // the object has none).
@@ -622,6 +631,7 @@ class Object {
     return i;
   }
   // "indices", "indptr" or "coords" as u64, whatever integer dtype is stored.
+  // (Fixed roles of the sparse formats: zt_object_read_index takes a C string.)
   std::vector<uint64_t> read_index(const std::string &role) const {
     size_t count = 0;
     zt_status s = zt_object_read_index(h_, role.c_str(), nullptr, 0, &count);
@@ -816,11 +826,14 @@ class File {
   // Every failure in manifest order (empty: the file is sound).
   std::vector<VerifyFailure> verify_all(bool strict = false) const {
     std::vector<VerifyFailure> out;
-    zt_status s = zt_file_verify(
+    zt_status s = zt_file_verify_n(
         h_, strict ? 1 : 0,
-        [](void *user, const char *object, const char *role, zt_status status, const char *message) {
+        [](void *user, const char *object, size_t object_len, const char *role, size_t role_len, zt_status status,
+           const char *message) {
+          // Names and roles by length: either may hold NULs.
           static_cast<std::vector<VerifyFailure> *>(user)->push_back(
-              {object ? object : "", role ? role : "", status, message ? message : ""});
+              {object ? std::string(object, object_len) : std::string(),
+               role ? std::string(role, role_len) : std::string(), status, message ? message : ""});
         },
         &out);
     if (s != ZT_OK && out.empty()) detail::check(s);  // a failure no callback saw (argument, memory)
@@ -1055,11 +1068,13 @@ class Writer {
   }
   // The generic path: declare an object of any format, then its components.
   Writer &begin_object(std::string_view name, const std::string &format, const std::vector<uint64_t> &shape) {
+    detail::check_c_text(format, "format");
     detail::check(zt_writer_begin_object(h_, name.data(), name.size(), format.c_str(), shape.data(), shape.size()));
     return *this;
   }
   Writer &write_blob(std::string_view name, const std::string &role, zt_dtype dtype, const void *data, size_t len,
                      const zt_blob_options *opts = nullptr) {
+    detail::check_c_text(role, "role");
     detail::check(zt_write_blob(h_, name.data(), name.size(), role.c_str(), dtype, data, len, opts));
     return *this;
   }
@@ -1074,6 +1089,7 @@ class Writer {
   // one blob may be open at a time. The logical type in opts must outlive
   // begin_blob only (it is copied).
   Writer &begin_blob(std::string_view name, const std::string &role, zt_dtype dtype, const BlobOptions &opts = {}) {
+    detail::check_c_text(role, "role");
     const zt_blob_options c = opts.to_c();
     detail::check(zt_write_blob_begin(h_, name.data(), name.size(), role.c_str(), dtype, &c));
     return *this;

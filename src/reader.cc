@@ -111,14 +111,19 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
     init_verify_slots();
     // The header is parsed by now; the tensors follow it (or, decoded at
     // open, are not read from the file again: nothing to prefetch).
-    if (!manifest_.foreign_decoded) start_prefetch(0, source_->size());
+    if (!manifest_.foreign_decoded) {
+      start_prefetch(0, source_->size());
+      if (prefetcher_) prefetcher_->settle(manifest_);
+    }
     return;
   }
   ManifestLocation loc = locate_manifest(*source_, opts_.max_manifest_size);
-  // Before the manifest is parsed: the disk reads the blobs meanwhile. They
-  // lie between the header magic and the manifest in every version. A file
-  // whose manifest then fails to decode stops the thread as the
-  // constructor unwinds.
+  // Before the manifest is parsed: the thread reads the components of the
+  // objects decoded so far meanwhile (on_early_object), then, once it is
+  // parsed, those of every object, in file order. Blobs lie between the
+  // header magic and the manifest in every version: nothing outside is
+  // read. A file whose manifest then fails to decode stops the thread as
+  // the constructor unwinds.
   start_prefetch(sizeof kMagicV1, loc.offset);
   std::vector<uint8_t> copy;
   const uint8_t *bytes = source_->read_meta(loc.offset, loc.size, copy);
@@ -126,8 +131,16 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
   limits.max_decoded_size = opts_.max_decoded_size;
   limits.strict = opts_.strict;
   limits.file_size = source_->size();
+  if (prefetcher_) {
+    Prefetcher *p = prefetcher_.get();
+    limits.on_early_object = [p](const Object &o) {
+      for (const Component &c : o.components)
+        if (c.length) p->offer(c.offset, c.offset + std::min(c.length, UINT64_MAX - c.offset));
+    };
+  }
   if (loc.size == 0) fail(ZT_E_CBOR, "'" + source_->path() + "': the manifest is empty (0 bytes)");
   manifest_ = decode_manifest(bytes, loc.size, loc.container, loc.offset, limits, source_->path());
+  if (prefetcher_) prefetcher_->settle(manifest_);
   init_verify_slots();
   // Views into a pread copy must not outlive it: the model owns its strings
   // (indefinite-length strings were joined into std::strings), so nothing
@@ -142,7 +155,12 @@ void Reader::start_prefetch(uint64_t begin, uint64_t end) {
   // HTTP (or a mapped file past the descriptor budget, which keeps no
   // descriptor to read with).
   auto own = source_->reopen();
-  if (own) prefetcher_ = std::make_unique<Prefetcher>(*source_, std::move(own), begin, end);
+  if (!own) return;
+  // The second opening counts against the descriptor budget (a program
+  // that opens many files with prefetch must not run out of descriptors);
+  // past it, the thread reads through the file's own map or descriptor.
+  if (!take_descriptor_slot()) own.reset();
+  prefetcher_ = std::make_unique<Prefetcher>(*source_, std::move(own), begin, end);
 }
 
 void Reader::init_verify_slots() {

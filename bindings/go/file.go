@@ -22,6 +22,19 @@
 // A *Writer serialises its calls with a mutex (the C writer is used by one
 // thread at a time), and a finalizer discards a writer that was neither
 // finished nor discarded.
+//
+// Every method that hands a handle to C keeps its receiver (and, for an
+// Object, the File or Set it belongs to) reachable until the C call
+// returns (a deferred runtime.KeepAlive), so no finalizer can close a
+// file, stream or writer under a call in progress.
+//
+// # Callbacks
+//
+// The library calls back into Go from C++ frames (OpenReaderAt's ReadAt,
+// VerifyAll's failures). A panic must never unwind through them: each
+// callback recovers it and returns it to the library as an I/O error
+// (zt_io_set_error), which the Go call then returns as an *Error. A ReadAt
+// that reports more bytes than asked, or a negative count, is an error too.
 package ztensor
 
 /*
@@ -225,6 +238,7 @@ func OpenURL(url string, uopts *URLOptions, opts *OpenOptions) (*File, error) {
 // Close closes the file. It waits for calls in flight on other goroutines
 // and may be called any number of times; views become invalid.
 func (f *File) Close() error {
+	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
 	f.g.mu.Lock()
 	defer f.g.mu.Unlock()
 	if f.g.closed {
@@ -243,6 +257,7 @@ func (f *File) Close() error {
 
 // Version is the spec version the file declares ("1.2.0", "0.1.0", ...).
 func (f *File) Version() (string, error) {
+	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
 	if err := f.g.enter(); err != nil {
 		return "", err
 	}
@@ -257,6 +272,7 @@ func (f *File) Version() (string, error) {
 
 // Len is the number of objects.
 func (f *File) Len() (int, error) {
+	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
 	if err := f.g.enter(); err != nil {
 		return 0, err
 	}
@@ -271,6 +287,7 @@ func (f *File) Len() (int, error) {
 
 // Object is the object at index, in manifest order.
 func (f *File) Object(index int) (*Object, error) {
+	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
 	if err := f.g.enter(); err != nil {
 		return nil, err
 	}
@@ -285,6 +302,7 @@ func (f *File) Object(index int) (*Object, error) {
 
 // ObjectByName is the object called name (ErrNotFound if none).
 func (f *File) ObjectByName(name string) (*Object, error) {
+	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
 	if err := f.g.enter(); err != nil {
 		return nil, err
 	}
@@ -316,6 +334,7 @@ func (f *File) Objects() ([]*Object, error) {
 
 // AttributesJSON is the file attributes as JSON text ("null" if none).
 func (f *File) AttributesJSON() (string, error) {
+	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
 	if err := f.g.enter(); err != nil {
 		return "", err
 	}
@@ -346,6 +365,7 @@ func (f *File) Verify(strict bool) error {
 func (f *File) VerifyAll(strict bool) ([]VerifyFailure, error) { return f.verify(strict, true) }
 
 func (f *File) verify(strict, collect bool) ([]VerifyFailure, error) {
+	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
 	if err := f.g.enter(); err != nil {
 		return nil, err
 	}
@@ -380,6 +400,7 @@ type ReadRequest struct {
 // The library writes into C memory, copied into each Dst afterwards (C may
 // not hold pointers to Go memory).
 func (f *File) ReadMany(reqs []ReadRequest) error {
+	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
 	if len(reqs) == 0 {
 		return nil
 	}

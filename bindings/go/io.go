@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"runtime/cgo"
 	"unsafe"
@@ -41,31 +42,51 @@ func OpenReaderAt(r io.ReaderAt, size int64, name string, opts *OpenOptions) (*F
 }
 
 //export ztgoReadAt
-func ztgoReadAt(user C.uintptr_t, off C.uint64_t, n C.size_t, dst unsafe.Pointer, out *C.size_t) C.int {
+func ztgoReadAt(user C.uintptr_t, off C.uint64_t, n C.size_t, dst unsafe.Pointer, out *C.size_t) (status C.int) {
+	// A panic must not unwind through the library's C++ frames: it becomes
+	// this read's error.
+	defer func() {
+		if p := recover(); p != nil {
+			*out = 0
+			status = ioError(fmt.Sprintf("ReadAt at %d panicked: %v", uint64(off), p))
+		}
+	}()
+	*out = 0
 	src := cgo.Handle(user).Value().(*readerSource)
 	buf := unsafe.Slice((*byte)(dst), int(n))
 	got, err := src.r.ReadAt(buf, int64(off))
+	if got < 0 || got > len(buf) {
+		return ioError(fmt.Sprintf("ReadAt at %d of %d bytes reported %d", uint64(off), len(buf), got))
+	}
 	*out = C.size_t(got)
 	if err != nil && !(errors.Is(err, io.EOF) && got > 0) {
 		if errors.Is(err, io.EOF) {
 			return C.ZT_OK // no progress: the library reports the short read
 		}
-		msg := C.CString(err.Error())
-		C.zt_io_set_error(msg)
-		C.free(unsafe.Pointer(msg))
-		return C.ZT_E_IO
+		return ioError(err.Error())
 	}
 	return C.ZT_OK
+}
+
+// ioError hands msg to the library as the failing callback's message.
+func ioError(msg string) C.int {
+	c := C.CString(msg)
+	C.zt_io_set_error(c)
+	C.free(unsafe.Pointer(c))
+	return C.ZT_E_IO
 }
 
 //export ztgoIOClose
 func ztgoIOClose(user C.uintptr_t) { cgo.Handle(user).Delete() }
 
 //export ztgoVerifyFailure
-func ztgoVerifyFailure(user C.uintptr_t, object, role *C.char, status C.int, message *C.char) {
+func ztgoVerifyFailure(user C.uintptr_t, object *C.char, objectLen C.size_t, role *C.char, roleLen C.size_t,
+	status C.int, message *C.char) {
+	defer func() { _ = recover() }() // never unwind through the library (the failure is then not listed)
 	out := cgo.Handle(user).Value().(*[]VerifyFailure)
 	*out = append(*out, VerifyFailure{
-		Object: C.GoString(object), Role: C.GoString(role),
+		// Whole names and roles: either may hold NULs.
+		Object: C.GoStringN(object, C.int(objectLen)), Role: C.GoStringN(role, C.int(roleLen)),
 		Err: &Error{Status: Status(status), Message: C.GoString(message)},
 	})
 }

@@ -8,6 +8,7 @@ import "C"
 import (
 	"io"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -31,20 +32,20 @@ type ObjectInfo struct {
 
 // ComponentInfo describes one component.
 type ComponentInfo struct {
-	Role           string
-	Dtype          Dtype // DtypeUnknown for a name the library does not know
-	DtypeName      string
-	LogicalType    string // "complex64", ...; "" if none
-	Ratio          int    // storage elements per logical element
-	Encoding       Encoding
-	EncodingName   string
-	Offset         uint64 // of the stored bytes, in the file
-	Length         uint64 // stored bytes
-	DecodedLength  uint64 // bytes a read yields
-	BigEndian      bool   // legacy 0.1 data stored big-endian (reads swap)
-	Digest         string // "sha256:..." / "crc32c:0x..."; "" if none
-	DigestAlg      DigestAlg
-	Err            error // nil, or the damage found at open
+	Role          string
+	Dtype         Dtype // DtypeUnknown for a name the library does not know
+	DtypeName     string
+	LogicalType   string // "complex64", ...; "" if none
+	Ratio         int    // storage elements per logical element
+	Encoding      Encoding
+	EncodingName  string
+	Offset        uint64 // of the stored bytes, in the file
+	Length        uint64 // stored bytes
+	DecodedLength uint64 // bytes a read yields
+	BigEndian     bool   // legacy 0.1 data stored big-endian (reads swap)
+	Digest        string // "sha256:..." / "crc32c:0x..."; "" if none
+	DigestAlg     DigestAlg
+	Err           error // nil, or the damage found at open
 }
 
 func statusErr(s C.zt_status) error {
@@ -56,6 +57,7 @@ func statusErr(s C.zt_status) error {
 
 // Info returns the object's name, format, shape and status.
 func (o *Object) Info() (ObjectInfo, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return ObjectInfo{}, err
 	}
@@ -67,7 +69,7 @@ func (o *Object) Info() (ObjectInfo, error) {
 	}
 	in := ObjectInfo{
 		Name:           C.GoStringN(ci.name, C.int(ci.name_len)),
-		Format:         C.GoString(ci.format),
+		Format:         C.GoStringN(ci.format, C.int(ci.format_len)), // may hold NULs: "dense\x00x" is not "dense"
 		ComponentCount: int(ci.component_count),
 		Err:            statusErr(ci.status),
 		HasAttributes:  ci.has_attributes != 0,
@@ -87,6 +89,7 @@ func (o *Object) Name() (string, error) {
 
 // Component describes component index.
 func (o *Object) Component(index int) (ComponentInfo, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return ComponentInfo{}, err
 	}
@@ -97,13 +100,15 @@ func (o *Object) Component(index int) (ComponentInfo, error) {
 		return ComponentInfo{}, err
 	}
 	r := ComponentInfo{
-		Role: C.GoString(c.role), Dtype: Dtype(c.dtype), DtypeName: C.GoString(c.dtype_name),
-		Ratio: int(c.ratio), Encoding: Encoding(c.encoding), EncodingName: C.GoString(c.encoding_name),
+		// Strings by length: a role or type name may hold NULs.
+		Role: C.GoStringN(c.role, C.int(c.role_len)), Dtype: Dtype(c.dtype),
+		DtypeName: C.GoStringN(c.dtype_name, C.int(c.dtype_name_len)), Ratio: int(c.ratio),
+		Encoding: Encoding(c.encoding), EncodingName: C.GoStringN(c.encoding_name, C.int(c.encoding_name_len)),
 		Offset: uint64(c.offset), Length: uint64(c.length), DecodedLength: uint64(c.decoded_length),
 		BigEndian: c.big_endian != 0, DigestAlg: digestFromC(c.digest_alg), Err: statusErr(c.status),
 	}
 	if c.logical_type != nil {
-		r.LogicalType = C.GoString(c.logical_type)
+		r.LogicalType = C.GoStringN(c.logical_type, C.int(c.logical_type_len))
 	}
 	if c.digest != nil {
 		r.Digest = C.GoString(c.digest)
@@ -126,8 +131,10 @@ func (o *Object) Components() ([]ComponentInfo, error) {
 	return out, nil
 }
 
-// ComponentIndex is the index of the component with that role.
+// ComponentIndex is the index of the component with that role, matched
+// whole (a role, like a name, may hold NULs).
 func (o *Object) ComponentIndex(role string) (int, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return 0, err
 	}
@@ -136,7 +143,7 @@ func (o *Object) ComponentIndex(role string) (int, error) {
 	defer C.free(unsafe.Pointer(cr))
 	var i C.size_t
 	var e *C.char
-	if err := check(C.ztg_component_index(o.h, cr, &i, &e), e); err != nil {
+	if err := check(C.ztg_component_index(o.h, cr, C.size_t(len(role)), &i, &e), e); err != nil {
 		return 0, err
 	}
 	return int(i), nil
@@ -144,6 +151,7 @@ func (o *Object) ComponentIndex(role string) (int, error) {
 
 // AttributesJSON is the object attributes as JSON text ("null" if none).
 func (o *Object) AttributesJSON() (string, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return "", err
 	}
@@ -159,6 +167,7 @@ func (o *Object) AttributesJSON() (string, error) {
 // dtypeOf returns the component's dtype and decoded size (one cheap call).
 // The caller holds the guard.
 func (o *Object) dtypeOf(index int) (Dtype, uint64, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	var d C.zt_dtype
 	var n C.uint64_t
 	var e *C.char
@@ -182,6 +191,7 @@ func checkType[T Element](o *Object, index int) (uint64, error) {
 // ReadBytes is component index decoded (little-endian elements on every
 // common host), as a new byte slice.
 func (o *Object) ReadBytes(index int) ([]byte, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return nil, err
 	}
@@ -202,6 +212,7 @@ func (o *Object) ReadBytes(index int) ([]byte, error) {
 // Read is component index decoded into a new []T (a copy: it outlives the
 // file). T must match the component's dtype.
 func Read[T Element](o *Object, index int) ([]T, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return nil, err
 	}
@@ -224,6 +235,7 @@ func Read[T Element](o *Object, index int) ([]T, error) {
 // ReadInto decodes component index into dst, which must hold all of it;
 // it returns the number of elements written.
 func ReadInto[T Element](o *Object, index int, dst []T) (int, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return 0, err
 	}
@@ -243,6 +255,7 @@ func ReadInto[T Element](o *Object, index int, dst []T) (int, error) {
 
 // ReadRange reads elements [first, first+len(dst)) of component index.
 func ReadRange[T Element](o *Object, index int, first uint64, dst []T) error {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return err
 	}
@@ -261,6 +274,7 @@ func ReadRange[T Element](o *Object, index int, first uint64, dst []T) error {
 // object is sliced along the object's shape (a compound logical element,
 // complex64, counts as one); others are 1-d.
 func ReadSlice[T Element](o *Object, index int, start, stop []uint64) ([]T, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if len(start) != len(stop) {
 		return nil, errorf(ErrInvalidArg, "slice start has %d dimensions, stop %d", len(start), len(stop))
 	}
@@ -305,6 +319,7 @@ func ReadSlice[T Element](o *Object, index int, start, stop []uint64) ([]T, erro
 // using it (defer f.Close() does both); do not write through it. Raw
 // components of mapped or memory files only; else ErrNotZeroCopy.
 func View[T Element](o *Object, index int) ([]T, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return nil, err
 	}
@@ -340,6 +355,7 @@ const (
 
 // VerifyComponent checks component index: structure, digest, zstd frame.
 func (o *Object) VerifyComponent(index int) (Verified, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return 0, err
 	}
@@ -352,6 +368,7 @@ func (o *Object) VerifyComponent(index int) (Verified, error) {
 
 // Verify checks every component of the object.
 func (o *Object) Verify() error {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return err
 	}
@@ -372,8 +389,13 @@ type Stream struct {
 
 const streamChunk = 1 << 16
 
+// streamsOpen counts the Streams not yet closed: the tests check with it
+// that no finalizer closes a Stream under its own Read.
+var streamsOpen int64
+
 // Stream opens a reader over component index.
 func (o *Object) Stream(index int) (*Stream, error) {
+	defer runtime.KeepAlive(o) // reachable until the C call returns (see the package doc)
 	if err := o.g.enter(); err != nil {
 		return nil, err
 	}
@@ -384,12 +406,14 @@ func (o *Object) Stream(index int) (*Stream, error) {
 		return nil, err
 	}
 	s := &Stream{h: h, mem: o.mem.retain(), buf: (*C.char)(C.malloc(streamChunk))}
+	atomic.AddInt64(&streamsOpen, 1)
 	runtime.SetFinalizer(s, (*Stream).Close)
 	return s, nil
 }
 
 // Read implements io.Reader.
 func (s *Stream) Read(p []byte) (int, error) {
+	defer runtime.KeepAlive(s) // reachable until the C call returns (see the package doc)
 	if s.h == nil {
 		return 0, errorf(ErrMisuse, "the stream is closed")
 	}
@@ -411,6 +435,7 @@ func (s *Stream) Read(p []byte) (int, error) {
 
 // Close releases the stream; it may be called more than once.
 func (s *Stream) Close() error {
+	defer runtime.KeepAlive(s) // reachable until the C call returns (see the package doc)
 	if s.h == nil {
 		return nil
 	}
@@ -419,5 +444,6 @@ func (s *Stream) Close() error {
 	C.free(unsafe.Pointer(s.buf))
 	s.h, s.buf, s.pending = nil, nil, nil
 	s.mem.release()
+	atomic.AddInt64(&streamsOpen, -1)
 	return nil
 }

@@ -35,6 +35,7 @@ func OpenSet(indexPath string, opts *OpenOptions) (*Set, error) {
 
 // Close closes every shard; it may be called more than once.
 func (s *Set) Close() error {
+	defer runtime.KeepAlive(s) // reachable until the C call returns (see the package doc)
 	s.g.mu.Lock()
 	defer s.g.mu.Unlock()
 	if s.g.closed {
@@ -49,6 +50,7 @@ func (s *Set) Close() error {
 
 // Len is the number of objects of all shards.
 func (s *Set) Len() (int, error) {
+	defer runtime.KeepAlive(s) // reachable until the C call returns (see the package doc)
 	if err := s.g.enter(); err != nil {
 		return 0, err
 	}
@@ -63,6 +65,7 @@ func (s *Set) Len() (int, error) {
 
 // Object is the object at index (shards in location order, then manifest order).
 func (s *Set) Object(index int) (*Object, error) {
+	defer runtime.KeepAlive(s) // reachable until the C call returns (see the package doc)
 	if err := s.g.enter(); err != nil {
 		return nil, err
 	}
@@ -77,6 +80,7 @@ func (s *Set) Object(index int) (*Object, error) {
 
 // ObjectByName is the object called name, whichever shard holds it.
 func (s *Set) ObjectByName(name string) (*Object, error) {
+	defer runtime.KeepAlive(s) // reachable until the C call returns (see the package doc)
 	if err := s.g.enter(); err != nil {
 		return nil, err
 	}

@@ -49,11 +49,13 @@ zt_status ztg_file_attributes_json(const zt_file *f, char **out, char **err) {
   ZTG_CALL(zt_file_attributes_json(f, out));
 }
 
-static void ztg_verify_cb(void *user, const char *object, const char *role, zt_status status, const char *msg) {
-  ztgoVerifyFailure((uintptr_t)user, (char *)object, (char *)role, (int)status, (char *)msg);
+/* Names and roles with their lengths (zt_file_verify_n): either may hold NULs. */
+static void ztg_verify_cb(void *user, const char *object, size_t object_len, const char *role, size_t role_len,
+                          zt_status status, const char *msg) {
+  ztgoVerifyFailure((uintptr_t)user, (char *)object, object_len, (char *)role, role_len, (int)status, (char *)msg);
 }
 zt_status ztg_file_verify(const zt_file *f, uint32_t strict, uintptr_t handle, char **err) {
-  ZTG_CALL(zt_file_verify(f, strict, handle ? ztg_verify_cb : NULL, (void *)handle));
+  ZTG_CALL(zt_file_verify_n(f, strict, handle ? ztg_verify_cb : NULL, (void *)handle));
 }
 zt_status ztg_read_many(const zt_file *f, zt_read_request *r, size_t n, char **err) {
   ZTG_CALL(zt_file_read_many(f, r, n));
@@ -79,8 +81,8 @@ zt_status ztg_component_dtype(const zt_object *o, size_t i, zt_dtype *dtype, uin
   *decoded = c.decoded_length;
   return ZT_OK;
 }
-zt_status ztg_component_index(const zt_object *o, const char *role, size_t *out, char **err) {
-  ZTG_CALL(zt_object_component_index(o, role, out));
+zt_status ztg_component_index(const zt_object *o, const char *role, size_t len, size_t *out, char **err) {
+  ZTG_CALL(zt_object_component_index_n(o, role, len, out));
 }
 zt_status ztg_object_attributes_json(const zt_object *o, char **out, char **err) {
   ZTG_CALL(zt_object_attributes_json(o, out));

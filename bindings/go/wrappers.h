@@ -28,7 +28,7 @@ zt_status ztg_read_many(const zt_file *f, zt_read_request *r, size_t n, char **e
 zt_status ztg_object_info(const zt_object *o, zt_object_info *out, char **err);
 zt_status ztg_component(const zt_object *o, size_t i, zt_component_info *out, char **err);
 zt_status ztg_component_dtype(const zt_object *o, size_t i, zt_dtype *dtype, uint64_t *decoded, char **err);
-zt_status ztg_component_index(const zt_object *o, const char *role, size_t *out, char **err);
+zt_status ztg_component_index(const zt_object *o, const char *role, size_t len, size_t *out, char **err);
 zt_status ztg_object_attributes_json(const zt_object *o, char **out, char **err);
 zt_status ztg_read(const zt_object *o, size_t i, void *dst, size_t cap, size_t *out, char **err);
 zt_status ztg_read_range(const zt_object *o, size_t i, uint64_t first, uint64_t count, void *dst, size_t cap,

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -59,10 +60,14 @@ type BlobOptions struct {
 	LogicalType string // "complex64", "f8_e4m3fn", ...
 }
 
-// blobC converts opts; the returned func frees the C string it holds.
-func blobC(opts *BlobOptions) (*C.zt_blob_options, func()) {
+// blobC converts opts; the returned func frees the C string it holds. A
+// logical type holding a NUL (which C would cut) is an error.
+func blobC(opts *BlobOptions) (*C.zt_blob_options, func(), error) {
 	if opts == nil {
-		return nil, func() {}
+		return nil, func() {}, nil
+	}
+	if err := cText(opts.LogicalType, "logical type"); err != nil {
+		return nil, func() {}, err
 	}
 	c := (*C.zt_blob_options)(C.malloc(C.size_t(unsafe.Sizeof(C.zt_blob_options{}))))
 	C.zt_blob_options_init(c)
@@ -79,7 +84,7 @@ func blobC(opts *BlobOptions) (*C.zt_blob_options, func()) {
 	return c, func() {
 		C.free(unsafe.Pointer(c.logical_type))
 		C.free(unsafe.Pointer(c))
-	}
+	}, nil
 }
 
 // Writer builds a .zt file. Nothing appears at the destination before
@@ -122,6 +127,15 @@ func CreateMemory(opts *WriterOptions) (*Writer, error) {
 	return newWriter(h), nil
 }
 
+// cText refuses a role, format or logical type holding a NUL: the C writer
+// takes these as C strings and would cut it there (writing another role).
+func cText(text, what string) error {
+	if strings.IndexByte(text, 0) >= 0 {
+		return errorf(ErrInvalidArg, "%s %q holds a NUL byte, which the writer cannot store", what, text)
+	}
+	return nil
+}
+
 func (w *Writer) lock() error {
 	w.mu.Lock()
 	if w.h == nil {
@@ -133,6 +147,7 @@ func (w *Writer) lock() error {
 
 // SetAttributesJSON sets the file attributes (a JSON object).
 func (w *Writer) SetAttributesJSON(json string) error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -145,6 +160,7 @@ func (w *Writer) SetAttributesJSON(json string) error {
 
 // SetObjectAttributesJSON sets a declared object's attributes.
 func (w *Writer) SetObjectAttributesJSON(name, json string) error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -180,14 +196,18 @@ func shapePtr(shape []uint64) *C.uint64_t {
 // AddDenseBytes writes a dense tensor given as the bytes of dtype elements
 // in the host's byte order.
 func (w *Writer) AddDenseBytes(name string, dtype Dtype, shape []uint64, data []byte, opts *BlobOptions) error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return err
 	}
 	defer w.mu.Unlock()
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
-	co, free := blobC(opts)
+	co, free, err := blobC(opts)
 	defer free()
+	if err != nil {
+		return err
+	}
 	var e *C.char
 	return check(C.ztg_add_dense(w.h, cn, C.size_t(len(name)), C.zt_dtype(dtype), shapePtr(shape),
 		C.size_t(len(shape)), ptr(data), C.size_t(len(data)), co, &e), e)
@@ -196,6 +216,10 @@ func (w *Writer) AddDenseBytes(name string, dtype Dtype, shape []uint64, data []
 // BeginObject declares an object of format ("dense", "sparse_csr", ...);
 // its components follow with WriteBlob or BeginBlob.
 func (w *Writer) BeginObject(name, format string, shape []uint64) error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
+	if err := cText(format, "format"); err != nil {
+		return err
+	}
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -209,6 +233,10 @@ func (w *Writer) BeginObject(name, format string, shape []uint64) error {
 
 // WriteBlob writes component role of the declared object name.
 func WriteBlob[T Element](w *Writer, name, role string, data []T, opts *BlobOptions) error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
+	if err := cText(role, "role"); err != nil {
+		return err
+	}
 	if err := w.lock(); err != nil {
 		return err
 	}
@@ -216,8 +244,11 @@ func WriteBlob[T Element](w *Writer, name, role string, data []T, opts *BlobOpti
 	cn, cr := C.CString(name), C.CString(role)
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cr))
-	co, free := blobC(opts)
+	co, free, err := blobC(opts)
 	defer free()
+	if err != nil {
+		return err
+	}
 	b := bytesOf(data)
 	var e *C.char
 	return check(C.ztg_write_blob(w.h, cn, C.size_t(len(name)), cr, C.zt_dtype(DtypeOf[T]()), ptr(b),
@@ -232,6 +263,10 @@ type BlobWriter struct {
 
 // BeginBlob starts component role of the declared object name.
 func (w *Writer) BeginBlob(name, role string, dtype Dtype, opts *BlobOptions) (*BlobWriter, error) {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
+	if err := cText(role, "role"); err != nil {
+		return nil, err
+	}
 	if err := w.lock(); err != nil {
 		return nil, err
 	}
@@ -239,8 +274,11 @@ func (w *Writer) BeginBlob(name, role string, dtype Dtype, opts *BlobOptions) (*
 	cn, cr := C.CString(name), C.CString(role)
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cr))
-	co, free := blobC(opts)
+	co, free, err := blobC(opts)
 	defer free()
+	if err != nil {
+		return nil, err
+	}
 	var e *C.char
 	if err := check(C.ztg_blob_begin(w.h, cn, C.size_t(len(name)), cr, C.zt_dtype(dtype), co, &e), e); err != nil {
 		return nil, err
@@ -251,6 +289,7 @@ func (w *Writer) BeginBlob(name, role string, dtype Dtype, opts *BlobOptions) (*
 
 // Write appends bytes to the component.
 func (b *BlobWriter) Write(p []byte) (int, error) {
+	defer runtime.KeepAlive(b) // reachable until the C call returns (see the package doc)
 	if err := b.w.lock(); err != nil {
 		return 0, err
 	}
@@ -264,6 +303,7 @@ func (b *BlobWriter) Write(p []byte) (int, error) {
 
 // Close ends the component; its total must fit the object's shape.
 func (b *BlobWriter) Close() error {
+	defer runtime.KeepAlive(b) // reachable until the C call returns (see the package doc)
 	if err := b.w.lock(); err != nil {
 		return err
 	}
@@ -277,6 +317,7 @@ func (b *BlobWriter) Close() error {
 }
 
 func (w *Writer) take() (*C.zt_writer, error) {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	if err := w.lock(); err != nil {
 		return nil, err
 	}
@@ -294,6 +335,7 @@ func (w *Writer) take() (*C.zt_writer, error) {
 // Finish writes the manifest and footer and renames the file into place.
 // The writer is released whatever the outcome.
 func (w *Writer) Finish() error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	h, err := w.take()
 	if err != nil {
 		return err
@@ -304,6 +346,7 @@ func (w *Writer) Finish() error {
 
 // FinishMemory finishes a memory writer and returns the file's bytes.
 func (w *Writer) FinishMemory() ([]byte, error) {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	h, err := w.take()
 	if err != nil {
 		return nil, err
@@ -321,6 +364,7 @@ func (w *Writer) FinishMemory() ([]byte, error) {
 // Discard abandons the file (its temporary is removed). It may be called
 // more than once, and after Finish.
 func (w *Writer) Discard() error {
+	defer runtime.KeepAlive(w) // reachable until the C call returns (see the package doc)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.h == nil {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "codec/codec.h"
+#include "platform/process.h"
 #include "platform/thread_cache.h"
 #include "util/error.h"
 
@@ -29,21 +30,32 @@ ZSTD_DCtx *thread_dctx() {
 // waits, one per thread, for the next blob compressed there. Each is lent
 // whole to one user: a stream keeps its own until it ends, and a second
 // writer compressing on the same thread meanwhile gets another.
+//
+// Its worker threads stay with the process that made it: in a forked
+// child (the thread that forked keeps its idle context) they do not exist,
+// and compressing with it would wait for them forever, freeing it would
+// join them. A context of another process is left alone (leaked), never
+// reused or freed (src/platform/process.h).
 struct IdleCCtx {
   ZSTD_CCtx *ctx = nullptr;
-  ~IdleCCtx() { ZSTD_freeCCtx(ctx); }
+  unsigned long pid = 0;  // the process that made ctx
+  ~IdleCCtx() {
+    if (pid == current_process_id()) ZSTD_freeCCtx(ctx);
+  }
 };
 
 struct CCtxLease {
-  ZSTD_CCtx *ctx;
+  ZSTD_CCtx *ctx = nullptr;
+  unsigned long pid = current_process_id();
   CCtxLease() {
     IdleCCtx *idle = thread_cache<IdleCCtx>();
-    ctx = idle && idle->ctx ? idle->ctx : ZSTD_createCCtx();
-    if (idle) idle->ctx = nullptr;
+    if (idle && idle->ctx && idle->pid == pid) ctx = idle->ctx;
+    if (idle) idle->ctx = nullptr;  // lent out, or another process's: dropped
+    if (!ctx) ctx = ZSTD_createCCtx();
     if (!ctx) fail(ZT_E_NOMEM, "cannot allocate a zstd compression context");
   }
   ~CCtxLease() {
-    if (!ctx) return;
+    if (!ctx || pid != current_process_id()) return;  // a stream inherited across fork
     IdleCCtx *idle = thread_cache<IdleCCtx>();
     if (!idle || idle->ctx) {
       ZSTD_freeCCtx(ctx);
@@ -51,6 +63,7 @@ struct CCtxLease {
     }
     // A context given up mid-frame (the sink threw) is reset when next used.
     idle->ctx = ctx;
+    idle->pid = pid;
   }
   CCtxLease(const CCtxLease &) = delete;
   CCtxLease &operator=(const CCtxLease &) = delete;

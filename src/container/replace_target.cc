@@ -65,14 +65,14 @@ ReplaceTarget resolve_replace_target(const std::string &path) {
   }
 }
 
+mode_t temp_create_mode(const ReplaceTarget &target) {
+  return target.exists ? 0600 : 0666;
+}
+
 void apply_replace_metadata(int fd, const ReplaceTarget &target) {
-  if (!target.exists) {
-    // mkostemp creates 0600; a new file gets the usual permissions.
-    mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
-    return;
-  }
+  // A new file was created 0666 and the kernel applied the umask: nothing
+  // to change (and the umask is never read, see util/temp_file.h).
+  if (!target.exists) return;
   // Owner first: chown clears set-id bits, which fchmod then restores. Only
   // root may change the owner, and a group only to one of the caller's: a
   // refusal keeps the caller's ids, as any editor's save would.

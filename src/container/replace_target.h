@@ -26,9 +26,16 @@ struct ReplaceTarget {
 // directory. Throws zt::Error.
 ReplaceTarget resolve_replace_target(const std::string &path);
 
-// Gives the open temporary `fd` the permissions a new file at the target
-// should have: the replaced file's mode and owner (best effort for the owner:
-// only root may give a file away), or 0666 & ~umask for a new file.
+// The mode to create the temporary with: 0600 when it replaces a file
+// (apply_replace_metadata then gives it that file's mode), 0666 for a new
+// file, which the kernel cuts by the umask as it creates it.
+#ifndef _WIN32
+mode_t temp_create_mode(const ReplaceTarget &target);
+#endif
+
+// Gives the open temporary `fd` the permissions of the file it replaces:
+// its mode and owner (best effort for the owner: only root may give a file
+// away). Nothing for a new file (see temp_create_mode).
 void apply_replace_metadata(int fd, const ReplaceTarget &target);
 
 }  // namespace zt

@@ -17,6 +17,13 @@ namespace {
 // -z nodelete, so its code stays mapped after a dlclose as well.
 std::atomic<int> g_in_flight{0};
 
+// A forked child has none of the parent's release threads: it starts with
+// none in flight (in_flight() would otherwise never reach 0 there).
+void none_in_flight() {
+  g_in_flight.store(0, std::memory_order_relaxed);
+}
+[[maybe_unused]] const int g_fork_handler = ::pthread_atfork(nullptr, nullptr, none_in_flight);
+
 }  // namespace
 
 ReplacedFile::ReplacedFile(const std::string &path) noexcept {

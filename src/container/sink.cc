@@ -14,6 +14,7 @@
 #include "container/iovec_util.h"
 #include "container/replace_target.h"
 #include "container/replaced_file.h"
+#include "platform/process.h"
 #include "util/error.h"
 #include "util/temp_file.h"
 #include "ztensor.h"
@@ -23,29 +24,30 @@ namespace {
 
 // writev until every byte is out: the kernel may stop short (a signal, or
 // its ~2 GiB cap per call).
-void writev_all(int fd, struct iovec *iov, size_t n, const std::string &name) {
+// `what` names the file in the message (FileSink::temp_label).
+void writev_all(int fd, struct iovec *iov, size_t n, const std::string &what) {
   while (n > 0) {
     ssize_t r = ::writev(fd, iov, static_cast<int>(n));
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) fail(ZT_E_IO, "write to '" + name + "' failed: " + std::strerror(r < 0 ? errno : EIO));
+    if (r <= 0) fail(ZT_E_IO, "write to " + what + " failed: " + std::strerror(r < 0 ? errno : EIO));
     iov_advance(iov, n, static_cast<size_t>(r));
   }
 }
 
 }  // namespace
 
-FileSink::FileSink(const std::string &path) {
+FileSink::FileSink(const std::string &path) : owner_pid_(current_process_id()) {
   if (path.empty()) fail(ZT_E_INVALID_ARG, "output path is empty");
   const ReplaceTarget target = resolve_replace_target(path);
   path_ = target.path;
-  fd_ = open_anonymous_temp(temp_dir_of(path_));
+  fd_ = open_anonymous_temp(temp_dir_of(path_), temp_create_mode(target));
   if (fd_ < 0) {
     // No O_TMPFILE here: temporaries have names, and those of writers to
     // the same file that were killed go first. (With O_TMPFILE there are
     // none to look for, and the scan, ~0.4 us per entry of the folder, is
     // not worth paying on every write.)
     remove_stale_temps(path_, kTempTag);
-    fd_ = create_named_temp(path_, kTempTag, temp_path_);
+    fd_ = create_named_temp(path_, kTempTag, temp_path_, temp_create_mode(target));
     if (fd_ < 0) fail(ZT_E_IO, "cannot create a temporary file beside '" + path + "': " + std::strerror(errno));
   }
   apply_replace_metadata(fd_, target);
@@ -61,7 +63,7 @@ void FileSink::abandon() noexcept {
   done_ = true;
   if (fd_ >= 0) ::close(fd_);  // an anonymous temporary is freed with its last descriptor
   fd_ = -1;
-  if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+  if (!temp_path_.empty() && owner_pid_ == current_process_id()) ::unlink(temp_path_.c_str());
 }
 
 bool FileSink::written_for_check(Written &out) {
@@ -82,7 +84,7 @@ void FileSink::write_through(const void *data, size_t len) {
     size_t k = 0;
     if (used_) iov[k++] = {buffer_.get(), used_};
     if (n) iov[k++] = {const_cast<uint8_t *>(p), n};
-    writev_all(fd_, iov, k, temp_path_);
+    writev_all(fd_, iov, k, temp_label());
     written_ += used_ + n;
     used_ = 0;
     p += n;
@@ -109,22 +111,27 @@ void FileSink::start_writeback() {
   started_ = written_;
 }
 
+std::string FileSink::temp_label() const {
+  const std::string dest = "the temporary file of '" + path_ + "'";
+  return temp_path_.empty() ? dest + " (unnamed, O_TMPFILE)" : "'" + temp_path_ + "' (" + dest + ")";
+}
+
 void FileSink::commit(bool sync) {
   if (done_) fail(ZT_E_MISUSE, "file already finished");
   flush();
-  if (sync && ::fsync(fd_) != 0) fail(ZT_E_IO, "fsync of '" + temp_path_ + "' failed: " + std::strerror(errno));
+  if (sync && ::fsync(fd_) != 0) fail(ZT_E_IO, "fsync of " + temp_label() + " failed: " + std::strerror(errno));
   if (temp_path_.empty() && !link_anonymous_temp(fd_, path_, kTempTag, temp_path_)) {
     temp_path_.clear();
     fail(ZT_E_IO, "cannot give the new file a name beside '" + path_ + "' (linkat): " + std::strerror(errno));
   }
   if (::close(fd_) != 0) {
     fd_ = -1;
-    fail(ZT_E_IO, "close of '" + temp_path_ + "' failed: " + std::strerror(errno));
+    fail(ZT_E_IO, "close of " + temp_label() + " failed: " + std::strerror(errno));
   }
   fd_ = -1;
   ReplacedFile replaced(path_);
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    fail(ZT_E_IO, "cannot rename '" + temp_path_ + "' to '" + path_ + "': " + std::strerror(errno));
+    fail(ZT_E_IO, "cannot rename " + temp_label() + " over '" + path_ + "': " + std::strerror(errno));
   done_ = true;
   replaced.release();
   replaced_in_background_ = replaced.released_in_background();

@@ -81,6 +81,9 @@ class FileSink final : public Sink {
   // kWritebackChunk).
   void write_through(const void *data, size_t len);
   void start_writeback();
+  // The temporary as messages name it: always with the destination, since
+  // an O_TMPFILE temporary has no name of its own until commit().
+  std::string temp_label() const;
 
   std::string path_, temp_path_;
   int fd_ = -1;
@@ -93,6 +96,10 @@ class FileSink final : public Sink {
   bool replaced_in_background_ = false;
   static constexpr size_t kWritebackChunk = size_t{64} << 20;
   bool done_ = false;
+  // A forked child that drops a writer it inherited must not remove the
+  // parent's named temporary (the parent's writer would then fail at
+  // commit): it only closes its copy of the descriptor.
+  unsigned long owner_pid_;
 };
 
 }  // namespace zt

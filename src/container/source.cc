@@ -74,7 +74,9 @@ class FileDescriptor {
 // mapped file closes its descriptor once mapped and copies from the map.
 std::atomic<int> g_mapped_fds{0};
 
-bool take_mapped_fd_slot() {
+}  // namespace
+
+bool take_descriptor_slot() {
   struct rlimit rl;
   rlim_t soft = 1024;
   if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) soft = rl.rlim_cur;
@@ -84,6 +86,12 @@ bool take_mapped_fd_slot() {
     if (g_mapped_fds.compare_exchange_weak(now, now + 1, std::memory_order_relaxed)) return true;
   return false;
 }
+
+void give_descriptor_slot() {
+  g_mapped_fds.fetch_sub(1, std::memory_order_relaxed);
+}
+
+namespace {
 
 // Copies of large ranges go through pread(2) even from a mapped file: the
 // kernel copies straight from the page cache, with no page faults on a
@@ -225,7 +233,7 @@ class MmapSource final : public Source {
   MmapSource(int fd, const std::string &path) : fd_(fd, path) { map(path); }
   ~MmapSource() override {
     if (data_) ::munmap(const_cast<uint8_t *>(data_), size_);
-    if (counted_) g_mapped_fds.fetch_sub(1, std::memory_order_relaxed);
+    if (counted_) give_descriptor_slot();
   }
   void read(uint64_t offset, size_t len, void *dst) const override {
     if (len == 0) return;
@@ -303,7 +311,7 @@ class MmapSource final : public Source {
     }
     if (p == MAP_FAILED) fail(ZT_E_IO, errno_text("cannot map", path));
     data_ = static_cast<const uint8_t *>(p);
-    counted_ = take_mapped_fd_slot();
+    counted_ = take_descriptor_slot();
     if (!counted_) fd_.close();
   }
 

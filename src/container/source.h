@@ -107,9 +107,18 @@ std::unique_ptr<Source> open_memory_source(const void *data, size_t size);
 // file in messages.
 std::unique_ptr<Source> open_mmap_source(int fd, const std::string &path);
 std::unique_ptr<Source> open_pread_source(int fd, const std::string &path);
-// Mapped sources that still hold their descriptor (at most a quarter of
-// RLIMIT_NOFILE, 256: past that a mapped file closes it once mapped and
-// copies from the map instead of pread). For tests.
+// The descriptor budget: descriptors open files hold beyond need, at most a
+// quarter of RLIMIT_NOFILE and 256 (docs/limits.md). Mapped sources that
+// keep theirs for pread copies take one each (past the budget a mapped
+// file closes it once mapped and copies from the map), and so does the
+// second opening of a prefetch thread while the thread runs (past it the
+// thread reads through the file's own map or descriptor).
+// take_descriptor_slot() is false when the budget is spent; every true is
+// matched by one give_descriptor_slot().
+bool take_descriptor_slot();
+void give_descriptor_slot();
+// Slots of the budget in use (the name is older than the prefetch thread's
+// share). For tests.
 int mapped_sources_holding_fds();
 
 }  // namespace zt

@@ -214,6 +214,11 @@ std::unique_ptr<Source> open_mmap_source(int fd, const std::string &path) {
 std::unique_ptr<Source> open_pread_source(int fd, const std::string &path) {
   return adopt_fd<PreadSource>(fd, path);
 }
+// No prefetch thread on Windows (no reopen()): nothing takes these.
+bool take_descriptor_slot() {
+  return false;
+}
+void give_descriptor_slot() {}
 int mapped_sources_holding_fds() {
   return g_mapped_fds.load(std::memory_order_relaxed);
 }

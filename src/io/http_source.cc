@@ -11,37 +11,14 @@
 #include "io/range_fetch.h"
 #include "io/range_plan.h"
 #include "io/s3_location.h"
+#include "platform/process.h"
 #include "util/error.h"
 #include "ztensor.h"
 
 namespace zt {
 
-bool is_remote_url(const std::string &url) {
-  auto starts = [&](const char *p) {
-    const size_t n = std::strlen(p);
-    if (url.size() < n) return false;
-    for (size_t i = 0; i < n; ++i)
-      if (std::tolower(static_cast<unsigned char>(url[i])) != p[i]) return false;
-    return true;
-  };
-  return starts("http://") || starts("https://") || starts("s3://");
-}
-
 std::string redact_url(const std::string &url) {
-  // An s3:// location holds no credential, and its key may hold '?' or '#'.
-  if (is_s3_url(url)) return printable(url);
-  std::string u = url;
-  // A query often carries a signature or a token (pre-signed object-store
-  // URLs); a fragment is never sent, so it is dropped.
-  size_t q = u.find_first_of("?#");
-  if (q != std::string::npos) u = u.substr(0, q) + (u[q] == '?' ? "?<redacted>" : "");
-  size_t scheme = u.find("://");
-  size_t auth = scheme == std::string::npos ? 0 : scheme + 3;
-  size_t slash = u.find('/', auth);
-  size_t end = slash == std::string::npos ? u.size() : slash;
-  size_t at = u.rfind('@', end == 0 ? 0 : end - 1);
-  if (at != std::string::npos && at >= auth && at < end) u = u.substr(0, auth) + "<credentials>@" + u.substr(at + 1);
-  return printable(u);
+  return printable(redact_url_text(url));
 }
 
 #ifdef ZT_HAVE_CURL
@@ -86,7 +63,16 @@ class HttpSource final : public Source {
     needed_ = net_->bytes();  // the open's bytes are its price, not waste
   }
 
-  ~HttpSource() override { shared_->budget.release(held_charged_); }
+  // In a forked child (issue 37) the budget's and the cache's locks may be
+  // held by a parent thread that is not there: both are left alone (the
+  // cache leaked, as the parent's handles are).
+  ~HttpSource() override {
+    if (shared_->forked()) {
+      (void)cache_.release();
+      return;
+    }
+    shared_->budget.release(held_charged_);
+  }
 
   IoStats stats() const {
     IoStats st;
@@ -213,7 +199,7 @@ class HttpSource final : public Source {
       std::memcpy(out, held_.data() + (offset - held_offset_), len);
       return;
     }
-    if (len >= kDirect) {
+    if (len >= kDirect || shared_->forked()) {  // a forked child bypasses the cache (its lock)
       const uint64_t chunk = net_->link().chunk_for(len, s_.max_parallel, s_.chunk_bytes);
       std::vector<Transfer> ts;
       for (uint64_t off = 0; off < len; off += chunk) {

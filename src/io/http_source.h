@@ -12,6 +12,7 @@
 #include <string>
 
 #include "container/source.h"
+#include "util/redact_url.h"
 
 namespace zt {
 
@@ -77,12 +78,10 @@ std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettin
 // Counters of an HTTP source; zeros for any other.
 IoStats http_stats(const Source &src);
 
-// The URL with user:pass@ and the query string replaced by placeholders:
-// what messages may show.
+// The URL with user:pass@ and the query string replaced by placeholders
+// (util/redact_url.h, the one rule), escaped by printable(): what messages
+// may show. A local path is only escaped. (is_remote_url: that header.)
 std::string redact_url(const std::string &url);
-
-// http://, https:// or s3:// (any case).
-bool is_remote_url(const std::string &url);
 
 // True when the build has libcurl.
 bool http_supported();

@@ -2,8 +2,6 @@
 
 #ifdef ZT_HAVE_CURL
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -177,20 +175,10 @@ Transfer Transfer::fresh() const {
   return t;
 }
 
-RemoteShared::RemoteShared(uint64_t b) : budget(b), owner_pid(static_cast<long>(::getpid())) {}
-
 RemoteShared::~RemoteShared() {
-  if (static_cast<long>(::getpid()) != owner_pid) return;  // the parent's handles: left alone
+  if (forked()) return;  // the parent's handles: left alone
   for (CURL *h : idle) curl_easy_cleanup(h);
   for (CURLM *m : idle_multi) curl_multi_cleanup(m);
-}
-
-void RemoteShared::forget_if_forked() {
-  const long pid = static_cast<long>(::getpid());
-  if (pid == owner_pid) return;
-  idle.clear();
-  idle_multi.clear();
-  owner_pid = pid;
 }
 
 std::shared_ptr<RemoteShared> make_remote_shared(uint64_t budget_bytes) {
@@ -231,24 +219,35 @@ uint64_t HttpTransport::request_timeout_ms() const {
   return t;
 }
 
-std::string HttpTransport::scrub(std::string msg) const {
-  auto replace_all = [&](const std::string &what, const std::string &with) {
-    if (what.empty()) return;
-    for (size_t p; (p = msg.find(what)) != std::string::npos;) msg.replace(p, what.size(), with);
-  };
-  replace_all(url_, path_);
-  replace_all(s_.bearer_token, "<token>");
+// One pass over the original text, longest secret first at each place: a
+// placeholder is never searched again, so a secret that occurs in one ("s"
+// in "<secret>") neither loops nor garbles it.
+std::string HttpTransport::scrub(const std::string &msg) const {
+  std::vector<std::pair<const std::string *, const char *>> secrets = {{&url_, nullptr}, {&s_.bearer_token, "<token>"}};
   if (s3_) {
-    replace_all(s3_->secret_key, "<secret>");
-    replace_all(s3_->session_token, "<session token>");
+    secrets.emplace_back(&s3_->secret_key, "<secret>");
+    secrets.emplace_back(&s3_->session_token, "<session token>");
   }
-  return msg;
+  std::sort(secrets.begin(), secrets.end(),
+            [](const auto &a, const auto &b) { return a.first->size() > b.first->size(); });
+  std::string out;
+  for (size_t i = 0; i < msg.size();) {
+    bool hit = false;
+    for (const auto &[what, with] : secrets) {
+      if (what->empty() || msg.compare(i, what->size(), *what) != 0) continue;
+      out += with ? std::string(with) : path_;
+      i += what->size();
+      hit = true;
+      break;
+    }
+    if (!hit) out += msg[i++];
+  }
+  return out;
 }
 
 CURL *HttpTransport::acquire() const {
-  {
+  if (!shared_->forked()) {
     std::lock_guard<std::mutex> lock(shared_->pool_mu);
-    shared_->forget_if_forked();
     if (!shared_->idle.empty()) {
       CURL *h = shared_->idle.back();
       shared_->idle.pop_back();
@@ -262,8 +261,11 @@ CURL *HttpTransport::acquire() const {
 }
 
 void HttpTransport::release(CURL *h) const {
+  if (shared_->forked()) {  // made in this process by acquire()
+    curl_easy_cleanup(h);
+    return;
+  }
   std::lock_guard<std::mutex> lock(shared_->pool_mu);
-  shared_->forget_if_forked();
   // A shared pool keeps as many idle handles as one source may use.
   if (shared_->idle.size() >= std::max<size_t>(s_.max_parallel, 4) * 2 && s_.shared) {
     curl_easy_cleanup(h);
@@ -273,9 +275,8 @@ void HttpTransport::release(CURL *h) const {
 }
 
 CURLM *HttpTransport::acquire_multi() const {
-  {
+  if (!shared_->forked()) {
     std::lock_guard<std::mutex> lock(shared_->pool_mu);
-    shared_->forget_if_forked();
     if (!shared_->idle_multi.empty()) {
       CURLM *m = shared_->idle_multi.back();
       shared_->idle_multi.pop_back();
@@ -293,8 +294,11 @@ CURLM *HttpTransport::acquire_multi() const {
 }
 
 void HttpTransport::release_multi(CURLM *m) const {
+  if (shared_->forked()) {  // made in this process by acquire_multi()
+    curl_multi_cleanup(m);
+    return;
+  }
   std::lock_guard<std::mutex> lock(shared_->pool_mu);
-  shared_->forget_if_forked();
   // One idle multi per thread that read at once is plenty: each holds
   // connections (and their sockets) open.
   if (shared_->idle_multi.size() >= 8) {
@@ -326,9 +330,11 @@ void HttpTransport::configure(CURL *h, Transfer &t, curl_slist **headers) const 
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)));
   }
   curl_easy_setopt(h, CURLOPT_USERAGENT, s_.user_agent.c_str());
-  if (!s_.bearer_token.empty()) {
-    // libcurl's own bearer support: not replayed to another host on a
-    // redirect, unlike a hand-made Authorization header.
+  if (!s_.bearer_token.empty() && !s3_) {
+    // The bearer token is an http(s) credential: never sent to an S3
+    // endpoint (AWS itself, unless overridden), signed or not. libcurl's
+    // own bearer support: not replayed to another host on a redirect,
+    // unlike a hand-made Authorization header.
     curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
     curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, s_.bearer_token.c_str());
   }

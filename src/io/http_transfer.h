@@ -21,6 +21,7 @@
 #include "io/multipart.h"
 #include "io/range_plan.h"
 #include "io/s3_location.h"
+#include "platform/process.h"
 #include "ztensor.h"
 
 namespace zt {
@@ -80,19 +81,23 @@ struct Outcome {
 // multi handle keeps its connections open (libcurl keeps a multi's
 // connections in the multi), so the next read of any shard reuses them,
 // HTTP/2 streams included, instead of connecting again.
+//
+// Fork (issue 37): a child inherits the idle handles, whose connections are
+// the parent's sockets (used from two processes, or closed with a TLS
+// close_notify, they break the parent's stream), and the locks, which a
+// thread that is not in the child may hold. A source in a forked child
+// touches neither: each transfer gets handles of its own, cleaned up after
+// it; reads bypass the block cache (its lock) and the budget; the parent's
+// handles are leaked, never closed.
 struct RemoteShared {
-  explicit RemoteShared(uint64_t b);
+  explicit RemoteShared(uint64_t b) : budget(b) {}
   ~RemoteShared();
+  bool forked() const { return current_process_id() != pid; }
+  const unsigned long pid = current_process_id();
   MemoryBudget budget;
   std::mutex pool_mu;
   std::vector<CURL *> idle;
   std::vector<CURLM *> idle_multi;
-  // The process the pooled handles belong to. A forked child must not
-  // reuse (or close) its parent's connections: it drops the pool, leaking
-  // the handles on purpose (closing a TLS connection would write to the
-  // parent's socket), and starts its own. Checked under pool_mu.
-  long owner_pid;
-  void forget_if_forked();
 };
 
 // The ranged GETs of one object and the checks of every response against
@@ -130,8 +135,9 @@ class HttpTransport {
   bool past_deadline() const;
   uint64_t request_timeout_ms() const;
 
-  // Credentials out of a message: libcurl's text can quote the URL.
-  std::string scrub(std::string msg) const;
+  // No credential may leave through a message: libcurl's text can quote
+  // the URL it was given.
+  std::string scrub(const std::string &msg) const;
 
   // Whether the server answers multi-range requests: 0 not known yet,
   // 1 yes, -1 no (it sent the whole object or one range: never asked again).

@@ -12,29 +12,26 @@ LinkModel::LinkModel(uint32_t rtt_ms, uint64_t bytes_per_s)
       rate_(bytes_per_s ? static_cast<double>(bytes_per_s) : kDefaultRate) {}
 
 void LinkModel::observe(double first_byte_s, uint64_t body_bytes, double body_s) {
-  std::lock_guard<std::mutex> lock(mu_);
   // Moving averages: the first measurement replaces the assumption, later
   // ones move it by a quarter (a slow response does not redefine the link).
   if (!fixed_rtt_ && first_byte_s > 0) {
-    rtt_ = rtt_seen_ ? 0.75 * rtt_ + 0.25 * first_byte_s : first_byte_s;
+    rtt_ = rtt_seen_ ? 0.75 * rtt_.load() + 0.25 * first_byte_s : first_byte_s;
     rtt_seen_ = true;
   }
   // Below 256 KiB a body's time is mostly the server's and the scheduler's.
   if (!fixed_rate_ && body_bytes >= (uint64_t{256} << 10) && body_s > 0) {
     const double r = static_cast<double>(body_bytes) / body_s;
-    rate_ = rate_seen_ ? 0.75 * rate_ + 0.25 * r : r;
+    rate_ = rate_seen_ ? 0.75 * rate_.load() + 0.25 * r : r;
     rate_seen_ = true;
   }
 }
 
 double LinkModel::rtt_s() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return rtt_;
+  return rtt_.load();
 }
 
 double LinkModel::bytes_per_s() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return rate_;
+  return rate_.load();
 }
 
 uint64_t LinkModel::worthwhile_gap(uint32_t in_flight) const {

@@ -7,15 +7,18 @@
 // the transfer feeds the model what it measures.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
 namespace zt {
 
 // Round-trip time and one connection's rate, measured from the responses
-// as they come (or fixed by the caller's options). Thread-safe.
+// as they come (or fixed by the caller's options). Thread-safe without a
+// lock (a forked child may find a lock held by a thread it does not
+// have): concurrent updates may lose one another, which an average can
+// afford.
 class LinkModel {
  public:
   // rtt_ms, bytes_per_s: 0 = measured. Until measured, a datacenter link is
@@ -37,9 +40,8 @@ class LinkModel {
 
  private:
   const bool fixed_rtt_, fixed_rate_;
-  mutable std::mutex mu_;
-  double rtt_, rate_;
-  bool rtt_seen_ = false, rate_seen_ = false;
+  std::atomic<double> rtt_, rate_;
+  std::atomic<bool> rtt_seen_{false}, rate_seen_{false};
 };
 
 struct NeededRange {

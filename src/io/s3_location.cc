@@ -1,6 +1,7 @@
 #include "io/s3_location.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -9,6 +10,10 @@
 
 #include "io/http_source.h"
 #include "util/error.h"
+
+#ifndef _WIN32
+#include "util/regular_file.h"
+#endif
 
 namespace zt {
 namespace {
@@ -29,12 +34,66 @@ std::string trim(const std::string &s) {
 // indented "endpoint_url = ...") becomes keys "s3.endpoint_url".
 using Ini = std::map<std::string, std::map<std::string, std::string>>;
 
-bool read_ini(const std::string &path, Ini &out) {
-  std::ifstream in(path);
+// The whole text of an AWS file, read safely whatever the path names: opened
+// without blocking (a FIFO would wait for a writer for ever), refused
+// unless a regular file (/dev/zero never ends), and at most
+// kMaxAwsFileBytes (docs/limits.md). False when it does not exist.
+bool read_aws_file(const std::string &path, std::string &text) {
+  auto io_error = [&](int e) {
+    fail(ZT_E_IO, "cannot read the AWS file '" + printable(path) + "': " + std::strerror(e));
+  };
+  auto too_large = [&] {
+    fail(ZT_E_LIMIT, "the AWS file '" + printable(path) + "' is larger than " + std::to_string(kMaxAwsFileBytes >> 20) +
+                         " MiB; refused (an AWS config or credentials file is a few KiB)");
+  };
+#ifdef _WIN32
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (errno == ENOENT || errno == ENOTDIR) return false;
-    fail(ZT_E_IO, "cannot read the AWS file '" + printable(path) + "': " + std::strerror(errno));
+    io_error(errno);
   }
+  text.assign(static_cast<size_t>(kMaxAwsFileBytes) + 1, '\0');
+  in.read(&text[0], static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxAwsFileBytes) too_large();
+#else
+  struct stat st;
+  const char *kind = nullptr;
+  const int fd = open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &kind);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return false;
+    if (kind) fail(ZT_E_IO, "the AWS file '" + printable(path) + "' is " + kind + ", not a regular file; refused");
+    io_error(errno);
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxAwsFileBytes) {
+    ::close(fd);
+    too_large();
+  }
+  // Read up to one byte past the cap: the file may grow after the fstat.
+  text.assign(static_cast<size_t>(kMaxAwsFileBytes) + 1, '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, &text[got], text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      io_error(e);
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(got);
+  if (got > kMaxAwsFileBytes) too_large();
+#endif
+  return true;
+}
+
+bool read_ini(const std::string &path, Ini &out) {
+  std::string text;
+  if (!read_aws_file(path, text)) return false;
+  std::istringstream in(text);
   std::string line, section, nested;
   while (std::getline(in, line)) {
     const bool indented = !line.empty() && (line[0] == ' ' || line[0] == '\t');
@@ -68,34 +127,73 @@ std::string home_file(const char *override_var, const char *rel) {
   return home.empty() ? std::string() : home + "/" + rel;
 }
 
-// What a profile says, from ~/.aws/credentials and ~/.aws/config.
-struct Profile {
-  bool found = false;
-  std::string credentials_file, config_file;
-  std::map<std::string, std::string> creds, config;
-};
+// What a profile says, from ~/.aws/credentials and ~/.aws/config, each file
+// read only when something is looked up in it: neither is touched when the
+// options and the environment give everything.
+class Profile {
+ public:
+  explicit Profile(std::string name)
+      : name_(std::move(name)),
+        credentials_file_(home_file("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials")),
+        config_file_(home_file("AWS_CONFIG_FILE", ".aws/config")) {}
 
-Profile load_profile(const std::string &name) {
-  Profile p;
-  p.credentials_file = home_file("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials");
-  p.config_file = home_file("AWS_CONFIG_FILE", ".aws/config");
-  Ini creds, config;
-  if (!p.credentials_file.empty() && read_ini(p.credentials_file, creds)) {
-    auto it = creds.find(name);
-    if (it != creds.end()) {
-      p.found = true;
-      p.creds = it->second;
-    }
+  const std::string &credentials_file() const { return credentials_file_; }
+  const std::string &config_file() const { return config_file_; }
+
+  // Whether the profile is in either file (reads both).
+  bool found() {
+    load_credentials();
+    load_config();
+    return in_credentials_ || in_config_;
   }
-  if (!p.config_file.empty() && read_ini(p.config_file, config)) {
-    auto it = config.find(name == "default" ? "default" : "profile " + name);
-    if (it != config.end()) {
-      p.found = true;
-      p.config = it->second;
+
+  // A key's value and, in `where`, which file gave it; "" when neither has
+  // it. with_credentials: look in the credentials file first (keys, and
+  // what else is looked up alongside them); else only the config file.
+  std::string get(const char *key, bool with_credentials, std::string &where) {
+    if (with_credentials) {
+      load_credentials();
+      auto it = creds_.find(key);
+      if (it != creds_.end() && !it->second.empty()) {
+        where = "profile '" + name_ + "' in " + credentials_file_;
+        return it->second;
+      }
     }
+    load_config();
+    auto it = config_.find(key);
+    if (it != config_.end() && !it->second.empty()) {
+      where = "profile '" + name_ + "' in " + config_file_;
+      return it->second;
+    }
+    return "";
   }
-  return p;
-}
+
+ private:
+  void load_credentials() {
+    if (credentials_read_) return;
+    credentials_read_ = true;
+    Ini ini;
+    if (credentials_file_.empty() || !read_ini(credentials_file_, ini)) return;
+    auto it = ini.find(name_);
+    if (it == ini.end()) return;
+    in_credentials_ = true;
+    creds_ = std::move(it->second);
+  }
+  void load_config() {
+    if (config_read_) return;
+    config_read_ = true;
+    Ini ini;
+    if (config_file_.empty() || !read_ini(config_file_, ini)) return;
+    auto it = ini.find(name_ == "default" ? "default" : "profile " + name_);
+    if (it == ini.end()) return;
+    in_config_ = true;
+    config_ = std::move(it->second);
+  }
+
+  std::string name_, credentials_file_, config_file_;
+  bool credentials_read_ = false, config_read_ = false, in_credentials_ = false, in_config_ = false;
+  std::map<std::string, std::string> creds_, config_;
+};
 
 bool valid_region(const std::string &r) {
   if (r.empty() || r.size() > 64) return false;
@@ -141,9 +239,9 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
   const size_t slash = rest.find('/');
   loc.bucket = rest.substr(0, slash);
   if (!valid_bucket(loc.bucket))
-    fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': not an S3 bucket name (3 to 63 of a-z 0-9 . - _)");
+    fail(ZT_E_INVALID_ARG, "'" + redact_url(url) + "': not an S3 bucket name (3 to 63 of a-z 0-9 . - _)");
   if (slash == std::string::npos || slash + 1 == rest.size())
-    fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': no object key (s3://BUCKET/KEY)");
+    fail(ZT_E_INVALID_ARG, "'" + redact_url(url) + "': no object key (s3://BUCKET/KEY)");
   loc.key = rest.substr(slash + 1);
 
   // The profile: named explicitly, by AWS_PROFILE, or "default". A profile
@@ -155,22 +253,25 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
     named = true;
   }
   if (profile_name.empty()) profile_name = "default";
-  const Profile prof = load_profile(profile_name);
-  if (named && !prof.found)
-    fail(ZT_E_NOT_FOUND, "'" + printable(url) + "': AWS profile '" + printable(profile_name) + "' is in neither '" +
-                             printable(prof.credentials_file) + "' nor '" + printable(prof.config_file) + "'");
+  Profile prof(profile_name);
+  // Keys from the profile; a profile named on purpose must exist.
+  bool keys_from_profile = false;
+  auto from_profile_keys = [&](const char *key, std::string &where) -> std::string {
+    if (!keys_from_profile) {
+      keys_from_profile = true;
+      if (named && !prof.found())
+        fail(ZT_E_NOT_FOUND, "'" + redact_url(url) + "': AWS profile '" + printable(profile_name) +
+                                 "' is in neither '" + printable(prof.credentials_file()) + "' nor '" +
+                                 printable(prof.config_file()) + "'");
+    }
+    return prof.get(key, true, where);
+  };
+  // Region and endpoint from the profile, when neither the options nor the
+  // environment give them: with the keys from the profile, as the keys
+  // are found; else from the config file alone (the credentials file holds
+  // keys, which came from elsewhere).
   auto from_profile = [&](const char *key, std::string &where) -> std::string {
-    auto it = prof.creds.find(key);
-    if (it != prof.creds.end() && !it->second.empty()) {
-      where = "profile '" + profile_name + "' in " + prof.credentials_file;
-      return it->second;
-    }
-    it = prof.config.find(key);
-    if (it != prof.config.end() && !it->second.empty()) {
-      where = "profile '" + profile_name + "' in " + prof.config_file;
-      return it->second;
-    }
-    return "";
+    return prof.get(key, keys_from_profile, where);
   };
 
   // Credentials, in the AWS tools' order.
@@ -178,7 +279,7 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
     loc.credential_source = "none (unsigned requests were asked for)";
   } else if (!s.aws_access_key_id.empty() || !s.aws_secret_access_key.empty()) {
     if (s.aws_access_key_id.empty() || s.aws_secret_access_key.empty())
-      fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': zt_url_options sets only one of aws_access_key_id and " +
+      fail(ZT_E_INVALID_ARG, "'" + redact_url(url) + "': zt_url_options sets only one of aws_access_key_id and " +
                                  "aws_secret_access_key");
     loc.access_key = s.aws_access_key_id;
     loc.secret_key = s.aws_secret_access_key;
@@ -186,9 +287,9 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
     loc.credential_source = "zt_url_options";
   } else if (!s.s3_profile.empty()) {
     std::string where;
-    loc.access_key = from_profile("aws_access_key_id", where);
-    loc.secret_key = from_profile("aws_secret_access_key", where);
-    loc.session_token = from_profile("aws_session_token", where);
+    loc.access_key = from_profile_keys("aws_access_key_id", where);
+    loc.secret_key = from_profile_keys("aws_secret_access_key", where);
+    loc.session_token = from_profile_keys("aws_session_token", where);
     loc.credential_source = where;
   } else if (!env("AWS_ACCESS_KEY_ID").empty() && !env("AWS_SECRET_ACCESS_KEY").empty()) {
     loc.access_key = env("AWS_ACCESS_KEY_ID");
@@ -198,14 +299,14 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
                             std::string(loc.session_token.empty() ? "" : ", AWS_SESSION_TOKEN") + ")";
   } else {
     std::string where;
-    loc.access_key = from_profile("aws_access_key_id", where);
-    loc.secret_key = from_profile("aws_secret_access_key", where);
-    loc.session_token = from_profile("aws_session_token", where);
+    loc.access_key = from_profile_keys("aws_access_key_id", where);
+    loc.secret_key = from_profile_keys("aws_secret_access_key", where);
+    loc.session_token = from_profile_keys("aws_session_token", where);
     loc.credential_source = where;
   }
   if (!s.s3_unsigned && (loc.access_key.empty() || loc.secret_key.empty())) {
     if (!loc.access_key.empty() || !loc.secret_key.empty())
-      fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': " + loc.credential_source +
+      fail(ZT_E_INVALID_ARG, "'" + redact_url(url) + "': " + loc.credential_source +
                                  " has only one of aws_access_key_id and aws_secret_access_key");
     loc.access_key.clear();
     loc.secret_key.clear();
@@ -216,7 +317,7 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
   loc.sign = !loc.access_key.empty();
   if (loc.access_key.find(':') != std::string::npos)
     fail(ZT_E_INVALID_ARG,
-         "'" + printable(url) + "': the access key id from " + loc.credential_source + " contains ':'");
+         "'" + redact_url(url) + "': the access key id from " + loc.credential_source + " contains ':'");
 
   // Region and endpoint.
   std::string where;
@@ -236,7 +337,7 @@ S3Location resolve_s3(const std::string &url, const UrlSettings &s) {
     loc.region_source = "the default";
   }
   if (!valid_region(loc.region))
-    fail(ZT_E_INVALID_ARG, "'" + printable(url) + "': region '" + printable(loc.region) + "' from " +
+    fail(ZT_E_INVALID_ARG, "'" + redact_url(url) + "': region '" + printable(loc.region) + "' from " +
                                loc.region_source + " is not a region name (a-z 0-9 -)");
   std::string endpoint;
   if (!s.s3_endpoint.empty()) {

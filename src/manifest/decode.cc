@@ -330,6 +330,7 @@ class EarlyObjects {
     Object &o = objects.emplace_back();
     o.name = std::string(t.text(key));
     decode_object_v1(t, node, o, man_, limits_);
+    if (limits_.on_early_object) limits_.on_early_object(o);
   }
 
   std::vector<Object> objects;  // the first objects.size() objects, decoded

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "container/layout.h"
@@ -17,6 +18,11 @@ struct DecodeLimits {
   // The whole file's size, where an empty blob may point (0: unknown, so it
   // must not point past the manifest's start either).
   uint64_t file_size = 0;
+  // Called with each object decoded while the manifest is still being
+  // parsed (1.x files whose 'version' precedes 'objects'; the others only
+  // once decoded, so never): the prefetch thread starts reading its
+  // components meanwhile (src/prefetcher.h). Its fields are unchecked.
+  std::function<void(const Object &)> on_early_object;
 };
 
 // Root damage throws; object damage is recorded on the object (and thrown

@@ -11,6 +11,11 @@
 // docs/cross.md). There the object lives in a fiber-local storage slot
 // whose callback deletes it at thread exit; the slot is freed when the
 // library is unloaded.
+//
+// After fork(2) the child has the forking thread's objects (and leaks the
+// other threads', which are never destroyed: harmless). An object that
+// holds threads of its own (a zstd context with workers) must check that
+// it is still in the process that made it (src/platform/process.h).
 #pragma once
 
 #ifdef _WIN32

@@ -4,6 +4,7 @@
 #include "set/shard_index.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -245,13 +246,23 @@ class IndexSax : public json::json_sax_t {
 };
 
 // A path component as a web server would see it after decoding %XX
-// escapes, up to three times (double-encoded "%252e%252e" too).
+// escapes (and IIS's %uXXXX), up to three times (double-encoded
+// "%252e%252e" too).
 std::string percent_decoded(const std::string &part) {
   auto hex = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
+  };
+  auto hex4 = [&](const std::string &s, size_t i) -> int {  // s[i..i+3], or -1
+    if (i + 4 > s.size()) return -1;
+    int v = 0;
+    for (size_t k = i; k < i + 4; ++k) {
+      if (hex(s[k]) < 0) return -1;
+      v = v * 16 + hex(s[k]);
+    }
+    return v;
   };
   std::string cur = part;
   for (int round = 0; round < 3 && cur.find('%') != std::string::npos; ++round) {
@@ -260,6 +271,20 @@ std::string percent_decoded(const std::string &part) {
       if (cur[i] == '%' && i + 2 < cur.size() && hex(cur[i + 1]) >= 0 && hex(cur[i + 2]) >= 0) {
         next += static_cast<char>(hex(cur[i + 1]) * 16 + hex(cur[i + 2]));
         i += 2;
+      } else if (cur[i] == '%' && i + 1 < cur.size() && (cur[i + 1] == 'u' || cur[i + 1] == 'U') &&
+                 hex4(cur, i + 2) >= 0) {
+        const int cp = hex4(cur, i + 2);  // UTF-8 of a BMP code point
+        if (cp < 0x80) {
+          next += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+          next += static_cast<char>(0xC0 | (cp >> 6));
+          next += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+          next += static_cast<char>(0xE0 | (cp >> 12));
+          next += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          next += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+        i += 5;
       } else {
         next += cur[i];
       }
@@ -268,6 +293,47 @@ std::string percent_decoded(const std::string &part) {
     cur = std::move(next);
   }
   return cur;
+}
+
+// True when some common server or file system reads the (decoded)
+// component as "." or ".." (or "..." as old Windows did): what is left once
+//  - a ';' path parameter is cut (Tomcat, Jetty and Spring read "..;x" as
+//    ".."), and so is what follows '?' or '#' (the query or fragment);
+//  - the byte sequences decoders take for '.' are read as '.' (overlong
+//    UTF-8 C0 AE, E0 80 AE, F0 80 80 AE; NFKC-folded U+FF0E, U+FE52, U+2024,
+//    and U+2025 "‥", U+2026 "…", which fold to two and three dots);
+//  - spaces and other ASCII white space are dropped (Windows and IIS strip
+//    trailing ones: ".. " is "..")
+// is nothing but dots.
+bool read_as_dot_segment(const std::string &decoded) {
+  static const char *const kDotForms[] = {"\xC0\xAE",     "\xE0\x80\xAE", "\xF0\x80\x80\xAE", "\xEF\xBC\x8E",
+                                          "\xEF\xB9\x92", "\xE2\x80\xA4", "\xE2\x80\xA5",     "\xE2\x80\xA6"};
+  std::string v = decoded.substr(0, decoded.find_first_of(";?#"));
+  size_t dots = 0;
+  for (size_t i = 0; i < v.size();) {
+    const char c = v[i];
+    if (c == '.') {
+      ++dots;
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f') {
+      ++i;
+      continue;
+    }
+    bool matched = false;
+    for (const char *form : kDotForms) {
+      const size_t n = std::strlen(form);
+      if (v.compare(i, n, form) == 0) {
+        ++dots;
+        i += n;
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) return false;
+  }
+  return dots > 0;
 }
 
 }  // namespace
@@ -290,12 +356,20 @@ void check_shard_location(const std::string &loc, const std::string &ctx) {
     if (part == "." || part == "..") bad("has a '" + part + "' path component");
     // A remote index's shard is fetched by URL and servers decode %XX
     // before resolving dot segments: "%2e%2e" is ".." to them.
-    if (part.find('%') != std::string::npos) {
-      const std::string dec = percent_decoded(part);
+    const std::string dec = part.find('%') != std::string::npos ? percent_decoded(part) : part;
+    if (dec != part) {
       if (dec == "." || dec == "..") bad("has a percent-encoded '" + dec + "' path component");
       if (dec.find_first_of(std::string("/\\\0", 3)) != std::string::npos)
         bad("has a percent-encoded '/', '\\' or NUL");
     }
+    // Whatever else some server reads as a parent or current folder:
+    // "..;jsessionid=x", "%2e%2e;", ". .", "..?", "%c0%ae%c0%ae", "...".
+    if (read_as_dot_segment(dec))
+      bad("has a path component '" + printable(part) + "' that web servers or file systems read as '.' or '..'");
+    // An empty component once a server cuts the ';' parameter ("a/;x/b"
+    // is "a//b" to Tomcat), or the query ("a/?x" is the folder "a/").
+    if (dec.front() == ';' || dec.front() == '?' || dec.front() == '#')
+      bad("has a path component that is empty once a ';' parameter, query or fragment is cut");
     if (slash == std::string::npos) break;
     start = slash + 1;
   }

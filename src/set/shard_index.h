@@ -27,7 +27,11 @@ ShardIndex parse_shard_index(std::string_view text, const std::string &what, siz
 
 // Throws ZT_E_MANIFEST unless `location` is a relative path inside the
 // index's folder: not empty, not absolute, no URL scheme, no backslash or
-// NUL, no empty, "." or ".." component.
+// NUL, no empty, "." or ".." component, and no component that any common
+// server reads as one once it decodes %XX / %uXXXX (three rounds), cuts a
+// ';' parameter, query or fragment, folds overlong or look-alike dots and
+// drops white space ("%2e%2e", "..;", ". .", "%c0%ae%c0%ae", "..."): the
+// same rule for local and remote sets (docs/sharding.md).
 void check_shard_location(const std::string &location, const std::string &ctx);
 
 // Where a checked shard location lives, given the index's own location.

@@ -49,29 +49,58 @@ inline std::string temp_prefix(const std::string &target, const char *tag) {
   return target + tag + std::to_string(static_cast<long>(::getpid())) + "-";
 }
 
+// Temporaries are created with `mode`: 0600 when they will take a replaced
+// file's mode (fchmod), 0666 for a new file, which the kernel then cuts by
+// the umask (or the folder's default ACL) exactly as for any file created
+// there. Reading the umask instead would take umask(0) + umask(mask): for
+// that instant the whole process has umask 0, and a file another thread
+// creates comes out world-writable (issue 37).
+//
 // An anonymous (O_TMPFILE) file in `dir`, read-write, locked; -1 where
 // the filesystem (or kernel) has none.
-inline int open_anonymous_temp(const std::string &dir) {
+inline int open_anonymous_temp(const std::string &dir, mode_t mode = 0600) {
 #ifdef O_TMPFILE
-  const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
   if (fd >= 0) (void)::flock(fd, LOCK_EX | LOCK_NB);  // a fresh file: nobody else can hold it
   return fd;
 #else
   (void)dir;
+  (void)mode;
   errno = EOPNOTSUPP;
   return -1;
 #endif
 }
 
-// A named temporary "<target><tag><pid>-XXXXXX", created exclusively and
-// locked; -1 (errno set) on failure.
-inline int create_named_temp(const std::string &target, const char *tag, std::string &name) {
-  std::string tmpl = temp_prefix(target, tag) + "XXXXXX";
-  const int fd = ::mkostemp(&tmpl[0], O_CLOEXEC);
-  if (fd < 0) return -1;
-  (void)::flock(fd, LOCK_EX | LOCK_NB);
-  name = tmpl;
-  return fd;
+// A fresh candidate name "<target><tag><pid>-XXXXXX" (six characters
+// from the clock and a counter; the callers create or link it exclusively
+// and try another on EEXIST).
+inline std::string temp_candidate(const std::string &target, const char *tag) {
+  static std::atomic<unsigned> counter{0};
+  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  uint64_t x = static_cast<uint64_t>(ts.tv_nsec) * 0x9E3779B97F4A7C15ull ^ counter.fetch_add(1) * 0xBF58476D1CE4E5B9ull;
+  std::string candidate = temp_prefix(target, tag);
+  for (int i = 0; i < 6; ++i, x /= 36) candidate += digits[x % 36];
+  return candidate;
+}
+
+// A named temporary "<target><tag><pid>-XXXXXX", created exclusively with
+// `mode` (see open_anonymous_temp; mkostemp would force 0600) and locked;
+// -1 (errno set) on failure.
+inline int create_named_temp(const std::string &target, const char *tag, std::string &name, mode_t mode = 0600) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string candidate = temp_candidate(target, tag);
+    const int fd = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd >= 0) {
+      (void)::flock(fd, LOCK_EX | LOCK_NB);
+      name = candidate;
+      return fd;
+    }
+    if (errno != EEXIST) return -1;
+  }
+  errno = EEXIST;
+  return -1;
 }
 
 // Gives an anonymous temporary a fresh name "<target><tag><pid>-XXXXXX"
@@ -79,15 +108,8 @@ inline int create_named_temp(const std::string &target, const char *tag, std::st
 // CAP_DAC_READ_SEARCH on older kernels; /proc/self/fd works for anyone.
 // Returns false (errno set) if neither can.
 inline bool link_anonymous_temp(int fd, const std::string &target, const char *tag, std::string &name) {
-  static std::atomic<unsigned> counter{0};
-  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
   for (int attempt = 0; attempt < 100; ++attempt) {
-    struct timespec ts;
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t x =
-        static_cast<uint64_t>(ts.tv_nsec) * 0x9E3779B97F4A7C15ull ^ counter.fetch_add(1) * 0xBF58476D1CE4E5B9ull;
-    std::string candidate = temp_prefix(target, tag);
-    for (int i = 0; i < 6; ++i, x /= 36) candidate += digits[x % 36];
+    const std::string candidate = temp_candidate(target, tag);
     int rc = -1;
 #ifdef AT_EMPTY_PATH
     rc = ::linkat(fd, "", AT_FDCWD, candidate.c_str(), AT_EMPTY_PATH);

@@ -249,6 +249,62 @@ TEST_F(SetTest, LocationsMayNotLeaveTheFolder) {
   zt_set_close(s);
 }
 
+TEST_F(SetTest, LocationsNoServerReadsAsAParent) {
+  // Segments that Tomcat, Jetty, Spring, IIS or a Windows file system read
+  // as ".." or "." although they are neither byte for byte (issue 37): a
+  // ';' path parameter, a query or fragment cut, overlong UTF-8 and
+  // look-alike dots, %uXXXX, white space, more dots. A file exists at
+  // each name so that only the rule can refuse.
+  write_shard(dir.file("sub/inner.zt"), {"x"}, 0);
+  const std::string sub_index = dir.file("sub/i.json");
+  for (const char *loc : {"..;/model-00001-of-00002.zt",
+                          "..;jsessionid=1/x.zt",
+                          ".;/inner.zt",
+                          "sub/..;/..;/x.zt",
+                          "%2e%2e;/x.zt",
+                          "..%3b/x.zt",
+                          "%2e.;x/x.zt",
+                          "..?/x.zt",
+                          "..#/x.zt",
+                          "..%00/x.zt",
+                          "..%5c/x.zt",
+                          "a/..%5c..%5cx.zt",
+                          "%c0%ae%c0%ae/x.zt",
+                          "%C0%AE./x.zt",
+                          "%e0%80%ae%e0%80%ae/x.zt",
+                          "%u002e%u002e/x.zt",
+                          "%U002E./x.zt",
+                          "\xEF\xBC\x8E\xEF\xBC\x8E/x.zt",
+                          "%ef%bc%8e%ef%bc%8e/x.zt",
+                          "\xE2\x80\xA4\xE2\x80\xA4/x.zt",
+                          "\xE2\x80\xA5/x.zt",
+                          "%e2%80%a6/x.zt",
+                          ".. /x.zt",
+                          "..%20/x.zt",
+                          ". ./x.zt",
+                          "..%09/x.zt",
+                          ".../x.zt",
+                          "..../x.zt",
+                          "%252e%252e%253b/x.zt",
+                          ";x/inner.zt",
+                          "a/;/x.zt",
+                          "?x",
+                          "#x"}) {
+    std::string text = std::string(R"({"weight_map": {"x": ")") + loc + "\"}}";
+    write_file(sub_index, text);
+    const std::string msg = open_fails(sub_index, ZT_E_MANIFEST);
+    EXPECT_NE(msg.find("rule: shard locations are relative paths"), std::string::npos) << loc << ": " << msg;
+  }
+  // Names that merely contain dots, ';', '%' or spaces stay valid.
+  for (const char *name : {"a..b.zt", "v1.;2.zt", "x;y.zt", "50%.zt", "with space.zt", ".hidden.zt", "..x.zt"}) {
+    write_shard(dir.file(std::string("sub/") + name), {"x"}, 0);
+    write_file(sub_index, std::string(R"({"weight_map": {"x": ")") + name + "\"}}");
+    zt_set *s = nullptr;
+    EXPECT_EQ(zt_open_set(sub_index.c_str(), nullptr, &s), ZT_OK) << name << ": " << zt_last_error();
+    zt_set_close(s);
+  }
+}
+
 TEST_F(SetTest, MalformedIndexes) {
   open_fails(index("not json"), ZT_E_MANIFEST);
   open_fails(index("[1, 2]"), ZT_E_MANIFEST);

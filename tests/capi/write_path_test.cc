@@ -402,6 +402,36 @@ int with_file_size_limit(rlim_t limit, Body body) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+// A failed write names the destination: the temporary is unnamed
+// (O_TMPFILE) while it is written, and the message read "write to ''
+// failed" (issue 37). Both a large direct write and the flush at finish.
+TEST(WritePath, AWriteErrorNamesTheDestination) {
+  TempDir tmp;
+  const std::string path = tmp.file("full-disk.zt");
+  for (size_t blob : {size_t{1000}, size_t{3} << 20}) {
+    SCOPED_TRACE(blob);
+    int rc = with_file_size_limit(1 << 20, [&] {
+      std::vector<uint8_t> data = pattern(blob, 1);
+      zt_writer *w = create(path);
+      if (!w) return 10;
+      zt_status s = ZT_OK;
+      for (size_t i = 0; s == ZT_OK && i < std::max<size_t>(2, (size_t{2} << 20) / blob); ++i) {
+        uint64_t shape[1] = {blob};
+        std::string n = name_of(i);
+        s = zt_writer_add_dense(w, n.data(), n.size(), ZT_U8, shape, 1, data.data(), data.size(), nullptr);
+      }
+      const bool failed_adding = s != ZT_OK;
+      if (!failed_adding) s = zt_writer_finish(w);
+      const std::string error = zt_last_error();
+      if (failed_adding) zt_writer_discard(w);
+      if (s != ZT_E_IO) return 12;
+      if (error.find("''") != std::string::npos) return 13;
+      return error.find("'" + path + "'") != std::string::npos ? 0 : 14;
+    });
+    EXPECT_EQ(rc, 0) << "13: the message quotes an empty name; 14: it does not name " << path;
+  }
+}
+
 // A write that fails (here: past a 1 MiB file-size limit) fails the writer
 // with ZT_E_IO, at the blob that crosses the limit or at finish for bytes
 // still gathered; the destination keeps its old bytes and no temporary is

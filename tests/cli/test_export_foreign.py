@@ -280,7 +280,10 @@ def ztensor():
     """The Python binding over the library just built (for fixtures the CLI cannot make)."""
     import glob
     root, build = os.environ["ZT_SOURCE_ROOT"], os.environ["ZT_BUILD_ROOT"]
-    os.environ.setdefault("ZTENSOR_LIBRARY", sorted(glob.glob(os.path.join(build, "libztensor.so.*.*.*")))[0])
+    # Files only: a build dir that went through a version bump keeps the old
+    # version's object directory (libztensor.so.1.2.0.p).
+    libs = [p for p in sorted(glob.glob(os.path.join(build, "libztensor.so.*.*.*"))) if os.path.isfile(p)]
+    os.environ.setdefault("ZTENSOR_LIBRARY", libs[-1])
     sys.path.insert(0, os.path.join(root, "bindings", "python"))
     import ztensor as zt
     return zt

@@ -230,6 +230,25 @@ class TempFileTest(ztcli.TmpCase):
                 self.assertFalse(os.path.exists(self.path("nowhere/made.zt")))
                 self.assertTrue(os.path.islink(self.path("link.zt")))
 
+    def test_new_outputs_take_the_umask_on_both_temporary_paths(self):
+        # The temporary is created with 0666 and the kernel applies the
+        # umask (issue 37: reading it with umask(0) + umask(mask) changed it
+        # for the whole process). Named temporaries (no O_TMPFILE) were made
+        # 0600 by mkostemp, then chmod-ed.
+        np.save(self.path("small.npy"), np.arange(10, dtype=np.int32))
+        run("convert", self.path("small.npy"), "-o", self.path("small.zt"))
+        for named in (False, True):
+            for mask in (0o027, 0o002):
+                out_zt = self.path("u%o-%d.zt" % (mask, named))
+                out_npy = self.path("u%o-%d.npy" % (mask, named))
+                for args in (["compress", self.path("small.zt"), "-o", out_zt],
+                             ["export", self.path("small.zt"), "small", "-o", out_npy]):
+                    with self.subTest(named=named, mask=oct(mask), cmd=args[0]):
+                        p = subprocess.run([ZT, *args], capture_output=True, text=True, env=self.env(named),
+                                           preexec_fn=lambda m=mask: os.umask(m))
+                        self.assertEqual(p.returncode, 0, p.stderr)
+                        self.assertEqual(os.stat(args[-1]).st_mode & 0o7777, 0o666 & ~mask)
+
 
 if __name__ == "__main__":
     import unittest

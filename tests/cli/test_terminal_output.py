@@ -100,6 +100,50 @@ class Escaped(ztcli.TmpCase):
         self.assertTrue(out.startswith("caf\u00e9/\u5b57\t"), out)
 
 
+class NulInNames(ztcli.TmpCase):
+    """A 1.x name, role or format may hold NUL: "a\\0b" is its own object, not
+    "a". zt prints the whole string, the NUL escaped like any control."""
+
+    def nul_file(self):
+        p = self.path("nul.zt")
+        rawzt.build(p, [bytes(4), bytes(4)], {
+            "a": {"shape": [1], "format": "dense", "components": {"data": {"dtype": "f32", "blob": 0}}},
+            "a\x00b": {"shape": [1], "format": "dense\x00x", "components": {
+                "data": {"dtype": "f32", "blob": 1, "digest": "sha256:" + "0" * 64},
+                "r\x00s": {"dtype": "f32", "blob": 0}}},
+        })
+        return p
+
+    def run_bytes(self, *args):
+        import subprocess
+        return subprocess.run([ztcli.ZT, *map(str, args)], capture_output=True)
+
+    def test_ls_shows_the_whole_name_and_format(self):
+        p = self.run_bytes("ls", self.nul_file())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn(b"\x00", p.stdout)
+        lines = p.stdout.decode().splitlines()
+        self.assertEqual(len(lines), 2, lines)
+        self.assertEqual(lines[0].split("\t")[:2], ["a", "dense"])
+        # The format was printed as "dense" (cut at the NUL): it is not dense.
+        self.assertEqual(lines[1].split("\t")[:2], ["a\\x00b", "dense\\x00x"])
+
+    def test_info_shows_the_whole_role(self):
+        p = self.run_bytes("info", self.nul_file())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn(b"\x00", p.stdout)
+        text = p.stdout.decode()
+        self.assertIn("component r\\x00s:", text)
+        self.assertIn("format:     dense\\x00x", text)
+
+    def test_verify_names_the_failing_object_whole(self):
+        p = self.run_bytes("verify", self.nul_file())
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertNotIn(b"\x00", p.stdout)
+        # Cut at the NUL, the failure named "a", the valid object.
+        self.assertIn("FAIL a\\x00b / data: ", p.stdout.decode())
+
+
 if __name__ == "__main__":
     import unittest
     unittest.main(verbosity=2)

@@ -2,10 +2,11 @@
 cannot produce: 503 then success, truncated bodies, lying Content-Length,
 endless bodies, huge headers, redirect loops, an ETag that keeps changing,
 a size that turns unknown, a 1 byte/s server, a footer claiming a 1 GiB
-manifest, multi-range answers out of order (/mpswap) or with an endless epilogue
-(/mpendless; /ok answers a
+manifest, a redirect to another host, multi-range answers out of order
+(/mpswap) or with an endless epilogue (/mpendless; /ok answers a
 multi-range request with one range: the whole object as a 206).
-It serves one file's bytes with Range support; the path picks the fault."""
+It serves one file's bytes with Range support; the path picks the fault.
+Every request's headers are kept in `requests` as (path, {name: value})."""
 import http.server
 import re
 import threading
@@ -16,6 +17,8 @@ class FaultServer:
     def __init__(self, data):
         self.data = data
         self.hits = {}
+        self.requests = []
+        self.files = {}  # path: bytes, served whole or by Range (besides the fault paths)
         self.lock = threading.Lock()
         outer = self
 
@@ -30,6 +33,7 @@ class FaultServer:
                 with outer.lock:
                     n = outer.hits.get(path, 0)
                     outer.hits[path] = n + 1
+                    outer.requests.append((path, {k.lower(): v for k, v in self.headers.items()}))
                 try:
                     outer.serve(self, path, n)
                 except (BrokenPipeError, ConnectionResetError):
@@ -52,9 +56,9 @@ class FaultServer:
         self.httpd.shutdown()
         self.httpd.server_close()
 
-    def range_of(self, h):
+    def range_of(self, h, size=None):
         m = re.match(r"bytes=(\d*)-(\d*)$", h.headers.get("Range", ""))
-        size = len(self.data)
+        size = len(self.data) if size is None else size
         if not m:
             return 0, size - 1
         a, b = m.group(1), m.group(2)
@@ -63,11 +67,12 @@ class FaultServer:
             return max(0, size - n), size - 1
         return int(a), min(int(b) if b else size - 1, size - 1)
 
-    def send_range(self, h, etag='"v1"', body_cut=None, length_lie=0):
-        a, b = self.range_of(h)
-        body = self.data[a:b + 1]
+    def send_range(self, h, etag='"v1"', body_cut=None, length_lie=0, data=None):
+        data = self.data if data is None else data
+        a, b = self.range_of(h, len(data))
+        body = data[a:b + 1]
         h.send_response(206)
-        h.send_header("Content-Range", f"bytes {a}-{b}/{len(self.data)}")
+        h.send_header("Content-Range", f"bytes {a}-{b}/{len(data)}")
         h.send_header("Content-Length", str(len(body) + length_lie))
         h.send_header("ETag", etag)
         h.end_headers()
@@ -76,7 +81,9 @@ class FaultServer:
             h.close_connection = True
 
     def serve(self, h, path, n):
-        if path == "/ok":
+        if path in self.files:
+            self.send_range(h, data=self.files[path])
+        elif path == "/ok":
             self.send_range(h)
         elif path == "/flaky503":  # 503 twice, then served
             if n < 2:
@@ -142,6 +149,13 @@ class FaultServer:
         elif path == "/loop":
             h.send_response(302)
             h.send_header("Location", "/loop")
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+        elif path.startswith("/to/"):  # /to/HOST:PORT/PATH: a redirect to http://HOST:PORT/PATH
+            _, _, where = path.partition("/to/")
+            host, _, rest = where.partition("/")
+            h.send_response(302)
+            h.send_header("Location", f"http://{host}/{rest}")
             h.send_header("Content-Length", "0")
             h.end_headers()
         elif path == "/changing":  # a new ETag on every response

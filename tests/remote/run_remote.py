@@ -1,7 +1,8 @@
 """Runs the remote-read tests (pytest) for `meson test --suite remote`.
 
     run_remote.py            zt_open_url over HTTP: nginx and fault_server.py
-    run_remote.py s3         s3://: the botocore signature server and s3rver
+    run_remote.py s3         s3://: the botocore signature server and s3rver; where
+                             each credential is sent (test_credential_scope.py)
     run_remote.py dist       the torch.distributed tensor-parallel recipe
     run_remote.py link       the link simulator's accuracy, and the range
                              cost model's request counts through it
@@ -21,7 +22,9 @@ from nginx_server import find_nginx  # noqa: E402
 
 mode = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in ("s3", "dist", "link") else "http"
 extra = sys.argv[2:] if mode != "http" else sys.argv[1:]
-files = {"http": ["test_remote.py"], "s3": ["test_s3_sig.py", "test_s3rver.py"], "dist": ["test_distributed.py"],
+files = {"http": ["test_remote.py", "test_log_redaction.py"],
+         "s3": ["test_s3_sig.py", "test_s3rver.py", "test_credential_scope.py"],
+         "dist": ["test_distributed.py"],
          "link": ["test_link_sim.py", "test_remote_plan.py"]}[mode]
 
 

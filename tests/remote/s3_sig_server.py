@@ -48,6 +48,7 @@ class SigV4Server:
         self.skew = skew_seconds
         self.redirects = dict(redirects or {})  # bucket: (Location, its region), answered 301
         self.log = []  # (method, raw path, host, signed headers or None, status)
+        self.headers = []  # every request's headers, {lower-case name: value}
         self.lock = threading.Lock()
         outer = self
 
@@ -181,6 +182,7 @@ class SigV4Server:
     def reply(self, h, status, body, signed, headers=None):
         with self.lock:
             self.log.append((h.command, h.path, h.headers.get("Host"), signed, status))
+            self.headers.append({k.lower(): v for k, v in h.headers.items()})
         h.send_response(status)
         for k, v in (headers or {}).items():
             h.send_header(k, v)

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "progress.h"
-#include "progress.h"
 #include "terminal_text.h"
+#include "util/redact_url.h"
 
 namespace ztcli {
 
@@ -43,14 +43,14 @@ ReadOptions &read_options() {
 }
 
 bool is_url(const std::string &path) {
-  auto starts = [&](const char *p) {
-    size_t n = std::strlen(p);
-    if (path.size() < n) return false;
-    for (size_t i = 0; i < n; ++i)
-      if (std::tolower(static_cast<unsigned char>(path[i])) != p[i]) return false;
-    return true;
-  };
-  return starts("http://") || starts("https://") || starts("s3://");
+  return zt::is_remote_url(path);
+}
+
+int refuse_url(const char *cmd, const char *role, const std::string &path) {
+  if (!zt::looks_like_url(path)) return kOk;  // any scheme: ftp://, file://, ...
+  std::fprintf(stderr, "zt %s: the %s '%s' is a URL, and zt %s works on local files only (nothing done)\n", cmd, role,
+               shown(display_path(path)).c_str(), cmd);
+  return kUsage;
 }
 
 void fill_url_options(zt_url_options &u) {
@@ -65,14 +65,7 @@ void fill_url_options(zt_url_options &u) {
 }
 
 std::string display_path(const std::string &path) {
-  if (!is_url(path) || path.compare(0, 5, "s3://") == 0 || path.compare(0, 5, "S3://") == 0) return path;
-  std::string u = path.substr(0, path.find_first_of("?#"));
-  if (u.size() < path.size() && path[u.size()] == '?') u += "?<redacted>";
-  size_t auth = u.find("://") + 3;
-  size_t end = std::min(u.find('/', auth), u.size());
-  size_t at = u.rfind('@', end - 1);
-  if (at != std::string::npos && at >= auth && at < end) u = u.substr(0, auth) + "<credentials>@" + u.substr(at + 1);
-  return u;
+  return zt::redact_url_text(path);
 }
 
 int open_input(const std::string &path, FilePtr &out, const std::string &what) {

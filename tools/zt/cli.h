@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ztensor.h"
@@ -60,6 +61,24 @@ std::string human_bytes(uint64_t n);
 // Describes an object / one of its components (zeroed if the call fails).
 zt_object_info object_info(const zt_object *o);
 zt_component_info component_info(const zt_object *o, size_t index);
+// The strings of an object and a component with their lengths (C ABI 1.3):
+// a format, role or type name may hold NULs, and a C-string comparison or
+// print would stop at the first ("dense\0x" is not "dense").
+inline std::string_view format_of(const zt_object_info &i) {
+  return i.format ? std::string_view(i.format, i.format_len) : std::string_view();
+}
+inline std::string_view role_of(const zt_component_info &c) {
+  return c.role ? std::string_view(c.role, c.role_len) : std::string_view();
+}
+inline std::string_view dtype_name_of(const zt_component_info &c) {
+  return c.dtype_name ? std::string_view(c.dtype_name, c.dtype_name_len) : std::string_view();
+}
+inline std::string_view logical_type_of(const zt_component_info &c) {  // empty when there is none
+  return c.logical_type ? std::string_view(c.logical_type, c.logical_type_len) : std::string_view();
+}
+inline std::string_view encoding_name_of(const zt_component_info &c) {
+  return c.encoding_name ? std::string_view(c.encoding_name, c.encoding_name_len) : std::string_view();
+}
 // Stored (on-disk) bytes of all of an object's components.
 uint64_t stored_bytes(const zt_object *o);
 
@@ -95,10 +114,17 @@ int open_input(const std::string &path, FilePtr &out, const std::string &what = 
 // honour (--pread, --max-decoded-size given explicitly): kUsage after a
 // message, else kOk.
 int refuse_read_options(const char *cmd);
-// True for an http:// or https:// input.
+// True for an http://, https:// or s3:// input.
 bool is_url(const std::string &path);
-// How an input is shown in messages: URLs without user:pass@ or query.
+// How a path or URL is shown in every message, summary line and JSON field:
+// URLs without user:pass@ or query (src/util/redact_url.h, the rule the
+// library's messages follow too); local paths as they are.
 std::string display_path(const std::string &path);
+// For a path a command only handles locally (an output, a file rewritten in
+// place, an input read by zt_migrate or the converters): a URL is refused
+// before anything quotes it or makes a file from it (kUsage after a
+// message naming it redacted), else kOk. `role`: "input", "output", "file".
+int refuse_url(const char *cmd, const char *role, const std::string &path);
 
 // Streams one component (zt_component_stream_*) to fn(data, len) in pieces
 // of at most 8 MiB: memory stays bounded whatever the component's size.

@@ -41,6 +41,8 @@ int rewrite(const char *cmd, const std::vector<std::string> &argv, bool compress
   if (!parse_args(argv, {"--quiet", "--json", "--no-sync"}, with_value, a, err)) return usage_error(cmd, err);
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 1 || out.empty()) return usage_error(cmd, "expected IN and -o OUT");
+  if (int rc = refuse_url(cmd, "input", a.positional[0])) return rc;
+  if (int rc = refuse_url(cmd, "output", out)) return rc;
   if (int rc = refuse_output_is_input(cmd, out, a.positional)) return rc;
   zt_migrate_options mo;
   zt_migrate_options_init(&mo);

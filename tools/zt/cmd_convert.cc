@@ -274,6 +274,10 @@ int cmd_convert(const std::vector<std::string> &argv) {
     return usage_error("convert", err);
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.empty() || out.empty()) return usage_error("convert", "expected INPUT... and -o OUT.zt");
+  // The converters read local files: a URL is refused before it is quoted.
+  for (const auto &p : a.positional)
+    if (int rc = refuse_url("convert", "input", p)) return rc;
+  if (int rc = refuse_url("convert", "output", out)) return rc;
   std::string index, index_err;
   const bool sharded = a.positional.size() == 1 && sharded_index(a.positional[0], index, index_err);
   if (sharded && !index_err.empty()) {

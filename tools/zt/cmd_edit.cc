@@ -63,7 +63,7 @@ std::string object_name(const zt_object *o) {
 int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector<FilePtr> &out) {
   for (const auto &p : paths) {
     FilePtr f;
-    if (int rc = open_input(p, f, std::string(cmd) + ": cannot open '" + p + "'")) return rc;
+    if (int rc = open_input(p, f, std::string(cmd) + ": cannot open '" + display_path(p) + "'")) return rc;
     out.push_back(std::move(f));
   }
   return kOk;
@@ -146,6 +146,8 @@ void summary(const char *cmd, const std::string &out, size_t objects, const Opti
   if (o.json) {
     nlohmann::ordered_json j{{"command", cmd}, {"output", out}, {"objects", objects}, {"output_bytes", size}};
     j[extra_key] = extra;
+    if (std::string(extra_key) == "inputs")  // merge's inputs may be URLs
+      for (auto &v : j[extra_key]) v = display_path(v.get<std::string>());
     std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
   } else if (!o.quiet) {
     std::printf("%s: %zu objects, %s\n", out.c_str(), objects, human_bytes(size).c_str());
@@ -187,6 +189,7 @@ int cmd_append(const std::vector<std::string> &argv) {
   int rc = kOk;
   if (!parse_common("append", argv, {"--from"}, a, o, rc)) return rc;
   if (a.positional.size() != 1 || !a.has("--from")) return usage_error("append", "expected FILE --from OTHER.zt");
+  if (int rc = refuse_url("append", "file", a.positional[0])) return rc;
   if (int rc = refuse_output_is_input("append", a.positional[0], {a.get("--from")})) return rc;
   if (int rc = refuse_hard_linked("append", a.positional[0])) return rc;
 #ifdef _WIN32
@@ -212,6 +215,7 @@ int cmd_remove(const std::vector<std::string> &argv) {
   int rc = kOk;
   if (!parse_common("remove", argv, {}, a, o, rc)) return rc;
   if (a.positional.size() < 2) return usage_error("remove", "expected FILE NAME...");
+  if (int rc = refuse_url("remove", "file", a.positional[0])) return rc;
   if (int rc = refuse_hard_linked("remove", a.positional[0])) return rc;
 #ifdef _WIN32
   return refuse_in_place("remove", a.positional[0]);
@@ -242,6 +246,7 @@ int cmd_merge(const std::vector<std::string> &argv) {
   const bool one_set = a.positional.size() == 1 && is_set_index(a.positional[0]);
   if ((a.positional.size() < 2 && !one_set) || out.empty())
     return usage_error("merge", "expected INPUT... (two or more, or one set index) -o OUT.zt");
+  if (int rc = refuse_url("merge", "output", out)) return rc;
   // Open sets first: their shards are inputs too, which OUT must not be.
   std::vector<SetPtr> sets;
   std::vector<std::string> guarded = a.positional;
@@ -271,7 +276,7 @@ int cmd_merge(const std::vector<std::string> &argv) {
       continue;
     }
     FilePtr f;
-    if ((rc = open_input(p, f, "merge: cannot open '" + p + "'"))) return rc;
+    if ((rc = open_input(p, f, "merge: cannot open '" + display_path(p) + "'"))) return rc;
     attribute_sources.push_back(f.get());
     for (const zt_object *obj : objects_of(f.get())) objects.push_back(obj);
     files.push_back(std::move(f));

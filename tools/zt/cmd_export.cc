@@ -118,9 +118,10 @@ int export_whole_file(const Args &a) {
   if (a.positional.empty() || a.positional.size() > (a.has("-o") || a.has("--output") ? 1u : 2u) || out.empty())
     return usage_error("export", "expected FILE --to safetensors|gguf -o OUT");
   if (to != "safetensors" && to != "gguf") return usage_error("export", "--to takes safetensors or gguf");
+  if (int rc = refuse_url("export", "output", out)) return rc;
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
   FilePtr f;
-  if (int rc = open_input(a.positional[0], f, "export: cannot open '" + a.positional[0] + "'")) return rc;
+  if (int rc = open_input(a.positional[0], f, "export: cannot open '" + display_path(a.positional[0]) + "'")) return rc;
   // Every object is written, so decoded: a blob shared by n objects n times.
   DecodeBudget budget("export", DecodeBudget::Count::EachWrite);
   if (int rc = budget.add_file(f.get(), "'" + display_path(a.positional[0]) + "'")) return rc;
@@ -138,6 +139,7 @@ int cmd_export(const std::vector<std::string> &argv) {
   if (a.has("--to")) return export_whole_file(a);
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 2 || out.empty()) return usage_error("export", "expected FILE OBJECT -o OUT.npy");
+  if (int rc = refuse_url("export", "output", out)) return rc;
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
   FilePtr f;
   if (int rc = open_input(a.positional[0], f, "export: cannot open '" + display_path(a.positional[0]) + "'")) return rc;
@@ -148,9 +150,9 @@ int cmd_export(const std::vector<std::string> &argv) {
   if (st != ZT_OK) return report("export: object '" + name + "'", st);
   const zt_object_info info = object_info(o);
   if (info.status != ZT_OK) return report("export: object '" + name + "' is damaged", info.status);
-  if (std::strcmp(info.format, "dense") != 0) {
+  if (format_of(info) != "dense") {
     std::fprintf(stderr, "zt export: object '%s' has format '%s'; only dense objects can be exported\n",
-                 shown(name).c_str(), shown(info.format).c_str());
+                 shown(name).c_str(), shown(format_of(info)).c_str());
     return kFailure;
   }
   size_t idx = 0;
@@ -162,11 +164,11 @@ int cmd_export(const std::vector<std::string> &argv) {
   const char *descr = npy_descr(c.dtype);
   if (!descr) {
     std::fprintf(stderr, "zt export: object '%s': dtype '%s' has no NumPy equivalent\n", shown(name).c_str(),
-                 shown(c.dtype_name).c_str());
+                 shown(dtype_name_of(c)).c_str());
     return kFailure;
   }
   std::string d = descr;
-  const std::string lt = c.logical_type ? c.logical_type : "";
+  const std::string lt(logical_type_of(c));
   if (lt == "complex64" && c.dtype == ZT_F32) {
     d = "<c8";
   } else if (lt == "complex128" && c.dtype == ZT_F64) {
@@ -175,7 +177,7 @@ int cmd_export(const std::vector<std::string> &argv) {
     std::fprintf(
         stderr,
         "zt export: warning: object '%s' has logical type '%s', which NumPy lacks; writing its %s storage elements\n",
-        shown(name).c_str(), shown(lt).c_str(), c.dtype_name);
+        shown(name).c_str(), shown(lt).c_str(), shown(dtype_name_of(c)).c_str());
   } else if (c.dtype == ZT_BF16) {
     std::fprintf(
         stderr,

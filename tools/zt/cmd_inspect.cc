@@ -86,7 +86,7 @@ int cmd_info(const std::vector<std::string> &argv) {
     // shown() keeps its control characters off the terminal.
     std::printf("\n%s\n", shown(std::string_view(info.name, info.name_len)).c_str());
     std::printf("  shape:      %s\n", shape_string(info.shape, info.ndim).c_str());
-    std::printf("  format:     %s\n", shown(info.format).c_str());
+    std::printf("  format:     %s\n", shown(format_of(info)).c_str());
     if (info.has_attributes) {
       char *oa = nullptr;
       zt_object_attributes_json(o, &oa);
@@ -101,11 +101,12 @@ int cmd_info(const std::vector<std::string> &argv) {
     }
     for (size_t k = 0; k < info.component_count; ++k) {
       const zt_component_info c = component_info(o, k);
-      std::printf("  component %s: %s%s%s, %s, offset %llu, stored %llu, decoded %llu%s%s%s\n", shown(c.role).c_str(),
-                  shown(c.dtype_name).c_str(), c.logical_type ? " as " : "", shown(c.logical_type).c_str(),
-                  shown(c.encoding_name).c_str(), static_cast<unsigned long long>(c.offset),
-                  static_cast<unsigned long long>(c.length), static_cast<unsigned long long>(c.decoded_length),
-                  c.digest ? ", digest " : "", shown(c.digest).c_str(), c.big_endian ? ", big-endian" : "");
+      std::printf("  component %s: %s%s%s, %s, offset %llu, stored %llu, decoded %llu%s%s%s\n",
+                  shown(role_of(c)).c_str(), shown(dtype_name_of(c)).c_str(), c.logical_type ? " as " : "",
+                  shown(logical_type_of(c)).c_str(), shown(encoding_name_of(c)).c_str(),
+                  static_cast<unsigned long long>(c.offset), static_cast<unsigned long long>(c.length),
+                  static_cast<unsigned long long>(c.decoded_length), c.digest ? ", digest " : "",
+                  shown(c.digest).c_str(), c.big_endian ? ", big-endian" : "");
     }
   }
   return kOk;
@@ -129,12 +130,12 @@ int cmd_ls(const std::vector<std::string> &argv) {
     for (size_t k = 0; k < info.component_count; ++k) {
       const zt_component_info c = component_info(o, k);
       stored += c.length;
-      if (k == 0) dtype = c.logical_type ? c.logical_type : c.dtype_name;
+      if (k == 0) dtype = std::string(c.logical_type ? logical_type_of(c) : dtype_name_of(c));
     }
     // One line per object, fields split by TAB: a name's own TAB or LF
     // (escaped by shown()) can neither add a column nor forge a line.
     std::printf("%s\t%s\t%s\t%s\t%s%s\n", shown(std::string_view(info.name, info.name_len)).c_str(),
-                shown(info.format).c_str(), shape_string(info.shape, info.ndim).c_str(), shown(dtype).c_str(),
+                shown(format_of(info)).c_str(), shape_string(info.shape, info.ndim).c_str(), shown(dtype).c_str(),
                 human_bytes(stored).c_str(), info.status == ZT_OK ? "" : "\tDAMAGED");
   }
   return kOk;
@@ -154,7 +155,7 @@ int cmd_cat(const std::vector<std::string> &argv) {
   if (st != ZT_OK) return report("cat", st);
   size_t idx = 0;
   std::string role = a.get("--component", "data");
-  st = zt_object_component_index(o, role.c_str(), &idx);
+  st = zt_object_component_index_n(o, role.data(), role.size(), &idx);
   if (st != ZT_OK) return report("cat", st);
   // stdout cannot be taken back: with --verify the whole component is
   // checked first (the stream then finds it verified and does not digest

@@ -24,6 +24,8 @@ int cmd_migrate(const std::vector<std::string> &argv) {
     return usage_error("migrate", err);
   std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 1 || out.empty()) return usage_error("migrate", "expected IN and -o OUT");
+  if (int rc = refuse_url("migrate", "input", a.positional[0])) return rc;
+  if (int rc = refuse_url("migrate", "output", out)) return rc;
   if (int rc = refuse_output_is_input("migrate", out, a.positional)) return rc;
   zt_migrate_options mo;
   zt_migrate_options_init(&mo);

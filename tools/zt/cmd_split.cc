@@ -9,6 +9,7 @@
 #include "progress.h"
 #include "set_output.h"
 #include "terminal_text.h"
+#include "util/redact_url.h"
 
 namespace ztcli {
 
@@ -42,7 +43,11 @@ std::string object_name(const zt_object *o) {
   return std::string(info.name, info.name_len);
 }
 
-std::string stem_of(const std::string &path) {
+std::string stem_of(const std::string &url_or_path) {
+  // An http(s):// URL's query (a signature, a token) never becomes part of
+  // a file name; an s3:// key is literal.
+  const bool http = is_url(url_or_path) && !zt::starts_with_ascii_nocase(url_or_path, "s3://");
+  const std::string path = http ? url_or_path.substr(0, url_or_path.find_first_of("?#")) : url_or_path;
   std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
   if (base.size() > 3 && base.compare(base.size() - 3, 3, ".zt") == 0) base.resize(base.size() - 3);
   return base.empty() ? "model" : base;
@@ -65,6 +70,7 @@ int cmd_split(const std::vector<std::string> &argv) {
   const std::string outdir = a.get("-o", a.get("--output"));
   if (in.empty() || outdir.empty() || !a.has("--max-shard-size"))
     return usage_error("split", "expected IN.zt --max-shard-size SIZE -o OUTDIR");
+  if (int rc = refuse_url("split", "output", outdir)) return rc;
   uint64_t max_size = 0;
   if (!parse_byte_size(a.get("--max-shard-size"), max_size))
     return usage_error("split", "--max-shard-size takes a size such as 5GB, 500MiB or 1000000");
@@ -74,7 +80,7 @@ int cmd_split(const std::vector<std::string> &argv) {
   const bool quiet = a.has("--quiet"), as_json = a.has("--json"), sync = !a.has("--no-sync");
 
   FilePtr file;
-  if (int rc = open_input(in, file, "split: cannot open '" + in + "'")) return rc;
+  if (int rc = open_input(in, file, "split: cannot open '" + display_path(in) + "'")) return rc;
   size_t count = 0;
   zt_file_object_count(file.get(), &count);
 
@@ -154,8 +160,9 @@ int cmd_split(const std::vector<std::string> &argv) {
   if (int rc = tmp.commit(sync)) return rc;
 
   if (as_json) {
-    nlohmann::ordered_json j{{"command", "split"},           {"input", in},      {"index", outdir + "/" + index_name},
-                             {"shards", targets.size() - 1}, {"objects", count}, {"total_size", total}};
+    nlohmann::ordered_json j{
+        {"command", "split"},           {"input", display_path(in)}, {"index", outdir + "/" + index_name},
+        {"shards", targets.size() - 1}, {"objects", count},          {"total_size", total}};
     std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
   } else if (!quiet) {
     std::printf("%s/%s: %zu objects in %zu shard(s), %s\n", outdir.c_str(), index_name.c_str(), count, shards.size(),

@@ -24,12 +24,14 @@ struct Tally {
   bool quiet = false;
 };
 
-void on_failure(void *user, const char *object, const char *role, zt_status st, const char *message) {
+// Names and roles come with their lengths: either may hold NULs.
+void on_failure(void *user, const char *object, size_t object_len, const char *role, size_t role_len, zt_status st,
+                const char *message) {
   auto *t = static_cast<Tally *>(user);
   ++t->failures;
   if (t->quiet) return;
-  std::printf("FAIL %s%s%s: %s: %s\n", shown(object).c_str(), *role ? " / " : "", shown(role).c_str(),
-              zt_status_str(st), shown(message).c_str());
+  std::printf("FAIL %s%s%s: %s: %s\n", shown(std::string_view(object, object_len)).c_str(), role_len ? " / " : "",
+              shown(std::string_view(role, role_len)).c_str(), zt_status_str(st), shown(message).c_str());
 }
 
 }  // namespace
@@ -46,7 +48,7 @@ int cmd_verify(const std::vector<std::string> &argv) {
   if (int rc = budget.add_file(f.get(), "'" + display_path(a.positional[0]) + "'")) return rc;
   Tally t;
   t.quiet = a.has("--quiet");
-  zt_status st = zt_file_verify(f.get(), a.has("--strict") ? 1 : 0, on_failure, &t);
+  zt_status st = zt_file_verify_n(f.get(), a.has("--strict") ? 1 : 0, on_failure, &t);
   // A failure of the whole run (out of memory, a bad argument) reaches no
   // callback: report it here, before another call replaces the message.
   if (st != ZT_OK && t.failures == 0) return report("verify: '" + display_path(a.positional[0]) + "'", st);

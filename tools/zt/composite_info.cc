@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cli.h"
 #include "terminal_text.h"
 #include "ztensor_composite.h"
 
@@ -14,7 +15,7 @@ std::string composite_info_text(const zt_object *obj) {
   info.struct_size = sizeof info;
   if (zt_object_get_info(obj, &info) != ZT_OK) return "";
   char line[512];
-  if (!std::strcmp(info.format, "sparse_csr") || !std::strcmp(info.format, "sparse_coo")) {
+  if (format_of(info) == "sparse_csr" || format_of(info) == "sparse_coo") {
     zt_sparse_info si{};
     si.struct_size = sizeof si;
     zt_status st = zt_object_sparse_info(obj, &si);
@@ -23,7 +24,7 @@ std::string composite_info_text(const zt_object *obj) {
                   si.nnz, si.density, si.nnz, si.numel);
     return line;
   }
-  if (!std::strcmp(info.format, "quantized_group")) {
+  if (format_of(info) == "quantized_group") {
     zt_quant_info qi{};
     qi.struct_size = sizeof qi;
     zt_status st = zt_object_quant_info(obj, &qi);

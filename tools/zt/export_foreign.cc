@@ -20,7 +20,7 @@ bool export_objects(const char *cmd, const zt_file *f, std::vector<ExportObject>
     zt_file_object_at(f, i, &e.obj);
     const zt_object_info info = object_info(e.obj);
     e.name.assign(info.name, info.name_len);
-    e.format = info.format;
+    e.format = std::string(format_of(info));
     e.shape.assign(info.shape, info.shape + info.ndim);
     e.has_attributes = info.has_attributes != 0;
     if (info.status != ZT_OK) {
@@ -36,7 +36,7 @@ bool export_objects(const char *cmd, const zt_file *f, std::vector<ExportObject>
 }
 
 std::string single_data_problem(const ExportObject &o) {
-  if (o.component_count == 1 && o.data.role && std::strcmp(o.data.role, "data") == 0) return "";
+  if (o.component_count == 1 && role_of(o.data) == "data") return "";
   return "object '" + o.name + "' has " + std::to_string(o.component_count) +
          " components; only objects with exactly one, 'data', can be exported";
 }

@@ -224,12 +224,12 @@ uint32_t ggml_type_of(const ExportObject &o) {
   if (o.format == "dense") {
     if (o.has_attributes) throw Refusal{ctx + " has object attributes, which GGUF cannot hold"};
     if (o.data.logical_type)
-      throw Refusal{ctx + ": logical type " + std::string(o.data.logical_type) + " has no GGUF tensor type"};
+      throw Refusal{ctx + ": logical type " + std::string(logical_type_of(o.data)) + " has no GGUF tensor type"};
     for (uint32_t id = 0; id < 64; ++id) {
       const ztimport::GgmlTypeInfo *g = ztimport::ggml_type_info(id);
       if (g && g->dtype == o.data.dtype) return id;
     }
-    throw Refusal{ctx + ": dtype " + std::string(o.data.dtype_name) +
+    throw Refusal{ctx + ": dtype " + std::string(dtype_name_of(o.data)) +
                   " has no GGUF tensor type (GGUF has f32, f16, bf16, f64, i8, i16, i32, i64)"};
   }
   if (o.format != "ggml_quantized")
@@ -248,7 +248,7 @@ uint32_t ggml_type_of(const ExportObject &o) {
   if (!g || g->dtype != ZT_DTYPE_UNKNOWN)
     throw Refusal{ctx + ": ggml_type_id " + std::to_string(id) + " is not a known block type"};
   const std::string logical = std::string("ggml.") + g->name;
-  if (o.data.dtype != ZT_U8 || !o.data.logical_type || logical != o.data.logical_type)
+  if (o.data.dtype != ZT_U8 || !o.data.logical_type || logical_type_of(o.data) != logical)
     throw Refusal{ctx + ": data is not u8 of logical type " + logical};
   const uint64_t inner = o.shape.back();
   if (inner % g->block_size) throw Refusal{ctx + ": innermost dimension is not a multiple of the block size"};

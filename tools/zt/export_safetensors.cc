@@ -42,7 +42,7 @@ const StType *st_type(const zt_component_info &c) {
   for (const auto &t : kTypes) {
     if (t.dtype != c.dtype) continue;
     if ((t.logical == nullptr) != (c.logical_type == nullptr)) continue;
-    if (t.logical && std::strcmp(t.logical, c.logical_type) != 0) continue;
+    if (t.logical && logical_type_of(c) != t.logical) continue;
     return &t;
   }
   return nullptr;
@@ -90,8 +90,8 @@ int export_safetensors(const zt_file *f, const std::string &out, bool quiet) {
     if (o.has_attributes) return refuse(ctx + " has object attributes, which safetensors cannot hold");
     const StType *t = st_type(o.data);
     if (!t)
-      return refuse(ctx + ": dtype " + o.data.dtype_name + (o.data.logical_type ? " as " : "") +
-                    (o.data.logical_type ? o.data.logical_type : "") + " has no safetensors dtype");
+      return refuse(ctx + ": dtype " + std::string(dtype_name_of(o.data)) + (o.data.logical_type ? " as " : "") +
+                    std::string(logical_type_of(o.data)) + " has no safetensors dtype");
     items.emplace_back(&o, t);
   }
   std::sort(items.begin(), items.end(), [](const auto &a, const auto &b) {

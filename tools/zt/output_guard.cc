@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "terminal_text.h"
 #ifdef _WIN32
 #include "platform/win32.h"
 #endif
@@ -58,14 +59,15 @@ bool file_id(const std::string &path, FileId &id) {
 
 int refuse_output_is_input(const char *cmd, const std::string &out, const std::vector<std::string> &inputs) {
   FileId o;
-  if (!file_id(out, o)) return kOk;  // a new file cannot be an input
+  if (is_url(out) || !file_id(out, o)) return kOk;  // a new file cannot be an input
   for (const auto &in : inputs) {
     FileId i;
+    if (is_url(in)) continue;  // read remotely: never the local output
     if (file_id(in, i) && i.dev == o.dev && i.ino == o.ino) {
       std::fprintf(stderr,
                    "zt %s: the output '%s' is the input '%s' (the same file); writing it would replace the "
                    "input: choose another output path (nothing written)\n",
-                   cmd, out.c_str(), in.c_str());
+                   cmd, shown(out).c_str(), shown(in).c_str());
       return kUsage;
     }
   }

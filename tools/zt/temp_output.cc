@@ -30,16 +30,14 @@ namespace {
 
 constexpr const char *kExportTag = ".zt-export-";
 
-// The target's mode for an existing file, or 0666 & ~umask for a new one.
-void give_mode(int fd, const std::string &target) {
+// The target's mode for an existing file (the temporary is created 0600 and
+// given it); a new one is created 0666 and the kernel applies the umask
+// (util/temp_file.h: reading the umask would change it for a moment).
+bool target_mode(const std::string &target, mode_t &mode) {
   struct stat st;
-  if (::stat(target.c_str(), &st) == 0) {
-    ::fchmod(fd, st.st_mode & 07777);
-  } else {
-    mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
-  }
+  if (::stat(target.c_str(), &st) != 0) return false;
+  mode = st.st_mode & 07777;
+  return true;
 }
 
 }  // namespace
@@ -50,13 +48,15 @@ bool TempOutput::open(const char *cmd, const std::string &out) {
   target_ = export_target(out);
   if (target_.empty()) return false;
   on_signal_.add(SignalCleanup::kOutputFile, target_);
-  int fd = zt::open_anonymous_temp(zt::temp_dir_of(target_));
+  mode_t mode = 0;
+  const bool replaces = target_mode(target_, mode);
+  int fd = zt::open_anonymous_temp(zt::temp_dir_of(target_), replaces ? 0600 : 0666);
   if (fd < 0) {  // named temporaries: those of killed exports go first
     zt::remove_stale_temps(target_, kExportTag);
-    fd = zt::create_named_temp(target_, kExportTag, tmp_);
+    fd = zt::create_named_temp(target_, kExportTag, tmp_, replaces ? 0600 : 0666);
   }
   if (fd >= 0) {
-    give_mode(fd, target_);
+    if (replaces) ::fchmod(fd, mode);
     fp_ = ::fdopen(fd, "wb");
     if (!fp_) ::close(fd);
   }

@@ -111,6 +111,19 @@ PyObject *bind(PyObject *, PyObject *args) {
       return nullptr;
     }
   }
+  // Bound once, by the binding at import: a later call with other addresses
+  // would have the module jump wherever it was told.
+  if (api.object_table) {
+    const void *was[6] = {reinterpret_cast<void *>(api.object_table), reinterpret_cast<void *>(api.read_many),
+                          reinterpret_cast<void *>(api.free),         reinterpret_cast<void *>(api.component),
+                          reinterpret_cast<void *>(api.view),         reinterpret_cast<void *>(api.read)};
+    for (int i = 0; i < 6; ++i)
+      if (was[i] != p[i]) {
+        PyErr_SetString(PyExc_RuntimeError, "bind(): the module is bound to the library's functions already");
+        return nullptr;
+      }
+    Py_RETURN_NONE;
+  }
   api.object_table = reinterpret_cast<decltype(api.object_table)>(p[0]);
   api.read_many = reinterpret_cast<decltype(api.read_many)>(p[1]);
   api.free = reinterpret_cast<decltype(api.free)>(p[2]);
@@ -288,8 +301,14 @@ class Types {
       PyErr_SetString(PyExc_TypeError, "ztensor._ext: type_of must return (numpy dtype, str)");
       return nullptr;
     }
+    auto *descr = reinterpret_cast<PyArray_Descr *>(PyTuple_GET_ITEM(result.get(), 0));
+    if (PyDataType_REFCHK(descr)) {
+      // File bytes viewed as PyObject pointers would be dereferenced by numpy.
+      PyErr_SetString(PyExc_TypeError, "ztensor._ext: type_of returned a dtype holding Python objects");
+      return nullptr;
+    }
     ElementType &t = types_[key];
-    t.descr = reinterpret_cast<PyArray_Descr *>(PyTuple_GET_ITEM(result.get(), 0));
+    t.descr = descr;
     t.zt_type = PyTuple_GET_ITEM(result.get(), 1);
     t.itemsize = static_cast<size_t>(t.descr->elsize > 0 ? t.descr->elsize : 1);
     t.entry.reset(result.release());

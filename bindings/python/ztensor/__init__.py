@@ -41,6 +41,7 @@ from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
 from ._native import extension_path
+from ._redact import redact_url as _redact_url
 from ._locate import LibraryNotFoundError
 from ._safe import SafetensorError, safe_open
 from ._serialize import TensorSpec, deserialize, serialize, serialize_file
@@ -120,6 +121,14 @@ def load_file(path: PathLike, *, copy: bool = True, verify: bool = False) -> Dic
         return {name: dense[name] if name in dense else r[name] for name in r}
 
 
+def _refuse_url_target(call: str, target: PathLike) -> None:
+    """A file rewritten in place (or written) is local: a URL is refused
+    before anything reads it, quoting it redacted."""
+    t = os.fsdecode(target) if isinstance(target, (str, os.PathLike)) else target
+    if isinstance(t, str) and t[:8].lower().startswith(("http://", "https://", "s3://")):
+        raise ValueError(f"{call}: {_redact_url(t)!r} is a URL, and {call} writes local files only")
+
+
 def remove_tensors(path: PathLike, output: Optional[PathLike], names: Any) -> None:
     """Writes `path` without the objects `names` (a name or a list) to
     `output` (None: replaces `path`, atomically). Every other object is
@@ -129,10 +138,11 @@ def remove_tensors(path: PathLike, output: Optional[PathLike], names: Any) -> No
         ztensor.remove_tensors("model.zt", None, ["optimizer.state"])
     """
     drop = {names} if isinstance(names, str) else set(names)
+    _refuse_url_target("remove_tensors", output if output is not None else path)
     with Reader(path, mmap=False) as r:
         missing = sorted(drop - set(r))
         if missing:
-            raise KeyError(f"{os.fspath(path)!r} has no object {missing[0]!r}")
+            raise KeyError(f"{_redact_url(os.fsdecode(path))!r} has no object {missing[0]!r}")
         _rewrite(r, output if output is not None else path, lambda name, w: name in drop)
 
 
@@ -141,9 +151,10 @@ def replace_tensor(path: PathLike, name: str, data: ArrayLike, *, zstd: Zstd = N
     torch tensor; shape and type may change), atomically: the file is
     rewritten with every other object copied as it is. An unknown name
     raises KeyError. (The original zTensor package's call.)"""
+    _refuse_url_target("replace_tensor", path)
     with Reader(path, mmap=False) as r:
         if name not in r:
-            raise KeyError(f"{os.fspath(path)!r} has no object {name!r}")
+            raise KeyError(f"{_redact_url(os.fsdecode(path))!r} has no object {name!r}")
 
         def put(obj_name: str, w: Writer) -> bool:
             if obj_name != name:

@@ -96,7 +96,9 @@ class IoStats(Structure):
 class ObjectInfo(Structure):
     _fields_ = [("struct_size", c_uint32), ("name", c_void_p), ("name_len", c_size_t), ("format", c_char_p),
                 ("ndim", c_size_t), ("shape", POINTER(c_uint64)), ("component_count", c_size_t),
-                ("status", c_int), ("has_attributes", c_uint32)]
+                ("status", c_int), ("has_attributes", c_uint32),
+                # since 1.3.0 (left 0 by older libraries): see text_field()
+                ("format_len", c_size_t)]
 
 
 class ComponentInfo(Structure):
@@ -104,7 +106,22 @@ class ComponentInfo(Structure):
                 ("logical_type", c_char_p), ("ratio", c_uint32), ("encoding", c_int), ("encoding_name", c_char_p),
                 ("offset", c_uint64), ("length", c_uint64), ("decoded_length", c_uint64),
                 ("has_uncompressed_length", c_uint32), ("big_endian", c_uint32), ("digest", c_char_p),
-                ("digest_alg", c_int), ("status", c_int)]
+                ("digest_alg", c_int), ("status", c_int),
+                # since 1.3.0 (left 0 by older libraries): see text_field()
+                ("role_len", c_size_t), ("dtype_name_len", c_size_t), ("logical_type_len", c_size_t),
+                ("encoding_name_len", c_size_t)]
+
+
+def text_field(struct: Structure, name: str) -> Optional[bytes]:
+    """The string field `name` of an info struct, whole: a format, role or
+    type name may hold NULs, and ctypes reads a c_char_p field only up to
+    the first. Its length is the field `name`_len (libztensor >= 1.3; an
+    older library leaves it 0, and the string is read up to its NUL)."""
+    ptr = c_void_p.from_buffer(struct, getattr(type(struct), name).offset).value
+    if not ptr:
+        return None
+    n = getattr(struct, name + "_len")
+    return ctypes.string_at(ptr, n) if n else ctypes.string_at(ptr)
 
 
 class WriterOptions(Structure):
@@ -161,6 +178,8 @@ DLDeleter = CFUNCTYPE(None, POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p), ("deleter", DLDeleter)]
 
 VerifyCallback = CFUNCTYPE(None, c_void_p, c_char_p, c_char_p, c_int, c_char_p)
+# zt_verify_callback_n (1.3): names and roles with their lengths.
+VerifyCallbackN = CFUNCTYPE(None, c_void_p, c_void_p, c_size_t, c_void_p, c_size_t, c_int, c_char_p)
 WriteCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
 
 _P = c_void_p
@@ -267,6 +286,9 @@ _OPTIONAL_SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "zt_writer_finish_memory": (zt_status, [_P, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
     # ABI 1.2
     "zt_file_object_table": (zt_status, [_P, POINTER(POINTER(ObjectTable))]),
+    # ABI 1.3: names and roles by length (they may hold NULs)
+    "zt_object_component_index_n": (zt_status, [_P, c_char_p, c_size_t, POINTER(c_size_t)]),
+    "zt_file_verify_n": (zt_status, [_P, c_uint32, VerifyCallbackN, c_void_p]),
 }
 _present = set()
 for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
@@ -278,7 +300,7 @@ for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
 
 
 def has(name: str) -> bool:
-    """Whether the loaded library exports the optional (ABI 1.1 or 1.2) call `name`."""
+    """Whether the loaded library exports the optional (ABI 1.1 to 1.3) call `name`."""
     return name in _present
 
 
@@ -335,4 +357,31 @@ def shape_array(shape: Iterable[Any]) -> Tuple["ctypes.Array[c_uint64]", int]:
     shape = [int(d) for d in shape]
     if any(d < 0 for d in shape):
         raise ValueError(f"negative dimension in shape {shape}")
+    if any(d >= 1 << 64 for d in shape):  # ctypes would wrap it silently
+        raise ValueError(f"a dimension of shape {shape} does not fit in a uint64")
     return (c_uint64 * max(len(shape), 1))(*shape), len(shape)
+
+
+VerifyFailure = Tuple[Optional[str], Optional[str], int, Optional[str]]
+
+
+def verify_file(file_ptr: Optional[int], strict: bool, failures: List[VerifyFailure]) -> int:
+    """zt_file_verify of one open file: appends (object, role, status,
+    message) for each failure and returns the status. Names and roles come
+    whole (zt_file_verify_n) when the library has it: they may hold NULs."""
+    def text(p: Optional[int], n: int) -> Optional[str]:
+        return ctypes.string_at(p, n).decode("utf-8", "surrogateescape") if p is not None else None
+
+    def decode(b: Optional[bytes]) -> Optional[str]:
+        return b.decode("utf-8", "surrogateescape") if b is not None else None
+
+    if has("zt_file_verify_n"):
+        def collect_n(_user: Optional[int], obj: Optional[int], obj_len: int, role: Optional[int], role_len: int,
+                      status: int, message: Optional[bytes]) -> None:
+            failures.append((text(obj, obj_len), text(role, role_len), status, decode(message)))
+        return int(lib.zt_file_verify_n(file_ptr, 1 if strict else 0, VerifyCallbackN(collect_n), None))
+
+    def collect(_user: Optional[int], obj: Optional[bytes], role: Optional[bytes], status: int,
+                message: Optional[bytes]) -> None:
+        failures.append((decode(obj), decode(role), status, decode(message)))
+    return int(lib.zt_file_verify(file_ptr, 1 if strict else 0, VerifyCallback(collect), None))

@@ -54,12 +54,22 @@ class TensorSpec:
         self.shape = [int(d) for d in shape]
         self.data_ptr = int(data_ptr)
         self.data_len = int(data_len)
+        self._check()
+
+    def _check(self) -> None:
+        """The lengths agree (checked again by serialize: the attributes can
+        be reassigned), so that the library never reads past data_len. The
+        address itself is the caller's promise, as with ctypes."""
+        if any(d < 0 for d in self.shape):
+            raise SafetensorError(f"shape {self.shape} has a negative dimension")
         numel = 1
         for d in self.shape:
             numel *= d
-        if numel * _SIZE[zt] != self.data_len:
-            raise SafetensorError(f"shape {self.shape} of {dtype} is {numel * _SIZE[zt]} bytes, data_len is "
-                                  f"{self.data_len}")
+        if numel * _SIZE[self._zt] != self.data_len:
+            raise SafetensorError(f"shape {self.shape} of {self.dtype} is {numel * _SIZE[self._zt]} bytes, data_len "
+                                  f"is {self.data_len}")
+        if not 0 <= self.data_ptr < 1 << 64 or not 0 <= self.data_len < 1 << 63:
+            raise SafetensorError(f"data_ptr {self.data_ptr} or data_len {self.data_len} is not an address and size")
         if self.data_len and not self.data_ptr:
             raise SafetensorError("data_ptr is NULL")
 
@@ -84,6 +94,7 @@ def _write(tensor_dict: Mapping[str, TensorSpec], target: Optional[PathLike],
     with Writer(target) as w:
         for name in sorted(tensor_dict):  # canonical order, as save()
             spec = tensor_dict[name]
+            spec._check()
             storage = _STORAGE.get(spec._zt, spec._zt)
             opts = BlobOptions()
             lib.zt_blob_options_init(ctypes.byref(opts))

@@ -17,8 +17,9 @@ from ._dtypes import BY_CODE, numpy_dtype, safetensors_name, zt_type_name
 from ._slicing import Index, box_of
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, ComponentInfo as _CComponentInfo, Io,
                    IoReadAt, IoStats, ZTensorFileNotFoundError, ObjectInfo as _CObjectInfo, OpenOptions, QuantInfo, SparseInfo, UrlOptions,
-                   VerifyCallback, ZTensorError, ReadRequest, check, has, lib, set_prefetch, set_verify_on_read, shape_array,
-                   take_string)
+                   ZTensorError, ReadRequest, check, has, lib, set_prefetch, set_verify_on_read, shape_array,
+                   take_string, text_field, verify_file)
+from ._redact import redact_url
 from ._types import Array, DTypeLike, Float32Array, ObjectValue, PathLike, Source
 
 Shape = Tuple[int, ...]
@@ -359,12 +360,12 @@ class Slice:
         self.name = name
         obj = reader._object(name)
         info = reader._c_info(obj)
-        fmt = _text(info.format) or ""
+        fmt = _text(text_field(info, "format")) or ""
         if fmt != "dense":
             raise ValueError(f"get_slice reads dense objects; {name!r} is {fmt or 'of no format'}")
         self._index = reader._role_index(obj, "data")
         ci = _component_info(obj, self._index)
-        self._logical = _text(ci.logical_type)
+        self._logical = _text(text_field(ci, "logical_type"))
         self._code = ci.dtype
         self.zt_type = zt_type_name(ci.dtype, self._logical)  # "f32", "bf16", "f8_e4m3fn", ...
         self._dtype = numpy_dtype(ci.dtype, self._logical) if ci.dtype in BY_CODE else np.dtype("u1")
@@ -408,6 +409,30 @@ class Slice:
         # A view of the box is returned as is when no step or int made it
         # strided; np.array also turns an all-int index's scalar into a 0-d array.
         return part if isinstance(part, np.ndarray) and part.flags.c_contiguous else np.array(part)
+
+
+def _file_position(value: Any, what: str) -> int:
+    """A position or size a file object reported, checked to be an int that
+    a uint64_t holds (ctypes would wrap a negative or huge one silently)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} returned {type(value).__name__}, not an int")
+    if not 0 <= value < 1 << 63:
+        raise ValueError(f"{what} returned {value}, not a file position")
+    return value
+
+
+def _read_result(data: Any, length: int) -> bytes:
+    """The bytes a file object's read(length) returned, as bytes of at most
+    length: anything but a bytes-like object, or more than was asked for,
+    raises."""
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(f"read({length}) returned {type(data).__name__}, not a bytes-like object") from None
+    with view:
+        if view.nbytes > length:
+            raise ValueError(f"read({length}) returned {view.nbytes} bytes, more than asked")
+        return view.tobytes()  # a copy in C order, whatever the view's shape and strides
 
 
 class Reader(Mapping[str, ObjectValue]):
@@ -499,7 +524,8 @@ class Reader(Mapping[str, ObjectValue]):
         elif isinstance(source, (str, os.PathLike)):
             status = lib.zt_open(os.fsencode(source), byref(opts), byref(out))
             if status != ZT_OK and not os.path.exists(source):
-                raise ZTensorFileNotFoundError(os.fsdecode(source), lib.zt_last_error().decode("utf-8", "replace"))
+                raise ZTensorFileNotFoundError(redact_url(os.fsdecode(source)),  # ftp://..., file://...: refused
+                                               lib.zt_last_error().decode("utf-8", "replace"))
             if status != ZT_OK and _is_torch_checkpoint(source):
                 # A PyTorch .pt/.bin: its tensors, read by torch.load(weights_only=True)
                 # (never running pickled code), become an in-memory .zt file.
@@ -539,17 +565,21 @@ class Reader(Mapping[str, ObjectValue]):
         import threading
         lock = threading.Lock()
         fileobj.seek(0, os.SEEK_END)
-        size = fileobj.tell()
+        size = _file_position(fileobj.tell(), f"{type(fileobj).__name__}.tell()")
 
         def read_at(_user: Optional[int], offset: int, length: int, dst: Optional[int],
                     out_len: "ctypes._Pointer[c_size_t]") -> int:
+            # Nothing the file object returns is trusted: a read() of more
+            # than `length` bytes would overflow dst (the library's buffer).
             try:
                 with lock:
-                    fileobj.seek(offset)
-                    data = fileobj.read(length)
+                    where = fileobj.seek(offset)
+                    if where is not None and _file_position(where, "seek()") != offset:
+                        raise ValueError(f"seek({offset}) returned {where}")
+                    data = _read_result(fileobj.read(length), length)
                 n = len(data)
                 if n:
-                    ctypes.memmove(dst or 0, bytes(data), n)
+                    ctypes.memmove(dst or 0, data, n)
                 out_len[0] = n
                 return ZT_OK
             except BaseException as e:  # never unwind through the library
@@ -614,7 +644,7 @@ class Reader(Mapping[str, ObjectValue]):
     def __getitem__(self, name: str) -> ObjectValue:
         obj = self._data_object(name)
         info = self._c_info(obj)
-        fmt = info.format.decode("utf-8", "replace") if info.format else ""
+        fmt = _text(text_field(info, "format")) or ""
         shape = tuple(info.shape[i] for i in range(info.ndim))
         if fmt == "dense":
             return self._array(obj, self._role_index(obj, "data"), shape)
@@ -657,7 +687,7 @@ class Reader(Mapping[str, ObjectValue]):
             attrs = _attributes.from_json_text(take_string(p.value))
         err = c_char_p()
         check(lib.zt_object_error(obj, byref(err)))
-        fmt = _text(info.format) or ""
+        fmt = _text(text_field(info, "format")) or ""
         data = [c for c in comps if c.role == "data"]
         return ObjectInfo(name=name, format=fmt, shape=tuple(info.shape[i] for i in range(info.ndim)),
                           components=comps, attributes=attrs, status=info.status, error=_text(err.value) or "",
@@ -671,7 +701,7 @@ class Reader(Mapping[str, ObjectValue]):
             i = table.index.get(name)
             if i is not None and table.rows["dense"][i]:
                 return "dense"  # from the object table, without a library call
-        return _text(self._c_info(self._object(name)).format) or ""
+        return _text(text_field(self._c_info(self._object(name)), "format")) or ""
 
     @_holding
     def element_type(self, name: str, role: str = "data") -> str:
@@ -685,7 +715,7 @@ class Reader(Mapping[str, ObjectValue]):
                 return zt_type_name(code, table.logical_type(i))
         obj = self._object(name)
         ci = _component_info(obj, self._role_index(obj, role))
-        return zt_type_name(ci.dtype, _text(ci.logical_type))
+        return zt_type_name(ci.dtype, _text(text_field(ci, "logical_type")))
 
     @_holding
     def verify(self, strict: bool = False) -> None:
@@ -693,13 +723,7 @@ class Reader(Mapping[str, ObjectValue]):
         and bool bytes). Raises ZTensorError (with .failures, a list of
         (object, role, status, message)) if anything is wrong."""
         failures: List[Tuple[Optional[str], Optional[str], int, Optional[str]]] = []
-
-        def collect(_user: Optional[int], obj: Optional[bytes], role: Optional[bytes], status: int,
-                    message: Optional[bytes]) -> None:
-            failures.append((_text(obj), _text(role), status, _text(message)))
-
-        cb = VerifyCallback(collect)
-        status = lib.zt_file_verify(self._require_open().ptr, 1 if strict else 0, cb, None)
+        status = verify_file(self._require_open().ptr, strict, failures)
         if status != ZT_OK:
             err = ZTensorError(status, "; ".join(f"{m}" for _, _, _, m in failures) or "verification failed")
             err.failures = failures  # type: ignore[attr-defined]
@@ -713,7 +737,8 @@ class Reader(Mapping[str, ObjectValue]):
     def __repr__(self) -> str:
         n = len(self._names)
         state = "closed" if self._h is None else "open"
-        return f"<ztensor.Reader {self.path or '<memory>'!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
+        shown = redact_url(self.path) if self.path else "<memory>"  # a URL without its credentials (ztensor._redact)
+        return f"<ztensor.Reader {shown!r}: {n} tensor{'s' if n != 1 else ''}, zt, {state}>"
 
     @_holding
     def metadata(self, name: str) -> "TensorMetadata":
@@ -1055,12 +1080,12 @@ class Reader(Mapping[str, ObjectValue]):
         for name in wanted:
             obj = self._data_object(name)
             info = self._c_info(obj)
-            fmt = _text(info.format) or ""
+            fmt = _text(text_field(info, "format")) or ""
             if fmt != "dense":
                 raise ValueError(f"read_many reads dense objects; {name!r} is {fmt or 'of no format'}")
             index = self._role_index(obj, "data")
             ci = _component_info(obj, index)
-            dt = numpy_dtype(ci.dtype, _text(ci.logical_type)) if ci.dtype in BY_CODE else np.dtype("u1")
+            dt = numpy_dtype(ci.dtype, _text(text_field(ci, "logical_type"))) if ci.dtype in BY_CODE else np.dtype("u1")
             shape = tuple(info.shape[i] for i in range(info.ndim))
             plan.append((name, obj, index, dt, shape, np.empty(ci.decoded_length, dtype=np.uint8)))
         reqs = (ReadRequest * max(len(plan), 1))()
@@ -1126,7 +1151,7 @@ class Reader(Mapping[str, ObjectValue]):
         obj = self._data_object(name)
         index = self._role_index(obj, role)
         ci = _component_info(obj, index)
-        dt = numpy_dtype(ci.dtype, _text(ci.logical_type)) if ci.dtype in BY_CODE else np.dtype("u1")
+        dt = numpy_dtype(ci.dtype, _text(text_field(ci, "logical_type"))) if ci.dtype in BY_CODE else np.dtype("u1")
         capacity = max(chunk_bytes // dt.itemsize, 1) * dt.itemsize
         stream = c_void_p()
         check(lib.zt_component_stream_open(obj, index, byref(stream)))
@@ -1214,8 +1239,10 @@ class Reader(Mapping[str, ObjectValue]):
         out: List[ComponentInfo] = []
         for i in range(info.component_count):
             ci = _component_info(obj, i)
-            out.append(ComponentInfo(role=_text(ci.role), dtype=_text(ci.dtype_name),
-                                     logical_type=_text(ci.logical_type), encoding=_text(ci.encoding_name),
+            out.append(ComponentInfo(role=_text(text_field(ci, "role") or b""),
+                                     dtype=_text(text_field(ci, "dtype_name") or b""),
+                                     logical_type=_text(text_field(ci, "logical_type")),
+                                     encoding=_text(text_field(ci, "encoding_name") or b""),
                                      offset=ci.offset, length=ci.length, decoded_length=ci.decoded_length,
                                      digest=_text(ci.digest), big_endian=bool(ci.big_endian), status=ci.status))
         return out
@@ -1223,12 +1250,16 @@ class Reader(Mapping[str, ObjectValue]):
     @staticmethod
     def _role_index(obj: Optional[int], role: str) -> int:
         idx = c_size_t()
-        check(lib.zt_object_component_index(obj, role.encode(), byref(idx)))
+        raw = role.encode("utf-8", "surrogateescape")
+        if has("zt_object_component_index_n"):  # a role may hold NULs: matched whole
+            check(lib.zt_object_component_index_n(obj, raw, len(raw), byref(idx)))
+        else:
+            check(lib.zt_object_component_index(obj, raw, byref(idx)))
         return idx.value
 
     def _array(self, obj: Optional[int], index: int, shape: Optional[Shape]) -> Array:
         ci = _component_info(obj, index)
-        logical = _text(ci.logical_type)
+        logical = _text(text_field(ci, "logical_type"))
         dt = numpy_dtype(ci.dtype, logical) if ci.dtype in BY_CODE else np.dtype("u1")
         ptr, n = c_void_p(), c_size_t()
         status = lib.zt_component_view(obj, index, byref(ptr), byref(n))

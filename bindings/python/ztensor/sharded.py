@@ -7,7 +7,7 @@ from ctypes import byref, c_char_p, c_size_t, c_void_p
 from typing import Any, Dict, List, Literal, Optional, Set, Tuple
 
 from . import _attributes
-from ._lib import OpenOptions, VerifyCallback, ZTensorError, ZT_OK, check, lib, set_verify_on_read, take_string
+from ._lib import OpenOptions, ZTensorError, ZT_OK, check, lib, set_verify_on_read, take_string, verify_file
 from ._types import ObjectValue, PathLike
 from ._table import Table as _Table, read as _read_table
 from .reader import Reader, _FileHandle, _text
@@ -151,15 +151,9 @@ class ShardedReader(Reader):
     def verify(self, strict: bool = False) -> None:
         """Checks every object of every shard, as Reader.verify does."""
         failures: List[Tuple[Optional[str], Optional[str], int, Optional[str]]] = []
-
-        def collect(_user: Optional[int], obj: Optional[bytes], role: Optional[bytes], status: int,
-                    message: Optional[bytes]) -> None:
-            failures.append((_text(obj), _text(role), status, _text(message)))
-
-        cb = VerifyCallback(collect)
         first = ZT_OK
         for f, _ in self._shard_files():
-            status = lib.zt_file_verify(f, 1 if strict else 0, cb, None)
+            status = verify_file(f, strict, failures)
             if first == ZT_OK:
                 first = status
         if first != ZT_OK:

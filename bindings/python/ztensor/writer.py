@@ -48,6 +48,24 @@ def _name_bytes(name: str) -> bytes:
     return name.encode("utf-8")
 
 
+def _c_text(text: str, what: str) -> bytes:
+    """A role, format or type name for the library, which takes these as C
+    strings: one holding a NUL would be cut there (written as another
+    role), so it is refused."""
+    raw = text.encode("utf-8")
+    if b"\0" in raw:
+        raise ValueError(f"{what} {text!r} holds a NUL byte, which the writer cannot store")
+    return raw
+
+
+def _dimension(value: Any) -> int:
+    """A dimension as the uint64_t the library takes (ctypes would wrap a negative or huge int)."""
+    d = int(value)
+    if not 0 <= d < 1 << 64:
+        raise ValueError(f"dimension {d} does not fit in a uint64")
+    return d
+
+
 def _u64(values: ArrayLike, what: str) -> Array:
     arr = np.asarray(values)
     if arr.dtype.kind not in "iu":
@@ -228,7 +246,7 @@ class Writer:
         if not isinstance(digest, _UseDefault):
             opts.digest = _digest_code(digest)
         if logical_type:
-            opts.logical_type = logical_type.encode()
+            opts.logical_type = _c_text(logical_type, "logical type")
         return opts
 
     def _handle(self) -> int:
@@ -293,9 +311,16 @@ class Writer:
             raise ValueError("sparse_csr needs values, indices and indptr (or matrix=)")
         code, logical, vals = storage_for(values, dtype)
         idx, ptr = _u64(indices, "indices"), _u64(indptr, "indptr")
+        rows, cols = _dimension(shape[0]), _dimension(shape[1])
+        # The library reads nnz indices and rows + 1 offsets: arrays of other
+        # lengths would have it read past their ends.
+        if idx.size != vals.size:
+            raise ValueError(f"sparse_csr {name!r}: {idx.size} indices for {vals.size} values")
+        if ptr.size != rows + 1:
+            raise ValueError(f"sparse_csr {name!r}: indptr has {ptr.size} entries, the {rows} rows need {rows + 1}")
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        self._check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), int(shape[0]), int(shape[1]), code,
+        self._check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), rows, cols, code,
                                     c_void_p(vals.ctypes.data), vals.size,
                                     idx.ctypes.data_as(ctypes.POINTER(c_uint64)),
                                     ptr.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
@@ -312,6 +337,9 @@ class Writer:
         code, logical, vals = storage_for(values, dtype)
         c = _u64(coords, "coords").reshape(-1)
         dims, ndim = shape_array(shape)
+        if c.size != ndim * vals.size:  # the library reads ndim * nnz coordinates
+            raise ValueError(f"sparse_coo {name!r}: {c.size} coordinates for {vals.size} values of {ndim} dimensions "
+                             f"(needs {ndim * vals.size})")
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
         self._check(lib.zt_writer_add_coo(self._handle(), nb, len(nb), dims, ndim, code, c_void_p(vals.ctypes.data),
@@ -335,7 +363,7 @@ class Writer:
         scode, _, sc = storage_for(scales, scales_dtype)
         p = QuantParams()
         lib.zt_quant_params_init(byref(p))
-        p.bits, p.group_size, p.packing = int(bits), int(group_size), packing.encode()
+        p.bits, p.group_size, p.packing = int(bits), int(group_size), _c_text(packing, "packing")
         p.packed_dtype, p.packed, p.packed_len = pcode, c_void_p(packed.ctypes.data), packed.nbytes
         p.scales_dtype, p.scales, p.scales_len = scode, c_void_p(sc.ctypes.data), sc.nbytes
         if zeros is not None:
@@ -357,13 +385,13 @@ class Writer:
         """
         nb = _name_bytes(name)
         dims, ndim = shape_array(shape)
-        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), format.encode(), dims, ndim))
+        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), _c_text(format, "format"), dims, ndim))
         for role, value in components.items():
             array, dtype = value if isinstance(value, tuple) else (value, None)
             code, logical, arr = storage_for(array, dtype)
             opts = self._blob_options(zstd, digest, logical)
-            self._check(lib.zt_write_blob(self._handle(), nb, len(nb), role.encode(), code, c_void_p(arr.ctypes.data),
-                                    arr.nbytes, byref(opts)))
+            self._check(lib.zt_write_blob(self._handle(), nb, len(nb), _c_text(role, "role"), code,
+                                          c_void_p(arr.ctypes.data), arr.nbytes, byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
 
@@ -372,7 +400,7 @@ class Writer:
         """Declares an object whose components follow (write_blob_begin ... end, or add_object)."""
         nb = _name_bytes(name)
         dims, ndim = shape_array(shape)
-        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), format.encode(), dims, ndim))
+        check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), _c_text(format, "format"), dims, ndim))
 
     def write_blob_begin(self, name: str, role: str, dtype: str, *, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
                          digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> None:
@@ -382,7 +410,7 @@ class Writer:
         code, logical = code_for_name(dtype)
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        check(lib.zt_write_blob_begin(self._handle(), nb, len(nb), role.encode(), code, byref(opts)))
+        check(lib.zt_write_blob_begin(self._handle(), nb, len(nb), _c_text(role, "role"), code, byref(opts)))
         self._stream_dtype: Optional[str] = dtype
 
     def write_blob_append(self, data: Union[ArrayLike, bytes, bytearray, memoryview]) -> None:

@@ -383,12 +383,13 @@ pub struct zt_object_info {
     pub component_count: usize,
     pub status: zt_status,
     pub has_attributes: u32,
+    pub format_len: usize,
 }
 #[test]
 fn bindgen_test_layout_zt_object_info() {
     assert_eq!(
         ::std::mem::size_of::<zt_object_info>(),
-        64usize,
+        72usize,
         concat!("Size of: ", stringify!(zt_object_info))
     );
     assert_eq!(
@@ -549,6 +550,23 @@ fn bindgen_test_layout_zt_object_info() {
         );
     }
     test_field_has_attributes();
+    fn test_field_format_len() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_object_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).format_len) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_object_info),
+                "::",
+                stringify!(format_len)
+            )
+        );
+    }
+    test_field_format_len();
 }
 extern "C" {
     pub fn zt_object_get_info(obj: *const zt_object, out: *mut zt_object_info) -> zt_status;
@@ -601,12 +619,16 @@ pub struct zt_component_info {
     pub digest: *const std::os::raw::c_char,
     pub digest_alg: zt_digest_alg,
     pub status: zt_status,
+    pub role_len: usize,
+    pub dtype_name_len: usize,
+    pub logical_type_len: usize,
+    pub encoding_name_len: usize,
 }
 #[test]
 fn bindgen_test_layout_zt_component_info() {
     assert_eq!(
         ::std::mem::size_of::<zt_component_info>(),
-        104usize,
+        136usize,
         concat!("Size of: ", stringify!(zt_component_info))
     );
     assert_eq!(
@@ -886,6 +908,74 @@ fn bindgen_test_layout_zt_component_info() {
         );
     }
     test_field_status();
+    fn test_field_role_len() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_component_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).role_len) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_component_info),
+                "::",
+                stringify!(role_len)
+            )
+        );
+    }
+    test_field_role_len();
+    fn test_field_dtype_name_len() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_component_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dtype_name_len) as usize - ptr as usize
+            },
+            112usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_component_info),
+                "::",
+                stringify!(dtype_name_len)
+            )
+        );
+    }
+    test_field_dtype_name_len();
+    fn test_field_logical_type_len() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_component_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).logical_type_len) as usize - ptr as usize
+            },
+            120usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_component_info),
+                "::",
+                stringify!(logical_type_len)
+            )
+        );
+    }
+    test_field_logical_type_len();
+    fn test_field_encoding_name_len() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_component_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).encoding_name_len) as usize - ptr as usize
+            },
+            128usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_component_info),
+                "::",
+                stringify!(encoding_name_len)
+            )
+        );
+    }
+    test_field_encoding_name_len();
 }
 extern "C" {
     pub fn zt_object_component(
@@ -898,6 +988,14 @@ extern "C" {
     pub fn zt_object_component_index(
         obj: *const zt_object,
         role: *const std::os::raw::c_char,
+        out: *mut usize,
+    ) -> zt_status;
+}
+extern "C" {
+    pub fn zt_object_component_index_n(
+        obj: *const zt_object,
+        role: *const std::os::raw::c_char,
+        role_len: usize,
         out: *mut usize,
     ) -> zt_status;
 }
@@ -1140,6 +1238,25 @@ extern "C" {
         file: *const zt_file,
         strict: u32,
         cb: zt_verify_callback,
+        user: *mut std::os::raw::c_void,
+    ) -> zt_status;
+}
+pub type zt_verify_callback_n = ::std::option::Option<
+    unsafe extern "C" fn(
+        user: *mut std::os::raw::c_void,
+        object: *const std::os::raw::c_char,
+        object_len: usize,
+        role: *const std::os::raw::c_char,
+        role_len: usize,
+        status: zt_status,
+        message: *const std::os::raw::c_char,
+    ),
+>;
+extern "C" {
+    pub fn zt_file_verify_n(
+        file: *const zt_file,
+        strict: u32,
+        cb: zt_verify_callback_n,
         user: *mut std::os::raw::c_void,
     ) -> zt_status;
 }

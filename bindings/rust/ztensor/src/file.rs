@@ -56,6 +56,17 @@ pub(crate) fn c_str<'a>(p: *const c_char) -> &'a str {
     unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
 }
 
+/// The `len` bytes at `p` as a string (a lossy copy if not UTF-8): names,
+/// roles and formats may hold NULs, so they are read by length, never up
+/// to the first NUL.
+pub(crate) fn str_n(p: *const c_char, len: usize) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: the library gives `len` bytes at `p`, alive with the owner.
+    String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(p as *const u8, len) }).into_owned()
+}
+
 fn opt_str(p: *const c_char) -> Option<String> {
     if p.is_null() {
         None
@@ -232,12 +243,12 @@ pub struct VerifyFailure {
     pub message: String,
 }
 
-extern "C" fn collect_failure(user: *mut c_void, object: *const c_char, role: *const c_char, status: i32,
-                              message: *const c_char) {
+extern "C" fn collect_failure(user: *mut c_void, object: *const c_char, object_len: usize, role: *const c_char,
+                              role_len: usize, status: i32, message: *const c_char) {
     let out = user as *mut Vec<VerifyFailure>;
     let f = VerifyFailure {
-        object: c_str(object).to_string(),
-        role: c_str(role).to_string(),
+        object: str_n(object, object_len), // whole: a name may hold NULs
+        role: str_n(role, role_len),
         status: Status::from_raw(status),
         message: c_str(message).to_string(),
     };
@@ -249,7 +260,7 @@ pub(crate) fn verify_failures(file: *const sys::zt_file, strict: bool) -> Vec<Ve
     let mut out: Vec<VerifyFailure> = Vec::new();
     // SAFETY: the callback runs on this thread during the call.
     let s = unsafe {
-        sys::zt_file_verify(file, strict as u32, Some(collect_failure), &mut out as *mut _ as *mut c_void)
+        sys::zt_file_verify_n(file, strict as u32, Some(collect_failure), &mut out as *mut _ as *mut c_void)
     };
     if s != sys::ZT_OK && out.is_empty() {
         let e = Error::last(s);
@@ -378,11 +389,11 @@ impl<'f> Object<'f> {
     pub fn info(&self) -> Result<ObjectInfo> {
         let i = self.raw_info()?;
         // SAFETY: borrowed arrays of the given lengths, alive with the owner.
-        let name = unsafe { std::slice::from_raw_parts(i.name as *const u8, i.name_len) };
         let shape = if i.ndim == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(i.shape, i.ndim) }.to_vec() };
         Ok(ObjectInfo {
-            name: String::from_utf8_lossy(name).into_owned(),
-            format: c_str(i.format).to_string(),
+            // Whole strings: a name or format may hold NULs ("dense\0x" is not "dense").
+            name: str_n(i.name, i.name_len),
+            format: str_n(i.format, i.format_len),
             shape,
             component_count: i.component_count,
             status: status_result(i.status),
@@ -425,13 +436,14 @@ impl<'f> Object<'f> {
     pub fn component(&self, index: usize) -> Result<ComponentInfo> {
         let c = self.raw_component(index)?;
         Ok(ComponentInfo {
-            role: c_str(c.role).to_string(),
+            // Whole strings: a role may hold NULs like a name.
+            role: str_n(c.role, c.role_len),
             dtype: Dtype::from_raw(c.dtype),
-            dtype_name: c_str(c.dtype_name).to_string(),
-            logical_type: opt_str(c.logical_type),
+            dtype_name: str_n(c.dtype_name, c.dtype_name_len),
+            logical_type: if c.logical_type.is_null() { None } else { Some(str_n(c.logical_type, c.logical_type_len)) },
             ratio: c.ratio,
             encoding: Encoding::from_raw(c.encoding),
-            encoding_name: c_str(c.encoding_name).to_string(),
+            encoding_name: str_n(c.encoding_name, c.encoding_name_len),
             offset: c.offset,
             length: c.length,
             decoded_length: c.decoded_length,
@@ -447,11 +459,13 @@ impl<'f> Object<'f> {
         (0..self.raw_info()?.component_count).map(|i| self.component(i)).collect()
     }
 
-    /// The index of the component with that role ("data", "values", ...).
+    /// The index of the component with that role ("data", "values", ...),
+    /// matched whole: a role, like a name, may hold NULs.
     pub fn component_index(&self, role: &str) -> Result<usize> {
-        let c = c_string(role, "role")?;
         let mut i = 0;
-        check(unsafe { sys::zt_object_component_index(self.raw, c.as_ptr(), &mut i) })?;
+        check(unsafe {
+            sys::zt_object_component_index_n(self.raw, role.as_ptr() as *const c_char, role.len(), &mut i)
+        })?;
         Ok(i)
     }
 
@@ -555,25 +569,52 @@ impl<'f> Object<'f> {
 
     /// The stored bytes of a raw component, zero-copy: they live as long
     /// as the file (`Status::NotZeroCopy` for zstd, big-endian or pread).
-    pub fn view_bytes(&self, index: usize) -> Result<&'f [u8]> {
+    ///
+    /// # Safety
+    ///
+    /// The slice points into the library's mapping of the file (or into
+    /// the buffer of [`File::from_memory`]). The borrow checker keeps it
+    /// from outliving the `File`, but not the file on disk from changing:
+    /// if any process truncates the file while the slice lives, touching
+    /// it kills the process with `SIGBUS`, and if one rewrites it in place
+    /// the "immutable" slice changes under you. The caller promises that
+    /// neither happens while the view is alive (the file is read-only, or
+    /// replaced only by rename, as every `zt` tool and `Writer` does).
+    /// `memmap2::Mmap::map` is `unsafe` for the same reason. The safe,
+    /// default alternatives copy: [`Object::read`], [`Object::read_into`].
+    pub unsafe fn view_bytes(&self, index: usize) -> Result<&'f [u8]> {
         let mut p = ptr::null();
         let mut n = 0;
-        check(unsafe { sys::zt_component_view(self.raw, index, &mut p, &mut n) })?;
+        check(sys::zt_component_view(self.raw, index, &mut p, &mut n))?;
         // SAFETY: the view lives until zt_close, which needs the owner by
-        // value, so not while 'f borrows it.
-        Ok(unsafe { std::slice::from_raw_parts(p as *const u8, n) })
+        // value, so not while 'f borrows it; the bytes stay as they are by
+        // the caller's promise (see # Safety).
+        Ok(std::slice::from_raw_parts(p as *const u8, n))
     }
 
     /// A typed zero-copy view of component `index`, tied to the file's
     /// lifetime. `Status::NotZeroCopy` if the bytes are not aligned for `T`
     /// (a file opened from an unaligned buffer).
     ///
+    /// # Safety
+    ///
+    /// As for [`Object::view_bytes`]: no process may truncate or rewrite the
+    /// file in place while the view lives (a truncation makes touching the
+    /// view a `SIGBUS`). Use [`Object::read`] for a copy, which is safe.
+    ///
+    /// ```compile_fail,E0133
+    /// // A view is unsafe to take: this does not compile.
+    /// let file = ztensor::File::open("model.zt").unwrap();
+    /// let view: &[f32] = file.object_by_name("weights").unwrap().view::<f32>(0).unwrap();
+    /// ```
+    ///
     /// ```compile_fail,E0597
     /// // A view cannot outlive its file: this does not compile.
     /// let view: &[f32] = {
     ///     let file = ztensor::File::open("model.zt").unwrap();
     ///     let object = file.object_by_name("weights").unwrap();
-    ///     object.view::<f32>(0).unwrap()
+    ///     // SAFETY: nothing rewrites model.zt while the view lives.
+    ///     unsafe { object.view::<f32>(0) }.unwrap()
     /// };
     /// println!("{:?}", view);
     /// ```
@@ -581,10 +622,11 @@ impl<'f> Object<'f> {
     /// ```no_run
     /// // While the file lives, the view does.
     /// let file = ztensor::File::open("model.zt").unwrap();
-    /// let view: &[f32] = file.object_by_name("weights").unwrap().view::<f32>(0).unwrap();
+    /// // SAFETY: model.zt is replaced only by rename, never truncated or rewritten in place.
+    /// let view: &[f32] = unsafe { file.object_by_name("weights").unwrap().view::<f32>(0) }.unwrap();
     /// println!("{:?}", view);
     /// ```
-    pub fn view<T: Element>(&self, index: usize) -> Result<&'f [T]> {
+    pub unsafe fn view<T: Element>(&self, index: usize) -> Result<&'f [T]> {
         self.typed_info::<T>(index)?;
         let bytes = self.view_bytes(index)?;
         let size = std::mem::size_of::<T>();
@@ -594,7 +636,7 @@ impl<'f> Object<'f> {
                 bytes.as_ptr(), std::any::type_name::<T>())));
         }
         // SAFETY: aligned, whole elements, any bit pattern valid.
-        Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr() as *const T, bytes.len() / size) })
+        Ok(std::slice::from_raw_parts(bytes.as_ptr() as *const T, bytes.len() / size))
     }
 
     /// A reader over component `index`, decoded in pieces (memory bounded

@@ -10,8 +10,11 @@
 //! w.finish()?;
 //!
 //! let file = File::open("model.zt")?;
-//! let weights: &[f32] = file.object_by_name("weights")?.view(0)?; // zero-copy
-//! let ids: Vec<i64> = file.object_by_name("ids")?.read(0)?;       // decoded
+//! let weights: Vec<f32> = file.object_by_name("weights")?.read(0)?; // a copy: safe
+//! let ids: Vec<i64> = file.object_by_name("ids")?.read(0)?;           // decoded
+//! // Zero-copy, unsafe: the slice is the file's mapping (see "Views" below).
+//! // SAFETY: model.zt is not truncated or rewritten in place while `view` lives.
+//! let view: &[f32] = unsafe { file.object_by_name("weights")?.view(0) }?;
 //! file.verify(false)?;
 //! # Ok(()) }
 //! ```
@@ -24,7 +27,7 @@
 //! |------|------|--------|--------|-----|
 //! | [`File`], [`Set`] | `zt_file` / `zt_set`, closed on drop | yes | yes | a reader is immutable after open and may be shared between threads |
 //! | [`Object`] | nothing: borrows its file or set | yes | yes | a read-only part of a reader |
-//! | views (`&[T]`) | nothing: borrow the file's mapping | yes | yes | valid until `zt_close`, which `Drop` runs only when no borrow is left |
+//! | views (`&[T]`, `unsafe`) | nothing: borrow the file's mapping | yes | yes | valid until `zt_close`, which `Drop` runs only when no borrow is left |
 //! | [`ComponentStream`] | `zt_component_stream`, holding the open file | yes | no | a stream is used by one thread at a time |
 //! | [`Writer`] | `zt_writer`, discarded on drop unless finished | yes | no | a writer is used by one thread at a time; every call takes `&mut self` |
 //!
@@ -32,6 +35,19 @@
 //! `Drop` takes the `File` by value, which the borrow checker refuses while
 //! an `Object` or a view borrows it, and `finish`/`discard` consume the
 //! `Writer`, so no handle is ever closed twice.
+//!
+//! # Views
+//!
+//! Reads copy by default ([`Object::read`], [`Object::read_into`], ...):
+//! the result is memory this process owns, whatever later happens to the
+//! file. [`Object::view`] and [`Object::view_bytes`] are the zero-copy
+//! exception and are `unsafe fn`s: a view is a slice of the library's
+//! mapping of the file, and the type system cannot stop another process
+//! from truncating the file (touching the view is then a `SIGBUS`) or
+//! rewriting it in place (the "immutable" slice changes). The caller
+//! promises neither happens while a view lives, as with
+//! `memmap2::Mmap::map`. Files written by `zt` and [`Writer`] are replaced
+//! by rename, which leaves an open mapping intact.
 //!
 //! # Errors
 //!

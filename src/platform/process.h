@@ -1,0 +1,31 @@
+// Which process this is, for objects that hold threads or locks and may be
+// inherited by a forked child (issue 37). The child gets a copy of the
+// parent's memory but only the thread that called fork: a thread an object
+// started is not there to join, a mutex another thread held stays locked
+// forever, and joining, detaching or destroying either (pthread_join on a
+// thread id that the child has since reused, pthread_cond_destroy waiting
+// for waiters that are gone) aborts or hangs. Such objects remember the
+// process that made them and, in any other, leave that state alone (leak
+// it: a few hundred bytes) and work without it. A pid check rather than a
+// pthread_atfork handler: it also sees children made by clone() or
+// _Fork(), which run no handlers, and needs no registry of live objects.
+#pragma once
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <unistd.h>
+#endif
+
+namespace zt {
+
+// Cheap enough per call that matters here (a system call: ~50 ns).
+inline unsigned long current_process_id() noexcept {
+#ifdef _WIN32
+  return static_cast<unsigned long>(::GetCurrentProcessId());
+#else
+  return static_cast<unsigned long>(::getpid());
+#endif
+}
+
+}  // namespace zt
