@@ -123,15 +123,17 @@ def use_built_extension():
 
 
 def ctypes_path(fn):
-    """fn run on the ctypes path (the extension turned off for the call)."""
-    from ztensor import _native
+    """fn run on the ctypes backend (the one ztensor._bulk takes when no
+    extension could be built), swapped in for the call."""
+    from ztensor import _bulk
 
     def run():
-        ext, _native.ext = _native.ext, None
+        saved = _bulk.read_dense, _bulk.mapped_views
+        _bulk.read_dense, _bulk.mapped_views = _bulk._read_dense_ctypes, _bulk._mapped_views_ctypes
         try:
             return fn()
         finally:
-            _native.ext = ext
+            _bulk.read_dense, _bulk.mapped_views = saved
     return run
 
 

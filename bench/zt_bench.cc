@@ -2,9 +2,11 @@
 // run (issue 6). Prints a Markdown table of ratios; bench/run.sh builds it
 // and writes bench/RESULTS.md. Usage:
 //   zt_bench [--dir D] [--reps N] [--big] [--stream-gib G] [--numpy-script P] [--only WORKLOAD]
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <cmath>
@@ -14,6 +16,7 @@
 
 #include "bench_util.h"
 #include "original_writer.h"
+#include "v2_file.h"
 #include "workloads.h"
 
 using namespace bench;
@@ -286,6 +289,89 @@ void bench_cow_views(const Config &cfg, const std::string &path, const std::stri
   if (sink == 1) std::puts("");
   add("view + read every byte (private COW map) vs read-only shared map", name, gbps(fsz, tb) + " MAP_SHARED",
       gbps(fsz, tz), tb / tz, 0, "≈ 1 (report only)");
+}
+
+void bench_v2_views(const Config &cfg, const std::string &path12, const std::string &path2, const std::string &name);
+
+// Format v2 against our 1.2 path: the same tensors written both ways in
+// this run (v2_file.h), read the same ways, 1.2 as the baseline. The ratio
+// is 1.2's time over v2's (≥ 1: v2 at least as fast).
+// Puts a file's pages in the page cache the way a reader finds them: written
+// back, dropped, read again (readahead's folios). How a file was written
+// decides the folio sizes of its cached pages otherwise, and mapping small
+// folios costs copy-reads up to twice the kernel time: a comparison of two
+// files written by two different writers would measure the writers.
+void recache(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) die("cannot open " + path);
+  ::fsync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  std::vector<uint8_t> buf(size_t{8} << 20);
+  for (off_t at = 0;;) {
+    ssize_t n = ::pread(fd, buf.data(), buf.size(), at);
+    if (n <= 0) break;
+    at += n;
+  }
+  ::close(fd);
+}
+
+void bench_v2_copy_read(const Config &cfg, const std::string &path12, const Workload &w) {
+  const std::string path2 = cfg.dir + "/" + w.name + ".v2.zt";
+  write_v2(w, path2);
+  recache(path12);
+  recache(path2);
+  Slots s12 = make_slots(path12), s2 = make_slots(path2);
+  auto [t12, t2] = paired(
+      cfg.reps, [&] { read_each(path12, s12, 1); }, [&] { read_each(path2, s2, 1); });
+  add("v2 vs 1.2: copy-read all (zt_component_read, 1 thread)", w.name, gbps(w.total_bytes(), t12) + " 1.2",
+      gbps(w.total_bytes(), t2), t12 / t2, 0.95, "≥ 0.95 (noise)");
+  auto [m12, m2] = paired(
+      cfg.reps, [&] { read_many(path12, s12, 0); }, [&] { read_many(path2, s2, 0); });
+  add("v2 vs 1.2: copy-read all (zt_file_read_many, cores)", w.name, gbps(w.total_bytes(), m12) + " 1.2",
+      gbps(w.total_bytes(), m2), m12 / m2, 0.95, "≥ 0.95 (noise)");
+  bench_v2_views(cfg, path12, path2, w.name);
+  ::unlink(path2.c_str());
+}
+
+// Open + view every object, and (manifest-bound files) open alone.
+void bench_v2_views(const Config &cfg, const std::string &path12, const std::string &path2, const std::string &name) {
+  auto view_all = [&](const std::string &path) {
+    return [&cfg, path] {
+      (void)cfg;
+      zt_file *f = open_zt(path, 0);
+      for (size_t i = 0, n = object_count(f); i < n; ++i) {
+        const zt_object *o = nullptr;
+        check(zt_file_object_at(f, i, &o), "zt_file_object_at");
+        const void *p = nullptr;
+        size_t len = 0;
+        check(zt_component_view(o, 0, &p, &len), "zt_component_view");
+      }
+      zt_close(f);
+    };
+  };
+  auto [t12, t2] = paired(cfg.reps, view_all(path12), view_all(path2));
+  add("v2 vs 1.2: open + view every object", name, fmt("%.3f ms", t12 * 1e3) + " 1.2", fmt("%.3f ms", t2 * 1e3),
+      t12 / t2, 0.95, "≥ 0.95 (noise)");
+}
+
+void bench_v2_open(const Config &cfg, const std::string &path12, const Workload &w) {
+  const std::string path2 = cfg.dir + "/" + w.name + ".v2.zt";
+  write_v2(w, path2);
+  recache(path12);
+  recache(path2);
+  auto open_only = [](const std::string &path) {
+    return [path] {
+      zt_file *f = open_zt(path, 0);
+      if (object_count(f) == 0) die("no objects in " + path);
+      zt_close(f);
+    };
+  };
+  auto [t12, t2] = paired(cfg.reps, open_only(path12), open_only(path2));
+  const double n = static_cast<double>(w.tensors.size());
+  add("v2 vs 1.2: open (parse manifest)", w.name, fmt("%.3f µs/object", t12 / n * 1e6) + " 1.2",
+      fmt("%.3f µs/object", t2 / n * 1e6), t12 / t2, 0.95, "≥ 0.95 (noise)");
+  bench_v2_views(cfg, path12, path2, w.name);
+  ::unlink(path2.c_str());
 }
 
 void bench_manifest(const Config &cfg, const std::string &path, const std::string &name) {
@@ -695,6 +781,7 @@ int main(int argc, char **argv) {
     std::string path = cfg.dir + "/" + w.name + ".zt";
     write_zt(w, path, {});
     bench_copy_read(cfg, path, w);
+    bench_v2_copy_read(cfg, path, w);
     bench_cold_read(cfg, self, path, w);
     bench_write(cfg, w);
     if (w.tensors.size() > 1000) bench_views(cfg, path, w.name);
@@ -718,6 +805,7 @@ int main(int argc, char **argv) {
     std::string path = cfg.dir + "/" + w.name + ".zt";
     write_zt(w, path, {});
     bench_manifest(cfg, path, w.name);
+    if (w.name == "many100k") bench_v2_open(cfg, path, w);
     bench_views(cfg, path, w.name);
     bench_write_many(cfg, w);
     if (w.name == "many100k") bench_write(cfg, w);

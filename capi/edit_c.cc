@@ -27,7 +27,8 @@ BlobOptions blob_options_like(const Component &c) {
   // cannot be recomputed and would no longer describe the bytes, so it goes.
   zt_digest_alg a = c.has_digest ? c.parsed_digest.alg : ZT_DIGEST_NONE;
   bo.digest = digest_for_1x(a);
-  bo.has_type = c.has_type;
+  // v2's bool is a logical type over u8; a 1.x file has the dtype itself.
+  bo.has_type = c.has_type && !(c.dtype == ZT_BOOL && c.logical_type == "bool");
   bo.logical_type = c.logical_type;
   bo.extra = c.extra;
   return bo;

@@ -141,6 +141,15 @@ ZT_API zt_status zt_file_version(const zt_file *file, const char **out) {
   });
 }
 
+ZT_API zt_status zt_file_data_shard(const zt_file *file, uint32_t *out) {
+  return guard([&] {
+    const zt_file &f = file_ref(file, "zt_file_data_shard");
+    if (!out) invalid("zt_file_data_shard: out is NULL");
+    *out = f.reader->manifest().data_shard ? 1 : 0;
+    return ZT_OK;
+  });
+}
+
 ZT_API zt_status zt_file_object_count(const zt_file *file, size_t *out) {
   return guard([&] {
     const zt_file &f = file_ref(file, "zt_file_object_count");

@@ -163,6 +163,26 @@ ZT_API zt_status zt_object_component_index_n(const zt_object *obj, const char *r
   });
 }
 
+ZT_API zt_status zt_component_read_stored(const zt_object *obj, size_t index, void *dst, size_t dst_capacity,
+                                          size_t *out_size) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_component_read_stored");
+    const Component &c = component_ref(o, index, "zt_component_read_stored");
+    if (out_size) *out_size = 0;
+    if (!fits_size_t(c.length))
+      fail(ZT_E_LIMIT, where(o.obj->name, c.role) + ": stored size is " + std::to_string(c.length) +
+                           " bytes, more than this process can address");
+    if (out_size) *out_size = static_cast<size_t>(c.length);
+    if (dst_capacity < c.length)
+      fail(ZT_E_BUFFER_TOO_SMALL, where(o.obj->name, c.role) + ": stored size is " + std::to_string(c.length) +
+                                      " bytes, buffer has " + std::to_string(dst_capacity));
+    if (!dst && c.length) invalid("zt_component_read_stored: dst is NULL");
+    size_t n = o.reader->read_stored(*o.obj, c, dst, dst_capacity);
+    if (out_size) *out_size = n;
+    return ZT_OK;
+  });
+}
+
 ZT_API zt_status zt_component_read(const zt_object *obj, size_t index, void *dst, size_t dst_capacity,
                                    size_t *out_size) {
   return guard([&] {

@@ -89,6 +89,8 @@ ZT_API const char *zt_status_str(zt_status s) {
       return "name not valid UTF-8";
     case ZT_E_BOOL_VALUE:
       return "bool byte other than 0 or 1";
+    case ZT_E_VALUE:
+      return "stored value its type or layout forbids";
     case ZT_E_COMPONENT_MISSING:
       return "required component missing";
     case ZT_E_SPARSE_INDPTR:

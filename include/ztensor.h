@@ -111,6 +111,9 @@ typedef enum zt_status {
   ZT_E_DIGEST_FORMAT = -52,   /* digest string malformed */
   ZT_E_NAME = -53,            /* name/role not valid UTF-8 */
   ZT_E_BOOL_VALUE = -54,      /* bool byte other than 0/1 (strict verify) */
+  ZT_E_VALUE = -55,           /* a stored value its logical type or layout
+                                 forbids (v2: f4_e2m1 padding nibble, CSR
+                                 index order); since 1.3.0 */
 
   /* Composite formats (sparse, quantized) */
   ZT_E_COMPONENT_MISSING = -60, /* a component the format requires is absent */
@@ -292,6 +295,10 @@ ZT_API zt_status zt_close(zt_file *file);
  * "gguf v2", "gguf v3" (never starting with a digit). Borrowed. */
 ZT_API zt_status zt_file_version(const zt_file *file, const char **out);
 
+/* 1 when the file is a format v2 data shard (a footer with no manifest:
+ * it describes nothing, has no objects, and its blobs are reached only
+ * through a root manifest that names it), else 0. Since 1.3.0. */
+ZT_API zt_status zt_file_data_shard(const zt_file *file, uint32_t *out);
 ZT_API zt_status zt_file_object_count(const zt_file *file, size_t *out);
 
 /* Objects are in manifest order. Borrowed. */
@@ -399,6 +406,17 @@ ZT_API zt_status zt_object_component_index_n(const zt_object *obj,
 ZT_API zt_status zt_component_read(const zt_object *obj, size_t index,
                                    void *dst, size_t dst_capacity,
                                    size_t *out_size);
+
+/* Structural access: the component's stored bytes exactly as they are in
+ * the file (still encoded, in the stored byte order, its logical type not
+ * interpreted), with no digest check. The one read of a format v2 part
+ * whose logical type or encoding this library does not know (the typed
+ * reads return ZT_E_UNSUPPORTED naming the id). Sizes as zt_component_read,
+ * in stored bytes. A part whose blob is in another shard is
+ * ZT_E_UNSUPPORTED. Since 1.3.0. */
+ZT_API zt_status zt_component_read_stored(const zt_object *obj, size_t index,
+                                          void *dst, size_t dst_capacity,
+                                          size_t *out_size);
 
 /* Reads elements [first, first+count) of a component, counted in storage
  * elements of its dtype. Raw components read only those bytes; zstd ones

@@ -100,8 +100,10 @@ typedef struct zt_url_options {
                                   whole object only if it is at most this
                                   size; default 0 = never (refused) */
   uint64_t max_header_bytes;   /* total response header bytes; default 64 KiB */
-  const char *bearer_token;    /* "Authorization: Bearer ..."; NULL = none;
-                                  never appears in messages */
+  const char *bearer_token;    /* "Authorization: Bearer ..." to http(s)://
+                                  URLs only (never to an s3:// endpoint, nor
+                                  to another host a redirect names); NULL =
+                                  none; never appears in messages */
   const char *user_agent;      /* NULL = "libztensor/<version>" */
   /* Added in 1.2 (programs built against 1.1 pass the smaller struct_size;
    * the library then uses the defaults for these). */

@@ -78,6 +78,7 @@ bool ComponentStream::next_input(const uint8_t *&p, size_t &n) {
   if (stored_pos_ >= c_.length) return false;
   n = static_cast<size_t>(std::min<uint64_t>(c_.length - stored_pos_, kInputChunk));
   if (reader_->source().data()) {
+    reader_->source().materialize(c_.offset + stored_pos_, n);
     p = reader_->source().data() + c_.offset + stored_pos_;
   } else {
     reader_->source().read(c_.offset + stored_pos_, n, in_buf_.data());

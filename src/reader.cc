@@ -18,6 +18,9 @@
 #include "util/endian.h"
 #include "util/error.h"
 #include "util/size_cast.h"
+#include "v2/manifest.h"
+#include "v2/rule.h"
+#include "v2/vocab.h"
 
 namespace zt {
 namespace {
@@ -105,12 +108,13 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
     ForeignLimits fl;
     fl.max_header = opts_.max_manifest_size;
     fl.max_decoded_size = opts_.max_decoded_size;
+    fl.max_decoded_size_set = opts_.max_decoded_size != kDefaultMaxDecodedSize;
     ForeignFile ff = open_foreign(std::move(source_), fl);
     source_ = std::move(ff.source);
     manifest_ = std::move(ff.manifest);
     init_verify_slots();
-    // The header is parsed by now; the tensors follow it (or, decoded at
-    // open, are not read from the file again: nothing to prefetch).
+    // The header is parsed by now; the tensors follow it (or, decoded on
+    // first read, are read through the parser: nothing to prefetch).
     if (!manifest_.foreign_decoded) {
       start_prefetch(0, source_->size());
       if (prefetcher_) prefetcher_->settle(manifest_);
@@ -118,6 +122,16 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
     return;
   }
   ManifestLocation loc = locate_manifest(*source_, opts_.max_manifest_size);
+  if (loc.container == Container::V2) {
+    // Format v2 (src/v2/): its own manifest rules, the same model after.
+    // The thread reads only what the parsed manifest's parts cover (a data
+    // shard has none: nothing is read ahead).
+    start_prefetch(sizeof kMagicV1, loc.data_shard ? source_->size() - 40 : loc.offset);
+    manifest_ = v2::read_manifest(*source_, loc);
+    if (prefetcher_) prefetcher_->settle(manifest_);
+    init_verify_slots();
+    return;
+  }
   // Before the manifest is parsed: the thread reads the components of the
   // objects decoded so far meanwhile (on_early_object), then, once it is
   // parsed, those of every object, in file order. Blobs lie between the
@@ -199,9 +213,49 @@ unsigned Reader::threads() const {
   return std::max(hc ? hc : 1u, source_->preferred_threads());
 }
 
-void Reader::check_readable(const Object &o, const Component &c) const {
+void Reader::check_status(const Object &o, const Component &c) const {
   if (c.status != ZT_OK) fail(c.status, c.error);
   if (o.status != ZT_OK) fail(o.status, o.error);
+}
+
+void Reader::check_readable(const Object &o, const Component &c) const {
+  check_status(o, c);
+  if (c.content_check) check_content(o, c);
+}
+
+// A v2 logical type's content rule (bool bytes 0/1, the f4_e2m1 padding
+// nibble), checked before any typed read or verify hands its bytes out.
+void Reader::check_content(const Object &o, const Component &c) const {
+  const std::string ctx = "'" + source_->path() + "': " + ctx_of(o, c);
+  if (c.content_check == v2::kF4Padding) {
+    if (c.length == 0) return;
+    uint8_t last;
+    source_->read(c.offset + c.length - 1, 1, &last);
+    v2::check_content(c, &last, 1, c.length - 1, c.length, ctx);
+    return;
+  }
+  uint64_t base = 0;
+  for_each_stored_piece(c, [&](const uint8_t *p, size_t n) {
+    v2::check_content(c, p, n, base, c.length, ctx);
+    base += n;
+  });
+}
+
+size_t Reader::read_stored(const Object &o, const Component &c, void *dst, size_t capacity) const {
+  if (!c.shard.empty())
+    fail(ZT_E_UNSUPPORTED, ctx_of(o, c) + ": its bytes are in shard '" + c.shard +
+                               "', another file; this library does not resolve shards yet");
+  // Structural access passes over what this library cannot interpret
+  // (ZT_E_UNSUPPORTED), never over damage: a blob out of bounds, say.
+  if (c.status != ZT_OK && c.status != ZT_E_UNSUPPORTED) fail(c.status, c.error);
+  if (c.offset > source_->size() || c.length > source_->size() - c.offset)
+    fail(ZT_E_BOUNDS, ctx_of(o, c) + ": blob [" + std::to_string(c.offset) + ", +" + std::to_string(c.length) +
+                          ") is not inside the file");
+  if (capacity < c.length)
+    fail(ZT_E_BUFFER_TOO_SMALL,
+         ctx_of(o, c) + ": needs " + std::to_string(c.length) + " bytes, buffer has " + std::to_string(capacity));
+  source_->read(c.offset, static_cast<size_t>(c.length), dst);
+  return static_cast<size_t>(c.length);
 }
 
 size_t Reader::component_slot(const Object &o, const Component &c) const {
@@ -222,10 +276,16 @@ void Reader::mark_verified(const Object &o, const Component &c) const {
 }
 
 std::string Reader::digest_mismatch_message(const Object &o, const Component &c, const std::string &got) const {
-  const char *alg = c.parsed_digest.alg == ZT_DIGEST_SHA256 ? "sha256" : "crc32c";
-  return "'" + source_->path() + "': " + ctx_of(o, c) + ": verify-on-read: " + alg +
-         " digest mismatch: manifest says " + c.digest + ", stored bytes [" + std::to_string(c.offset) + ", +" +
-         std::to_string(c.length) + ") give " + got;
+  const char *alg = c.parsed_digest.alg == ZT_DIGEST_SHA256 ? "sha256"
+                    : c.parsed_digest.alg == ZT_DIGEST_XXH3 ? "xxh3"
+                                                            : "crc32c";
+  // v2 names the rule; its digests cover decoded bytes, which for the raw
+  // parts this library decodes are the stored ones.
+  const std::string what = std::string(alg) + " digest mismatch: manifest says " + c.digest + ", " +
+                           (c.digest_of_decoded ? "decoded" : "stored") + " bytes [" + std::to_string(c.offset) +
+                           ", +" + std::to_string(c.length) + ") give " + got;
+  return "'" + source_->path() + "': " + ctx_of(o, c) +
+         ": verify-on-read: " + (c.digest_of_decoded ? v2::rejected(v2::Rule::Digest, what) : what);
 }
 
 void Reader::check_digest(const Object &o, const Component &c) const {
@@ -246,6 +306,7 @@ void Reader::verify_before_read(const Object &o, const Component &c) const {
 
 void Reader::for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const {
   if (source_->data()) {
+    source_->materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now
     fn(source_->data() + c.offset, c.length);
     return;
   }
@@ -260,7 +321,10 @@ void Reader::for_each_stored_piece(const Component &c, const std::function<void(
 }
 
 const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &scratch) const {
-  if (source_->data()) return source_->data() + c.offset;
+  if (source_->data()) {
+    source_->materialize(c.offset, c.length);
+    return source_->data() + c.offset;
+  }
   scratch.resize(
       to_size(c.length, "'" + source_->path() + "': stored component at offset " + std::to_string(c.offset)));
   source_->read(c.offset, scratch.size(), scratch.data());
@@ -268,8 +332,9 @@ const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &sc
 }
 
 uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
-  check_readable(o, c);
+  check_status(o, c);
   if (c.decoded_known) return c.decoded_length;
+  source_->materialize(c.offset, c.length);
   std::vector<uint8_t> stored;
   const uint8_t *p = stored_bytes(c, stored);
   // One frame that records its size: believed here (bounded by the limit),
@@ -411,7 +476,9 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
                                         " bytes, buffer has " + std::to_string(j.capacity));
       if (!j.dst && c.decoded_length) fail(ZT_E_INVALID_ARG, ctx_of(o, c) + ": dst is NULL");
       total += c.decoded_length;
-      if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk) {
+      // Decode-on-read tensors (a foreign file's) are read whole: a whole
+      // read decodes straight into the buffer, a chunk would keep a copy.
+      if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk && !manifest_.foreign_decoded) {
         const bool cold = !source_->likely_cached(c.offset, c.length);
         // Not on cold blobs: hinting every blob here, before any copy
         // starts, queues reads of all of them at once, and cold loads took
@@ -617,6 +684,7 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
          ctx +
              (c.big_endian ? ": data is stored big-endian (legacy 0.1)" : ": little-endian data on a big-endian host") +
              "; a read byte-swaps it");
+  source_->materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now, kept for the view
   const uint8_t *p = source_->data() + c.offset;
   // Foreign files put elements at any offset; .zt blobs are 64-aligned.
   if (const size_t align = dtype_size(c.dtype); align > 1 && reinterpret_cast<uintptr_t>(p) % align != 0)
@@ -652,9 +720,10 @@ zt_verify_result Reader::verify_stored(const Object &o, const Component &c, bool
       if (!d.finish_matches(c.parsed_digest)) {
         Digester again(c.parsed_digest.alg);
         for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { again.update(p, n); });
-        fail(ZT_E_DIGEST_MISMATCH, ctx + ": digest mismatch: manifest says " + c.digest + ", stored bytes [" +
-                                       std::to_string(c.offset) + ", +" + std::to_string(c.length) + ") give " +
-                                       again.finish_string());
+        const std::string what = "digest mismatch: manifest says " + c.digest + ", " +
+                                 (c.digest_of_decoded ? "decoded" : "stored") + " bytes [" + std::to_string(c.offset) +
+                                 ", +" + std::to_string(c.length) + ") give " + again.finish_string();
+        fail(ZT_E_DIGEST_MISMATCH, ctx + ": " + (c.digest_of_decoded ? v2::rejected(v2::Rule::Digest, what) : what));
       }
       result = ZT_VERIFY_OK;
       mark_verified(o, c);  // a later read (verify-on-read) need not check again

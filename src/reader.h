@@ -22,12 +22,17 @@ class Prefetcher;
 // than the host's, so reads swap them and views are refused (util/endian.h).
 bool needs_swap(const Component &c);
 
+// max_decoded_size's default. Left at it, a foreign file's decode-on-read
+// tensors together are bounded by a multiple of the file's size instead
+// (foreign/open_foreign.h); set to anything else, it raises that bound.
+constexpr uint64_t kDefaultMaxDecodedSize = uint64_t{64} << 30;
+
 struct ReaderOptions {
   zt_access access = ZT_ACCESS_MMAP;
   bool strict = false;
   unsigned threads = 0;  // 0 = hardware concurrency
   uint64_t max_manifest_size = kMaxManifestSize;
-  uint64_t max_decoded_size = uint64_t{64} << 30;
+  uint64_t max_decoded_size = kDefaultMaxDecodedSize;
   // Check each component's digest the first time its bytes are read.
   bool verify_on_read = false;
   // Read the data into the page cache in the background from the open on
@@ -73,8 +78,17 @@ class Reader {
   const ReaderOptions &options() const { return opts_; }
   unsigned threads() const;
 
-  // Throws the component's (or object's) recorded damage, if any.
+  // Throws the component's (or object's) recorded damage, if any, and (v2)
+  // a breach of its logical type's content rule: what every typed read and
+  // verify checks first.
+  // A pointer into source().data() needs Source::materialize first (a
+  // foreign file's decode-on-read tensors); Source::read does that itself.
   void check_readable(const Object &o, const Component &c) const;
+  // Only the recorded damage.
+  void check_status(const Object &o, const Component &c) const;
+  // The stored bytes, as they are in the file, whatever the encoding or
+  // logical type (v2 structural access; zt_component_read_stored).
+  size_t read_stored(const Object &o, const Component &c, void *dst, size_t capacity) const;
 
   // Decoded size; for legacy zstd of unknown size this decodes (bounded).
   uint64_t decoded_size(const Object &o, const Component &c) const;
@@ -132,6 +146,7 @@ class Reader {
  private:
   Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool foreign_ok = false);
   void init_verify_slots();
+  void check_content(const Object &o, const Component &c) const;
   void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n, const Source &src) const;
   size_t component_slot(const Object &o, const Component &c) const;
   // Digest over the stored bytes; throws ZT_E_DIGEST_MISMATCH.

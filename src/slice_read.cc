@@ -93,6 +93,12 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
   // elements (a complex64 is one element of 8 bytes); any other component
   // is a 1-d array of its storage elements.
   const bool dense_data = o.format == "dense" && c.role == "data";
+  // A packed sub-byte type (v2's f4_e2m1, two elements a byte) has no
+  // whole-byte element to cut the shape at.
+  if (dense_data && c.has_type && c.logical_type == "f4_e2m1")
+    fail(ZT_E_UNSUPPORTED, ctx +
+                               ": f4_e2m1 packs two elements a byte; an N-d slice needs whole-byte elements "
+                               "(read the component, or a byte range of it)");
   const uint64_t total = decoded_size(o, c);
   uint64_t flat_dim = 0;
   const uint64_t *dims = nullptr;

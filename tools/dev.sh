@@ -19,6 +19,7 @@ DEMO_PACKAGES=(
   build-essential meson ninja-build pkg-config python3
   libzstd-dev libcbor-dev libssl-dev libisal-dev nlohmann-json3-dev
   libzip-dev libdlpack-dev libcurl4-openssl-dev libxxhash-dev
+  libprotobuf-dev protobuf-compiler libonnx-dev libhdf5-dev
 )
 # What the whole test suite needs on top: GoogleTest, the Python binding's
 # tests, its C++ extension (python3-dev) and its venv install, other languages' examples, the independent
@@ -27,7 +28,7 @@ DEMO_PACKAGES=(
 # their S3 signature checks (node and npm, for s3rver, are added by deps()).
 TEST_PACKAGES=(
   libgtest-dev libgmock-dev cmake abigail-tools
-  python3-numpy python3-pytest python3-scipy python3-torch python3-cbor2 python3-zstandard python3-mypy
+  python3-numpy python3-pytest python3-scipy python3-torch python3-onnx python3-h5py python3-cbor2 python3-zstandard python3-mypy
   python3-venv python3-pip python3-mesonpy python3-setuptools python3-wheel python3-dev
   golang-go clang libclang-rt-14-dev zstd binutils
   cargo rustc bindgen librust-half-dev librust-pkg-config-dev

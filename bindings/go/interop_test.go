@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"ztensor"
@@ -152,5 +153,37 @@ func TestNegativeVectors(t *testing.T) {
 			t.Errorf("%s: %v %+v, want one %v", file, err, failures, want)
 		}
 		f.Close()
+	}
+}
+
+// Format v2 (the original's conformance corpus, tests/data/v2-conformance)
+// reads through the same Open.
+func TestFormatV2ReadsUnchanged(t *testing.T) {
+	path := filepath.Join(interopDir(), "..", "v2-conformance", "valid", "canonical-basic.zt")
+	f, err := ztensor.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if v, _ := f.Version(); v != "2" {
+		t.Errorf("version %q, want 2", v)
+	}
+	if n, _ := f.Len(); n != 3 {
+		t.Errorf("%d objects, want 3", n)
+	}
+	o, err := f.ObjectByName("a.bias")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := o.ReadBytes(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, bytes.Repeat([]byte{1}, 16)) {
+		t.Errorf("a.bias reads %v", b)
+	}
+	_, err = ztensor.Open(filepath.Join(interopDir(), "..", "v2-conformance", "reject", "manifest-hash-mismatch.zt"))
+	if err == nil || !strings.Contains(err.Error(), "rejected (ManifestHash)") {
+		t.Errorf("a damaged v2 manifest: %v", err)
 	}
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "composite/sparse.h"
 #include "reader.h"
 #include "types/dtype.h"
 #include "util/error.h"
@@ -92,7 +93,7 @@ std::vector<uint64_t> index_bytes_to_u64(const uint8_t *data, size_t bytes, zt_d
 }
 
 bool is_sparse_index(const std::string &format, const std::string &role) {
-  return (format == "sparse_csr" && (role == "indices" || role == "indptr")) ||
+  return (is_csr_format(format) && (role == "indices" || role == "indptr")) ||
          (format == "sparse_coo" && role == "coords");
 }
 

@@ -6,6 +6,7 @@
 #include "reader.h"
 #include "types/dtype.h"
 #include "util/error.h"
+#include "v2/rule.h"
 
 namespace zt {
 namespace {
@@ -56,7 +57,7 @@ void check_coo(const std::string &object, const CooArrays &a) {
 }
 
 void check_sparse_shape(const Object &obj) {
-  if (obj.format == "sparse_csr" && obj.shape.size() != 2)
+  if (is_csr_format(obj.format) && obj.shape.size() != 2)
     fail(ZT_E_SHAPE, where(obj.name) + ": sparse_csr needs a 2-D shape, not " + n(obj.shape.size()) + "-D");
   if (obj.format == "sparse_coo" && obj.shape.empty())
     fail(ZT_E_SHAPE, where(obj.name) + ": sparse_coo needs at least one dimension");
@@ -102,9 +103,53 @@ CooArrays LoadedSparse::coo_arrays(const Object &obj) const {
   return a;
 }
 
+// zt.sparse_csr/1 (spec/profiles/zt.sparse_csr-1.md) adds one data rule
+// to 1.2's: within each row the column indices strictly increase.
+void check_csr_rows_increasing(const std::string &object, const CsrArrays &a) {
+  for (uint64_t r = 0; r < a.rows; ++r)
+    for (uint64_t k = a.indptr[r] + 1; k < a.indptr[r + 1]; ++k)
+      if (a.indices[k] <= a.indices[k - 1])
+        fail(ZT_E_SPARSE_INDEX, where(object, "indices") + ": row " + n(r) + " does not strictly increase (entry " +
+                                    n(k - 1) + " is " + n(a.indices[k - 1]) + ", entry " + n(k) + " is " +
+                                    n(a.indices[k]) + ")");
+}
+
+namespace {
+
+LoadedSparse load_csr_v2(const Reader &reader, const Object &obj) {
+  // Data-rule failures are the profile's LayoutData rule.
+  try {
+    LoadedSparse s;
+    s.csr = true;
+    s.values = &require_component(obj, "values");
+    s.values_count = element_count(reader, obj, *s.values);
+    const Component &ind = require_component(obj, "indices");
+    const Component &ptr = require_component(obj, "indptr");
+    check_sparse_shape(obj);
+    s.indptr = read_index_component(reader, obj, ptr, ZT_E_SPARSE_INDPTR);
+    s.indices = read_index_component(reader, obj, ind, ZT_E_SPARSE_INDEX);
+    check_csr(obj.name, s.csr_arrays(obj));
+    check_csr_rows_increasing(obj.name, s.csr_arrays(obj));
+    return s;
+  } catch (const Error &e) {
+    const zt_status st = e.status();
+    if (st == ZT_E_SPARSE_INDPTR || st == ZT_E_SPARSE_INDEX || st == ZT_E_SPARSE_NNZ)
+      fail(st, v2::rejected(v2::Rule::LayoutData, e.what()));
+    throw;
+  }
+}
+
+}  // namespace
+
+bool is_csr_format(const std::string &format) {
+  return format == "sparse_csr" || format == kCsrV2;
+}
+
 LoadedSparse load_sparse(const Reader &reader, const Object &obj) {
   LoadedSparse s;
-  if (obj.format == "sparse_csr") {
+  if (obj.format == kCsrV2) {
+    return load_csr_v2(reader, obj);
+  } else if (obj.format == "sparse_csr") {
     s.csr = true;
     s.values = &require_component(obj, "values");
     s.values_count = element_count(reader, obj, *s.values);

@@ -28,6 +28,14 @@ struct CsrArrays {
   uint64_t values_count = 0;
 };
 void check_csr(const std::string &object, const CsrArrays &a);
+// Format v2's zt.sparse_csr/1 also requires each row's indices to strictly
+// increase (ZT_E_SPARSE_INDEX).
+void check_csr_rows_increasing(const std::string &object, const CsrArrays &a);
+
+// The layout id of a v2 CSR object (its format as written), read through the
+// same composite API as 1.2's "sparse_csr".
+constexpr const char *kCsrV2 = "zt.sparse_csr/1";
+bool is_csr_format(const std::string &format);
 
 // COO with coordinates in Structure-of-Arrays order (all dim-0 indices, then
 // all dim-1, ...). Rules: coords has ndim × nnz entries with nnz = number of

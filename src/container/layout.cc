@@ -3,6 +3,8 @@
 #include <cstring>
 
 #include "util/error.h"
+#include "v2/footer.h"
+#include "v2/rule.h"
 
 namespace zt {
 namespace {
@@ -45,9 +47,18 @@ ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size) 
   const uint64_t size = src.size();
   const std::string &path = src.path();
   if (size < 8)
-    fail(ZT_E_TRUNCATED, "'" + path + "': file is " + std::to_string(size) + " bytes, shorter than the 8-byte magic");
+    fail(ZT_E_TRUNCATED, "'" + path + "': file is " + std::to_string(size) +
+                             " bytes, shorter than the 8-byte magic (v2: " +
+                             v2::rejected(v2::Rule::FileTooSmall, "shorter than 48 bytes") + ")");
   std::vector<uint8_t> scratch;
   const uint8_t *head = src.read_meta(0, 8, scratch);
+  if (v2::is_magic(head)) {
+    v2::Footer f = v2::read_footer(src, max_manifest_size);
+    ManifestLocation loc{Container::V2, f.manifest_offset, f.manifest_length};
+    loc.hash = f.manifest_hash;
+    loc.data_shard = f.data_shard;
+    return loc;
+  }
   if (std::memcmp(head, kMagicV1, 8) == 0) {
     if (size < 24)
       fail(ZT_E_TRUNCATED,
@@ -72,7 +83,19 @@ ManifestLocation locate_manifest(const Source &src, uint64_t max_manifest_size) 
   // Not one byte of the file is quoted: it is not a zTensor file, and a
   // message must not become a way to read someone else's file (a set's
   // shard, say, that turned out to be a private key).
-  fail(ZT_E_FORMAT, "'" + path + "': does not start with the magic \"ZTEN1000\" or \"ZTEN0001\": not a zTensor file");
+  // A v2 file whose first bytes were damaged still ends with the v2 magic:
+  // name the v2 rule it breaks (the footer alone is not quoted either).
+  if (size >= v2::kMinFileSize && v2::is_magic(src.read_meta(size - 8, 8, scratch)))
+    v2::reject(v2::Rule::HeaderMagic, "'" + path + "': ends with the v2 magic, but does not start with it");
+  if (size < v2::kMinFileSize)
+    fail(ZT_E_FORMAT, "'" + path +
+                          "': does not start with the magic \"ZTEN1000\", \"ZTEN0001\" or \"\\x89ZT2\\r\\n\\x1a\\n\": "
+                          "not a zTensor file (and, at " +
+                          std::to_string(size) + " bytes, too short for a v2 one: " +
+                          v2::rejected(v2::Rule::FileTooSmall, "shorter than 48 bytes") + ")");
+  fail(ZT_E_FORMAT, "'" + path +
+                        "': does not start with the magic \"ZTEN1000\", \"ZTEN0001\" or \"\\x89ZT2\\r\\n\\x1a\\n\": "
+                        "not a zTensor file");
 }
 
 }  // namespace zt

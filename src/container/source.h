@@ -91,6 +91,15 @@ class Source {
   // cannot (not a file, an I/O error, the file shrank): the caller stops
   // asking.
   virtual bool populate(uint64_t offset, uint64_t len, std::vector<uint8_t> &scratch) const;
+  // Makes [offset, offset+len) of data() readable: a source whose bytes are
+  // produced on first read (a foreign file's compressed members,
+  // src/foreign/decode_on_read.h) produces them here. Readers call it before
+  // they use a pointer into data(); read() and read_meta() do it themselves.
+  // Nothing to do for file and memory sources.
+  virtual void materialize(uint64_t offset, uint64_t len) const {
+    (void)offset;
+    (void)len;
+  }
 
  protected:
   uint64_t size_ = 0;

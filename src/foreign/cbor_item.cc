@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-namespace ztimport {
+namespace zt::foreign {
 namespace {
 
 // A CBOR head (major type and argument) through libcbor's encoders.
@@ -126,4 +126,4 @@ CborItem cbor_map(const CborAttributes &attributes) {
   return out;
 }
 
-}  // namespace ztimport
+}  // namespace zt::foreign

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ztimport {
+namespace zt::foreign {
 
 // One encoded CBOR data item.
 using CborItem = std::vector<uint8_t>;
@@ -38,4 +38,4 @@ CborItem cbor_map(const CborAttributes &attributes);
 
 bool valid_utf8(std::string_view s);
 
-}  // namespace ztimport
+}  // namespace zt::foreign

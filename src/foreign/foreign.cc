@@ -24,17 +24,17 @@
 #include "util/regular_file.h"
 #endif
 
-namespace ztimport {
+namespace zt::foreign {
 
 uint64_t checked_mul(uint64_t a, uint64_t b, const std::string &ctx) {
   uint64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) throw InputError(ctx + ": size overflows 64 bits");
+  if (__builtin_mul_overflow(a, b, &r)) throw format_error(ctx + ": size overflows 64 bits");
   return r;
 }
 
 uint64_t checked_add(uint64_t a, uint64_t b, const std::string &ctx) {
   uint64_t r;
-  if (__builtin_add_overflow(a, b, &r)) throw InputError(ctx + ": offset overflows 64 bits");
+  if (__builtin_add_overflow(a, b, &r)) throw format_error(ctx + ": offset overflows 64 bits");
   return r;
 }
 
@@ -48,9 +48,9 @@ void refuse_overlapping(std::vector<DataRange> ranges, const std::string &what) 
   for (size_t i = 1; i < ranges.size(); ++i) {
     const DataRange &a = ranges[furthest], &b = ranges[i];
     if (b.begin < a.end)
-      throw InputError(what + ": the data of tensors '" + a.name + "' [" + std::to_string(a.begin) + ", " +
-                       std::to_string(a.end) + ") and '" + b.name + "' [" + std::to_string(b.begin) + ", " +
-                       std::to_string(b.end) + ") overlap; refusing a file whose tensors share bytes");
+      throw format_error(what + ": the data of tensors '" + a.name + "' [" + std::to_string(a.begin) + ", " +
+                         std::to_string(a.end) + ") and '" + b.name + "' [" + std::to_string(b.begin) + ", " +
+                         std::to_string(b.end) + ") overlap; refusing a file whose tensors share bytes");
     if (b.end > a.end) furthest = i;
   }
 }
@@ -68,7 +68,7 @@ void check_json_depth(const char *p, size_t n, const std::string &what) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > 64) throw InputError(what + ": JSON header nests deeper than 64 levels");
+      if (++depth > 64) throw format_error(what + ": JSON header nests deeper than 64 levels");
     } else if ((c == ']' || c == '}') && depth) {
       --depth;
     }
@@ -137,6 +137,8 @@ Kind detect(const uint8_t *head, size_t n, uint64_t file_size) {
   if (starts("\x93NUMPY", 6)) return Kind::Npy;
   if (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4)) return Kind::Npz;
   if (starts("GGUF", 4)) return Kind::Gguf;
+  if (starts("\x89HDF\r\n\x1a\n", 8)) return Kind::Hdf5;
+  if (n >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5) return Kind::Pickle;
   if (n >= 9 && head[8] == '{') {
     uint64_t len = 0;
     for (int i = 7; i >= 0; --i) len = (len << 8) | head[i];
@@ -155,6 +157,12 @@ const char *kind_name(Kind kind) {
       return "npz";
     case Kind::Gguf:
       return "gguf";
+    case Kind::Pickle:
+      return "pickle";
+    case Kind::Onnx:
+      return "onnx";
+    case Kind::Hdf5:
+      return "hdf5";
     case Kind::None:
       break;
   }
@@ -162,7 +170,7 @@ const char *kind_name(Kind kind) {
 }
 
 Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::string &what, const std::string &stem,
-                       const Limits &limits) {
+                       const Limits &limits, const std::string &path) {
   Imported r;
   switch (kind) {
     case Kind::Safetensors:
@@ -174,14 +182,22 @@ Imported import_buffer(Kind kind, const uint8_t *data, size_t size, const std::s
       r.format_name = "npy";
       break;
     case Kind::Npz:
-      r = read_npz(data, size, what, limits);
-      r.format_name = "npz";
+      r = read_zip(data, size, what, limits);  // "npz" or "pickle"
+      break;
+    case Kind::Pickle:
+      r = read_pickle_file(data, size, what, limits);
+      break;
+    case Kind::Onnx:
+      r = read_onnx(data, size, what, path, limits);
+      break;
+    case Kind::Hdf5:
+      r = read_hdf5(data, size, what, path, limits);
       break;
     case Kind::Gguf:
       r = read_gguf(data, size, what, limits);  // names itself with its version
       break;
     case Kind::None:
-      throw InputError(what + ": not a foreign tensor file");
+      throw format_error(what + ": not a foreign tensor file");
   }
   return r;
 }
@@ -202,10 +218,17 @@ static Imported dispatch(const std::string &path, const uint8_t *data, size_t si
     kind = Kind::Npz;
   else if (ends_with(path, ".gguf") || starts("GGUF", 4))
     kind = Kind::Gguf;
+  else if (size >= 2 && data[0] == 0x80 && data[1] >= 2 && data[1] <= 5)
+    kind = Kind::Pickle;
+  else if (ends_with(path, ".onnx"))
+    kind = Kind::Onnx;
+  else if (ends_with(path, ".h5") || ends_with(path, ".hdf5") || starts("\x89HDF\r\n\x1a\n", 8))
+    kind = Kind::Hdf5;
   else
-    throw InputError("'" + path +
-                     "': unknown input format (expected .safetensors, .npy, .npz or .gguf by name or magic)");
-  Imported r = import_buffer(kind, data, size, path, stem_of(path), limits);
+    throw format_error("'" + path +
+                       "': unknown input format (expected .safetensors, .npy, .npz, .gguf, .onnx, .h5 or a PyTorch "
+                       ".pt/.pth/.bin zip by name or magic)");
+  Imported r = import_buffer(kind, data, size, path, stem_of(path), limits, path);
   // (The pair destroys its second member first: the reader's state, then the bytes.)
   std::shared_ptr<void> inner = r.keepalive;
   r.keepalive = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<void>>>(std::move(owner), inner);
@@ -217,13 +240,13 @@ Imported import_file(const std::string &path, const Limits &limits) {
   struct stat st;
   const char *file_kind = nullptr;
   const int fd = zt::open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &file_kind);
-  if (fd < 0 && file_kind) throw InputError("'" + path + "' is " + file_kind + ", not a regular file");
-  if (fd < 0) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+  if (fd < 0 && file_kind) throw format_error("'" + path + "' is " + file_kind + ", not a regular file");
+  if (fd < 0) throw format_error("cannot open '" + path + "': " + std::strerror(errno));
   if (static_cast<uint64_t>(st.st_size) > std::numeric_limits<size_t>::max()) {
     // A 32-bit zt cannot map it; a cast would cut its size short.
     ::close(fd);
-    throw InputError("'" + path + "' (" + std::to_string(st.st_size) + " bytes) is larger than this " +
-                     std::to_string(8 * sizeof(size_t)) + "-bit zt can map");
+    throw format_error("'" + path + "' (" + std::to_string(st.st_size) + " bytes) is larger than this " +
+                       std::to_string(8 * sizeof(size_t)) + "-bit zt can map");
   }
   auto map = std::make_shared<Mapping>();
   map->size = static_cast<size_t>(st.st_size);
@@ -232,7 +255,7 @@ Imported import_file(const std::string &path, const Limits &limits) {
     if (a == MAP_FAILED) {
       int e = errno;
       ::close(fd);
-      throw InputError("cannot map '" + path + "': " + std::strerror(e));
+      throw format_error("cannot map '" + path + "': " + std::strerror(e));
     }
     map->addr = a;
   }
@@ -249,26 +272,22 @@ Imported import_file(const std::string &path, const Limits &limits) {
 Imported import_file(const std::string &path, const Limits &limits) {
   uint64_t file_size = 0;
   int fd = -1;
-  try {
-    fd = zt::win32::open_read(path, &file_size);
-  } catch (const zt::Error &e) {
-    throw InputError(e.what());
-  }
+  fd = zt::win32::open_read(path, &file_size);  // throws zt::Error (ZT_E_IO)
   if (file_size > std::numeric_limits<size_t>::max()) {
     ::_close(fd);
-    throw InputError("'" + path + "' (" + std::to_string(file_size) + " bytes) is larger than this " +
-                     std::to_string(8 * sizeof(size_t)) + "-bit zt can read");
+    throw format_error("'" + path + "' (" + std::to_string(file_size) + " bytes) is larger than this " +
+                       std::to_string(8 * sizeof(size_t)) + "-bit zt can read");
   }
   auto bytes = std::make_shared<std::vector<uint8_t>>();
   try {
     bytes->resize(static_cast<size_t>(file_size));
     if (file_size) zt::win32::pread_all(fd, path, 0, bytes->data(), bytes->size());
-  } catch (const zt::Error &e) {
+  } catch (const zt::Error &) {
     ::_close(fd);
-    throw InputError(e.what());
+    throw;
   } catch (const std::bad_alloc &) {
     ::_close(fd);
-    throw InputError("'" + path + "': cannot allocate " + std::to_string(file_size) + " bytes to read it");
+    throw format_error("'" + path + "': cannot allocate " + std::to_string(file_size) + " bytes to read it");
   }
   ::_close(fd);
   static const uint8_t kEmpty = 0;
@@ -276,4 +295,4 @@ Imported import_file(const std::string &path, const Limits &limits) {
 }
 #endif
 
-}  // namespace ztimport
+}  // namespace zt::foreign

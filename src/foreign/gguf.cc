@@ -11,7 +11,7 @@
 
 #include "foreign.h"
 
-namespace ztimport {
+namespace zt::foreign {
 namespace {
 
 using GgmlType = GgmlTypeInfo;
@@ -65,8 +65,8 @@ class Cursor {
   size_t left() const { return n_ - pos_; }
   const uint8_t *take(uint64_t k, const char *field) {
     if (k > left())
-      throw InputError(what_ + ": truncated at offset " + std::to_string(pos_) + " reading " + field + " (" +
-                       std::to_string(k) + " bytes, " + std::to_string(left()) + " left)");
+      throw format_error(what_ + ": truncated at offset " + std::to_string(pos_) + " reading " + field + " (" +
+                         std::to_string(k) + " bytes, " + std::to_string(left()) + " left)");
     const uint8_t *r = p_ + pos_;
     pos_ += static_cast<size_t>(k);
     return r;
@@ -124,7 +124,7 @@ size_t min_size(uint32_t type) {
 // floats at their own width, strings as text (bytes when not UTF-8), arrays
 // as arrays.
 void read_value(Cursor &c, uint32_t type, const std::string &key, MetaBudget &budget, int depth, CborItem &out) {
-  if (budget.values_left-- == 0) throw InputError(c.what() + ": metadata has too many values");
+  if (budget.values_left-- == 0) throw format_error(c.what() + ": metadata has too many values");
   const char *f = "a metadata value";
   switch (type) {
     case kU8:
@@ -157,26 +157,27 @@ void read_value(Cursor &c, uint32_t type, const std::string &key, MetaBudget &bu
     }
     case kBool: {
       uint64_t b = c.uint(1, f);
-      if (b > 1) throw InputError(c.what() + ": key '" + key + "': bool value " + std::to_string(b) + " is not 0 or 1");
+      if (b > 1)
+        throw format_error(c.what() + ": key '" + key + "': bool value " + std::to_string(b) + " is not 0 or 1");
       return cbor_append_bool(out, b == 1);
     }
     case kString:
       return cbor_append_string(out, c.str(f));
     case kArray: {
-      if (depth >= 8) throw InputError(c.what() + ": key '" + key + "': arrays nested deeper than 8 levels");
+      if (depth >= 8) throw format_error(c.what() + ": key '" + key + "': arrays nested deeper than 8 levels");
       uint32_t elem = static_cast<uint32_t>(c.uint(4, "an array type"));
       uint64_t count = c.uint(8, "an array length");
       size_t ms = min_size(elem);
-      if (!ms) throw InputError(c.what() + ": key '" + key + "': unknown array element type " + std::to_string(elem));
+      if (!ms) throw format_error(c.what() + ": key '" + key + "': unknown array element type " + std::to_string(elem));
       if (count > c.left() / ms || count > budget.values_left)
-        throw InputError(c.what() + ": key '" + key + "': array length " + std::to_string(count) +
-                         " is larger than the file or the metadata limit allows");
+        throw format_error(c.what() + ": key '" + key + "': array length " + std::to_string(count) +
+                           " is larger than the file or the metadata limit allows");
       cbor_append_array_head(out, count);
       for (uint64_t i = 0; i < count; ++i) read_value(c, elem, key, budget, depth + 1, out);
       return;
     }
     default:
-      throw InputError(c.what() + ": key '" + key + "': unknown value type " + std::to_string(type));
+      throw format_error(c.what() + ": key '" + key + "': unknown value type " + std::to_string(type));
   }
 }
 
@@ -190,16 +191,16 @@ const GgmlTypeInfo *ggml_type_info(uint32_t id) {
 
 Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
   Cursor c(data, size, what);
-  if (std::memcmp(c.take(4, "the magic"), "GGUF", 4) != 0) throw InputError(what + ": not a GGUF file (magic)");
+  if (std::memcmp(c.take(4, "the magic"), "GGUF", 4) != 0) throw format_error(what + ": not a GGUF file (magic)");
   const uint32_t version = static_cast<uint32_t>(c.uint(4, "the version"));
   if (version != 2 && version != 3)
-    throw InputError(what + ": GGUF version " + std::to_string(version) + " is not supported (2 and 3 are)");
+    throw format_error(what + ": GGUF version " + std::to_string(version) + " is not supported (2 and 3 are)");
   const uint64_t n_tensors = c.uint(8, "the tensor count");
   const uint64_t n_kv = c.uint(8, "the key/value count");
   if (n_kv > c.left() / 12)
-    throw InputError(what + ": key/value count " + std::to_string(n_kv) + " is larger than the file allows");
+    throw format_error(what + ": key/value count " + std::to_string(n_kv) + " is larger than the file allows");
   if (n_tensors > c.left() / 24)
-    throw InputError(what + ": tensor count " + std::to_string(n_tensors) + " is larger than the file allows");
+    throw format_error(what + ": tensor count " + std::to_string(n_tensors) + " is larger than the file allows");
 
   Imported r;
   r.format_name = "gguf v" + std::to_string(version);
@@ -208,12 +209,12 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
   for (uint64_t i = 0; i < n_kv; ++i) {
     std::string key = c.str("a metadata key");
     uint32_t type = static_cast<uint32_t>(c.uint(4, "a value type"));
-    if (!valid_utf8(key)) throw InputError(what + ": metadata key " + std::to_string(i) + " is not valid UTF-8");
-    if (r.attributes.count(key)) throw InputError(what + ": metadata key '" + key + "' appears twice");
+    if (!valid_utf8(key)) throw format_error(what + ": metadata key " + std::to_string(i) + " is not valid UTF-8");
+    if (r.attributes.count(key)) throw format_error(what + ": metadata key '" + key + "' appears twice");
     CborItem v;
     if (key == "general.alignment") {
       const uint64_t a = type == kU32 ? c.uint(4, "general.alignment") : 0;
-      if (a == 0 || (a & (a - 1)) != 0) throw InputError(what + ": general.alignment must be a u32 power of two");
+      if (a == 0 || (a & (a - 1)) != 0) throw format_error(what + ": general.alignment must be a u32 power of two");
       alignment = a;
       cbor_append_uint(v, a);
     } else {
@@ -221,7 +222,7 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
     }
     r.attributes.emplace(std::move(key), std::move(v));
     if (c.pos() > limits.max_header)
-      throw InputError(what + ": metadata exceeds the limit of " + std::to_string(limits.max_header) + " bytes");
+      throw format_error(what + ": metadata exceeds the limit of " + std::to_string(limits.max_header) + " bytes");
   }
 
   struct Info {
@@ -235,9 +236,9 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
     Tensor &t = info.t;
     t.name = c.str("a tensor name");
     const std::string ctx = what + ": tensor '" + t.name + "'";
-    if (!names.insert(t.name).second) throw InputError(ctx + ": appears twice");
+    if (!names.insert(t.name).second) throw format_error(ctx + ": appears twice");
     uint32_t n_dims = static_cast<uint32_t>(c.uint(4, "n_dims"));
-    if (n_dims > 4) throw InputError(ctx + ": " + std::to_string(n_dims) + " dimensions (GGML allows at most 4)");
+    if (n_dims > 4) throw format_error(ctx + ": " + std::to_string(n_dims) + " dimensions (GGML allows at most 4)");
     std::vector<uint64_t> ne(n_dims);
     for (auto &d : ne) d = c.uint(8, "a dimension");
     uint32_t type = static_cast<uint32_t>(c.uint(4, "a tensor type"));
@@ -245,13 +246,13 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
     const GgmlType *g = nullptr;
     for (const auto &k : kGgmlTypes)
       if (k.id == type) g = &k;
-    if (!g) throw InputError(ctx + ": unknown ggml type " + std::to_string(type));
+    if (!g) throw format_error(ctx + ": unknown ggml type " + std::to_string(type));
     if (info.offset % alignment != 0)
-      throw InputError(ctx + ": offset " + std::to_string(info.offset) + " is not a multiple of the alignment " +
-                       std::to_string(alignment));
+      throw format_error(ctx + ": offset " + std::to_string(info.offset) + " is not a multiple of the alignment " +
+                         std::to_string(alignment));
     if (n_dims && ne[0] % g->block_size != 0)
-      throw InputError(ctx + ": innermost dimension " + std::to_string(ne[0]) + " is not a multiple of the " + g->name +
-                       " block size " + std::to_string(g->block_size));
+      throw format_error(ctx + ": innermost dimension " + std::to_string(ne[0]) + " is not a multiple of the " +
+                         g->name + " block size " + std::to_string(g->block_size));
     uint64_t rows = 1;
     for (uint32_t k = 1; k < n_dims; ++k) rows = checked_mul(rows, ne[k], ctx + ": shape");
     const uint64_t inner = n_dims ? ne[0] : 1;
@@ -280,8 +281,8 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
     uint64_t begin = checked_add(data_start, info.offset, ctx);
     uint64_t end = checked_add(begin, info.t.nbytes, ctx);
     if (end > size)
-      throw InputError(ctx + ": data [" + std::to_string(begin) + ", " + std::to_string(end) +
-                       ") runs past the end of the file (" + std::to_string(size) + " bytes)");
+      throw format_error(ctx + ": data [" + std::to_string(begin) + ", " + std::to_string(end) +
+                         ") runs past the end of the file (" + std::to_string(size) + " bytes)");
     const uint8_t *p = data + begin;
     info.t.offset = begin;
     info.t.in_place = true;
@@ -294,4 +295,4 @@ Imported read_gguf(const uint8_t *data, size_t size, const std::string &what, co
   return r;
 }
 
-}  // namespace ztimport
+}  // namespace zt::foreign

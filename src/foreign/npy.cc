@@ -1,16 +1,15 @@
 // NumPy .npy (format versions 1-3) and .npz (a zip of .npy members, stored
 // or deflated, read with libzip). The .npy header is a Python dict literal:
 // {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }.
-#ifdef ZT_HAVE_LIBZIP  // .npz archives; optional in cross builds (meson option libzip)
-#include <zip.h>
-#endif
 
 #include <cstring>
 #include <memory>
 
 #include "foreign.h"
+#include "zip_layout.h"
+#include "zip_member.h"
 
-namespace ztimport {
+namespace zt::foreign {
 namespace {
 
 constexpr size_t kNpyPrefix = 10;                      // magic(6) + version(2) + u16 length
@@ -31,15 +30,15 @@ struct NpyHeader {
 // The length of the whole header (prefix included) from its first bytes.
 uint64_t npy_header_length(const uint8_t *p, size_t avail, const std::string &what) {
   if (avail < kNpyPrefix || std::memcmp(p, "\x93NUMPY", 6) != 0)
-    throw InputError(what + ": not a .npy array (magic \\x93NUMPY missing or file truncated)");
+    throw format_error(what + ": not a .npy array (magic \\x93NUMPY missing or file truncated)");
   const uint8_t major = p[6];
   if (major == 1) return kNpyPrefix + (p[8] | (uint64_t{p[9]} << 8));
   if (major == 2 || major == 3) {
-    if (avail < 12) throw InputError(what + ": truncated .npy header");
+    if (avail < 12) throw format_error(what + ": truncated .npy header");
     uint64_t n = p[8] | (uint64_t{p[9]} << 8) | (uint64_t{p[10]} << 16) | (uint64_t{p[11]} << 24);
     return 12 + n;
   }
-  throw InputError(what + ": unsupported .npy format version " + std::to_string(major) + "." + std::to_string(p[7]));
+  throw format_error(what + ": unsupported .npy format version " + std::to_string(major) + "." + std::to_string(p[7]));
 }
 
 // A tiny reader for the restricted Python literal numpy writes.
@@ -59,7 +58,7 @@ class DictParser {
       expect(':');
       ws();
       if (key == "descr") {
-        if (peek() == '[') throw InputError(what_ + ": structured dtypes (record arrays) cannot be converted");
+        if (peek() == '[') throw format_error(what_ + ": structured dtypes (record arrays) cannot be converted");
         descr(str(), h);
         have_descr = true;
       } else if (key == "fortran_order") {
@@ -69,31 +68,31 @@ class DictParser {
         h.shape = tuple();
         have_shape = true;
       } else {
-        throw InputError(what_ + ": unexpected key '" + key + "' in the .npy header");
+        throw format_error(what_ + ": unexpected key '" + key + "' in the .npy header");
       }
       ws();
       if (peek() == ',') ++p_;
     }
     if (!have_descr || !have_order || !have_shape)
-      throw InputError(what_ + ": .npy header lacks descr, fortran_order or shape");
+      throw format_error(what_ + ": .npy header lacks descr, fortran_order or shape");
     return h;
   }
 
  private:
   char peek() {
-    if (p_ >= end_) throw InputError(what_ + ": .npy header ends early");
+    if (p_ >= end_) throw format_error(what_ + ": .npy header ends early");
     return *p_;
   }
   void ws() {
     while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
   }
   void expect(char c) {
-    if (peek() != c) throw InputError(what_ + ": malformed .npy header: expected '" + std::string(1, c) + "'");
+    if (peek() != c) throw format_error(what_ + ": malformed .npy header: expected '" + std::string(1, c) + "'");
     ++p_;
   }
   std::string str() {
     char q = peek();
-    if (q != '\'' && q != '"') throw InputError(what_ + ": malformed .npy header: expected a string");
+    if (q != '\'' && q != '"') throw format_error(what_ + ": malformed .npy header: expected a string");
     ++p_;
     std::string s;
     while (peek() != q) s.push_back(*p_++);
@@ -111,7 +110,7 @@ class DictParser {
     };
     if (word("True")) return true;
     if (word("False")) return false;
-    throw InputError(what_ + ": malformed .npy header: fortran_order is not True or False");
+    throw format_error(what_ + ": malformed .npy header: fortran_order is not True or False");
   }
   std::vector<uint64_t> tuple() {
     std::vector<uint64_t> dims;
@@ -120,27 +119,27 @@ class DictParser {
       ws();
       if (peek() == ')') break;
       if (peek() < '0' || peek() > '9')
-        throw InputError(what_ + ": malformed .npy header: shape entry is not a number");
+        throw format_error(what_ + ": malformed .npy header: shape entry is not a number");
       uint64_t v = 0;
       while (peek() >= '0' && peek() <= '9') {
         if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, uint64_t(*p_ - '0'), &v))
-          throw InputError(what_ + ": shape entry overflows 64 bits");
+          throw format_error(what_ + ": shape entry overflows 64 bits");
         ++p_;
       }
       if (peek() == 'L') ++p_;
       dims.push_back(v);
-      if (dims.size() > 64) throw InputError(what_ + ": shape has more than 64 dimensions");
+      if (dims.size() > 64) throw format_error(what_ + ": shape has more than 64 dimensions");
       ws();
       if (peek() == ',')
         ++p_;
       else if (peek() != ')')
-        throw InputError(what_ + ": malformed .npy header: shape tuple");
+        throw format_error(what_ + ": malformed .npy header: shape tuple");
     }
     ++p_;
     return dims;
   }
   void descr(const std::string &d, NpyHeader &h) {
-    if (d.size() < 3) throw InputError(what_ + ": unsupported dtype '" + d + "'");
+    if (d.size() < 3) throw format_error(what_ + ": unsupported dtype '" + d + "'");
     const char order = d[0];
     const std::string kind = d.substr(1);
     struct Map {
@@ -161,9 +160,9 @@ class DictParser {
     const Map *m = nullptr;
     for (const auto &k : kMap)
       if (kind == k.kind) m = &k;
-    if (!m) throw InputError(what_ + ": dtype '" + d + "' has no zTensor storage type");
+    if (!m) throw format_error(what_ + ": dtype '" + d + "' has no zTensor storage type");
     if (order != '<' && order != '>' && order != '|' && order != '=')
-      throw InputError(what_ + ": dtype '" + d + "' has an unknown byte order");
+      throw format_error(what_ + ": dtype '" + d + "' has an unknown byte order");
     h.dtype = m->dtype;
     h.logical_type = m->logical;
     h.esize = m->esize;
@@ -182,8 +181,8 @@ class DictParser {
 NpyHeader parse_npy_header(const uint8_t *p, size_t avail, const std::string &what) {
   uint64_t total = npy_header_length(p, avail, what);
   if (total > kMaxNpyHeader)
-    throw InputError(what + ": .npy header length " + std::to_string(total) + " exceeds 1 MiB");
-  if (total > avail) throw InputError(what + ": .npy header runs past the end of the data");
+    throw format_error(what + ": .npy header length " + std::to_string(total) + " exceeds 1 MiB");
+  if (total > avail) throw format_error(what + ": .npy header runs past the end of the data");
   const size_t prefix = p[6] == 1 ? kNpyPrefix : 12;
   NpyHeader h = DictParser(reinterpret_cast<const char *>(p + prefix), total - prefix, what).parse();
   h.data_offset = total;
@@ -257,42 +256,15 @@ Tensor tensor_from(const std::string &name, const NpyHeader &h) {
   return t;
 }
 
-#ifdef ZT_HAVE_LIBZIP
-struct ZipCloser {
-  void operator()(zip_t *z) const { zip_discard(z); }
-};
-struct ZipFileCloser {
-  void operator()(zip_file_t *f) const { zip_fclose(f); }
-};
-using ZipFile = std::unique_ptr<zip_file_t, ZipFileCloser>;
-
-ZipFile open_member(zip_t *za, zip_uint64_t i, const std::string &ctx) {
-  zip_file_t *f = zip_fopen_index(za, i, 0);
-  if (!f) throw InputError(ctx + ": cannot open member: " + zip_strerror(za));
-  return ZipFile(f);
-}
-
-// Reads exactly n bytes (fewer only at the end of the member).
-size_t read_member(zip_file_t *f, uint8_t *dst, size_t n, const std::string &ctx) {
-  size_t got = 0;
-  while (got < n) {
-    zip_int64_t r = zip_fread(f, dst + got, n - got);
-    if (r < 0) throw InputError(ctx + ": cannot read member: " + zip_file_strerror(f));
-    if (r == 0) break;
-    got += static_cast<size_t>(r);
-  }
-  return got;
-}
-
-#endif  // ZT_HAVE_LIBZIP
 }  // namespace
 
 Imported read_npy(const uint8_t *data, size_t size, const std::string &what, const std::string &stem, const Limits &) {
   NpyHeader h = parse_npy_header(data, size, what);
   const uint64_t avail = size - h.data_offset;
   if (avail != h.nbytes)
-    throw InputError(what + ": the array needs " + std::to_string(h.nbytes) + " bytes after the header, the file has " +
-                     std::to_string(avail) + (avail < h.nbytes ? " (truncated)" : ""));
+    throw format_error(what + ": the array needs " + std::to_string(h.nbytes) +
+                       " bytes after the header, the file has " + std::to_string(avail) +
+                       (avail < h.nbytes ? " (truncated)" : ""));
   Imported r;
   Tensor t = tensor_from(stem, h);
   t.offset = h.data_offset;
@@ -309,76 +281,144 @@ Imported read_npy(const uint8_t *data, size_t size, const std::string &what, con
 }
 
 #ifdef ZT_HAVE_LIBZIP
-Imported read_npz(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
+std::shared_ptr<zip_t> open_zip(const uint8_t *data, size_t size, const std::string &what) {
   zip_error_t ze;
   zip_error_init(&ze);
   zip_source_t *src = zip_source_buffer_create(data, size, 0, &ze);
-  if (!src) throw InputError(what + ": " + zip_error_strerror(&ze));
+  if (!src) throw format_error(what + ": " + zip_error_strerror(&ze));
   zip_t *raw = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
   if (!raw) {
     zip_source_free(src);
     std::string msg = zip_error_strerror(&ze);
     zip_error_fini(&ze);
-    throw InputError(what + ": not a readable zip archive: " + msg);
+    throw format_error(what + ": not a readable zip archive: " + msg);
   }
-  std::shared_ptr<zip_t> za(raw, ZipCloser());
+  return std::shared_ptr<zip_t>(raw, ZipCloser());
+}
+
+ZipFile open_member(zip_t *za, zip_uint64_t i, const std::string &ctx) {
+  zip_file_t *f = zip_fopen_index(za, i, 0);
+  if (!f) throw format_error(ctx + ": cannot open member: " + zip_strerror(za));
+  return ZipFile(f);
+}
+
+size_t read_member(zip_file_t *f, uint8_t *dst, size_t n, const std::string &ctx) {
+  size_t got = 0;
+  while (got < n) {
+    zip_int64_t r = zip_fread(f, dst + got, n - got);
+    if (r < 0) throw format_error(ctx + ": cannot read member: " + zip_file_strerror(f));
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
+ZipEntry zip_entry(zip_t *za, zip_uint64_t i, uint64_t max_size, const std::string &what) {
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_stat_index(za, i, 0, &st) != 0)
+    throw format_error(what + ": cannot read zip entry " + std::to_string(i) + ": " + zip_strerror(za));
+  ZipEntry e;
+  e.name = (st.valid & ZIP_STAT_NAME) && st.name ? st.name : "";
+  const std::string ctx = what + ": member '" + e.name + "'";
+  if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
+    throw format_error(ctx + ": encrypted members are not supported");
+  if (!(st.valid & ZIP_STAT_COMP_METHOD) || (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE))
+    throw format_error(ctx + ": compression method " + std::to_string(st.comp_method) +
+                       " is not supported (only stored and deflated)");
+  if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
+    throw format_error(ctx + ": the zip entry does not declare its sizes");
+  // Zip bombs: the declared size is bounded by the limit and by what
+  // deflate can physically produce (at most ~1032:1); the actual inflated
+  // byte count is checked against it while reading.
+  if (st.size > max_size)
+    throw format_error(ctx + ": declared uncompressed size " + std::to_string(st.size) + " exceeds the limit of " +
+                       std::to_string(max_size) + " bytes");
+  if (st.comp_method == ZIP_CM_DEFLATE && st.size / 1032 > st.comp_size + 1024)
+    throw format_error(ctx + ": declared uncompressed size " + std::to_string(st.size) + " is impossible for " +
+                       std::to_string(st.comp_size) + " deflated bytes (zip bomb?)");
+  if (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size)
+    throw format_error(ctx + ": stored member declares different compressed and uncompressed sizes");
+  e.size = st.size;
+  e.comp_size = st.comp_size;
+  e.stored = st.comp_method == ZIP_CM_STORE;
+  return e;
+}
+
+// A member path ending in "data.pkl" at the top or one folder down: the
+// archive torch.save writes (since torch 1.6).
+bool has_torch_pickle(zip_t *za) {
+  const zip_int64_t count = zip_get_num_entries(za, 0);
+  for (zip_int64_t i = 0; i < count; ++i) {
+    const char *name = zip_get_name(za, static_cast<zip_uint64_t>(i), 0);
+    if (!name) continue;
+    const std::string n = name;
+    if (n == "data.pkl" ||
+        (n.size() > 9 && n.compare(n.size() - 9, 9, "/data.pkl") == 0 && n.find('/') == n.size() - 9))
+      return true;
+  }
+  return false;
+}
+
+Imported read_zip(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
+  std::shared_ptr<zip_t> za = open_zip(data, size, what);
+  if (has_torch_pickle(za.get())) return read_pytorch(za, data, size, what, limits);
+  return read_npz(za, data, size, what, limits);
+}
+
+Imported read_npz(std::shared_ptr<zip_t> za, const uint8_t *data, size_t size, const std::string &what,
+                  const Limits &limits) {
+  zip_t *raw = za.get();
+  // Stored members (numpy.savez) are read in place: C-order arrays over them
+  // are zero-copy where aligned; deflated ones are decoded on first read.
+  const std::unordered_map<std::string, ZipDataRange> placed = zip_data_ranges(data, size);
   Imported r;
+  r.format_name = "npz";
   r.keepalive = za;
   const zip_int64_t count = zip_get_num_entries(raw, 0);
   for (zip_int64_t i = 0; i < count; ++i) {
-    zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(raw, static_cast<zip_uint64_t>(i), 0, &st) != 0)
-      throw InputError(what + ": cannot read zip entry " + std::to_string(i) + ": " + zip_strerror(raw));
-    const std::string member = (st.valid & ZIP_STAT_NAME) && st.name ? st.name : "";
+    const char *name = zip_get_name(raw, static_cast<zip_uint64_t>(i), 0);
+    if (!name) throw format_error(what + ": cannot read zip entry " + std::to_string(i) + ": " + zip_strerror(raw));
+    const std::string member = name;
     const std::string ctx = what + ": member '" + member + "'";
     if (!member.empty() && member.back() == '/') continue;  // a directory entry
     if (member.size() < 5 || member.compare(member.size() - 4, 4, ".npy") != 0)
-      throw InputError(ctx + ": not a .npy member; refusing to drop it");
-    if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
-      throw InputError(ctx + ": encrypted members are not supported");
-    if (!(st.valid & ZIP_STAT_COMP_METHOD) || (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE))
-      throw InputError(ctx + ": compression method " + std::to_string(st.comp_method) +
-                       " is not supported (only stored and deflated)");
-    if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
-      throw InputError(ctx + ": the zip entry does not declare its sizes");
-    // Zip bombs: the declared size is bounded by the limit and by what
-    // deflate can physically produce (at most ~1032:1); the actual inflated
-    // byte count is checked against it while reading.
-    if (st.size > limits.max_member)
-      throw InputError(ctx + ": declared uncompressed size " + std::to_string(st.size) + " exceeds the limit of " +
-                       std::to_string(limits.max_member) + " bytes");
-    if (st.comp_method == ZIP_CM_DEFLATE && st.size / 1032 > st.comp_size + 1024)
-      throw InputError(ctx + ": declared uncompressed size " + std::to_string(st.size) + " is impossible for " +
-                       std::to_string(st.comp_size) + " deflated bytes (zip bomb?)");
-    if (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size)
-      throw InputError(ctx + ": stored member declares different compressed and uncompressed sizes");
+      throw format_error(ctx + ": not a .npy member; refusing to drop it");
+    const ZipEntry entry = zip_entry(raw, static_cast<zip_uint64_t>(i), limits.max_member, what);
+    const uint64_t member_size = entry.size;
     const auto index = static_cast<zip_uint64_t>(i);
     std::vector<uint8_t> head(12);
     {
       ZipFile f = open_member(raw, index, ctx);
       size_t got = read_member(f.get(), head.data(), head.size(), ctx);
       uint64_t total = npy_header_length(head.data(), got, ctx);
-      if (total > kMaxNpyHeader || total > st.size)
-        throw InputError(ctx + ": .npy header length " + std::to_string(total) + " is larger than allowed");
+      if (total > kMaxNpyHeader || total > member_size)
+        throw format_error(ctx + ": .npy header length " + std::to_string(total) + " is larger than allowed");
       head.resize(static_cast<size_t>(total));
       if (total > got) got += read_member(f.get(), head.data() + got, head.size() - got, ctx);
-      if (got != total) throw InputError(ctx + ": member ends inside its .npy header");
+      if (got != total) throw format_error(ctx + ": member ends inside its .npy header");
     }
     NpyHeader h = parse_npy_header(head.data(), head.size(), ctx);
-    if (st.size - h.data_offset != h.nbytes)
-      throw InputError(ctx + ": the array needs " + std::to_string(h.nbytes) + " bytes, the member declares " +
-                       std::to_string(st.size - h.data_offset));
+    if (member_size - h.data_offset != h.nbytes)
+      throw format_error(ctx + ": the array needs " + std::to_string(h.nbytes) + " bytes, the member declares " +
+                         std::to_string(member_size - h.data_offset));
     Tensor t = tensor_from(member.substr(0, member.size() - 4), h);
+    const auto pl = placed.find(member);
+    if (entry.stored && !needs_transpose(h) && pl != placed.end() && pl->second.stored &&
+        pl->second.size == member_size) {
+      t.in_place = true;
+      t.offset = pl->second.offset + h.data_offset;
+      t.big_endian = h.swap_esize > 1;
+    }
     zip_t *zraw = raw;
     t.emit = [zraw, index, h, ctx](const PieceFn &fn) {
       ZipFile f = open_member(zraw, index, ctx);
       std::vector<uint8_t> skip(static_cast<size_t>(h.data_offset));
       if (read_member(f.get(), skip.data(), skip.size(), ctx) != skip.size())
-        throw InputError(ctx + ": member ends inside its header");
+        throw format_error(ctx + ": member ends inside its header");
       auto short_read = [&](uint64_t got) {
-        return InputError(ctx + ": member inflates to " + std::to_string(got) + " array bytes, " +
-                          std::to_string(h.nbytes) + " declared (truncated or corrupt)");
+        return format_error(ctx + ": member inflates to " + std::to_string(got) + " array bytes, " +
+                            std::to_string(h.nbytes) + " declared (truncated or corrupt)");
       };
       if (needs_transpose(h)) {
         std::vector<uint8_t> all(static_cast<size_t>(h.nbytes));
@@ -399,18 +439,18 @@ Imported read_npz(const uint8_t *data, size_t size, const std::string &what, con
       }
       uint8_t extra;
       if (read_member(f.get(), &extra, 1, ctx) != 0)
-        throw InputError(ctx + ": member inflates to more bytes than it declares (zip bomb?)");
+        throw format_error(ctx + ": member inflates to more bytes than it declares (zip bomb?)");
     };
     r.tensors.push_back(std::move(t));
   }
   return r;
 }
 #else
-Imported read_npz(const uint8_t *, size_t, const std::string &what, const Limits &) {
-  throw InputError(
+Imported read_zip(const uint8_t *, size_t, const std::string &what, const Limits &) {
+  throw format_error(
       what +
       ": this zt was configured with -Dlibzip=disabled (as the s390x cross build is), so it cannot read .npz archives");
 }
 #endif  // ZT_HAVE_LIBZIP
 
-}  // namespace ztimport
+}  // namespace zt::foreign

@@ -15,6 +15,7 @@
 #include <limits>
 #include <string>
 
+#include "foreign/decode_on_read.h"
 #include "foreign/foreign.h"
 #include "types/dtype.h"
 #include "util/error.h"
@@ -26,51 +27,6 @@ namespace zt {
 namespace {
 
 constexpr uint64_t kAlign = 64;  // where each decoded tensor starts in memory
-
-// Anonymous memory holding decoded tensors: the source of a file whose
-// tensors are not all in place. Page-aligned, read-only once filled.
-class DecodedSource final : public Source {
- public:
-  DecodedSource(const std::string &path, uint64_t size) {
-    path_ = path;
-    size_ = size;
-    if (size == 0) return;
-#ifdef _WIN32
-    void *p = ::VirtualAlloc(nullptr, static_cast<size_t>(size), MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
-    if (!p)
-#else
-    void *p = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-#endif
-      fail(ZT_E_NOMEM, "'" + path + "': cannot allocate " + std::to_string(size) + " bytes for its decoded tensors");
-    base_ = static_cast<uint8_t *>(p);
-    data_ = base_;
-  }
-  ~DecodedSource() override {
-#ifdef _WIN32
-    if (base_) ::VirtualFree(base_, 0, MEM_RELEASE);
-#else
-    if (base_) ::munmap(base_, static_cast<size_t>(size_));
-#endif
-  }
-  uint8_t *writable() {
-    return base_;
-  }
-  void seal() {
-#ifdef _WIN32
-    DWORD old;
-    if (base_) ::VirtualProtect(base_, static_cast<size_t>(size_), PAGE_READONLY, &old);
-#else
-    if (base_) ::mprotect(base_, static_cast<size_t>(size_), PROT_READ);
-#endif
-  }
-  void read(uint64_t offset, size_t len, void *dst) const override {
-    std::memcpy(dst, base_ + offset, len);
-  }
-
- private:
-  uint8_t *base_ = nullptr;
-};
 
 // A read-only private map of a file opened for pread, only while parsing.
 struct ParseMap {
@@ -85,14 +41,14 @@ struct ParseMap {
 #endif
 };
 
-Object object_of(const ztimport::Tensor &t, uint64_t offset) {
+Object object_of(const zt::foreign::Tensor &t, uint64_t offset) {
   Object o;
   o.name = t.name;
   o.shape = Shape(t.shape.begin(), t.shape.end());
   o.has_format = true;
   o.format = t.format;
   if (!t.attributes.empty()) {
-    const ztimport::CborItem map = ztimport::cbor_map(t.attributes);
+    const zt::foreign::CborItem map = zt::foreign::cbor_map(t.attributes);
     o.has_attributes = true;
     o.attributes.assign(map.begin(), map.end());
   }
@@ -122,15 +78,31 @@ bool ends_with(const std::string &s, const char *suffix) {
 // By content first; a file too damaged to show its format (a truncated
 // safetensors header) still goes to its parser by extension, whose message
 // then names what is wrong — unless it starts like a .zt file.
-ztimport::Kind kind_of(const uint8_t *head, size_t n, const Source &src) {
-  const ztimport::Kind kind = ztimport::detect(head, n, src.size());
-  if (kind != ztimport::Kind::None || (n >= 4 && std::memcmp(head, "ZTEN", 4) == 0)) return kind;
+zt::foreign::Kind kind_of(const uint8_t *head, size_t n, const Source &src) {
+  const zt::foreign::Kind kind = zt::foreign::detect(head, n, src.size());
+  if (kind != zt::foreign::Kind::None || (n >= 4 && std::memcmp(head, "ZTEN", 4) == 0)) return kind;
   const std::string &p = src.path();
-  if (ends_with(p, ".safetensors")) return ztimport::Kind::Safetensors;
-  if (ends_with(p, ".npy")) return ztimport::Kind::Npy;
-  if (ends_with(p, ".npz")) return ztimport::Kind::Npz;
-  if (ends_with(p, ".gguf")) return ztimport::Kind::Gguf;
-  return ztimport::Kind::None;
+  if (ends_with(p, ".safetensors")) return zt::foreign::Kind::Safetensors;
+  if (ends_with(p, ".npy")) return zt::foreign::Kind::Npy;
+  if (ends_with(p, ".npz") || ends_with(p, ".pt") || ends_with(p, ".pth")) return zt::foreign::Kind::Npz;  // zips
+  if (ends_with(p, ".gguf")) return zt::foreign::Kind::Gguf;
+  if (ends_with(p, ".onnx")) return zt::foreign::Kind::Onnx;                         // protobuf has no magic
+  if (ends_with(p, ".h5") || ends_with(p, ".hdf5")) return zt::foreign::Kind::Hdf5;  // a user block before the magic
+  return zt::foreign::Kind::None;
+}
+
+DecodeOnReadSource::Budget decode_budget(const ForeignLimits &limits, uint64_t file_size) {
+  DecodeOnReadSource::Budget b;
+  b.per_tensor = limits.max_decoded_size;
+  const uint64_t multiple = file_size > UINT64_MAX / kDecodeMultiple ? UINT64_MAX : file_size * kDecodeMultiple;
+  b.total = std::max(multiple, kDecodeFloor);
+  b.rule = std::to_string(kDecodeMultiple) + " times the file's size, at least " + std::to_string(kDecodeFloor >> 20) +
+           " MiB";
+  if (limits.max_decoded_size_set && limits.max_decoded_size > b.total) {
+    b.total = limits.max_decoded_size;
+    b.rule = "max_decoded_size";
+  }
+  return b;
 }
 
 }  // namespace
@@ -139,22 +111,22 @@ const char *foreign_format(const Source &src) {
   std::vector<uint8_t> scratch;
   const size_t n = static_cast<size_t>(std::min<uint64_t>(src.size(), 16));
   const uint8_t *head = src.read_meta(0, n, scratch);
-  const ztimport::Kind kind = kind_of(head, n, src);
-  return kind == ztimport::Kind::None ? nullptr : ztimport::kind_name(kind);
+  const zt::foreign::Kind kind = kind_of(head, n, src);
+  return kind == zt::foreign::Kind::None ? nullptr : zt::foreign::kind_name(kind);
 }
 
 ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limits) {
-  const std::string &path = src->path();
+  const std::string path = src->path();
   std::vector<uint8_t> scratch;
   const size_t head_n = static_cast<size_t>(std::min<uint64_t>(src->size(), 16));
   const uint8_t *head = src->read_meta(0, head_n, scratch);
-  const ztimport::Kind kind = kind_of(head, head_n, *src);
-  if (kind == ztimport::Kind::None) fail(ZT_E_FORMAT, "'" + path + "': not a foreign tensor file");
+  const zt::foreign::Kind kind = kind_of(head, head_n, *src);
+  if (kind == zt::foreign::Kind::None) fail(ZT_E_FORMAT, "'" + path + "': not a foreign tensor file");
 
   // The parsers read a whole buffer: the source's map, or (pread access) a
   // read-only map made for the parse alone (not counted as the process's
   // data, so --max-memory style limits are not spent on it).
-  ParseMap pm;
+  auto pm = std::make_shared<ParseMap>();
   const uint8_t *bytes = src->data();
   if (!bytes && src->size() > 0) {  // a file opened for pread: sources without a map are not offered
     if (src->size() > std::numeric_limits<size_t>::max())
@@ -164,9 +136,9 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
 #ifdef _WIN32
     // Read through the source itself: the same handle, so no second open
     // that a replaced file could slip into.
-    pm.copy.resize(static_cast<size_t>(src->size()));
-    src->read(0, pm.copy.size(), &pm.copy[0]);
-    bytes = reinterpret_cast<const uint8_t *>(pm.copy.data());
+    pm->copy.resize(static_cast<size_t>(src->size()));
+    src->read(0, pm->copy.size(), &pm->copy[0]);
+    bytes = reinterpret_cast<const uint8_t *>(pm->copy.data());
 #else
     struct stat st;
     const char *what = nullptr;
@@ -180,28 +152,24 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
       fail(ZT_E_CHANGED, "'" + path + "' changed size while being opened (" + std::to_string(src->size()) + " -> " +
                              std::to_string(st.st_size) + " bytes)");
     }
-    pm.size = static_cast<size_t>(src->size());
-    void *a = ::mmap(nullptr, pm.size, PROT_READ, MAP_PRIVATE, fd, 0);
+    pm->size = static_cast<size_t>(src->size());
+    void *a = ::mmap(nullptr, pm->size, PROT_READ, MAP_PRIVATE, fd, 0);
     const int e = errno;
     ::close(fd);
     if (a == MAP_FAILED) fail(ZT_E_IO, "cannot map '" + path + "': " + std::strerror(e));
-    pm.addr = a;
+    pm->addr = a;
     bytes = static_cast<const uint8_t *>(a);
 #endif
   }
   static const uint8_t kEmpty = 0;
   if (!bytes) bytes = &kEmpty;
 
-  ztimport::Limits il;
+  zt::foreign::Limits il;
   il.max_header = std::min(il.max_header, limits.max_header);
-  il.max_member = std::min(il.max_member, limits.max_decoded_size);
-  ztimport::Imported imp;
-  try {
-    imp = ztimport::import_buffer(kind, bytes, static_cast<size_t>(src->size()), "'" + path + "'",
-                                  ztimport::stem_of(path), il);
-  } catch (const ztimport::InputError &e) {
-    fail(ZT_E_FORMAT, e.what());
-  }
+  il.max_member = std::max(il.max_member, limits.max_decoded_size);  // one member: checked when it is read
+  // zt::Error: ZT_E_FORMAT for a malformed file; ZT_E_IO (external data), ZT_E_LIMIT as thrown.
+  zt::foreign::Imported imp = zt::foreign::import_buffer(kind, bytes, static_cast<size_t>(src->size()),
+                                                         "'" + path + "'", zt::foreign::stem_of(path), il, path);
 
   ForeignFile ff;
   Manifest &m = ff.manifest;
@@ -209,54 +177,48 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
   m.foreign = imp.format_name;
   m.spec = SpecVersion::V1_2;
   if (!imp.attributes.empty()) {
-    const ztimport::CborItem map = ztimport::cbor_map(imp.attributes);
+    const zt::foreign::CborItem map = zt::foreign::cbor_map(imp.attributes);
     m.has_attributes = true;
     m.attributes.assign(map.begin(), map.end());
   }
   const bool all_in_place =
-      std::all_of(imp.tensors.begin(), imp.tensors.end(), [](const ztimport::Tensor &t) { return t.in_place; });
+      std::all_of(imp.tensors.begin(), imp.tensors.end(), [](const zt::foreign::Tensor &t) { return t.in_place; });
   m.objects.reserve(imp.tensors.size());
   if (all_in_place) {
     for (const auto &t : imp.tensors) m.objects.push_back(object_of(t, t.offset));
     m.data_end = src->size();
     ff.source = std::move(src);
   } else {
-    // Decoded once, each tensor 64-byte aligned, within the decode budget.
+    // Decoded on first read, each tensor 64-byte aligned: opening and
+    // listing inflate nothing.
+    std::vector<DecodeOnReadSource::Tensor> lazy;
+    lazy.reserve(imp.tensors.size());
     uint64_t total = 0;
-    std::vector<uint64_t> at;
-    at.reserve(imp.tensors.size());
-    for (const auto &t : imp.tensors) {
-      at.push_back(total);
+    for (auto &t : imp.tensors) {
       const uint64_t padded = (t.nbytes + kAlign - 1) / kAlign * kAlign;
-      if (t.nbytes > limits.max_decoded_size || padded > limits.max_decoded_size - total)
-        fail(ZT_E_LIMIT, "'" + path + "': decoding its tensors (up to '" + printable(t.name) + "') needs more than " +
-                             std::to_string(limits.max_decoded_size) + " bytes (max_decoded_size)");
+      if (padded < t.nbytes || padded > std::numeric_limits<uint64_t>::max() - total)
+        fail(ZT_E_LIMIT, "'" + path + "': its tensors declare more than 2^64 bytes");
+      m.objects.push_back(object_of(t, total));
+      m.objects.back().components[0].big_endian = false;  // decoded bytes are little-endian, C order
+      lazy.push_back({t.name, total, t.nbytes, std::move(t.emit)});
       total += padded;
     }
-    auto dec = std::make_unique<DecodedSource>(path, total);
-    for (size_t i = 0; i < imp.tensors.size(); ++i) {
-      const ztimport::Tensor &t = imp.tensors[i];
-      uint64_t got = 0;
-      try {
-        t.emit([&](const void *p, size_t n) {
-          if (n > t.nbytes - got)
-            throw ztimport::InputError("'" + path + "': tensor '" + t.name + "' delivers more bytes than it declares");
-          std::memcpy(dec->writable() + at[i] + got, p, n);
-          got += n;
-        });
-      } catch (const ztimport::InputError &e) {
-        fail(ZT_E_FORMAT, e.what());
-      }
-      if (got != t.nbytes)
-        fail(ZT_E_FORMAT, "'" + path + "': tensor '" + printable(t.name) + "' delivers " + std::to_string(got) +
-                              " bytes, not the " + std::to_string(t.nbytes) + " it declares");
-      m.objects.push_back(object_of(t, at[i]));
-      m.objects.back().components[0].big_endian = false;  // decoded bytes are little-endian, C order
-    }
-    dec->seal();
+    // What emit reads: the parser's state (zip archive), then the bytes it
+    // parses (the file's map or the parse map), released in that order.
+    struct Inputs {
+      std::unique_ptr<Source> file;
+      std::shared_ptr<ParseMap> map;
+      std::shared_ptr<void> parsed;  // last: released first
+    };
+    auto inputs = std::make_shared<Inputs>();
+    inputs->file = std::move(src);
+    inputs->map = std::move(pm);
+    inputs->parsed = std::move(imp.keepalive);
+    const uint64_t file_size = inputs->file->size();
+    ff.source =
+        std::make_unique<DecodeOnReadSource>(path, total, std::move(lazy), decode_budget(limits, file_size), inputs);
     m.data_end = total;
     m.foreign_decoded = true;
-    ff.source = std::move(dec);
   }
   imp.tensors.clear();  // the readers' state (zip archive) goes before the map
   if (m.objects.size() > UINT32_MAX) fail(ZT_E_LIMIT, "'" + path + "': more than 2^32 objects");

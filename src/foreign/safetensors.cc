@@ -7,7 +7,7 @@
 #include "foreign.h"
 #include "util/json_object_keys.h"
 
-namespace ztimport {
+namespace zt::foreign {
 namespace {
 
 using json = nlohmann::json;
@@ -90,7 +90,7 @@ class HeaderSax : public json::json_sax_t {
     }
     return end_value();
   }
-  bool binary(binary_t &) override { throw InputError(what_ + ": the header is not valid JSON"); }
+  bool binary(binary_t &) override { throw format_error(what_ + ": the header is not valid JSON"); }
   bool start_object(std::size_t) override {
     begin_value(Kind::Object);
     if (meta_) meta_->start_object(static_cast<std::size_t>(-1));
@@ -115,7 +115,7 @@ class HeaderSax : public json::json_sax_t {
   }
   bool end_object() override {
     if (const std::string *dup = keys_.close())
-      throw InputError(what_ + ": key '" + *dup + "' appears twice in one JSON object of the header");
+      throw format_error(what_ + ": key '" + *dup + "' appears twice in one JSON object of the header");
     if (meta_) meta_->end_object();
     --depth_;
     end_container();
@@ -134,7 +134,7 @@ class HeaderSax : public json::json_sax_t {
     return true;
   }
   bool parse_error(std::size_t pos, const std::string &, const nlohmann::detail::exception &) override {
-    throw InputError(what_ + ": the header is not valid JSON (at byte " + std::to_string(pos) + " of it)");
+    throw format_error(what_ + ": the header is not valid JSON (at byte " + std::to_string(pos) + " of it)");
   }
 
  private:
@@ -144,14 +144,15 @@ class HeaderSax : public json::json_sax_t {
   // A value starts at the current depth: what it means depends on where.
   void begin_value(Kind kind) {
     if (depth_ == 0) {
-      if (kind != Kind::Object) throw InputError(what_ + ": the header is not a JSON object");
+      if (kind != Kind::Object) throw format_error(what_ + ": the header is not a JSON object");
     } else if (depth_ == 1) {
       if (root_key_ == "__metadata__") {
-        if (kind != Kind::Object) throw InputError(what_ + ": __metadata__ is not a JSON object");
-        if (metadata_seen_) throw InputError(what_ + ": __metadata__ appears twice in the header");
+        if (kind != Kind::Object) throw format_error(what_ + ": __metadata__ is not a JSON object");
+        if (metadata_seen_) throw format_error(what_ + ": __metadata__ appears twice in the header");
         in_metadata_ = metadata_seen_ = true;
       } else {
-        if (kind != Kind::Object) throw InputError(what_ + ": tensor '" + root_key_ + "': entry is not a JSON object");
+        if (kind != Kind::Object)
+          throw format_error(what_ + ": tensor '" + root_key_ + "': entry is not a JSON object");
         in_entry_ = true;
         entries.emplace_back();
         entries.back().name = root_key_;
@@ -218,14 +219,14 @@ uint64_t le64(const uint8_t *p) {
 }  // namespace
 
 Imported read_safetensors(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
-  if (size < 8) throw InputError(what + ": truncated safetensors file (" + std::to_string(size) + " bytes, need 8)");
+  if (size < 8) throw format_error(what + ": truncated safetensors file (" + std::to_string(size) + " bytes, need 8)");
   const uint64_t n = le64(data);
   if (n > limits.max_header)
-    throw InputError(what + ": header length " + std::to_string(n) + " exceeds the limit of " +
-                     std::to_string(limits.max_header) + " bytes");
+    throw format_error(what + ": header length " + std::to_string(n) + " exceeds the limit of " +
+                       std::to_string(limits.max_header) + " bytes");
   if (n > size - 8)
-    throw InputError(what + ": header length " + std::to_string(n) + " runs past the end of the file (" +
-                     std::to_string(size) + " bytes)");
+    throw format_error(what + ": header length " + std::to_string(n) + " runs past the end of the file (" +
+                       std::to_string(size) + " bytes)");
   const char *text = reinterpret_cast<const char *>(data + 8);
   check_json_depth(text, n, what);
   HeaderSax sax(what);
@@ -238,7 +239,7 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
     std::sort(entries.begin(), entries.end(), by_name);
   for (size_t i = 1; i < entries.size(); ++i)
     if (entries[i - 1].name == entries[i].name)
-      throw InputError(what + ": tensor '" + entries[i].name + "' appears twice in the header");
+      throw format_error(what + ": tensor '" + entries[i].name + "' appears twice in the header");
 
   const uint8_t *base = data + 8 + n;
   const uint64_t data_size = size - 8 - n;
@@ -248,16 +249,16 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
   for (HeaderEntry &e : entries) {
     const std::string &name = e.name;
     const std::string ctx = what + ": tensor '" + name + "'";
-    if (!e.has_dtype) throw InputError(ctx + ": dtype missing or not a string");
-    if (!e.has_shape || e.bad_shape_type) throw InputError(ctx + ": shape missing or not an array");
-    if (e.bad_shape) throw InputError(ctx + ": shape entries must be non-negative integers");
+    if (!e.has_dtype) throw format_error(ctx + ": dtype missing or not a string");
+    if (!e.has_shape || e.bad_shape_type) throw format_error(ctx + ": shape missing or not an array");
+    if (e.bad_shape) throw format_error(ctx + ": shape entries must be non-negative integers");
     if (!e.has_offsets || e.bad_offsets || e.offsets.size() != 2)
-      throw InputError(ctx + ": data_offsets must be two non-negative integers");
+      throw format_error(ctx + ": data_offsets must be two non-negative integers");
     const std::string &dt = e.dtype;
     const StDtype *d = nullptr;
     for (const auto &k : kDtypes)
       if (dt == k.name) d = &k;
-    if (!d) throw InputError(ctx + ": dtype '" + dt + "' has no zTensor storage type");
+    if (!d) throw format_error(ctx + ": dtype '" + dt + "' has no zTensor storage type");
     Tensor t;
     t.name = name;
     t.dtype = d->dtype;
@@ -271,11 +272,11 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
     t.nbytes = checked_mul(numel, esize, ctx + ": shape × element size");
     const uint64_t begin = e.offsets[0], end = e.offsets[1];
     if (begin > end || end > data_size)
-      throw InputError(ctx + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
-                       ") lie outside the " + std::to_string(data_size) + "-byte data section");
+      throw format_error(ctx + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                         ") lie outside the " + std::to_string(data_size) + "-byte data section");
     if (end - begin != t.nbytes)
-      throw InputError(ctx + ": data_offsets span " + std::to_string(end - begin) + " bytes but shape × " + dt +
-                       " needs " + std::to_string(t.nbytes));
+      throw format_error(ctx + ": data_offsets span " + std::to_string(end - begin) + " bytes but shape × " + dt +
+                         " needs " + std::to_string(t.nbytes));
     const uint8_t *p = base + begin;
     t.offset = 8 + n + begin;
     t.in_place = true;
@@ -289,4 +290,4 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
   return r;
 }
 
-}  // namespace ztimport
+}  // namespace zt::foreign

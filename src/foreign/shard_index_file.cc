@@ -24,7 +24,7 @@
 #include "util/regular_file.h"
 #endif
 
-namespace ztimport {
+namespace zt::foreign {
 namespace {
 
 #ifdef _WIN32
@@ -36,15 +36,15 @@ std::string read_text(const std::string &path, uint64_t limit) {
   try {
     fd = zt::win32::open_read(path, &size);
     if (size > limit)
-      throw InputError("'" + path + "': " + std::to_string(size) + " bytes exceed the index limit of " +
-                       std::to_string(limit));
+      throw format_error("'" + path + "': " + std::to_string(size) + " bytes exceed the index limit of " +
+                         std::to_string(limit));
     std::string text(static_cast<size_t>(size), '\0');
     if (size) zt::win32::pread_all(fd, path, 0, text.data(), text.size());
     ::_close(fd);
     return text;
   } catch (const zt::Error &e) {
     if (fd >= 0) ::_close(fd);
-    throw InputError(e.what());
+    throw format_error(e.what());
   } catch (...) {
     if (fd >= 0) ::_close(fd);
     throw;
@@ -57,12 +57,12 @@ std::string read_text(const std::string &path, uint64_t limit) {
   struct stat st;
   const char *kind = nullptr;
   const int fd = zt::open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &kind);
-  if (fd < 0 && kind) throw InputError("'" + path + "' is " + kind + ", not a regular file");
-  if (fd < 0) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+  if (fd < 0 && kind) throw format_error("'" + path + "' is " + kind + ", not a regular file");
+  if (fd < 0) throw format_error("cannot open '" + path + "': " + std::strerror(errno));
   if (static_cast<uint64_t>(st.st_size) > limit) {
     ::close(fd);
-    throw InputError("'" + path + "': " + std::to_string(st.st_size) + " bytes exceed the index limit of " +
-                     std::to_string(limit));
+    throw format_error("'" + path + "': " + std::to_string(st.st_size) + " bytes exceed the index limit of " +
+                       std::to_string(limit));
   }
   std::string text(static_cast<size_t>(st.st_size), '\0');
   size_t done = 0;
@@ -71,7 +71,7 @@ std::string read_text(const std::string &path, uint64_t limit) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       ::close(fd);
-      throw InputError("'" + path + "': read failed");
+      throw format_error("'" + path + "': read failed");
     }
     done += static_cast<size_t>(n);
   }
@@ -90,7 +90,7 @@ ShardIndexFile read_shard_index(const std::string &path, const Limits &limits) {
     // O(n log n), a repeated key refused, locations checked.
     idx = zt::parse_shard_index(text, "'" + path + "'", SIZE_MAX);
   } catch (const zt::Error &e) {
-    throw InputError(e.what());
+    throw format_error(e.what());
   }
   ShardIndexFile r;
   r.metadata_json = std::move(idx.metadata_json);
@@ -99,4 +99,4 @@ ShardIndexFile read_shard_index(const std::string &path, const Limits &limits) {
   return r;
 }
 
-}  // namespace ztimport
+}  // namespace zt::foreign

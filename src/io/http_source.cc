@@ -354,8 +354,8 @@ class HttpSource final : public Source {
     }
   }
 
-  // Where the manifest starts, by the footer in the held bytes (v1:
-  // ...size, "ZTEN1000"; v0: ...size), or held_offset_ when it says nothing
+  // Where the manifest starts, by the footer in the held bytes (v2: offset,
+  // length, ...; v1: ...size, "ZTEN1000"; v0: ...size), or held_offset_ when it says nothing
   // usable.
   uint64_t manifest_start() const {
     if (held_.size() < 16) return held_offset_;
@@ -365,6 +365,14 @@ class HttpSource final : public Source {
       for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
       return v;
     };
+    // v2 (src/v2/footer.h): the 40-byte footer names the manifest's offset
+    // and length outright.
+    static const uint8_t kV2[8] = {0x89, 'Z', 'T', '2', 0x0d, 0x0a, 0x1a, 0x0a};
+    if (held_.size() >= 40 && std::memcmp(end - 8, kV2, 8) == 0) {
+      const uint64_t off = le64(end - 40), len = le64(end - 32);
+      if (len != 0 && len <= max_manifest_ && off < size_ && len <= size_ - off) return off;
+      return held_offset_;
+    }
     const bool v1 = std::memcmp(end - 8, "ZTEN1000", 8) == 0;
     const uint64_t msize = v1 ? le64(end - 16) : le64(end - 8);
     const uint64_t fixed = v1 ? 16 : 8;

@@ -48,6 +48,16 @@ struct Component {
   zt_status status = ZT_OK;  // damage found at open
   std::string error;
   std::vector<RawField> extra;  // unknown keys
+  // Format v2 only (src/v2/):
+  // The shard (§7.1) that holds the blob; empty: this file. A part in
+  // another file has status ZT_E_UNSUPPORTED until a resolver reaches it.
+  std::string shard;
+  // The content rule of its logical type, checked when the bytes are read
+  // or verified (v2::ContentCheck: 0 none, 1 bool 0/1, 2 f4 padding nibble).
+  uint8_t content_check = 0;
+  // Its digest covers the decoded bytes (v2, §3.4), not the stored ones
+  // (1.x). The same for raw parts.
+  bool digest_of_decoded = false;
 };
 
 // Dims held inline up to 4 (nearly every tensor): no allocation per object.
@@ -67,7 +77,7 @@ struct Object {
   uint64_t numel = 0;  // valid when the shape product did not overflow
 };
 
-enum class SpecVersion { V0_1, V1_1, V1_2 };
+enum class SpecVersion { V0_1, V1_1, V1_2, V2 };
 
 struct Manifest {
   std::string version;  // as declared ("0.1.0" for legacy files)
@@ -75,8 +85,8 @@ struct Manifest {
   // "npy", "npz", "gguf v3"), and `version` says the same. Empty for .zt.
   // Such a file is read-only: nothing edits or appends to it in place.
   std::string foreign;
-  // Its tensors were decoded at open (.npz members, Fortran order): offsets
-  // index that copy in memory, not the file.
+  // Its tensors are decoded on first read (.npz members, Fortran order):
+  // offsets index that copy in memory (foreign/decode_on_read.h), not the file.
   bool foreign_decoded = false;
   SpecVersion spec = SpecVersion::V1_2;
   bool has_attributes = false;
@@ -88,7 +98,17 @@ struct Manifest {
   std::vector<uint32_t> name_order;
   // The object of that name, or nullptr.
   const Object *find(std::string_view name) const;
-  uint64_t data_end = 0;  // where blobs must end: the manifest's offset
+  uint64_t data_end = 0;  // where blobs must end: the manifest's offset (v2: the footer's)
+  // A v2 data shard (§7.2): a footer with no manifest, so no objects; its
+  // blobs are reached only through a root that names it.
+  bool data_shard = false;
+  // v2: the shard table (§7.1), by name; empty for 1.x and single files.
+  struct ShardEntry {
+    std::string name;
+    uint64_t size = 0;
+    std::string digest;
+  };
+  std::vector<ShardEntry> shards;
 };
 
 }  // namespace zt

@@ -36,6 +36,17 @@ std::string manifest_to_json(const Manifest &m) {
   if (!m.foreign.empty()) kv(out, "source_format", str(m.foreign), first);
   kv(out, "attributes", m.has_attributes ? cbor_to_json(m.attributes) : "null", first);
   if (!m.extra.empty()) kv(out, "extra", extra_json(m.extra), first);
+  if (m.spec == SpecVersion::V2) {
+    // Format v2: a data shard says so; a root lists its shard table (§7.1).
+    if (m.data_shard) kv(out, "data_shard", "true", first);
+    if (!m.shards.empty()) {
+      std::string t = "{";
+      for (size_t i = 0; i < m.shards.size(); ++i)
+        t += (i ? "," : "") + str(m.shards[i].name) + ":{\"size\":" + std::to_string(m.shards[i].size) +
+             ",\"digest\":" + str(m.shards[i].digest) + "}";
+      kv(out, "shards", t + "}", first);
+    }
+  }
   out += ",\"objects\":[";
   for (size_t i = 0; i < m.objects.size(); ++i) {
     const Object &o = m.objects[i];
@@ -63,7 +74,15 @@ std::string manifest_to_json(const Manifest &m) {
       kv(out, "encoding", str(c.encoding_name), g);
       kv(out, "offset", m.foreign_decoded ? "null" : std::to_string(c.offset), g);  // not in the file
       kv(out, "length", std::to_string(c.length), g);
-      kv(out, "uncompressed_length", c.has_uncompressed_length ? std::to_string(c.uncompressed_length) : "null", g);
+      if (m.spec == SpecVersion::V2) {
+        // v2's own names: "blob" is [offset, length], "shard" the file the
+        // blob is in (absent: this one); "decoded_length" below is the
+        // part's decoded size (its field, or the blob's length when raw).
+        kv(out, "blob", "[" + std::to_string(c.offset) + "," + std::to_string(c.length) + "]", g);
+        if (!c.shard.empty()) kv(out, "shard", str(c.shard), g);
+      } else {
+        kv(out, "uncompressed_length", c.has_uncompressed_length ? std::to_string(c.uncompressed_length) : "null", g);
+      }
       kv(out, "decoded_length", c.decoded_known ? std::to_string(c.decoded_length) : "null", g);
       kv(out, "digest", c.has_digest ? str(c.digest) : "null", g);
       if (c.big_endian) kv(out, "big_endian", "true", g);

@@ -78,6 +78,17 @@ inline int exercise_file(const zt_file *f, size_t max_read = size_t{64} << 20) {
       } else {
         expect(st < 0 || st == ZT_OK);
       }
+      // Structural access (1.3): the stored bytes, whatever they are.
+      size_t stored = 0;
+      st = zt_component_read_stored(o, c, nullptr, 0, &stored);
+      expect(st < 0 || (st == ZT_OK && ci.length == 0));
+      if (st == ZT_E_BUFFER_TOO_SMALL && stored <= max_read) {
+        expect(stored == ci.length);
+        std::vector<uint8_t> raw(stored);
+        size_t got = 0;
+        st = zt_component_read_stored(o, c, raw.data(), raw.size(), &got);
+        expect(st < 0 || (st == ZT_OK && got == stored));
+      }
       const void *view = nullptr;
       size_t view_len = 0;
       if (zt_component_view(o, c, &view, &view_len) == ZT_OK) {

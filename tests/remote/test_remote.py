@@ -437,3 +437,20 @@ print("GROWTH", rss() - before, "FDS", len(os.listdir("/proc/self/fd")))
     assert big[0] > 20 << 20, out          # 200 x 128 KiB held when the budget allows
     assert small[0] < big[0] - (15 << 20), out
     assert small[1] < 40 and big[1] < 40, out  # no socket kept per shard
+
+
+def test_v2_over_http(server):
+    # Format v2 (the original's conformance corpus) through zt_open_url: the
+    # generation is decided by the magic there too; the open costs at most
+    # two requests (§8: the tail with footer and manifest, then the header).
+    corpus = os.path.join(INTEROP, "..", "v2-conformance")
+    shutil.copy(os.path.join(corpus, "valid", "canonical-basic.zt"), os.path.join(server.root, "v2.zt"))
+    shutil.copy(os.path.join(corpus, "reject", "manifest-hash-mismatch.zt"), os.path.join(server.root, "v2-bad.zt"))
+    with ztensor.open(f"{server.base}/v2.zt") as r:
+        assert r.version == "2"
+        assert r.io_stats()["requests"] <= 2
+        assert sorted(r.keys()) == ["a.bias", "a.weight", "tied"]
+        assert r["a.bias"].tobytes() == b"\x01" * 16
+        r.verify()
+    with pytest.raises(ztensor.ZTensorError, match=r"rejected \(ManifestHash\)"):
+        ztensor.open(f"{server.base}/v2-bad.zt")

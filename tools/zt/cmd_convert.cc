@@ -1,4 +1,4 @@
-// zt convert: safetensors, NumPy .npy/.npz and GGUF files → one .zt file.
+// zt convert: safetensors, NumPy .npy/.npz, GGUF, PyTorch, ONNX and HDF5 files → one .zt file.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -45,6 +45,13 @@ const char *const kConvertUsage =
     "                (e.g. ggml.q4_k), the logical shape kept and attributes\n"
     "                ggml_type, ggml_type_id, block_size, type_size. Key/value\n"
     "                metadata becomes file attributes (arrays as arrays).\n"
+    "  .pt .pth .bin PyTorch zip checkpoints (torch.save since 1.6), read by a\n"
+    "                restricted pickle reader (no Python, nothing executed): every\n"
+    "                tensor, named by its dotted path (state_dict.fc.weight);\n"
+    "                views copied to C order. The legacy format is refused.\n"
+    "  .onnx         every initializer (raw, typed fields, external data beneath\n"
+    "                the model's folder).\n"
+    "  .h5 .hdf5     every dataset, named by its path; attributes kept.\n"
     "Several inputs are merged; two tensors of the same name, or one file\n"
     "attribute with different values, are an error.\n\n"
     "A sharded safetensors checkpoint (its index, NAME.safetensors.index.json,\n"
@@ -87,7 +94,7 @@ void check(zt_status st, const std::string &what) {
 // Writes the tensors of `inputs` and `attributes` as one .zt file at `out`
 // (atomically: on failure nothing is left). Returns kOk or an exit code
 // after a message.
-int write_zt(std::vector<ztimport::Imported> &inputs, const ztimport::CborAttributes &attributes,
+int write_zt(std::vector<zt::foreign::Imported> &inputs, const zt::foreign::CborAttributes &attributes,
              const std::string &out, const zt_writer_options &wo, Progress &progress, size_t &objects) {
   const SignalCleanup on_signal(SignalCleanup::kOutputFile, replaced_target(out));
   zt_writer *w = nullptr;
@@ -97,7 +104,7 @@ int write_zt(std::vector<ztimport::Imported> &inputs, const ztimport::CborAttrib
     // CBOR, not JSON text: foreign keys and values are taken as they are,
     // never as the JSON conventions ("$bytes", "$map", ...).
     if (!attributes.empty()) {
-      const ztimport::CborItem cbor = ztimport::cbor_map(attributes);
+      const zt::foreign::CborItem cbor = zt::foreign::cbor_map(attributes);
       check(zt_writer_set_attributes_cbor(w, cbor.data(), cbor.size()), "convert: file attributes");
     }
     for (auto &in : inputs) {
@@ -106,7 +113,7 @@ int write_zt(std::vector<ztimport::Imported> &inputs, const ztimport::CborAttrib
         check(zt_writer_begin_object(w, t.name.data(), t.name.size(), t.format.c_str(), t.shape.data(), t.shape.size()),
               where);
         if (!t.attributes.empty()) {
-          const ztimport::CborItem cbor = ztimport::cbor_map(t.attributes);
+          const zt::foreign::CborItem cbor = zt::foreign::cbor_map(t.attributes);
           check(zt_writer_set_object_attributes_cbor(w, t.name.data(), t.name.size(), cbor.data(), cbor.size()), where);
         }
         zt_blob_options bo;
@@ -123,8 +130,8 @@ int write_zt(std::vector<ztimport::Imported> &inputs, const ztimport::CborAttrib
         });
         to_host.flush();
         if (written != t.nbytes)
-          throw ztimport::InputError("object '" + t.name + "': source delivered " + std::to_string(written) +
-                                     " bytes, expected " + std::to_string(t.nbytes));
+          throw zt::foreign::format_error("object '" + t.name + "': source delivered " + std::to_string(written) +
+                                          " bytes, expected " + std::to_string(t.nbytes));
         check(zt_write_blob_end(w), where);
         ++objects;
       }
@@ -133,7 +140,7 @@ int write_zt(std::vector<ztimport::Imported> &inputs, const ztimport::CborAttrib
     int rc = report(f.what, f.status);
     zt_writer_discard(w);
     return rc;
-  } catch (const ztimport::InputError &e) {
+  } catch (const zt::Error &e) {
     zt_writer_discard(w);
     std::fprintf(stderr, "zt convert: %s\n", shown(e.what()).c_str());  // may quote the input
     return kFailure;
@@ -189,23 +196,23 @@ std::string replace_suffix(const std::string &name, const std::string &from, con
 
 // zt convert INDEX -o OUTDIR: every shard to a .zt shard, and a .zt index.
 int convert_sharded(const std::string &index, const std::string &outdir, const zt_writer_options &wo,
-                    const ztimport::Limits &limits, bool quiet, bool as_json) {
+                    const zt::foreign::Limits &limits, bool quiet, bool as_json) {
   const size_t slash = index.rfind('/');
   const std::string dir = slash == std::string::npos ? std::string() : index.substr(0, slash + 1);
   const std::string base = index.substr(dir.size());
   const std::string out_index =
       replace_suffix(replace_suffix(base, ".json", ""), ".safetensors.index", "") + ".zt.index.json";
-  ztimport::ShardIndexFile idx;
+  zt::foreign::ShardIndexFile idx;
   std::map<std::string, std::set<std::string>> by_shard;  // location → tensors the index puts there
   try {
-    idx = ztimport::read_shard_index(index, limits);
+    idx = zt::foreign::read_shard_index(index, limits);
     for (const auto &[name, loc] : idx.weight_map) {
       if (loc.find('/') != std::string::npos)
-        throw ztimport::InputError("'" + index + "': shard '" + loc +
-                                   "' is in a subfolder; zt convert writes the shards of a set side by side");
+        throw zt::foreign::format_error("'" + index + "': shard '" + loc +
+                                        "' is in a subfolder; zt convert writes the shards of a set side by side");
       by_shard[loc].insert(name);
     }
-  } catch (const ztimport::InputError &e) {
+  } catch (const zt::Error &e) {
     std::fprintf(stderr, "zt convert: %s (nothing written)\n", shown(e.what()).c_str());
     return kFailure;
   }
@@ -221,21 +228,21 @@ int convert_sharded(const std::string &index, const std::string &outdir, const z
 
   size_t objects = 0;
   for (const auto &[loc, tensors] : by_shard) {
-    std::vector<ztimport::Imported> inputs;
+    std::vector<zt::foreign::Imported> inputs;
     try {
-      inputs.push_back(ztimport::import_file(dir + loc, limits));
+      inputs.push_back(zt::foreign::import_file(dir + loc, limits));
       std::set<std::string> held;
       for (const auto &t : inputs[0].tensors) {
         if (!tensors.count(t.name))
-          throw ztimport::InputError("shard '" + loc + "' holds tensor '" + t.name +
-                                     "', which the index does not map to it");
+          throw zt::foreign::format_error("shard '" + loc + "' holds tensor '" + t.name +
+                                          "', which the index does not map to it");
         held.insert(t.name);
       }
       for (const auto &name : tensors)
         if (!held.count(name))
-          throw ztimport::InputError("the index maps tensor '" + name + "' to shard '" + loc +
-                                     "', which does not hold it");
-    } catch (const ztimport::InputError &e) {
+          throw zt::foreign::format_error("the index maps tensor '" + name + "' to shard '" + loc +
+                                          "', which does not hold it");
+    } catch (const zt::Error &e) {
       std::fprintf(stderr, "zt convert: %s (nothing written)\n", shown(e.what()).c_str());
       return kFailure;
     }
@@ -297,7 +304,7 @@ int cmd_convert(const std::vector<std::string> &argv) {
     return usage_error("convert", "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) wo.sync = 0;
   if (a.has("--verify")) wo.verify_before_replace = 1;
-  ztimport::Limits limits;
+  zt::foreign::Limits limits;
   if (a.has("--max-member-size")) {
     char *end = nullptr;
     const std::string v = a.get("--max-member-size");
@@ -309,29 +316,29 @@ int cmd_convert(const std::vector<std::string> &argv) {
 
   // Read every input's structure first: clashes and malformed inputs are
   // found before a byte is written.
-  std::vector<ztimport::Imported> inputs;
-  ztimport::CborAttributes attributes;        // sorted: see Imported::attributes
+  std::vector<zt::foreign::Imported> inputs;
+  zt::foreign::CborAttributes attributes;     // sorted: see Imported::attributes
   std::map<std::string, std::string> origin;  // object name → input
   uint64_t total = 0;
   try {
     for (const auto &path : a.positional) {
-      inputs.push_back(ztimport::import_file(path, limits));
+      inputs.push_back(zt::foreign::import_file(path, limits));
       for (const auto &t : inputs.back().tensors) {
         auto [it, fresh] = origin.emplace(t.name, path);
         if (!fresh)
-          throw ztimport::InputError("tensor '" + t.name + "' is in both '" + it->second + "' and '" + path +
-                                     "'; names must be unique");
+          throw zt::foreign::format_error("tensor '" + t.name + "' is in both '" + it->second + "' and '" + path +
+                                          "'; names must be unique");
         total += t.nbytes;
       }
       for (auto &[key, value] : inputs.back().attributes) {
         auto [it, fresh] = attributes.emplace(key, value);
         // Equal means the same encoded item (a NaN equals itself here).
         if (!fresh && it->second != value)
-          throw ztimport::InputError("attribute '" + key + "' differs between inputs ('" + path +
-                                     "' and an earlier one)");
+          throw zt::foreign::format_error("attribute '" + key + "' differs between inputs ('" + path +
+                                          "' and an earlier one)");
       }
     }
-  } catch (const ztimport::InputError &e) {
+  } catch (const zt::Error &e) {
     std::fprintf(stderr, "zt convert: %s\n", shown(e.what()).c_str());  // may quote the input
     return kFailure;
   } catch (const std::bad_alloc &) {

@@ -77,6 +77,9 @@ int cmd_info(const std::vector<std::string> &argv) {
   else
     std::printf("version:    %s\n", shown(version).c_str());
   std::printf("attributes: %s\n", json_or_null(attrs).c_str());
+  uint32_t data_shard = 0;
+  if (zt_file_data_shard(f.get(), &data_shard) == ZT_OK && data_shard)
+    std::printf("data shard: yes (format v2: no manifest; its blobs are read through a root that names it)\n");
   std::printf("objects:    %zu\n", count);
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;

@@ -15,7 +15,7 @@ std::string composite_info_text(const zt_object *obj) {
   info.struct_size = sizeof info;
   if (zt_object_get_info(obj, &info) != ZT_OK) return "";
   char line[512];
-  if (format_of(info) == "sparse_csr" || format_of(info) == "sparse_coo") {
+  if (format_of(info) == "sparse_csr" || format_of(info) == "zt.sparse_csr/1" || format_of(info) == "sparse_coo") {
     zt_sparse_info si{};
     si.struct_size = sizeof si;
     zt_status st = zt_object_sparse_info(obj, &si);

@@ -26,7 +26,7 @@ namespace ztcli {
 namespace {
 
 using json = nlohmann::json;
-using namespace ztimport;  // GgufValueType (kU8, kString, ...)
+using namespace zt::foreign;  // GgufValueType (kU8, kString, ...)
 
 constexpr uint32_t kGgmlMaxDims = 4;
 // ggml's reader takes any power of two as general.alignment, and every
@@ -226,7 +226,7 @@ uint32_t ggml_type_of(const ExportObject &o) {
     if (o.data.logical_type)
       throw Refusal{ctx + ": logical type " + std::string(logical_type_of(o.data)) + " has no GGUF tensor type"};
     for (uint32_t id = 0; id < 64; ++id) {
-      const ztimport::GgmlTypeInfo *g = ztimport::ggml_type_info(id);
+      const zt::foreign::GgmlTypeInfo *g = zt::foreign::ggml_type_info(id);
       if (g && g->dtype == o.data.dtype) return id;
     }
     throw Refusal{ctx + ": dtype " + std::string(dtype_name_of(o.data)) +
@@ -244,7 +244,8 @@ uint32_t ggml_type_of(const ExportObject &o) {
     if (it.key() != "ggml_type" && it.key() != "ggml_type_id" && it.key() != "block_size" && it.key() != "type_size")
       throw Refusal{ctx + ": object attribute '" + it.key() + "' has no place in GGUF"};
   const uint64_t id = attrs["ggml_type_id"].get<uint64_t>();
-  const ztimport::GgmlTypeInfo *g = id <= 0xffffffffu ? ztimport::ggml_type_info(static_cast<uint32_t>(id)) : nullptr;
+  const zt::foreign::GgmlTypeInfo *g =
+      id <= 0xffffffffu ? zt::foreign::ggml_type_info(static_cast<uint32_t>(id)) : nullptr;
   if (!g || g->dtype != ZT_DTYPE_UNKNOWN)
     throw Refusal{ctx + ": ggml_type_id " + std::to_string(id) + " is not a known block type"};
   const std::string logical = std::string("ggml.") + g->name;

@@ -52,6 +52,11 @@ def test_the_loaded_library_is_reported_and_compatible():
 
 def test_another_major_version_is_refused():
     with pytest.raises(ImportError, match=r"/x/libztensor.so.2 \(found via system loader\) is libztensor 2.0.0, "
-                                          r"but this ztensor package \(1.4.0\) needs libztensor 1.x"):
+                                          r"but this ztensor package \(1.4.0\) needs libztensor 1.4 or a newer 1.x"):
         _locate.require_compatible("2.0.0", "1.4.0", "/x/libztensor.so.2", "system loader")
-    _locate.require_compatible("1.0.3", "1.4.0", "/x/libztensor.so.1", "package")  # missing symbols are checked apart
+    # No branches for older libraries: an older minor version is refused at import too (issue 36, §2)
+    with pytest.raises(ImportError, match=r"is libztensor 1.3.9, but this ztensor package \(1.4.0\) needs libztensor "
+                                          r"1.4 or a newer 1.x"):
+        _locate.require_compatible("1.3.9", "1.4.0", "/x/libztensor.so.1", "package")
+    _locate.require_compatible("1.4.0", "1.4.0", "/x/libztensor.so.1", "package")
+    _locate.require_compatible("1.5.2", "1.4.0", "/x/libztensor.so.1", "package")  # newer: a superset

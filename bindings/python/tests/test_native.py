@@ -12,7 +12,7 @@ import pytest
 
 import ztensor
 import ztensor.numpy as ztnp
-from ztensor import _native
+from ztensor import _bulk, _native
 
 
 def test_the_expected_path_is_in_use():
@@ -34,10 +34,12 @@ def test_the_expected_path_is_in_use():
 
 @pytest.fixture
 def pure(monkeypatch):
-    """A function running its argument on the ctypes path (extension off)."""
+    """A function running its argument on the ctypes backend (the one
+    ztensor._bulk takes when no extension could be built)."""
     def run(fn, *args, **kwargs):
         with monkeypatch.context() as m:
-            m.setattr(_native, "ext", None)
+            m.setattr(_bulk, "read_dense", _bulk._read_dense_ctypes)
+            m.setattr(_bulk, "mapped_views", _bulk._mapped_views_ctypes)
             return fn(*args, **kwargs)
     return run
 

@@ -171,16 +171,27 @@ def test_get_slice_follows_safetensors(tmp_path, framework):
             np.testing.assert_array_equal(got, a[idx])
         empty = as_np(s[[]])
         assert list(empty.shape) == [0, 5] and empty.dtype == a.dtype
-        with pytest.raises(ztensor.SafetensorError, match="Invalid index -6 for dimension 1 of size 5"):
+        if framework == "pt":
+            return  # torch's rules: test_safetensors_round2.py
+        # safetensors' test_numpy_slice, message for message
+        with pytest.raises(ztensor.SafetensorError) as e:
             s[2:, -6]
-        with pytest.raises(ztensor.SafetensorError, match="Non empty lists are not implemented"):
+        assert str(e.value) == "Invalid index -6 for dimension 1 of size 5"
+        with pytest.raises(ztensor.SafetensorError) as e:
             s[[0, 1]]
-        with pytest.raises(ztensor.SafetensorError, match="index 20 out of bounds for tensor dimension #1 of size 5"):
+        assert str(e.value) == "Non empty lists are not implemented"
+        with pytest.raises(ztensor.SafetensorError) as e:
             s[2:, 20]
-        with pytest.raises(ztensor.SafetensorError, match="dimension #0 of size 10"):
+        assert str(e.value) == ("Error during slicing [2:, 20] with shape [10, 5]: index 20 out of bounds for tensor "
+                                "dimension #1 of size 5")
+        with pytest.raises(ztensor.SafetensorError) as e:
             s[:20]
-        with pytest.raises(ztensor.SafetensorError, match="dimension #1 of size 5"):
+        assert str(e.value) == ("Error during slicing [:20] with shape [10, 5]: index 19 out of bounds for tensor "
+                                "dimension #0 of size 10")
+        with pytest.raises(ztensor.SafetensorError) as e:
             s[:, :20]
+        assert str(e.value) == ("Error during slicing [:, :20] with shape [10, 5]: index 19 out of bounds for "
+                                "tensor dimension #1 of size 5")
         with pytest.raises(TypeError):
             s["x"]
         with pytest.raises(TypeError):

@@ -92,13 +92,14 @@ def test_the_whole_file_loaders_ask_for_it(tmp_path, monkeypatch):
     path = str(tmp_path / "m.zt")
     tensors = write_file(path, n=3, size=1000)
     asked = []
-    real = ztreader.set_prefetch
+    real = ztreader.Reader._open_options
 
-    def spy(opts):
-        asked.append(True)
-        return real(opts)
+    def spy(self, mmap, strict, verify, prefetch=False):
+        if prefetch:
+            asked.append(True)
+        return real(self, mmap, strict, verify, prefetch)
 
-    monkeypatch.setattr(ztreader, "set_prefetch", spy)
+    monkeypatch.setattr(ztreader.Reader, "_open_options", spy)
     loaders = [lambda: ztnp.load_file(path), lambda: ztensor.load_file(path),
                lambda: ztensor.load_file(path, copy=False)]
     try:

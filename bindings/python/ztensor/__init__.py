@@ -37,13 +37,19 @@ Sharded checkpoints read as one reader:
 import os
 from typing import Any, Dict, Mapping, Optional, Union
 
+import numpy as np
+
+from . import _openers, _v2
+from ._handle import is_url
+from ._v2 import Caps, Location, Source, V2Tensor, Verification, convert, detect, page_size, verify
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
 from ._native import extension_path
 from ._redact import redact_url as _redact_url
 from ._locate import LibraryNotFoundError
-from ._safe import SafetensorError, safe_open
+from ._errors import SafetensorError, SafetensorFileError, TensorNotFoundError
+from ._frameworks import _safe_open_handle, safe_open
 from ._serialize import TensorSpec, deserialize, serialize, serialize_file
 from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike
@@ -52,9 +58,23 @@ from .sharded import ShardedReader, load_sharded
 from .writer import Digest, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
-           "ZTensorError", "SafetensorError", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
+           "ZTensorError", "SafetensorError", "SafetensorFileError", "TensorNotFoundError", "_safe_open_handle", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
            "load_sharded", "bf16_to_float32", "float32_to_bf16", "library_version", "library_path",
-           "library_source", "extension_path", "LibraryNotFoundError", "__version__", "open", "open_url"]
+           "library_source", "extension_path", "LibraryNotFoundError", "__version__", "open", "open_url",
+           "Source", "V2Tensor", "Caps", "Location", "Verification", "verify", "detect", "convert", "page_size"]
+
+
+def _torch_checkpoint(path: str) -> Optional[bytes]:
+    """Reader's way into PyTorch checkpoints: ztensor.torch's converter, when
+    torch is installed (imported only for a file the library cannot open)."""
+    try:
+        from . import torch as zt_torch
+    except ImportError:
+        return None
+    return zt_torch.checkpoint_as_zt(path)
+
+
+_openers.register(_torch_checkpoint)
 
 
 def library_version() -> str:
@@ -62,14 +82,27 @@ def library_version() -> str:
     return str(_lib.zt_version_string().decode())
 
 
-def open(path_or_url: PathLike, **kwargs: Any) -> Reader:  # noqa: A001 (ztensor.open, like io.open)
-    """Opens a local .zt file, an http(s):// URL or s3://bucket/key: the same as Reader(...).
+def open(path_or_url: Any, **kwargs: Any) -> Any:  # noqa: A001 (ztensor.open, like io.open)
+    """Two APIs under one name, told apart by the arguments:
 
+    - ztensor.open(path) or ztensor.open([path, ...]): the original
+      package's 2.x API, a Source (a mapping of names to Tensor handles:
+      shape, dtype, parts, memoryview, DLPack, location, caps, ...).
+    - ztensor.open(url_or_path, **reader_options) (an http(s):// or s3://
+      URL, or any keyword of Reader: mmap=, verify=, prefetch=,
+      bearer_token=, url_options=, ...): a Reader, as Reader(...) gives
+      (names to numpy arrays); also what the original 1.x open() gave.
+
+        with ztensor.open("model.zt") as src:                  # 2.x
+            t = src["w"]; t.shape, t.dtype, memoryview(t)
         with ztensor.open("https://example.org/model.zt",
                           bearer_token=os.environ.get("HF_TOKEN")) as r:
-            w = r["w"]
+            w = r["w"]                                          # numpy
     """
-    return Reader(path_or_url, **kwargs)
+    if kwargs or (isinstance(path_or_url, str) and is_url(path_or_url)) or \
+            not isinstance(path_or_url, (str, os.PathLike, list, tuple)):  # bytes: a file in memory
+        return Reader(path_or_url, **kwargs)
+    return _v2.Source(path_or_url)
 
 
 def open_url(url: str, *, bearer_token: Optional[str] = None, strict: bool = False,
@@ -85,12 +118,20 @@ def open_url(url: str, *, bearer_token: Optional[str] = None, strict: bool = Fal
 
 
 def save_file(tensors: Mapping[str, ArrayLike], path: PathLike, metadata: Any = None, *, zstd: Zstd = None,
-              digest: Digest = None) -> None:
+              digest: Digest = None, format: Optional[str] = None) -> None:  # noqa: A002
     """Writes a dict of numpy arrays (dense tensors) as a .zt file, atomically;
     metadata (a dict) becomes the file attributes.
 
         ztensor.save_file({"w": np.eye(3, dtype=np.float32)}, "m.zt", metadata={"step": 3}, zstd=3)
+
+    A path ending in ".safetensors" (or format="safetensors") gets the
+    safetensors format itself, byte for byte what safetensors writes
+    (metadata then a dict of str to str); format="zt" forces zTensor.
     """
+    from . import _safe, _safetensors_format
+    if _safetensors_format.wants_safetensors(path, format):
+        _safe.write(tensors, path, metadata, lambda name, v: (np.asarray(v), None), zstd, digest, "safetensors")
+        return
     with Writer(path, zstd=zstd, digest=digest) as w:
         for name, array in tensors.items():
             w.add(name, array)

@@ -8,23 +8,32 @@ deleter itself when it is destroyed.
 
 import ctypes
 from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_void_p
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
-from ._lib import DLDataType, DLDeleter, DLDevice, DLManagedTensor, check, lib
+from ._lib import DLDataType, DLDeleter, DLDevice, DLManagedTensor, DLTensor, check, lib
 from ._types import Array
 
 _NAME = b"dltensor"  # module-lifetime bytes: the capsule keeps a pointer to them
 
 _Destructor = CFUNCTYPE(None, c_void_p)
-_capsule_new = ctypes.pythonapi.PyCapsule_New
+
+
+def _private(name: str) -> Any:
+    """A function object of the Python C API that is ours alone: attributes of
+    ctypes.pythonapi are shared, and other code (a consumer's test reading a
+    capsule) setting their argtypes would change how our calls convert."""
+    return ctypes.pythonapi._FuncPtr((name, ctypes.pythonapi))
+
+
+_capsule_new = _private("PyCapsule_New")
 _capsule_new.restype = ctypes.py_object
 _capsule_new.argtypes = [c_void_p, c_char_p, _Destructor]
 # Raw PyObject* arguments: the destructor runs while the capsule is being
 # freed, so it must not take a new reference to it.
-_capsule_is_valid = ctypes.pythonapi.PyCapsule_IsValid
+_capsule_is_valid = _private("PyCapsule_IsValid")
 _capsule_is_valid.restype = c_int
 _capsule_is_valid.argtypes = [c_void_p, c_char_p]
-_capsule_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_get_pointer = _private("PyCapsule_GetPointer")
 _capsule_get_pointer.restype = c_void_p
 _capsule_get_pointer.argtypes = [c_void_p, c_char_p]
 
@@ -61,19 +70,35 @@ def _delete_owned(managed: "ctypes._Pointer[DLManagedTensor]") -> None:
 _delete_owned_c = DLDeleter(_delete_owned)  # module-lifetime, like _release_unconsumed
 
 
-def capsule_of_copy(obj_ptr: Optional[int], data: Array) -> object:
-    """A "dltensor" capsule over `data` (a private, C-contiguous copy of the
-    object's decoded bytes), typed as the library types the object: the
-    consumer may write to it freely and owns it until its deleter runs."""
+_DL_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}  # DLDataTypeCode by numpy kind
+
+
+def _type_of(obj_ptr: Optional[int], data: Array) -> Tuple[int, "ctypes.Array[ctypes.c_int64]", DLDataType]:
+    """(ndim, shape, dtype) for a capsule over data: as the library types the
+    dense object obj_ptr, or (obj_ptr None) as numpy types data."""
+    if obj_ptr is None:
+        shape = (ctypes.c_int64 * max(data.ndim, 1))(*data.shape)
+        return data.ndim, shape, DLDataType(_DL_CODES[data.dtype.kind], data.dtype.itemsize * 8, 1)
     lib_managed = POINTER(DLManagedTensor)()
     check(lib.zt_object_to_dlpack(obj_ptr, ctypes.byref(lib_managed)))
     try:
         src = lib_managed.contents.dl_tensor
         ndim = src.ndim
         shape = (ctypes.c_int64 * max(ndim, 1))(*[src.shape[i] for i in range(ndim)])
-        dtype = DLDataType(src.dtype.code, src.dtype.bits, src.dtype.lanes)
+        return ndim, shape, DLDataType(src.dtype.code, src.dtype.bits, src.dtype.lanes)
     finally:
         lib_managed.contents.deleter(lib_managed)
+
+
+_DL_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}  # DLDataTypeCode by numpy kind
+
+
+def capsule_of_copy(obj_ptr: Optional[int], data: Array) -> object:
+    """A "dltensor" capsule over `data` (a private, C-contiguous copy of the
+    object's decoded bytes), typed as the library types the object (a dense
+    one; obj_ptr None: as numpy types `data`, of its shape): the consumer
+    may write to it freely and owns it until its deleter runs."""
+    ndim, shape, dtype = _type_of(obj_ptr, data)
     managed = DLManagedTensor()
     t = managed.dl_tensor
     t.data = data.ctypes.data
@@ -83,6 +108,60 @@ def capsule_of_copy(obj_ptr: Optional[int], data: Array) -> object:
     _owned[ctypes.addressof(managed)] = (managed, shape, data)
     try:
         return _capsule_new(ctypes.addressof(managed), _NAME, _release_unconsumed)
+    except BaseException:
+        _owned.pop(ctypes.addressof(managed), None)
+        raise
+
+
+# DLPack >= 1.0: the versioned struct, which can say read-only.
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+
+DLVersionedDeleter = CFUNCTYPE(None, POINTER(DLManagedTensorVersioned))
+DLManagedTensorVersioned._fields_ = [("version", DLPackVersion), ("manager_ctx", c_void_p),
+                                     ("deleter", DLVersionedDeleter), ("flags", ctypes.c_uint64),
+                                     ("dl_tensor", DLTensor)]
+FLAG_READ_ONLY, FLAG_IS_COPIED = 1, 2
+_VERSIONED_NAME = b"dltensor_versioned"
+
+
+def _delete_versioned(managed: "ctypes._Pointer[DLManagedTensorVersioned]") -> None:
+    _owned.pop(ctypes.addressof(managed.contents), None)
+
+
+_delete_versioned_c = DLVersionedDeleter(_delete_versioned)
+
+
+def _release_versioned(capsule: int) -> None:
+    if _capsule_is_valid(capsule, _VERSIONED_NAME):
+        managed = ctypes.cast(_capsule_get_pointer(capsule, _VERSIONED_NAME), POINTER(DLManagedTensorVersioned))
+        managed.contents.deleter(managed)
+
+
+_release_versioned_c = _Destructor(_release_versioned)
+
+
+def versioned_capsule(obj_ptr: Optional[int], data: Array, read_only: bool, copied: bool) -> object:
+    """A "dltensor_versioned" capsule (DLPack 1.0) over data (kept alive
+    until the consumer's deleter runs), flagged read-only when the consumer
+    must not write (a view of the file's mapping)."""
+    ndim, shape, dtype = _type_of(obj_ptr, data)
+    managed = DLManagedTensorVersioned()
+    managed.version = DLPackVersion(1, 0)
+    managed.flags = (FLAG_READ_ONLY if read_only else 0) | (FLAG_IS_COPIED if copied else 0)
+    t = managed.dl_tensor
+    t.data = data.ctypes.data
+    t.device = DLDevice(1, 0)
+    t.ndim, t.dtype, t.shape, t.strides, t.byte_offset = ndim, dtype, shape, None, 0
+    managed.manager_ctx, managed.deleter = None, _delete_versioned_c
+    _owned[ctypes.addressof(managed)] = (managed, shape, data)
+    try:
+        return _capsule_new(ctypes.addressof(managed), _VERSIONED_NAME, _release_versioned_c)
     except BaseException:
         _owned.pop(ctypes.addressof(managed), None)
         raise

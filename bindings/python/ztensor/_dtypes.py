@@ -30,7 +30,7 @@ _TABLE: List[Tuple[int, str, "np.dtype[Any]"]] = [
 ]
 BY_CODE: Dict[int, Tuple[str, "np.dtype[Any]"]] = {code: (name, dt) for code, name, dt in _TABLE}
 CODE_BY_NAME = {name: code for code, name, _ in _TABLE}
-FP8_TYPES = ("f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz")
+FP8_TYPES = ("f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "f8_e8m0fnu")
 COMPLEX_TYPES: Dict[str, Tuple[int, "np.dtype[Any]"]] = {"complex64": (2, np.dtype("<c8")), "complex128": (1, np.dtype("<c16"))}  # storage code, numpy
 
 # safetensors' names for the element types (get_dtype()); ztensor's own
@@ -38,7 +38,8 @@ COMPLEX_TYPES: Dict[str, Tuple[int, "np.dtype[Any]"]] = {"complex64": (2, np.dty
 _SAFETENSORS_NAMES = {"f64": "F64", "f32": "F32", "f16": "F16", "bf16": "BF16", "i64": "I64", "i32": "I32",
                       "i16": "I16", "i8": "I8", "u64": "U64", "u32": "U32", "u16": "U16", "u8": "U8", "bool": "BOOL",
                       "f8_e4m3fn": "F8_E4M3", "f8_e5m2": "F8_E5M2", "f8_e4m3fnuz": "F8_E4M3FNUZ",
-                      "f8_e5m2fnuz": "F8_E5M2FNUZ", "complex64": "C64", "complex128": "C128"}
+                      "f8_e5m2fnuz": "F8_E5M2FNUZ", "f8_e8m0fnu": "F8_E8M0", "complex64": "C64",
+                      "complex128": "C128"}
 
 
 def zt_type_name(code: int, logical_type: Optional[str] = None) -> str:

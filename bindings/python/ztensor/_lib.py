@@ -3,7 +3,7 @@
 import ctypes
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint8,
                     c_uint16, c_uint32, c_uint64, c_void_p)
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Iterable, List, Optional, Tuple
 
 from . import _locate
 from ._version import __version__
@@ -26,27 +26,6 @@ class OpenOptions(Structure):
                 ("verify_on_read", c_uint32),
                 # since 1.2.0: ctypes binds zt_open_options_init@@ZTENSOR_1.2, which fills these too
                 ("reserved0", c_uint32), ("prefetch", c_uint32)]
-
-
-def set_verify_on_read(opts: OpenOptions) -> bool:
-    """Turns on the library's digest check on read when its zt_open_options has
-    that field (ABI 1.1: zt_open_options_init set a struct_size that covers
-    it); False for an older library (the caller verifies instead)."""
-    if opts.struct_size < OpenOptions.verify_on_read.offset + ctypes.sizeof(c_uint32):
-        return False
-    opts.verify_on_read = 1
-    return True
-
-
-def set_prefetch(opts: OpenOptions) -> bool:
-    """Asks the library to read the file's data into the page cache in the
-    background from the open on (ABI 1.2: zt_open_options_init set a
-    struct_size that covers the field); False for an older library, which
-    then reads as it always did."""
-    if opts.struct_size < OpenOptions.prefetch.offset + ctypes.sizeof(c_uint32):
-        return False
-    opts.prefetch = 1
-    return True
 
 
 class ReadRequest(Structure):
@@ -115,8 +94,8 @@ class ComponentInfo(Structure):
 def text_field(struct: Structure, name: str) -> Optional[bytes]:
     """The string field `name` of an info struct, whole: a format, role or
     type name may hold NULs, and ctypes reads a c_char_p field only up to
-    the first. Its length is the field `name`_len (libztensor >= 1.3; an
-    older library leaves it 0, and the string is read up to its NUL)."""
+    the first. Its length is the field `name`_len (0: the string is read up
+    to its NUL)."""
     ptr = c_void_p.from_buffer(struct, getattr(type(struct), name).offset).value
     if not ptr:
         return None
@@ -256,6 +235,19 @@ _SIGNATURES = {
     "zt_set_metadata_json": (zt_status, [_P, _OUT_P]),
     "zt_set_shard_count": (zt_status, [_P, POINTER(c_size_t)]),
     "zt_set_shard_at": (zt_status, [_P, c_size_t, _OUT_P, POINTER(c_char_p)]),
+    # 1.1 and 1.2
+    "zt_component_read_slice": (zt_status, [_P, c_size_t, c_size_t, POINTER(c_uint64), POINTER(c_uint64),
+                                            c_void_p, c_size_t]),
+    "zt_component_stream_open": (zt_status, [_P, c_size_t, _OUT_P]),
+    "zt_component_stream_read": (zt_status, [_P, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "zt_component_stream_close": (zt_status, [_P]),
+    "zt_writer_create_memory": (zt_status, [POINTER(WriterOptions), _OUT_P]),
+    "zt_writer_create_callbacks": (zt_status, [WriteCallback, c_void_p, POINTER(WriterOptions), _OUT_P]),
+    "zt_writer_finish_memory": (zt_status, [_P, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
+    "zt_file_object_table": (zt_status, [_P, POINTER(POINTER(ObjectTable))]),
+    # 1.3: names and roles by length (they may hold NULs)
+    "zt_object_component_index_n": (zt_status, [_P, c_char_p, c_size_t, POINTER(c_size_t)]),
+    "zt_file_verify_n": (zt_status, [_P, c_uint32, VerifyCallbackN, c_void_p]),
 }
 
 lib.zt_version_string.restype = c_char_p
@@ -273,35 +265,13 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _fn.restype = _restype
     _fn.argtypes = _argtypes
 
-# ABI 1.1 calls: declared when the loaded library has them (has() says so);
-# the binding falls back, or says what is missing, on an older library.
-_OPTIONAL_SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
-    "zt_component_read_slice": (zt_status, [_P, c_size_t, c_size_t, POINTER(c_uint64), POINTER(c_uint64),
-                                            c_void_p, c_size_t]),
-    "zt_component_stream_open": (zt_status, [_P, c_size_t, _OUT_P]),
-    "zt_component_stream_read": (zt_status, [_P, c_void_p, c_size_t, POINTER(c_size_t)]),
-    "zt_component_stream_close": (zt_status, [_P]),
-    "zt_writer_create_memory": (zt_status, [POINTER(WriterOptions), _OUT_P]),
-    "zt_writer_create_callbacks": (zt_status, [WriteCallback, c_void_p, POINTER(WriterOptions), _OUT_P]),
-    "zt_writer_finish_memory": (zt_status, [_P, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
-    # ABI 1.2
-    "zt_file_object_table": (zt_status, [_P, POINTER(POINTER(ObjectTable))]),
-    # ABI 1.3: names and roles by length (they may hold NULs)
-    "zt_object_component_index_n": (zt_status, [_P, c_char_p, c_size_t, POINTER(c_size_t)]),
-    "zt_file_verify_n": (zt_status, [_P, c_uint32, VerifyCallbackN, c_void_p]),
-}
-_present = set()
-for _name, (_restype, _argtypes) in _OPTIONAL_SIGNATURES.items():
-    _fn = getattr(lib, _name, None)
-    if _fn is not None:
-        _fn.restype = _restype
-        _fn.argtypes = _argtypes
-        _present.add(_name)
+_present = set(_SIGNATURES)
 
 
 def has(name: str) -> bool:
-    """Whether the loaded library exports the optional (ABI 1.1 to 1.3) call `name`."""
-    return name in _present
+    """Whether the loaded library exports `name` (every call this package
+    declares is required at import; this answers for newer ones)."""
+    return name in _present or hasattr(lib, name)
 
 
 ZT_OK = 0
@@ -368,20 +338,14 @@ VerifyFailure = Tuple[Optional[str], Optional[str], int, Optional[str]]
 def verify_file(file_ptr: Optional[int], strict: bool, failures: List[VerifyFailure]) -> int:
     """zt_file_verify of one open file: appends (object, role, status,
     message) for each failure and returns the status. Names and roles come
-    whole (zt_file_verify_n) when the library has it: they may hold NULs."""
+    whole (zt_file_verify_n): they may hold NULs."""
     def text(p: Optional[int], n: int) -> Optional[str]:
         return ctypes.string_at(p, n).decode("utf-8", "surrogateescape") if p is not None else None
 
     def decode(b: Optional[bytes]) -> Optional[str]:
         return b.decode("utf-8", "surrogateescape") if b is not None else None
 
-    if has("zt_file_verify_n"):
-        def collect_n(_user: Optional[int], obj: Optional[int], obj_len: int, role: Optional[int], role_len: int,
-                      status: int, message: Optional[bytes]) -> None:
-            failures.append((text(obj, obj_len), text(role, role_len), status, decode(message)))
-        return int(lib.zt_file_verify_n(file_ptr, 1 if strict else 0, VerifyCallbackN(collect_n), None))
-
-    def collect(_user: Optional[int], obj: Optional[bytes], role: Optional[bytes], status: int,
-                message: Optional[bytes]) -> None:
-        failures.append((decode(obj), decode(role), status, decode(message)))
-    return int(lib.zt_file_verify(file_ptr, 1 if strict else 0, VerifyCallback(collect), None))
+    def collect_n(_user: Optional[int], obj: Optional[int], obj_len: int, role: Optional[int], role_len: int,
+                  status: int, message: Optional[bytes]) -> None:
+        failures.append((text(obj, obj_len), text(role, role_len), status, decode(message)))
+    return int(lib.zt_file_verify_n(file_ptr, 1 if strict else 0, VerifyCallbackN(collect_n), None))

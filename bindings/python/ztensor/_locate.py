@@ -150,11 +150,18 @@ def load(environ: Mapping[str, str] = os.environ, package_dir: str = PACKAGE_DIR
 
 
 def require_compatible(found: str, binding: str, path: str, source: str) -> None:
-    """Raises ImportError unless libztensor `found` has the major version of
-    the binding (`binding`, its __version__; "0+unknown" skips the check)."""
+    """Raises ImportError unless libztensor `found` is the binding's
+    (`binding`, its __version__) major version, at its minor version or
+    later ("0+unknown" skips the check): the binding has no branches for
+    older libraries."""
     if binding.startswith("0+"):
         return
-    major = binding.split(".")[0]
-    if found.split(".")[0] != major:
+    major, minor = (int(x) for x in binding.split(".")[:2])
+    try:
+        have = tuple(int(x) for x in found.split(".")[:2])
+    except ValueError:
+        have = (-1, -1)
+    if have[0] != major or have[1] < minor:
         raise ImportError(f"{path} (found via {source}) is libztensor {found}, but this ztensor package "
-                          f"({binding}) needs libztensor {major}.x\n  fix: " + FIX_HINT)
+                          f"({binding}) needs libztensor {major}.{minor} or a newer {major}.x (the package ships "
+                          "its own library; this one is another copy)\n  fix: " + FIX_HINT)

@@ -18,14 +18,12 @@ import os
 from types import ModuleType
 from typing import Optional, Tuple
 
-from ._lib import has, lib
+from ._lib import lib
 
 
 def _find() -> Tuple[Optional[ModuleType], str]:
     if os.environ.get("ZTENSOR_PURE_PYTHON", "") not in ("", "0"):
         return None, "ZTENSOR_PURE_PYTHON is set"
-    if not has("zt_file_object_table"):
-        return None, "the loaded libztensor is older than 1.2 (no zt_file_object_table)"
     module: Optional[ModuleType] = None
     path = os.environ.get("ZTENSOR_EXTENSION")
     if path:

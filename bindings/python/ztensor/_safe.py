@@ -11,9 +11,12 @@ from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Tuple,
 
 import numpy as np
 
-from . import _attributes
-from ._lib import ZTensorError, has
+from . import _attributes, _safetensors_format as _st
+from ._errors import (FileNotFound, InvalidArgumentError, SafetensorError, SafetensorFileError,  # noqa: F401
+                      TensorNotFoundError)
+from ._lib import ZTensorError, ZTensorFileNotFoundError
 from ._types import Array, PathLike, Source
+from ._handle import is_url
 from .reader import Reader, Slice
 from .writer import Digest, Writer, Zstd
 
@@ -25,19 +28,20 @@ ToNumpy = Callable[[str, Any], Tuple[Array, Optional[str]]]
 # Back: (array as the Reader gives it, zTensor element type name, name) -> tensor.
 FromNumpy = Callable[[Array, str, str], Any]
 
-
-class SafetensorError(ZTensorError):
-    """safetensors' SafetensorError, for the misuse it raises it for: a
-    closed handle, an index out of range in get_slice, a non-empty index
-    list. A ZTensorError, so code catching either sees it; str(e) is the
-    message alone, as safetensors gives it."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(-2, message)  # ZT_E_MISUSE
-        self.args = (message,)
-
-    def __str__(self) -> str:
-        return self.message
+def open_reader(source: Source, **options: Any) -> Reader:
+    """Reader(source, **options) with safetensors' errors: FileNotFoundError
+    whose message is "No such file or directory: PATH", SafetensorFileError
+    for a file that cannot be read as one."""
+    try:
+        return Reader(source, **options)
+    except ZTensorFileNotFoundError as e:
+        raise FileNotFound(e.filename, e.message) from None
+    except SafetensorError:
+        raise
+    except ZTensorError as e:
+        if e.status in (-2, -7):  # misuse, unsupported: not the file's fault
+            raise
+        raise SafetensorFileError(e.status, f"Error while deserializing header: {e.message}") from e
 
 
 BACKENDS = {"mmap": True, "pread": False}  # safetensors' backend -> Reader(mmap=)
@@ -46,7 +50,7 @@ BACKENDS = {"mmap": True, "pread": False}  # safetensors' backend -> Reader(mmap
 def reader_mmap(backend: str) -> bool:
     """Reader's mmap= for safetensors' backend=; ValueError for other names."""
     if not isinstance(backend, str) or backend not in BACKENDS:
-        raise ValueError(f'backend {backend!r} is invalid (expected one of: "mmap", "pread")')
+        raise InvalidArgumentError(f'backend {backend!r} is invalid (expected one of: "mmap", "pread")')
     return BACKENDS[backend]
 
 
@@ -75,16 +79,29 @@ def metadata_of(reader: Reader) -> Optional[Dict[str, str]]:
 
 
 def write(tensors: Mapping[str, Any], target: Optional[PathLike], metadata: Optional[Mapping[str, str]],
-          to_numpy: ToNumpy, zstd: Zstd, digest: Digest) -> Optional[bytes]:
-    """Writes tensors (atomically for a path); target None gives the file's bytes."""
+          to_numpy: ToNumpy, zstd: Zstd, digest: Digest, format: Optional[str] = None) -> Optional[bytes]:  # noqa: A002
+    """Writes tensors (atomically for a path); target None gives the file's
+    bytes. A path ending in ".safetensors" (or format="safetensors") gets
+    safetensors' own bytes, identical to what safetensors writes; anything
+    else zTensor (ztensor._safetensors_format.wants_safetensors)."""
     if not isinstance(tensors, Mapping):
         raise TypeError(f"tensors must be a dict of name to tensor, not {type(tensors).__name__}")
     meta = check_metadata(metadata)
+    as_safetensors = _st.wants_safetensors(target, format)
+    if as_safetensors and (zstd or digest):
+        raise ValueError("zstd= and digest= are zTensor features: the safetensors format has neither "
+                         "(save to a .zt path, or format=\"zt\")")
     converted = []
     for name, value in tensors.items():
         if not isinstance(name, str):
             raise TypeError(f"tensor names are str, not {type(name).__name__} ({name!r})")
         converted.append((name, *to_numpy(name, value)))
+    if as_safetensors:
+        entries = _st.entries_of(converted)
+        if target is None:
+            return _st.to_bytes(entries, meta)
+        _st.write_file(entries, target, meta)
+        return None
     # One state dict gives one file, whatever the insertion order: tensors
     # are written in name order (as safetensors' header is sorted).
     converted.sort(key=lambda entry: entry[0])
@@ -122,20 +139,18 @@ def read_all(reader: Reader, from_numpy: FromNumpy, split: Optional[Callable[[An
     With the C++ extension: split(block, zt_type, name) gives the tensors
     of a group of one type and shape (None: numpy arrays, when
     arrays_as_they_are says from_numpy changes nothing)."""
-    names = dense_names(reader)
+    dense_names(reader)  # the first object that is not dense raises, named
     if split is not None or arrays_as_they_are:
-        fast = reader._read_native(None, split, from_numpy)
-        if fast is not None:
-            return fast
-    dense = reader.read_dense(names)
-    return dict(zip(dense.names, dense.split(from_numpy)))
+        return reader._read_dense(None, split, from_numpy)
+    arrays = reader._read_dense(None, None, None)
+    return {name: from_numpy(array, reader.element_type(name), name) for name, array in arrays.items()}
 
 
 def file_is_copy_on_write(reader: Reader) -> bool:
     """Whether writes through zero-copy views of this reader stay private to
-    the process: a mapped file, from a library that maps them copy-on-write
-    (ABI 1.1, the release that also brought zt_component_read_slice)."""
-    return reader.path is not None and has("zt_component_read_slice")
+    the process: a local file (the library maps files copy-on-write), not
+    a caller's buffer."""
+    return reader.path is not None and not is_url(reader.path)
 
 
 class SafeOpen(Generic[T]):
@@ -152,7 +167,7 @@ class SafeOpen(Generic[T]):
                  from_numpy: FromNumpy, zero_copy: Optional[Callable[[Reader, str, Array, str], Any]],
                  backend: str = "mmap", *, split: Optional[Callable[[Any, str, str], Any]] = None,
                  arrays_as_they_are: bool = False) -> None:
-        self._reader = Reader(source, verify=verify, mmap=reader_mmap(backend))
+        self._reader = open_reader(source, verify=verify, mmap=reader_mmap(backend))
         self._split = split  # read_all's fast path (the C++ extension)
         self._arrays_as_they_are = arrays_as_they_are
         self.framework = framework
@@ -213,7 +228,7 @@ class SafeOpen(Generic[T]):
 
     def _name(self, name: str) -> str:
         if name not in self._open():
-            raise KeyError(f"File does not contain tensor {name}")
+            raise TensorNotFoundError(name)
         return name
 
     def get_tensor(self, name: str) -> T:
@@ -263,12 +278,22 @@ class SafeSlice(Generic[T]):
         return out
 
 
+def _shown(item: Any) -> str:
+    """One indexer as safetensors prints it in its messages: 3, 2:, :20, :."""
+    if isinstance(item, slice):
+        return f"{'' if item.start is None else item.start}:{'' if item.stop is None else item.stop}"
+    return str(item)
+
+
 def check_index(index: Any, shape: Tuple[int, ...]) -> Any:
-    """safetensors' rules for a slice index, before numpy's: an int or a
-    slice bound outside its dimension raises SafetensorError (numpy would
-    clip a slice), [] selects nothing (an empty tensor), a non-empty list
-    is refused, other types raise TypeError. Steps and `...`, which
-    safetensors lacks, are kept."""
+    """safetensors' rules for a slice index (framework="np"), before
+    numpy's: a negative int below -size raises "Invalid index ...", a
+    bound past its dimension raises "Error during slicing [..] with shape
+    [..]: index N out of bounds for tensor dimension #D of size S" (the
+    last such dimension, as safetensors checks them from the end), [] is
+    an empty tensor, a non-empty list is refused, other types raise
+    TypeError. Steps, `...` and negative slice bounds, which safetensors
+    lacks, are kept with numpy's meaning."""
     if isinstance(index, list):
         if index:
             raise SafetensorError("Non empty lists are not implemented")
@@ -278,43 +303,31 @@ def check_index(index: Any, shape: Tuple[int, ...]) -> Any:
         at = next(k for k, item in enumerate(items) if item is Ellipsis)
         fill = max(len(shape) - (len(items) - 1), 0)
         items = items[:at] + (slice(None),) * fill + items[at + 1:]
+    shown: List[Any] = []
     for dim, (item, size) in enumerate(zip(items, shape)):
         if isinstance(item, slice):
             for bound in (item.start, item.stop):
-                if bound is None:
-                    continue
-                if not isinstance(bound, (int, np.integer)) or isinstance(bound, bool):
+                if bound is not None and (not isinstance(bound, (int, np.integer)) or isinstance(bound, bool)):
                     raise TypeError(f"slice bounds must be integers, not {type(bound).__name__}")
-                if bound > size or bound < -size:
-                    raise SafetensorError(f"Error during slicing {index!r} with shape {list(shape)}: index "
-                                          f"{bound} out of bounds for tensor dimension #{dim} of size {size}")
+            shown.append(item)
         elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
             if item < -size:
                 raise SafetensorError(f"Invalid index {item} for dimension {dim} of size {size}")
-            if item >= size:
-                raise SafetensorError(f"Error during slicing {index!r} with shape {list(shape)}: index {item} "
-                                      f"out of bounds for tensor dimension #{dim} of size {size}")
+            shown.append(int(item) + size if item < 0 else int(item))
         else:
             raise TypeError(f"a slice index takes ints, slices, ... and tuples of them, not {type(item).__name__}")
+    for dim in reversed(range(len(shown))):
+        item, size = shown[dim], shape[dim]
+        if isinstance(item, slice):
+            start = 0 if item.start is None or item.start < 0 else int(item.start)
+            stop = size if item.stop is None or item.stop < 0 else int(item.stop)
+            if item.start is not None and item.start < 0 or item.stop is not None and item.stop < 0:
+                continue  # numpy's meaning (safetensors refuses negative bounds)
+        else:
+            start, stop = item, item + 1
+        if start >= size and not (isinstance(item, slice) and start == stop == size == 0) or stop > size:
+            asked = start if start >= size else stop - 1
+            raise SafetensorError(f"Error during slicing [{', '.join(_shown(x) for x in shown)}] with shape "
+                                  f"{list(shape)}: index {asked} out of bounds for tensor dimension #{dim} of "
+                                  f"size {size}")
     return index
-
-
-FRAMEWORKS = {"np": "numpy", "numpy": "numpy", "pt": "torch", "torch": "torch"}
-
-
-def framework_name(framework: str) -> str:
-    """"numpy" or "torch" for the names safetensors accepts; ValueError for others."""
-    if framework not in FRAMEWORKS:
-        raise ValueError(f"framework {framework!r} is not one of {', '.join(repr(k) for k in FRAMEWORKS)}")
-    return FRAMEWORKS[framework]
-
-
-def safe_open(filename: Source, framework: str, device: Any = "cpu", *, backend: str = "mmap", copy: bool = True,
-              verify: bool = False) -> "SafeOpen[Any]":
-    """ztensor.safe_open: the framework's own safe_open (ztensor.torch is imported only when asked for)."""
-    if framework_name(framework) == "torch":
-        from . import torch as zt_torch
-        return zt_torch.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
-    from . import numpy as zt_numpy
-    return zt_numpy.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
-

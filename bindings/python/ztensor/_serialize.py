@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from . import _safe
 from ._dtypes import CODE_BY_NAME, safetensors_name
 from ._lib import BlobOptions, lib, shape_array
-from ._safe import SafetensorError
+from ._errors import SafetensorError
 from ._types import PathLike, Source
 from .reader import Reader
 from .writer import Writer

@@ -1,21 +1,20 @@
 """Every object of an open file listed once, at open: names, shapes, formats
 and the "data" component of each, as numpy arrays.
 
-With libztensor >= 1.2 this is one call (zt_file_object_table), wrapped
-by the C++ extension when it is there (ztensor._ext: names and the
-name -> row index built in C); an older library is asked object by object,
-which costs several ctypes round trips per object (~40 us), the reason the
-batched call exists.
+One call (zt_file_object_table), wrapped by the C++ extension when it is
+there (ztensor._ext: names and the name -> row index built in C): asking
+object by object would cost several ctypes round trips per object
+(~40 us), the reason the batched call exists.
 """
 
 import ctypes
-from ctypes import POINTER, byref, c_size_t, c_void_p
+from ctypes import POINTER, byref, c_void_p
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import _native
-from ._lib import ComponentInfo, ObjectInfo, ObjectTable, check, has, lib
+from ._lib import ComponentInfo, ObjectTable, check, lib
 from ._types import Array
 
 # zt_object_row's declared fields (include/ztensor.h); the row size comes
@@ -106,8 +105,6 @@ def _split_names(blob: bytes, offsets: Array, lengths: Array) -> List[str]:
 
 def read(file_ptr: Optional[int]) -> Table:
     """The table of an open zt_file *."""
-    if not has("zt_file_object_table"):
-        return _read_each(file_ptr)
     if _native.ext is not None:
         got = _native.ext.object_table(file_ptr)
         if isinstance(got, int):
@@ -130,35 +127,3 @@ def read(file_ptr: Optional[int]) -> Table:
     finally:
         lib.zt_free(out)
     return Table(rows, _split_names(names_blob, rows["name_offset"], rows["name_len"]), dims)
-
-
-def _read_each(file_ptr: Optional[int]) -> Table:
-    """The same table from a library older than 1.2, object by object."""
-    count = c_size_t()
-    check(lib.zt_file_object_count(file_ptr, byref(count)))
-    rows = np.zeros(count.value, dtype=row_dtype(ROW_SIZE))
-    names: List[str] = []
-    dims: List[int] = []
-    for i in range(count.value):
-        obj = c_void_p()
-        check(lib.zt_file_object_at(file_ptr, i, byref(obj)))
-        info = ObjectInfo()
-        info.struct_size = ctypes.sizeof(info)
-        check(lib.zt_object_get_info(obj, byref(info)))
-        names.append(ctypes.string_at(info.name, info.name_len).decode("utf-8", "surrogateescape"))
-        row = rows[i]
-        row["object"], row["ndim"], row["dims_offset"] = obj.value or 0, info.ndim, len(dims)
-        dims.extend(int(info.shape[k]) for k in range(info.ndim))
-        row["dense"] = 1 if info.format == b"dense" else 0
-        row["status"] = info.status
-        row["data_component"], row["data_dtype"] = NO_COMPONENT, -1
-        for c in range(info.component_count):
-            ci = ComponentInfo()
-            ci.struct_size = ctypes.sizeof(ci)
-            check(lib.zt_object_component(obj, c, byref(ci)))
-            if ci.role == b"data":
-                row["data_component"], row["data_dtype"] = c, ci.dtype
-                row["data_has_logical_type"] = 1 if ci.logical_type else 0
-                row["data_decoded_length"] = ci.decoded_length
-                break
-    return Table(rows, names, np.asarray(dims, dtype=np.uint64))

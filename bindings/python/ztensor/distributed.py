@@ -136,7 +136,7 @@ def load_rank_slices(source: str, plan: Plan, rank: int, world: int, *, framewor
     with opener(source) as r:
         parts: Dict[str, Any] = read_planned(r, plan, rank, world)
         if framework in ("pt", "torch"):
-            from .torch import _from_numpy  # bf16/fp8 bits to torch's types
+            from ._torch_types import _from_numpy  # bf16/fp8 bits to torch's types
             parts = {name: _from_numpy(a, r.get_slice(name).zt_type, name) for name, a in parts.items()}
         if isinstance(opener, type):  # a set: every shard's counters
             return parts, set_io_stats(r)

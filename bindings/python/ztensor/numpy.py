@@ -25,9 +25,8 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 import numpy as np
 
-from . import _safe
+from . import _frameworks, _safe
 from ._types import Array, PathLike, Source
-from .reader import Reader
 from .writer import Digest, Zstd
 
 __all__ = ["save_file", "load_file", "save", "load", "safe_open"]
@@ -46,7 +45,8 @@ def _from_numpy(array: Array, zt_type: str, name: str) -> Array:
 
 
 def save_file(tensor_dict: Mapping[str, Array], filename: PathLike, metadata: Optional[Dict[str, str]] = None, *,
-              zstd: Zstd = None, digest: Digest = None, compression: Zstd = None) -> None:
+              zstd: Zstd = None, digest: Digest = None, compression: Zstd = None,
+              format: Optional[str] = None) -> None:  # noqa: A002
     """Saves numpy arrays as a .zt file, atomically (nothing at `filename`
     until it is complete; an error leaves any previous file as it was).
     Non-contiguous and big-endian arrays are stored as their values.
@@ -57,23 +57,32 @@ def save_file(tensor_dict: Mapping[str, Array], filename: PathLike, metadata: Op
     file's attributes. zstd: None (raw), True or a level; digest: None,
     "crc32c" or "sha256"; compression= is the original zTensor package's
     name for zstd=.
+
+    A filename ending in ".safetensors" gets the safetensors format itself,
+    byte for byte what safetensors.numpy.save_file writes; any other name
+    a .zt file. format="safetensors" or "zt" overrides the name.
     """
-    _safe.write(tensor_dict, filename, metadata, _to_numpy, zstd if compression is None else compression, digest)
+    _safe.write(tensor_dict, filename, metadata, _to_numpy, zstd if compression is None else compression, digest,
+                format)
 
 
 def save(tensor_dict: Mapping[str, Array], metadata: Optional[Dict[str, str]] = None, *, zstd: Zstd = None,
-         digest: Digest = None) -> bytes:
+         digest: Digest = None, compression: Zstd = None, format: Optional[str] = None) -> bytes:  # noqa: A002
     """The bytes of a .zt file holding the arrays (as save_file would write it).
 
         data = save({"a": np.ones(3, np.float32)})
         load(data)["a"]    # array([1., 1., 1.], dtype=float32)
+
+    The bytes are zTensor's; format="safetensors" gives safetensors' own.
     """
-    data = _safe.write(tensor_dict, None, metadata, _to_numpy, zstd, digest)
+    data = _safe.write(tensor_dict, None, metadata, _to_numpy, zstd if compression is None else compression, digest,
+                       format)
     assert data is not None
     return data
 
 
-def load_file(filename: PathLike, *, backend: str = "mmap", verify: bool = False) -> Dict[str, Array]:
+def load_file(filename: PathLike, *, backend: str = "mmap", verify: bool = False, copy: bool = True
+              ) -> Dict[str, Array]:
     """Every tensor of a .zt file (any spec version) as new, writable numpy arrays.
 
         tensors = load_file("model.zt")
@@ -84,8 +93,15 @@ def load_file(filename: PathLike, *, backend: str = "mmap", verify: bool = False
     Objects that are not dense tensors are refused by name (use ztensor.Reader).
     backend: "mmap" (default) or "pread" (safetensors' names; the arrays
     own their memory either way), anything else raises ValueError.
+    copy=False (the original zTensor package's keyword): zero-copy arrays
+    of the file's private copy-on-write mapping where the data allows,
+    writable (a write changes this process's pages, never the file); the
+    hazards of mapped views apply (see ztensor.load_file).
     """
-    with Reader(filename, verify=verify, mmap=_safe.reader_mmap(backend), prefetch=True) as r:
+    with _safe.open_reader(filename, verify=verify, mmap=_safe.reader_mmap(backend), prefetch=True) as r:
+        if not copy:
+            views: Dict[str, Array] = r.read_numpy(_safe.dense_names(r), copy=False)
+            return views
         return _safe.read_all(r, _from_numpy, arrays_as_they_are=True)
 
 
@@ -94,12 +110,8 @@ def load(data: Source, *, verify: bool = False) -> Dict[str, Array]:
 
         tensors = load(open("model.zt", "rb").read())
     """
-    with Reader(data, verify=verify) as r:
+    with _safe.open_reader(data, verify=verify) as r:
         return _safe.read_all(r, _from_numpy, arrays_as_they_are=True)
-
-
-def _zero_copy(reader: Reader, name: str, view: Array, zt_type: str) -> Array:
-    return view  # read-only: numpy refuses writes
 
 
 def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, backend: str = "mmap",
@@ -119,9 +131,4 @@ def safe_open(filename: Source, framework: str = "np", device: str = "cpu", *, b
     bytes, or a file object (anything with read and seek, such as an fsspec
     file; read through zt_open_io). backend: "mmap" or "pread" (no mapping).
     """
-    if _safe.framework_name(framework) == "torch":
-        return _safe.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)
-    if device != "cpu":
-        raise ValueError(f"numpy arrays live on the CPU; device {device!r} is not available (use ztensor.torch)")
-    return _safe.SafeOpen(filename, framework, device, copy, verify, _from_numpy, _zero_copy, backend,
-                          arrays_as_they_are=True)
+    return _frameworks.safe_open(filename, framework, device, backend=backend, copy=copy, verify=verify)

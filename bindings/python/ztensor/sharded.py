@@ -4,13 +4,14 @@ names, read as one mapping (zt_open_set; the convention is docs/sharding.md)."""
 import ctypes
 import os
 from ctypes import byref, c_char_p, c_size_t, c_void_p
-from typing import Any, Dict, List, Literal, Optional, Set, Tuple
+from typing import Any, Dict, List, Literal, Optional, Tuple
 
 from . import _attributes
-from ._lib import OpenOptions, ZTensorError, ZT_OK, check, lib, set_verify_on_read, take_string, verify_file
+from ._lib import ZTensorError, ZT_OK, check, lib, take_string, verify_file
 from ._types import ObjectValue, PathLike
 from ._table import Table as _Table, read as _read_table
-from .reader import Reader, _FileHandle, _text
+from ._handle import _FileHandle
+from .reader import Reader
 
 
 class _SetHandle(_FileHandle):
@@ -94,10 +95,8 @@ class ShardedReader(Reader):
         obj = self._object(name)
         return where.get(obj)
 
-    def _native_sources(self, handle: _FileHandle) -> Optional[List[Tuple[Optional[int], _Table]]]:
-        """Every shard with its table, for the extension's batched reads."""
-        if not all(t.raw_rows is not None for _, t in self._shard_tables):
-            return None
+    def _dense_sources(self, handle: _FileHandle) -> List[Tuple[Optional[int], _Table]]:
+        """Every shard with its table, for the batched reads."""
         return self._shard_tables
 
     @property
@@ -105,7 +104,7 @@ class ShardedReader(Reader):
         """The shard locations as the index writes them, in set order."""
         return [loc for _, loc in self._shard_files()]
 
-    @property
+    @property  # type: ignore[override]
     def metadata(self) -> Any:  # the index's metadata, not an object's (Reader.metadata(name))
         """The index's "metadata" member (None when absent)."""
         p = c_void_p()

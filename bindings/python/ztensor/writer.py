@@ -4,75 +4,18 @@ writer finishes; an exception inside `with Writer(...)` discards the file."""
 import contextlib
 import ctypes
 import os
-import shutil
-import tempfile
-from ctypes import byref, c_uint64, c_void_p
+from ctypes import byref, c_void_p
 from types import TracebackType
-from typing import Any, BinaryIO, Callable, Dict, Iterator, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Any, BinaryIO, Callable, Iterator, Literal, Mapping, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
-from . import _attributes
+from . import _attributes, _writer_composite, _writer_parts
 from ._dtypes import code_for_name, storage_for
-from ._lib import (BlobOptions, QuantParams, WriteCallback, WriterOptions, ZTensorError, check, has, lib,
-                   shape_array)
-from ._types import Array, ArrayLike, PathLike
-
-_DIGESTS: Dict[Optional[str], int] = {None: 0, "none": 0, "crc32c": 1, "sha256": 2}
-
-
-class _UseDefault:
-    """The writer's default (zstd/digest given to Writer()), as opposed to None."""
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<the Writer's default>"
-
-
-_USE_DEFAULT = _UseDefault()
-
-Digest = Optional[Literal["none", "crc32c", "sha256"]]
-Zstd = Union[None, bool, int]  # None/False: raw, True: zstd at the default level, int: that level
-Shape = Sequence[int]
-
-
-def _digest_code(digest: Optional[str]) -> int:
-    if digest not in _DIGESTS:
-        raise ValueError(f'digest must be None, "crc32c" or "sha256", not {digest!r}')
-    return _DIGESTS[digest]
-
-
-def _name_bytes(name: str) -> bytes:
-    if not isinstance(name, str):
-        raise TypeError(f"object names are str, not {type(name).__name__}")
-    return name.encode("utf-8")
-
-
-def _c_text(text: str, what: str) -> bytes:
-    """A role, format or type name for the library, which takes these as C
-    strings: one holding a NUL would be cut there (written as another
-    role), so it is refused."""
-    raw = text.encode("utf-8")
-    if b"\0" in raw:
-        raise ValueError(f"{what} {text!r} holds a NUL byte, which the writer cannot store")
-    return raw
-
-
-def _dimension(value: Any) -> int:
-    """A dimension as the uint64_t the library takes (ctypes would wrap a negative or huge int)."""
-    d = int(value)
-    if not 0 <= d < 1 << 64:
-        raise ValueError(f"dimension {d} does not fit in a uint64")
-    return d
-
-
-def _u64(values: ArrayLike, what: str) -> Array:
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{what} must be integers, got {arr.dtype}")
-    if arr.size and arr.dtype.kind == "i" and arr.min() < 0:
-        raise ValueError(f"{what} has a negative entry")
-    return np.ascontiguousarray(arr, dtype="<u8")
+from ._lib import BlobOptions, WriteCallback, WriterOptions, ZTensorError, check, lib, shape_array
+from ._types import ArrayLike, PathLike
+from ._writer_types import _USE_DEFAULT, Shape, _c_text, _digest_code, _name_bytes, _UseDefault
+from ._writer_types import Digest as Digest, Zstd as Zstd  # re-exported: the option types
 
 
 class WriterClosedError(ZTensorError, ValueError):
@@ -94,9 +37,21 @@ class Writer:
     """
 
     _finished = False
+    _USE_DEFAULT = _USE_DEFAULT  # the sentinel, for _writer_parts
 
     def __init__(self, path: Optional[PathLike], zstd: Zstd = None, digest: Digest = None, *,
-                 sync: bool = True, mode: str = "w") -> None:
+                 sync: bool = True, mode: str = "w", canonical: Optional[bool] = None, align: Optional[int] = None,
+                 publish: Optional[bool] = None, append: Optional[bool] = None) -> None:
+        # canonical=, align=, publish=, append=: the original 2.x package's
+        # Writer. Every file is published atomically here (publish); the
+        # placement of data is the library's (align: checked, a power of two).
+        if align is not None and (not isinstance(align, int) or align <= 0 or align & (align - 1)):
+            raise ValueError(f"align must be a power of two, not {align!r}")
+        if append and publish:
+            raise ValueError("append=True and publish=True are two ways of writing: pick one")
+        if append:
+            mode = "a"
+        self._digest_default = digest
         if mode not in ("w", "a"):
             raise ValueError(f'mode must be "w" (a new file) or "a" (append to an existing one), not {mode!r}')
         opts = WriterOptions()
@@ -106,36 +61,36 @@ class Writer:
         if level is not None:
             opts.zstd_level = level
         self._bytes: Optional[bytes] = None
-        self._scratch: Optional[str] = None
         self._stream_error: Optional[BaseException] = None
         self._callback: Any = None
-        self._memory = path is None and has("zt_writer_create_memory")
+        self._memory = path is None
         out = c_void_p()
         target = ""
         if self._memory:
             check(lib.zt_writer_create_memory(byref(opts), byref(out)))
         else:
-            if path is None:
-                # In memory, with a library older than 1.1: the file goes to a
-                # private scratch folder and finish() reads it back (no fsync:
-                # it never outlives the process).
-                self._scratch = tempfile.mkdtemp(prefix="ztensor-mem-")
-                target = os.path.join(self._scratch, "memory.zt")
-                opts.sync = 0
-            else:
-                target = os.fsdecode(path)
-                opts.sync = 1 if sync else 0
-            try:
-                check(lib.zt_writer_create(os.fsencode(target), byref(opts), byref(out)))
-            except BaseException:
-                self._drop_scratch()
-                raise
+            target = os.fsdecode(path)  # type: ignore[arg-type]
+            opts.sync = 1 if sync else 0
+            check(lib.zt_writer_create(os.fsencode(target), byref(opts), byref(out)))
         self._w: Optional[int] = out.value
         self.path: Optional[str] = None if path is None else os.fsdecode(path)
         self._target = target
         self._finished = False
         if mode == "a" and path is not None and os.path.exists(path):
             self._copy_existing(path)
+
+    @classmethod
+    def append(cls, path: PathLike, zstd: Zstd = None, digest: Digest = None) -> "Writer":
+        """A writer adding tensors to the existing file at path (the original
+        zTensor package's Writer.append): its objects and attributes are
+        kept, and the file is replaced atomically at finish() (until then,
+        and if anything fails, the old file stays as it was). A path with
+        no file starts a new one.
+
+            with ztensor.Writer.append("model.zt") as w:
+                w.add("extra", np.ones(3))
+        """
+        return cls(path, zstd=zstd, digest=digest, mode="a")
 
     def _copy_existing(self, path: PathLike) -> None:
         """Append mode: the existing file's objects and attributes are copied
@@ -180,11 +135,8 @@ class Writer:
             with open("out.zt", "wb") as f, ztensor.Writer.to_stream(f) as w:
                 w.add("x", np.ones(3))
         """
-        if not has("zt_writer_create_callbacks"):
-            raise ZTensorError(-7, "Writer.to_stream needs zt_writer_create_callbacks (libztensor 1.1); the "
-                                   f"loaded library is {lib.zt_version_string().decode()}")
         writer = cls.__new__(cls)
-        writer._bytes, writer._scratch, writer._memory, writer._target, writer.path = None, None, False, "", None
+        writer._bytes, writer._memory, writer._target, writer.path = None, False, "", None
         writer._stream_error = None
 
         def write(_user: Optional[int], data: Optional[int], length: int) -> int:
@@ -220,11 +172,6 @@ class Writer:
             raise ValueError("getvalue() gives the bytes of an in-memory writer (Writer.memory()) once finished")
         return self._bytes
 
-    def _drop_scratch(self) -> None:
-        scratch, self._scratch = getattr(self, "_scratch", None), None
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-
     @staticmethod
     def _encoding(zstd: Zstd) -> Tuple[int, Optional[int]]:
         if zstd is None or zstd is False:
@@ -255,7 +202,8 @@ class Writer:
         return self._w
 
     # -- content ---------------------------------------------------------
-    def add(self, name: str, array: ArrayLike, *, dtype: Optional[str] = None,
+    def add(self, name: str, array: ArrayLike, shape: Optional[Sequence[int]] = None, dtype: Optional[str] = None,
+            logical: Optional[str] = None, encoding: Optional[str] = None, *,
             zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT, digest: Union[Digest, _UseDefault] = _USE_DEFAULT,
             attributes: Any = None, compress: Union[Zstd, _UseDefault] = _USE_DEFAULT,
             checksum: Union[Digest, str, _UseDefault] = _USE_DEFAULT) -> None:
@@ -268,19 +216,39 @@ class Writer:
 
         compress= and checksum= are the original zTensor package's names for
         zstd= (True, a level, False) and digest= ("crc32c", "sha256", "none").
+
+        With shape= it is the original 2.x package's add: `array` is the
+        bytes of the tensor (any buffer, little-endian), stored as `dtype`
+        (a storage name: "f32", "u8", ...) with `logical` over it and
+        `encoding` "raw" (default) or "zstd":
+
+            w.add("w", struct.pack("<2f", 1, 2), shape=[2], dtype="f32")
         """
+        if shape is not None:
+            self._add_bytes(name, array, shape, dtype, logical, encoding, zstd, digest)
+            return
+        if logical is not None or encoding is not None:
+            raise TypeError("logical= and encoding= go with shape= (the bytes-plus-shape add)")
         if not isinstance(compress, _UseDefault):
             zstd = compress
         if not isinstance(checksum, _UseDefault):
             digest = None if checksum in (None, "none") else checksum  # type: ignore[assignment]
         code, logical, arr = storage_for(array, dtype)
-        shape, ndim = shape_array(np.shape(array))
+        dims, ndim = shape_array(np.shape(array))
         nb = _name_bytes(name)
         opts = self._blob_options(zstd, digest, logical)
-        self._check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, shape, ndim, c_void_p(arr.ctypes.data),
+        self._check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, dims, ndim, c_void_p(arr.ctypes.data),
                                       arr.nbytes, byref(opts)))
         if attributes is not None:
             self.set_object_attributes(name, attributes)
+
+    # The original 2.x package's calls (ztensor/_writer_parts.py).
+    _add_bytes = _writer_parts.add_bytes
+    set_attributes = _writer_parts.set_attributes
+    abandon = _writer_parts.abandon
+    ingest = _writer_parts.ingest
+    stream = _writer_parts.stream
+    _add_parts = _writer_parts.add_parts
 
     def write_numpy(self, name: str, array: ArrayLike, **options: Any) -> None:
         """The original package's name for add() of a numpy array."""
@@ -288,101 +256,36 @@ class Writer:
 
     def write_torch(self, name: str, tensor: Any, **options: Any) -> None:
         """Adds a torch tensor (any dtype ztensor.torch saves: bfloat16, fp8, ...), by value."""
-        from . import torch as zt_torch
+        from . import _torch_types as zt_torch
         array, dtype = zt_torch._to_numpy(name, tensor)
         self.add(name, array, dtype=options.pop("dtype", dtype), **options)
 
-    def add_sparse_csr(self, name: str, values: Optional[ArrayLike] = None, indices: Optional[ArrayLike] = None,
-                       indptr: Optional[ArrayLike] = None, shape: Optional[Shape] = None, *, matrix: Any = None,
-                       dtype: Optional[str] = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
-                       digest: Union[Digest, _UseDefault] = _USE_DEFAULT, attributes: Any = None) -> None:
-        """Adds a sparse_csr object from (values, indices, indptr, shape) or from
-        a scipy.sparse matrix (matrix=...). Indices are stored as u64.
+    # Composite objects (ztensor/_writer_composite.py).
+    add_sparse_csr = _writer_composite.add_sparse_csr
+    add_sparse_coo = _writer_composite.add_sparse_coo
+    add_quantized = _writer_composite.add_quantized
 
-            w.add_sparse_csr("s", [1.0, 2.0], [0, 2], [0, 1, 2], (2, 3))
-            w.add_sparse_csr("m", matrix=scipy.sparse.random(100, 100, 0.01, format="csr"))
-        """
-        if matrix is not None:
-            m = matrix.tocsr()
-            values, indices, indptr, shape = m.data, m.indices, m.indptr, m.shape
-        if shape is None or len(shape) != 2:
-            raise ValueError("sparse_csr needs a 2-D shape (rows, cols)")
-        if values is None or indices is None or indptr is None:
-            raise ValueError("sparse_csr needs values, indices and indptr (or matrix=)")
-        code, logical, vals = storage_for(values, dtype)
-        idx, ptr = _u64(indices, "indices"), _u64(indptr, "indptr")
-        rows, cols = _dimension(shape[0]), _dimension(shape[1])
-        # The library reads nnz indices and rows + 1 offsets: arrays of other
-        # lengths would have it read past their ends.
-        if idx.size != vals.size:
-            raise ValueError(f"sparse_csr {name!r}: {idx.size} indices for {vals.size} values")
-        if ptr.size != rows + 1:
-            raise ValueError(f"sparse_csr {name!r}: indptr has {ptr.size} entries, the {rows} rows need {rows + 1}")
-        nb = _name_bytes(name)
-        opts = self._blob_options(zstd, digest, logical)
-        self._check(lib.zt_writer_add_csr(self._handle(), nb, len(nb), rows, cols, code,
-                                    c_void_p(vals.ctypes.data), vals.size,
-                                    idx.ctypes.data_as(ctypes.POINTER(c_uint64)),
-                                    ptr.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
-        if attributes is not None:
-            self.set_object_attributes(name, attributes)
-
-    def add_sparse_coo(self, name: str, values: ArrayLike, coords: ArrayLike, shape: Shape, *,
-                       dtype: Optional[str] = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
-                       digest: Union[Digest, _UseDefault] = _USE_DEFAULT, attributes: Any = None) -> None:
-        """Adds a sparse_coo object: coords is (ndim, nnz) (or flat, dims first).
-
-            w.add_sparse_coo("c", [5, 7], [[0, 1], [2, 0]], (2, 3))  # (0,2)=5, (1,0)=7
-        """
-        code, logical, vals = storage_for(values, dtype)
-        c = _u64(coords, "coords").reshape(-1)
-        dims, ndim = shape_array(shape)
-        if c.size != ndim * vals.size:  # the library reads ndim * nnz coordinates
-            raise ValueError(f"sparse_coo {name!r}: {c.size} coordinates for {vals.size} values of {ndim} dimensions "
-                             f"(needs {ndim * vals.size})")
-        nb = _name_bytes(name)
-        opts = self._blob_options(zstd, digest, logical)
-        self._check(lib.zt_writer_add_coo(self._handle(), nb, len(nb), dims, ndim, code, c_void_p(vals.ctypes.data),
-                                    vals.size, c.ctypes.data_as(ctypes.POINTER(c_uint64)), byref(opts)))
-        if attributes is not None:
-            self.set_object_attributes(name, attributes)
-
-    def add_quantized(self, name: str, packed_weight: ArrayLike, scales: ArrayLike, zeros: Optional[ArrayLike],
-                      shape: Shape, *, bits: int, group_size: int, packing: str, scales_dtype: Optional[str] = None,
-                      zeros_dtype: Optional[str] = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
-                      digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> None:
-        """Adds a quantized_group object (see ztensor_composite.h for packings):
-        packed_weight int32/uint32 words or uint8 bytes, per-group scales
-        (float; scales_dtype="bf16" for bit patterns) and zeros (None: no
-        zeros component, zero point 2^(bits-1)).
-
-            w.add_quantized("q", packed, scales, None, (rows, cols), bits=4, group_size=128,
-                            packing="8_per_i32")
-        """
-        pcode, _, packed = storage_for(packed_weight)
-        scode, _, sc = storage_for(scales, scales_dtype)
-        p = QuantParams()
-        lib.zt_quant_params_init(byref(p))
-        p.bits, p.group_size, p.packing = int(bits), int(group_size), _c_text(packing, "packing")
-        p.packed_dtype, p.packed, p.packed_len = pcode, c_void_p(packed.ctypes.data), packed.nbytes
-        p.scales_dtype, p.scales, p.scales_len = scode, c_void_p(sc.ctypes.data), sc.nbytes
-        if zeros is not None:
-            zcode, _, zr = storage_for(zeros, zeros_dtype)
-            p.zeros_dtype, p.zeros, p.zeros_len = zcode, c_void_p(zr.ctypes.data), zr.nbytes
-        dims, ndim = shape_array(shape)
-        nb = _name_bytes(name)
-        opts = self._blob_options(zstd, digest)
-        self._check(lib.zt_writer_add_quantized_group(self._handle(), nb, len(nb), dims, ndim, byref(p), byref(opts)))
-
-    def add_object(self, name: str, format: str, shape: Shape,
-                   components: Mapping[str, Union[ArrayLike, Tuple[ArrayLike, Optional[str]]]], *,
-                   attributes: Any = None, zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT,
-                   digest: Union[Digest, _UseDefault] = _USE_DEFAULT) -> None:
+    def add_object(self, name: str, format: Any = None, shape: Any = None,
+                   components: Optional[Mapping[str, Union[ArrayLike, Tuple[ArrayLike, Optional[str]]]]] = None,
+                   layout: Optional[str] = None, attributes: Any = None, *, parts: Any = None,
+                   zstd: Union[Zstd, _UseDefault] = _USE_DEFAULT, digest: Union[Digest, _UseDefault] = _USE_DEFAULT
+                   ) -> None:
         """Adds an object of any format: components is {role: array} (or
         {role: (array, dtype)}), written in the given order.
 
             w.add_object("t", "my_format", (4,), {"data": np.zeros(4, np.float32)})
+
+        The original 2.x form, told apart by a shape where the format goes
+        (or parts=/layout=): add_object(name, shape, parts, layout=,
+        attributes=), parts {role: {"dtype": "u8", "data": bytes,
+        "logical": ...}}.
         """
+        if not isinstance(format, str) or parts is not None or layout is not None:
+            self._add_parts(name, shape if format is None else format,
+                            parts if parts is not None else (components if components is not None else shape),
+                            layout or "dense", attributes, digest)
+            return
+        assert components is not None and shape is not None
         nb = _name_bytes(name)
         dims, ndim = shape_array(shape)
         check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), _c_text(format, "format"), dims, ndim))
@@ -472,24 +375,14 @@ class Writer:
             finally:
                 lib.zt_free(data)
             return len(self._bytes)
-        try:
-            self._check(lib.zt_writer_finish(w))
-            if self._scratch is not None:
-                with open(self._target, "rb") as f:
-                    self._bytes = f.read()
-                return len(self._bytes)
-        finally:
-            self._drop_scratch()
+        self._check(lib.zt_writer_finish(w))
         return os.path.getsize(self._target) if self._target else None
 
     def discard(self) -> None:
         """Abandons the file: nothing is left on disk."""
         w, self._w = self._w, None
-        try:
-            if w is not None:
-                check(lib.zt_writer_discard(w))
-        finally:
-            self._drop_scratch()
+        if w is not None:
+            check(lib.zt_writer_discard(w))
 
     def __enter__(self) -> "Writer":
         return self
@@ -506,6 +399,5 @@ class Writer:
         w, self._w = getattr(self, "_w", None), None
         if w is not None and lib is not None:
             lib.zt_writer_discard(w)
-        self._drop_scratch()
 
 

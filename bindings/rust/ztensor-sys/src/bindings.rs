@@ -50,6 +50,7 @@ pub const ZT_E_DIGEST_MISMATCH: zt_status = -51;
 pub const ZT_E_DIGEST_FORMAT: zt_status = -52;
 pub const ZT_E_NAME: zt_status = -53;
 pub const ZT_E_BOOL_VALUE: zt_status = -54;
+pub const ZT_E_VALUE: zt_status = -55;
 pub const ZT_E_COMPONENT_MISSING: zt_status = -60;
 pub const ZT_E_SPARSE_INDPTR: zt_status = -61;
 pub const ZT_E_SPARSE_INDEX: zt_status = -62;
@@ -332,6 +333,9 @@ extern "C" {
         file: *const zt_file,
         out: *mut *const std::os::raw::c_char,
     ) -> zt_status;
+}
+extern "C" {
+    pub fn zt_file_data_shard(file: *const zt_file, out: *mut u32) -> zt_status;
 }
 extern "C" {
     pub fn zt_file_object_count(file: *const zt_file, out: *mut usize) -> zt_status;
@@ -1001,6 +1005,15 @@ extern "C" {
 }
 extern "C" {
     pub fn zt_component_read(
+        obj: *const zt_object,
+        index: usize,
+        dst: *mut std::os::raw::c_void,
+        dst_capacity: usize,
+        out_size: *mut usize,
+    ) -> zt_status;
+}
+extern "C" {
+    pub fn zt_component_read_stored(
         obj: *const zt_object,
         index: usize,
         dst: *mut std::os::raw::c_void,

@@ -102,3 +102,22 @@ fn negative_vectors_carry_their_status() {
     assert_eq!(failed[0].status(), Status::DigestMismatch);
     assert!(failed[0].message().contains("bad_crc32c.zt"), "{}", failed[0]);
 }
+
+/// Format v2 (the original's conformance corpus, tests/data/v2-conformance)
+/// reads through the same File.
+#[test]
+fn format_v2_reads_unchanged() {
+    let path = interop_dir().join("../v2-conformance/valid/canonical-basic.zt");
+    let file = File::open(&path).unwrap_or_else(|e| panic!("{}: {}", path.display(), e));
+    assert_eq!(file.version().unwrap(), "2");
+    assert_eq!(file.len().unwrap(), 3);
+    let obj = file.object_by_name("a.bias").unwrap();
+    assert_eq!(obj.info().unwrap().format, "dense");
+    assert_eq!(obj.read_bytes(0).unwrap(), vec![1u8; 16]);
+    file.verify(false).unwrap();
+    let bad = interop_dir().join("../v2-conformance/reject/manifest-hash-mismatch.zt");
+    match File::open(&bad) {
+        Ok(_) => panic!("a damaged v2 manifest opened"),
+        Err(err) => assert!(err.to_string().contains("rejected (ManifestHash)"), "{}", err),
+    }
+}
