@@ -113,7 +113,7 @@ def open_cost(src):
         from ztensor.distributed import set_io_stats
         with ztensor.ShardedReader(src) as r:
             return set_io_stats(r)
-    with ztensor.open(src) as r:
+    with ztensor.Reader(src) as r:  # (ztensor.open of a local path is a 2.x Source)
         return r.io_stats()
 
 
