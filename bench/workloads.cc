@@ -110,9 +110,13 @@ void write_zt(const Workload &w, const std::string &path, const WriteSettings &s
   wo.digest = s.digest;
   wo.zstd_level = s.zstd_level;
   wo.threads = s.threads;
+  wo.format = s.format;
+  wo.canonical = s.canonical;
+  wo.alignment = s.alignment;
   zt_writer *wr = nullptr;
   check(zt_writer_create(path.c_str(), &wo, &wr), "zt_writer_create");
-  for (const auto &t : w.tensors) {
+  for (size_t i = 0; i < w.tensors.size(); ++i) {
+    const auto &t = w.tensors[s.reversed ? w.tensors.size() - 1 - i : i];
     const uint8_t *p = w.arena.data() + t.offset;
     if (!s.stream_piece) {
       check(zt_writer_add_dense(wr, t.name.data(), t.name.size(), ZT_F32, t.shape.data(), t.shape.size(), p, t.bytes,

@@ -41,6 +41,10 @@ struct WriteSettings {
   uint32_t threads = 0;  // writer zstd threads; 0 = cores
   bool sync = false;
   size_t stream_piece = 0;  // > 0: each blob streamed in pieces of this size
+  uint32_t format = 1;      // 2: zTensor v2 (docs/v2.md, Writing)
+  bool canonical = true;    // v2
+  uint64_t alignment = 0;   // v2 non-canonical; 0 = 65536
+  bool reversed = false;    // add the tensors in reverse name order
 };
 
 // Writes w to path (zt_writer_add_dense per tensor, or streamed).

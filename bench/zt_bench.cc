@@ -441,6 +441,37 @@ void bench_write(const Config &cfg, const Workload &w) {
   ::unlink(bpath.c_str());
 }
 
+// zTensor v2 writes (docs/v2.md, Writing) against our 1.2 writer, the same
+// tensors in the same run. Canonical v2 hashes every byte (xxh3), so it is
+// set against 1.2 both without a digest and with crc32c.
+void bench_write_v2(const Config &cfg, const Workload &w) {
+  const std::string a = cfg.dir + "/w2_" + w.name + ".zt", b = cfg.dir + "/w2_" + w.name + ".v12.zt";
+  WriteSettings v12{}, v12crc{ZT_ENCODING_RAW, ZT_DIGEST_CRC32C}, canon{}, rev{}, nc{}, v12z{ZT_ENCODING_ZSTD},
+      ncz{ZT_ENCODING_ZSTD};
+  canon.format = rev.format = nc.format = ncz.format = 2;
+  rev.reversed = true;
+  nc.canonical = ncz.canonical = false;
+  nc.alignment = 4096;
+  struct Row {
+    const char *what;
+    const WriteSettings *base, *v2;
+  } rows[] = {
+      {"v2 canonical write vs 1.2 write (no digest)", &v12, &canon},
+      {"v2 canonical write vs 1.2 write with crc32c", &v12crc, &canon},
+      {"v2 canonical write, tensors added in reverse order, vs 1.2", &v12, &rev},
+      {"v2 non-canonical write (4 KiB, xxh3) vs 1.2", &v12, &nc},
+      {"v2 zt.zstd-seekable/1 write vs 1.2 zstd-3", &v12z, &ncz},
+  };
+  for (const Row &r : rows) {
+    if (r.v2 == &ncz && w.tensors.size() > 1000) continue;  // zstd of 100k tiny tensors says nothing new
+    auto [t12, t2] = paired_writes(
+        cfg.reps, [&] { write_zt(w, b, *r.base); }, [&] { write_zt(w, a, *r.v2); });
+    add(r.what, w.name, gbps(w.total_bytes(), t12) + " 1.2", gbps(w.total_bytes(), t2), t12 / t2, 0.9, "≥ 0.90");
+  }
+  ::unlink(a.c_str());
+  ::unlink(b.c_str());
+}
+
 void bench_write_many(const Config &cfg, const Workload &w) {
   std::string zpath = cfg.dir + "/w_" + w.name + ".zt";
   double t = timed(cfg.reps, [&] { write_zt(w, zpath, {}); });
@@ -770,6 +801,13 @@ int main(int argc, char **argv) {
   std::string mk = "mkdir -p '" + cfg.dir + "'";
   if (std::system(mk.c_str()) != 0) die("cannot create " + cfg.dir);
 
+  // --only write_v2: just the v2 write rows, on every workload.
+  if (cfg.only == "write_v2") {
+    for (auto make : {make_large, make_mixed, make_small}) bench_write_v2(cfg, make(cfg.scale));
+    bench_write_v2(cfg, make_many(100000));
+    print_table();
+    return 0;
+  }
   // First, while this process is small: the streaming writes in children.
   if (cfg.stream_gib > 0 && cfg.wants("stream")) {
     bench_stream(cfg, cfg.stream_gib, ZT_ENCODING_RAW);
@@ -784,6 +822,7 @@ int main(int argc, char **argv) {
     bench_v2_copy_read(cfg, path, w);
     bench_cold_read(cfg, self, path, w);
     bench_write(cfg, w);
+    bench_write_v2(cfg, w);
     if (w.tensors.size() > 1000) bench_views(cfg, path, w.name);
     if (w.name != "small") bench_cow_views(cfg, path, w.name);
     if (w.name != "small") bench_verify_on_read(cfg, w);
@@ -808,7 +847,10 @@ int main(int argc, char **argv) {
     if (w.name == "many100k") bench_v2_open(cfg, path, w);
     bench_views(cfg, path, w.name);
     bench_write_many(cfg, w);
-    if (w.name == "many100k") bench_write(cfg, w);
+    if (w.name == "many100k") {
+      bench_write(cfg, w);
+      bench_write_v2(cfg, w);
+    }
     ::unlink(path.c_str());
   }
   print_table();

@@ -38,7 +38,8 @@ void copy_component(const Reader &in, const Object &o, const Component &c, Write
   // Verify first, so damage in the source is not laundered into a freshly
   // digested file.
   in.verify_component(o, c, false);
-  const BlobOptions bo = blob_options_like(c);
+  BlobOptions bo = blob_options_like(c);
+  w.adapt_copy_options(bo);
   if (copy_sparse_index_as_u64(in, o, c, w, name, bo)) return;  // a spec 1.1 sparse index: written as u64
   if (c.encoding != ZT_ENCODING_RAW) {
     if (c.decoded_known && c.decoded_length <= kCopyPiece) {

@@ -21,7 +21,7 @@ BlobOptions to_blob_options(const zt_blob_options *o) {
   if (o->struct_size < offsetof(zt_blob_options, logical_type) + sizeof(const char *))
     fail(ZT_E_INVALID_ARG, "zt_blob_options.struct_size is not set (call zt_blob_options_init)");
   if (o->encoding > ZT_ENCODING_ZSTD) fail(ZT_E_INVALID_ARG, "zt_blob_options.encoding is out of range");
-  if (o->digest > ZT_DIGEST_UNKNOWN) fail(ZT_E_INVALID_ARG, "zt_blob_options.digest is out of range");
+  if (o->digest > ZT_DIGEST_XXH3) fail(ZT_E_INVALID_ARG, "zt_blob_options.digest is out of range");
   b.encoding = static_cast<zt_encoding>(o->encoding);
   b.digest = static_cast<zt_digest_alg>(o->digest);
   b.zstd_level = o->zstd_level;
@@ -62,7 +62,8 @@ WriterOptions to_writer_options(const zt_writer_options *opts) {
   if (!opts) return wo;
   if (opts->struct_size < offsetof(zt_writer_options, validate) + sizeof(uint32_t))
     invalid("zt_writer_options.struct_size is not set (call zt_writer_options_init)");
-  if (opts->digest > ZT_DIGEST_SHA256) invalid("zt_writer_options.digest must be NONE, CRC32C or SHA256");
+  const bool v2 = opts->struct_size >= offsetof(zt_writer_options, alignment) + sizeof(uint64_t) && opts->format == 2;
+  if (!v2 && opts->digest > ZT_DIGEST_SHA256) invalid("zt_writer_options.digest must be NONE, CRC32C or SHA256");
   if (opts->encoding != ZT_ENCODING_RAW && opts->encoding != ZT_ENCODING_ZSTD)
     invalid("zt_writer_options.encoding must be RAW or ZSTD");
   wo.digest = static_cast<zt_digest_alg>(opts->digest);
@@ -74,6 +75,21 @@ WriterOptions to_writer_options(const zt_writer_options *opts) {
   // Since 1.1.0; an older caller's smaller struct leaves it off.
   if (opts->struct_size >= offsetof(zt_writer_options, verify_before_replace) + sizeof(uint32_t))
     wo.verify_before_replace = opts->verify_before_replace != 0;
+  // Since 1.3.0: the format generation and v2's options.
+  if (opts->struct_size >= offsetof(zt_writer_options, alignment) + sizeof(uint64_t)) {
+    if (opts->format != 1 && opts->format != 2) invalid("zt_writer_options.format must be 1 (spec 1.2) or 2 (v2)");
+    wo.format = static_cast<int>(opts->format);
+    if (wo.format == 2) {
+      if (opts->v2_digest != ZT_DIGEST_NONE && opts->v2_digest != ZT_DIGEST_XXH3 && opts->v2_digest != ZT_DIGEST_SHA256)
+        invalid("zt_writer_options.v2_digest must be XXH3, SHA256 or NONE");
+      wo.v2.canonical = opts->canonical != 0;
+      wo.v2.alignment = opts->alignment ? opts->alignment : v2::kCanonicalAlignment;
+      wo.v2.digest = static_cast<zt_digest_alg>(opts->v2_digest);
+      wo.v2.encoding = static_cast<zt_encoding>(opts->encoding);
+      wo.v2.zstd_level = opts->zstd_level;
+      wo.v2.sync = opts->sync != 0;
+    }
+  }
   return wo;
 }
 
@@ -90,6 +106,9 @@ ZT_API void zt_writer_options_init(zt_writer_options *o) {
   o->zstd_level = 3;
   o->sync = 1;
   o->validate = 1;
+  o->format = 1;
+  o->canonical = 1;
+  o->v2_digest = ZT_DIGEST_XXH3;
 }
 
 // zt_writer_options grew in 1.1.0 (verify_before_replace), like
@@ -101,6 +120,12 @@ extern "C" __attribute__((visibility("default"))) void ztensor_writer_options_in
   init_older_struct(o, offsetof(zt_writer_options, validate) + sizeof(uint32_t), zt_writer_options_init);
 }
 __asm__(".symver ztensor_writer_options_init_1_0, zt_writer_options_init@ZTENSOR_1");
+// 1.3.0 appended format, canonical, v2_digest and alignment: a program
+// built against 1.1 or 1.2 calls zt_writer_options_init@ZTENSOR_1.1.
+extern "C" __attribute__((visibility("default"))) void ztensor_writer_options_init_1_1(zt_writer_options *o) {
+  init_older_struct(o, offsetof(zt_writer_options, verify_before_replace) + sizeof(uint32_t), zt_writer_options_init);
+}
+__asm__(".symver ztensor_writer_options_init_1_1, zt_writer_options_init@ZTENSOR_1.1");
 #endif
 
 ZT_API void zt_blob_options_init(zt_blob_options *o) {
@@ -119,7 +144,19 @@ ZT_API void zt_migrate_options_init(zt_migrate_options *o) {
   o->zstd_level = 3;
   o->digest = ZT_DIGEST_UNKNOWN;
   o->sync = 1;
+  o->format = 1;
+  o->canonical = 1;
 }
+
+// zt_migrate_options grew in 1.3.0 (format, canonical): a program built
+// against 1.0-1.2 calls zt_migrate_options_init@ZTENSOR_1, which fills the
+// older struct.
+#if defined(__ELF__)
+extern "C" __attribute__((visibility("default"))) void ztensor_migrate_options_init_1_0(zt_migrate_options *o) {
+  init_older_struct(o, offsetof(zt_migrate_options, sync) + sizeof(uint32_t), zt_migrate_options_init);
+}
+__asm__(".symver ztensor_migrate_options_init_1_0, zt_migrate_options_init@ZTENSOR_1");
+#endif
 
 ZT_API zt_status zt_writer_create(const char *path, const zt_writer_options *opts, zt_writer **out) {
   return guard([&] {
@@ -316,6 +353,11 @@ ZT_API zt_status zt_migrate(const char *in_path, const char *out_path, const zt_
       mo.zstd_level = opts->zstd_level;
       mo.digest = static_cast<zt_digest_alg>(opts->digest);
       mo.sync = opts->sync != 0;
+      if (opts->struct_size >= offsetof(zt_migrate_options, canonical) + sizeof(uint32_t)) {
+        if (opts->format != 1 && opts->format != 2) invalid("zt_migrate_options.format must be 1 (spec 1.2) or 2 (v2)");
+        mo.format = static_cast<int>(opts->format);
+        mo.canonical = opts->canonical != 0;
+      }
     }
     migrate_file(in_path, out_path, mo);
     return ZT_OK;

@@ -575,6 +575,22 @@ typedef struct zt_writer_options {
    * gone) and skip it. 0 (default): no check. The zt tool's append, remove
    * and merge turn it on. */
   uint32_t verify_before_replace;
+  /* Since 1.3.0 (a caller compiled against 1.2 or older gets 1.2 files).
+   * The format generation written: 1 (default) spec 1.2; 2 zTensor v2
+   * (docs/v2.md, Writing). With 2, `encoding` ZSTD means the
+   * zt.zstd-seekable/1 encoding and `digest` is not used (v2_digest is). */
+  uint32_t format;
+  /* v2: 1 (default) canonical form (v2 spec §6.3): blobs at 64 KiB from
+   * 65536 in (object, part) name order, identical parts sharing one blob,
+   * raw parts with xxh3 digests, names in NFC (refused otherwise). 0: the
+   * alignment, encoding and digests below and per blob are free. */
+  uint32_t canonical;
+  /* v2: default digest of a part: ZT_DIGEST_XXH3 (default), ZT_DIGEST_SHA256
+   * or ZT_DIGEST_NONE (non-canonical only). */
+  uint32_t v2_digest;
+  uint32_t reserved_;     /* 0 */
+  /* v2, non-canonical: blob alignment, a multiple of 4096; 0 = 65536. */
+  uint64_t alignment;
 } zt_writer_options;
 
 ZT_API void zt_writer_options_init(zt_writer_options *opts);
@@ -707,11 +723,17 @@ typedef struct zt_migrate_options {
   uint32_t digest;         /* zt_digest_alg: ZT_DIGEST_UNKNOWN (default)
                               keeps each component's algorithm (recomputed) */
   uint32_t sync;           /* as zt_writer_options.sync */
+  /* Since 1.3.0: the generation written, as zt_writer_options.format: 1
+   * (default) spec 1.2, 2 zTensor v2; and, for v2, canonical (1, default)
+   * or not (recompress and digest apply then; crc32c becomes xxh3). */
+  uint32_t format;
+  uint32_t canonical;
 } zt_migrate_options;
 
 ZT_API void zt_migrate_options_init(zt_migrate_options *opts);
 
-/* Rewrites any readable file as spec 1.2.0 at out_path (atomically), keeping
+/* Rewrites any readable file as spec 1.2.0 (or, with format 2, zTensor v2:
+ * docs/v2.md, Writing) at out_path (atomically), keeping
  * every object, component, attribute and unknown field; big-endian data
  * becomes little-endian. Refuses out_path == in_path (ZT_E_INVALID_ARG).
  * Since 1.1.0 the new file is checked by an independent strict reader

@@ -282,6 +282,14 @@ struct WriterOptions {
   std::optional<bool> sync;                   // default: fsync on finish
   std::optional<bool> validate;               // default: check composites on finish
   std::optional<bool> verify_before_replace;  // default: off (re-read before rename)
+  // Since 1.3: the generation written, 1 (spec 1.2, default) or 2 (zTensor
+  // v2; docs/v2.md, Writing). For v2: canonical form (default on), and when
+  // off the parts' digest (xxh3 default, sha256, none; `digest` above is 1.2's)
+  // and the blob alignment (a multiple of 4096; default 65536).
+  std::optional<uint32_t> format;
+  std::optional<bool> canonical;
+  std::optional<zt_digest_alg> v2_digest;
+  std::optional<uint64_t> alignment;
 
   zt_writer_options to_c() const {
     zt_writer_options o;
@@ -293,6 +301,10 @@ struct WriterOptions {
     if (sync) o.sync = *sync ? 1 : 0;
     if (validate) o.validate = *validate ? 1 : 0;
     if (verify_before_replace) o.verify_before_replace = *verify_before_replace ? 1 : 0;
+    if (format) o.format = *format;
+    if (canonical) o.canonical = *canonical ? 1 : 0;
+    if (v2_digest) o.v2_digest = static_cast<uint32_t>(*v2_digest);
+    if (alignment) o.alignment = *alignment;
     return o;
   }
 };

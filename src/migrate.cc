@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #endif
 
+#include <algorithm>
+
 #include "component_stream.h"
 #include "composite/parts.h"
 #include "util/error.h"
@@ -40,7 +42,14 @@ bool copy_sparse_index_as_u64(const Reader &in, const Object &o, const Component
 }
 
 void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
-  for (const Object &o : in.manifest().objects) {
+  // A v2 writer places blobs in name order: handed over in that order, each
+  // is placed once instead of being reordered at finish.
+  std::vector<const Object *> order;
+  for (const Object &o : in.manifest().objects) order.push_back(&o);
+  if (w.writes_v2())
+    std::stable_sort(order.begin(), order.end(), [](const Object *a, const Object *b) { return a->name < b->name; });
+  for (const Object *op : order) {
+    const Object &o = *op;
     if (o.status != ZT_OK) fail(o.status, "cannot migrate: " + o.error);
     w.begin_object(o.name, o.format, o.shape);
     if (o.has_attributes) w.set_object_attributes(o.name, o.attributes);
@@ -62,6 +71,7 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
       bo.has_type = c.has_type && !(c.dtype == ZT_BOOL && c.logical_type == "bool");
       bo.logical_type = c.logical_type;
       bo.extra = c.extra;
+      w.adapt_copy_options(bo);
       // Verify the source before copying, so damage is not laundered into a
       // freshly digested file.
       in.verify_component(o, c, false);
@@ -101,6 +111,16 @@ void migrate_file(const std::string &in_path, const std::string &out_path, const
   auto in = Reader::open(in_path, ro);
   WriterOptions wo;
   wo.sync = opts.sync;
+  if (opts.format == 2) {
+    wo.format = 2;
+    wo.v2.canonical = opts.canonical;
+    wo.v2.sync = opts.sync;
+    wo.v2.zstd_level = opts.zstd_level;
+    if (!opts.canonical) {
+      wo.v2.alignment = v2::kCanonicalAlignment;
+      if (opts.digest == ZT_DIGEST_SHA256 || opts.digest == ZT_DIGEST_NONE) wo.v2.digest = opts.digest;
+    }
+  }
   // A rewrite of a user's file (zt migrate, compress, decompress): checked
   // by an independent reader before it replaces anything at out_path.
   wo.verify_before_replace = true;

@@ -16,6 +16,8 @@ struct MigrateOptions {
   int zstd_level = 3;
   zt_digest_alg digest = ZT_DIGEST_UNKNOWN;  // UNKNOWN: keep each component's
   bool sync = true;
+  int format = 1;         // 2: write zTensor v2 (docs/v2.md, Writing)
+  bool canonical = true;  // v2: canonical form (§6.3)
 };
 
 // Spec 1.1 allowed any integer dtype for the index components of sparse

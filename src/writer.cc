@@ -43,11 +43,23 @@ bool is_sparse_format(const std::string &format) {
   return format == "sparse_csr" || format == "sparse_coo";
 }
 
+v2::PartOptions v2_part_options(const BlobOptions &b) {
+  v2::PartOptions p;
+  p.encoding = b.encoding;
+  p.zstd_level = b.zstd_level;
+  p.has_level = b.has_level;
+  p.digest = b.digest;
+  p.has_type = b.has_type;
+  p.logical_type = b.logical_type;
+  return p;
+}
+
 }  // namespace
 
 namespace {
 
 const WriterOptions &checked(const WriterOptions &opts) {
+  if (opts.format == 2) return opts;  // v2::Writer checks its own
   if (opts.encoding != ZT_ENCODING_RAW && opts.encoding != ZT_ENCODING_ZSTD)
     fail(ZT_E_INVALID_ARG, "writer default encoding must be raw or zstd");
   if (opts.digest > ZT_DIGEST_SHA256) fail(ZT_E_INVALID_ARG, "writer default digest must be none, crc32c or sha256");
@@ -59,7 +71,13 @@ const WriterOptions &checked(const WriterOptions &opts) {
 Writer::Writer(const std::string &path, const WriterOptions &opts)
     : Writer(std::make_unique<FileSink>((checked(opts), path)), opts) {}
 
-Writer::Writer(std::unique_ptr<Sink> sink, const WriterOptions &opts) : opts_(checked(opts)), sink_(std::move(sink)) {
+Writer::Writer(std::unique_ptr<Sink> sink, const WriterOptions &opts) : opts_(checked(opts)) {
+  if (opts.format == 2) {
+    v2_ = std::make_unique<v2::Writer>(std::move(sink), opts.v2);
+    return;
+  }
+  if (opts.format != 1) fail(ZT_E_INVALID_ARG, "format generation must be 1 (spec 1.2) or 2 (v2)");
+  sink_ = std::move(sink);
   sink_->write(kMagicV1, 8);
   manifest_.version = ZT_FORMAT_VERSION;
   manifest_.spec = SpecVersion::V1_2;
@@ -74,17 +92,28 @@ void Writer::check_open() const {
 }
 
 void Writer::set_attributes(std::string cbor) {
+  if (v2_) return v2_->set_attributes(cbor);
   check_open();
   manifest_.has_attributes = true;
   manifest_.attributes = std::move(cbor);
 }
 
+void Writer::adapt_copy_options(BlobOptions &bo) const {
+  if (!v2_) return;
+  bo.digest = ZT_DIGEST_UNKNOWN;
+  if (opts_.v2.canonical) bo.encoding = ZT_ENCODING_RAW;
+  bo.has_level = false;
+  bo.extra.clear();
+}
+
 void Writer::set_root_extra(std::vector<RawField> extra) {
+  if (v2_) return;  // v2 has no place for unknown 1.x fields (docs/v2.md, Writing)
   check_open();
   manifest_.extra = std::move(extra);
 }
 
 void Writer::begin_object(const std::string &name, const std::string &format, ShapeRef shape) {
+  if (v2_) return v2_->begin_object(name, format, shape);
   check_open();
   if (!valid_utf8(name.data(), name.size())) fail(ZT_E_NAME, where(name) + ": name is not valid UTF-8");
   if (!valid_utf8(format.data(), format.size())) fail(ZT_E_NAME, where(name) + ": format is not valid UTF-8");
@@ -108,6 +137,7 @@ void Writer::begin_object(const std::string &name, const std::string &format, Sh
 }
 
 void Writer::drop_object_if_empty(const std::string &name) {
+  if (v2_) return v2_->drop_object_if_empty(name);
   if (manifest_.objects.empty() || manifest_.objects.back().name != name) return;
   if (!manifest_.objects.back().components.empty()) return;
   if (!in_name_order_) index_.erase(name, name_of());
@@ -140,6 +170,7 @@ const Object *Writer::find_object(const std::string &name) const {
 }
 
 void Writer::set_object_attributes(const std::string &name, std::string cbor) {
+  if (v2_) return v2_->set_object_attributes(name, cbor);
   check_open();
   Object &o = object_for(name);
   o.has_attributes = true;
@@ -147,6 +178,7 @@ void Writer::set_object_attributes(const std::string &name, std::string cbor) {
 }
 
 void Writer::set_object_extra(const std::string &name, std::vector<RawField> extra) {
+  if (v2_) return;  // as set_root_extra
   check_open();
   object_for(name).extra = std::move(extra);
 }
@@ -199,6 +231,7 @@ Component &Writer::new_component(Object &o, const std::string &role, zt_dtype dt
 
 void Writer::write_blob(const std::string &name, const std::string &role, zt_dtype dtype, const void *data, size_t len,
                         const BlobOptions &opts) {
+  if (v2_) return v2_->write_blob(name, role, dtype, data, len, v2_part_options(opts));
   check_open();
   if (!data && len) fail(ZT_E_INVALID_ARG, where(name, role) + ": data is NULL but length is " + std::to_string(len));
   open_blob(name, role, dtype, opts, /*streaming=*/false);
@@ -257,6 +290,7 @@ void Writer::refuse_before_writing(size_t len) {
 }
 
 void Writer::blob_begin(const std::string &name, const std::string &role, zt_dtype dtype, const BlobOptions &opts) {
+  if (v2_) return v2_->blob_begin(name, role, dtype, v2_part_options(opts));
   open_blob(name, role, dtype, opts, /*streaming=*/true);
 }
 
@@ -350,6 +384,7 @@ void Writer::write_digested(Digester *digest, const void *data, size_t len) {
 }
 
 void Writer::blob_append(const void *data, size_t len) {
+  if (v2_) return v2_->blob_append(data, len);
   check_open();
   if (!stream_) fail(ZT_E_MISUSE, "no blob is being streamed (call zt_write_blob_begin first)");
   if (!data && len) fail(ZT_E_INVALID_ARG, "data is NULL but length is " + std::to_string(len));
@@ -369,6 +404,7 @@ void Writer::blob_append(const void *data, size_t len) {
 }
 
 void Writer::blob_end() {
+  if (v2_) return v2_->blob_end();
   check_open();
   if (!stream_) fail(ZT_E_MISUSE, "no blob is being streamed");
   try {
@@ -401,6 +437,11 @@ void Writer::blob_end() {
 }
 
 void Writer::finish() {
+  if (v2_) {
+    v2_->finish();
+    state_ = State::Finished;
+    return;
+  }
   check_open();
   try {
     if (stream_) fail(ZT_E_MISUSE, "a blob is still being streamed (end it before finishing)");
@@ -484,6 +525,7 @@ void Writer::check_written() {
 }
 
 void Writer::discard() noexcept {
+  if (v2_) v2_->discard();
   if (sink_) sink_->abandon();
   if (state_ == State::Open) state_ = State::Failed;
 }

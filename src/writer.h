@@ -16,6 +16,7 @@
 #include "types/dtype.h"
 #include "types/host_order.h"
 #include "util/name_index.h"
+#include "v2/v2_writer.h"
 
 namespace zt {
 
@@ -30,6 +31,10 @@ struct WriterOptions {
   // digest checked) before it replaces the destination; a file that fails
   // is abandoned and the destination left untouched.
   bool verify_before_replace = false;
+  // The format generation: 1 = spec 1.2 (the default), 2 = zTensor v2,
+  // written by v2::Writer with the options in `v2` (docs/v2.md, Writing).
+  int format = 1;
+  v2::WriterOptions v2;
 };
 
 struct BlobOptions {
@@ -55,7 +60,7 @@ class Writer {
   void begin_object(const std::string &name, const std::string &format, ShapeRef shape);
   void set_object_attributes(const std::string &name, std::string cbor);
   void set_object_extra(const std::string &name, std::vector<RawField> extra);
-  bool has_object(const std::string &name) const { return find_object(name) != nullptr; }
+  bool has_object(const std::string &name) const { return v2_ ? v2_->has_object(name) : find_object(name) != nullptr; }
   // Forgets `name` if it is the object declared last and has no component
   // yet: a composite write that fails before its first blob leaves no empty
   // object behind (no-op otherwise).
@@ -72,6 +77,11 @@ class Writer {
   bool finished() const { return state_ != State::Open; }
 
   const Object *find_object(const std::string &name) const;
+  bool writes_v2() const { return v2_ != nullptr; }
+  // What a copy from another file asks of a v2 writer per part: the
+  // writer's digest (crc32c is no v2 algorithm; canonical form wants xxh3)
+  // and, when canonical, raw (zstd becomes zt.zstd-seekable/1 otherwise).
+  void adapt_copy_options(BlobOptions &bo) const;
 
  private:
   enum class State { Open, Finished, Failed };
@@ -119,6 +129,8 @@ class Writer {
     std::unique_ptr<ByteSwapFeed> to_le;  // big-endian hosts, multi-byte dtypes
   };
   std::unique_ptr<Stream> stream_;
+  // Set when writing v2: every call goes there instead.
+  std::unique_ptr<v2::Writer> v2_;
 };
 
 }  // namespace zt

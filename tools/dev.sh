@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 DEMO_PACKAGES=(
   build-essential meson ninja-build pkg-config python3
   libzstd-dev libcbor-dev libssl-dev libisal-dev nlohmann-json3-dev
-  libzip-dev libdlpack-dev libcurl4-openssl-dev libxxhash-dev
+  libzip-dev libdlpack-dev libcurl4-openssl-dev libxxhash-dev libutf8proc-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libhdf5-dev
 )
 # What the whole test suite needs on top: GoogleTest, the Python binding's

@@ -125,6 +125,7 @@ const (
 	DigestCRC32C
 	DigestSHA256
 	DigestUnknown // an algorithm this library cannot compute
+	DigestXXH3    // "xxh3:<16 hex>", zTensor v2 only (libztensor 1.3)
 )
 
 func digestFromC(d C.zt_digest_alg) DigestAlg {
@@ -135,6 +136,8 @@ func digestFromC(d C.zt_digest_alg) DigestAlg {
 		return DigestCRC32C
 	case C.ZT_DIGEST_SHA256:
 		return DigestSHA256
+	case C.ZT_DIGEST_XXH3:
+		return DigestXXH3
 	}
 	return DigestUnknown
 }
@@ -147,6 +150,8 @@ func (d DigestAlg) toC() C.uint32_t {
 		return C.ZT_DIGEST_CRC32C
 	case DigestSHA256:
 		return C.ZT_DIGEST_SHA256
+	case DigestXXH3:
+		return C.ZT_DIGEST_XXH3
 	}
 	return C.ZT_DIGEST_UNKNOWN
 }

@@ -22,6 +22,14 @@ type WriterOptions struct {
 	NoSync              bool      // skip the fsync of file and directory on finish
 	NoValidate          bool      // skip the check of composite objects on finish
 	VerifyBeforeReplace bool      // re-read the new file before it replaces the destination
+	// Format is the generation written: 0 or 1 spec 1.2 (the default), 2
+	// zTensor v2 (docs/v2.md, Writing), canonical unless NonCanonical. In
+	// v2, Digest is the parts' digest (DigestDefault = xxh3; DigestSHA256,
+	// DigestNone when non-canonical), Encoding zstd is zt.zstd-seekable/1,
+	// and Alignment (non-canonical; 0 = 65536) a multiple of 4096.
+	Format       uint32
+	NonCanonical bool
+	Alignment    uint64
 }
 
 func (o *WriterOptions) toC() C.zt_writer_options {
@@ -30,7 +38,16 @@ func (o *WriterOptions) toC() C.zt_writer_options {
 	if o == nil {
 		return c
 	}
-	if o.Digest != DigestDefault {
+	if o.Format == 2 {
+		c.format = 2
+		if o.NonCanonical {
+			c.canonical = 0
+		}
+		c.alignment = C.uint64_t(o.Alignment)
+		if o.Digest != DigestDefault {
+			c.v2_digest = o.Digest.toC()
+		}
+	} else if o.Digest != DigestDefault {
 		c.digest = o.Digest.toC()
 	}
 	if o.Encoding != EncodingDefault {

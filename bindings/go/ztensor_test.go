@@ -423,3 +423,46 @@ func TestSet(t *testing.T) {
 		t.Errorf("%v %v", v, err)
 	}
 }
+
+// Writing zTensor v2 (docs/v2.md, Writing): Format 2 gives a canonical file,
+// the same bytes whatever order the tensors come in; NonCanonical takes
+// zstd (zt.zstd-seekable/1) and sha256.
+func TestWriteV2(t *testing.T) {
+	write := func(order []string, opts *ztensor.WriterOptions) []byte {
+		w, err := ztensor.CreateMemory(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range order {
+			data := make([]float32, 6)
+			for i := range data {
+				data[i] = float32(i + len(name))
+			}
+			if err := ztensor.AddDense(w, name, []uint64{2, 3}, data, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := w.FinishMemory()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	opts := &ztensor.WriterOptions{Format: 2}
+	a := write([]string{"a", "bb", "ccc"}, opts)
+	b := write([]string{"ccc", "a", "bb"}, opts)
+	if string(a[:8]) != "\x89ZT2\r\n\x1a\n" || string(a) != string(b) {
+		t.Fatalf("not a canonical v2 file independent of order")
+	}
+	nc := write([]string{"x"}, &ztensor.WriterOptions{Format: 2, NonCanonical: true, Encoding: ztensor.Zstd,
+		Digest: ztensor.DigestSHA256, Alignment: 4096})
+	if !strings.Contains(string(nc), "zt.zstd-seekable/1") || !strings.Contains(string(nc), "sha256:") {
+		t.Fatalf("non-canonical options not applied")
+	}
+	if _, err := ztensor.CreateMemory(&ztensor.WriterOptions{Format: 2, Encoding: ztensor.Zstd}); err == nil {
+		t.Fatalf("canonical v2 took zstd")
+	}
+	if d := write([]string{"x"}, nil); string(d[:4]) != "ZTEN" {
+		t.Fatalf("the default is no longer 1.2")
+	}
+}

@@ -62,6 +62,13 @@ class FileSink final : public Sink {
   void commit(bool sync) override;
   void abandon() noexcept override;
   bool written_for_check(Written &out) override;
+  // For a writer that places its bytes itself (pwrite, copy_file_range: the
+  // v2 writer): the temporary's descriptor, with everything buffered
+  // flushed. Such a writer does not call write(); commit() works as ever.
+  int positional_fd() {
+    flush();
+    return fd_;
+  }
   const std::string &path() const { return path_; }
   // "" while the file has no name (O_TMPFILE): it gets one only in commit().
   const std::string &temp_path() const { return temp_path_; }

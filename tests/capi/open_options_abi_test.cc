@@ -93,23 +93,30 @@ TEST(OpenOptionsAbi, PrefetchAcceptsOnlyZeroAndOne) {
   EXPECT_EQ(zt_open("/nonexistent/x.zt", &o, &f), ZT_E_IO);
 }
 
-// zt_writer_options grew in 1.1.0 the same way (verify_before_replace).
+// zt_writer_options grew in 1.1.0 the same way (verify_before_replace), and
+// in 1.3.0 (format, canonical, v2_digest, alignment: writing v2).
 struct WriterOptions10 {
   uint32_t struct_size, digest, encoding;
   int32_t zstd_level;
   uint32_t threads, sync, validate;
 };
+struct WriterOptions11 {
+  WriterOptions10 base;
+  uint32_t verify_before_replace;
+};
 
-TEST(WriterOptionsAbi, TheOneZeroInitWritesOnlyTheOneZeroStruct) {
+TEST(WriterOptionsAbi, EachInitWritesOnlyItsOwnStruct) {
   void *lib = dlopen("libztensor.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (!lib) lib = dlopen("libztensor.so.1", RTLD_NOW);
   ASSERT_NE(lib, nullptr) << dlerror();
   using Init = void (*)(void *);
   auto init10 = reinterpret_cast<Init>(dlvsym(lib, "zt_writer_options_init", "ZTENSOR_1"));
   auto init11 = reinterpret_cast<Init>(dlvsym(lib, "zt_writer_options_init", "ZTENSOR_1.1"));
+  auto init13 = reinterpret_cast<Init>(dlvsym(lib, "zt_writer_options_init", "ZTENSOR_1.3"));
   ASSERT_NE(init10, nullptr) << "zt_writer_options_init@ZTENSOR_1 must stay exported";
-  ASSERT_NE(init11, nullptr);
-  EXPECT_EQ(reinterpret_cast<void *>(init11), reinterpret_cast<void *>(&zt_writer_options_init));
+  ASSERT_NE(init11, nullptr) << "zt_writer_options_init@ZTENSOR_1.1 must stay exported";
+  ASSERT_NE(init13, nullptr);
+  EXPECT_EQ(reinterpret_cast<void *>(init13), reinterpret_cast<void *>(&zt_writer_options_init));
   struct {
     WriterOptions10 o;
     unsigned char canary[16];
@@ -120,11 +127,59 @@ TEST(WriterOptionsAbi, TheOneZeroInitWritesOnlyTheOneZeroStruct) {
   EXPECT_EQ(old.o.sync, 1u);
   EXPECT_EQ(old.o.validate, 1u);
   for (unsigned char b : old.canary) ASSERT_EQ(b, 0xA5) << "the 1.0 init wrote past the 1.0 struct";
+  struct {
+    WriterOptions11 o;
+    unsigned char canary[24];
+  } mid;
+  std::memset(&mid, 0xA5, sizeof mid);
+  init11(&mid.o);
+  EXPECT_EQ(mid.o.base.struct_size, sizeof(WriterOptions11));
+  EXPECT_EQ(mid.o.verify_before_replace, 0u);
+  for (unsigned char b : mid.canary) ASSERT_EQ(b, 0xA5) << "the 1.1 init wrote past the 1.1 struct";
   zt_writer_options cur;
   std::memset(&cur, 0xA5, sizeof cur);
-  init11(&cur);
+  init13(&cur);
   EXPECT_EQ(cur.struct_size, sizeof(zt_writer_options));
   EXPECT_EQ(cur.verify_before_replace, 0u);
+  EXPECT_EQ(cur.format, 1u) << "existing callers keep getting 1.2 files";
+  EXPECT_EQ(cur.canonical, 1u);
+  EXPECT_EQ(cur.v2_digest, static_cast<uint32_t>(ZT_DIGEST_XXH3));
+  EXPECT_EQ(cur.alignment, 0u);
+  dlclose(lib);
+}
+
+// zt_migrate_options grew in 1.3.0 (format, canonical).
+struct MigrateOptions10 {
+  uint32_t struct_size;
+  int32_t recompress, zstd_level;
+  uint32_t digest, sync;
+};
+
+TEST(MigrateOptionsAbi, TheOneZeroInitWritesOnlyTheOneZeroStruct) {
+  void *lib = dlopen("libztensor.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) lib = dlopen("libztensor.so.1", RTLD_NOW);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  using Init = void (*)(void *);
+  auto init10 = reinterpret_cast<Init>(dlvsym(lib, "zt_migrate_options_init", "ZTENSOR_1"));
+  auto init13 = reinterpret_cast<Init>(dlvsym(lib, "zt_migrate_options_init", "ZTENSOR_1.3"));
+  ASSERT_NE(init10, nullptr) << "zt_migrate_options_init@ZTENSOR_1 must stay exported";
+  ASSERT_NE(init13, nullptr);
+  EXPECT_EQ(reinterpret_cast<void *>(init13), reinterpret_cast<void *>(&zt_migrate_options_init));
+  struct {
+    MigrateOptions10 o;
+    unsigned char canary[16];
+  } old;
+  std::memset(&old, 0xA5, sizeof old);
+  init10(&old.o);
+  EXPECT_EQ(old.o.struct_size, sizeof(MigrateOptions10));
+  EXPECT_EQ(old.o.sync, 1u);
+  for (unsigned char b : old.canary) ASSERT_EQ(b, 0xA5) << "the 1.0 init wrote past the 1.0 struct";
+  zt_migrate_options cur;
+  std::memset(&cur, 0xA5, sizeof cur);
+  init13(&cur);
+  EXPECT_EQ(cur.struct_size, sizeof(zt_migrate_options));
+  EXPECT_EQ(cur.format, 1u);
+  EXPECT_EQ(cur.canonical, 1u);
   dlclose(lib);
 }
 

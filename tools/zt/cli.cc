@@ -302,6 +302,33 @@ bool parse_digest(const std::string &s, uint32_t &alg) {
   return true;
 }
 
+const char *const kFormatOption = "--format";
+const char *const kNoCanonicalFlag = "--no-canonical";
+
+bool parse_format(const Args &a, uint32_t &format, uint32_t &canonical, std::string &err, const char *option) {
+  format = 1;
+  canonical = 1;
+  if (a.has(option)) {
+    const std::string v = a.get(option);
+    if (v == "1" || v == "1.2")
+      format = 1;
+    else if (v == "2")
+      format = 2;
+    else {
+      err = std::string(option) + " takes 1.2 or 2";
+      return false;
+    }
+  }
+  if (a.has(kNoCanonicalFlag)) {
+    if (format != 2) {
+      err = std::string(kNoCanonicalFlag) + " applies to v2 only (" + option + " 2)";
+      return false;
+    }
+    canonical = 0;
+  }
+  return true;
+}
+
 bool parse_zstd_level(const std::string &s, int32_t &level) {
   char *end = nullptr;
   long v = std::strtol(s.c_str(), &end, 10);

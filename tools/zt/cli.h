@@ -167,6 +167,16 @@ bool parse_byte_size(const std::string &s, uint64_t &out);
 
 // Parses "none|crc32c|sha256" (returns false on anything else).
 bool parse_digest(const std::string &s, uint32_t &alg);
+// The format generation of a writing command (docs/v2.md, Writing):
+// `--format 1.2|2` (1 also means 1.2; `--to` is migrate's spelling) and
+// `--no-canonical` (v2 only). Their names, to add to parse_args' lists.
+extern const char *const kFormatOption;
+extern const char *const kNoCanonicalFlag;
+// format: 1 (spec 1.2, the default) or 2; canonical: 1 unless
+// --no-canonical. False, with err set, on a bad value or --no-canonical
+// without --format 2.
+bool parse_format(const Args &a, uint32_t &format, uint32_t &canonical, std::string &err,
+                  const char *option = "--format");
 // A zstd level for --zstd (-131072..22); false if s is not one.
 bool parse_zstd_level(const std::string &s, int32_t &level);
 

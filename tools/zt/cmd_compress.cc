@@ -15,14 +15,18 @@
 namespace ztcli {
 
 const char *const kCompressUsage =
-    "usage: zt compress IN -o OUT [--zstd LEVEL] [--digest none|crc32c|sha256] [--quiet] [--json] [--no-sync]\n\n"
+    "usage: zt compress IN -o OUT [--zstd LEVEL] [--digest none|crc32c|sha256] [--format 1.2|2] [--quiet] [--json]\n"
+    "                   [--no-sync]\n\n"
+    "--format 2 writes zTensor v2 with zt.zstd-seekable/1 parts (docs/v2.md).\n"
     "Rewrites IN with every component compressed with zstd at LEVEL (default 3),\n"
     "keeping every object, attribute, logical type and custom field; digests\n"
     "keep their algorithm and are recomputed over the new bytes (or use\n"
     "--digest). OUT is written atomically and may not be IN.\n";
 
 const char *const kDecompressUsage =
-    "usage: zt decompress IN -o OUT [--digest none|crc32c|sha256] [--quiet] [--json] [--no-sync]\n\n"
+    "usage: zt decompress IN -o OUT [--digest none|crc32c|sha256] [--format 1.2|2 [--no-canonical]] [--quiet]\n"
+    "                     [--json] [--no-sync]\n\n"
+    "--format 2 writes zTensor v2, canonical unless --no-canonical (docs/v2.md).\n"
     "Rewrites IN with every component stored raw (uncompressed), keeping\n"
     "everything else as 'zt compress' does. OUT is written atomically.\n";
 
@@ -38,7 +42,9 @@ int rewrite(const char *cmd, const std::vector<std::string> &argv, bool compress
   std::string err;
   std::vector<std::string> with_value = {"-o", "--output", "--digest"};
   if (compress) with_value.push_back("--zstd");
-  if (!parse_args(argv, {"--quiet", "--json", "--no-sync"}, with_value, a, err)) return usage_error(cmd, err);
+  with_value.push_back(kFormatOption);
+  if (!parse_args(argv, {"--quiet", "--json", "--no-sync", kNoCanonicalFlag}, with_value, a, err))
+    return usage_error(cmd, err);
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 1 || out.empty()) return usage_error(cmd, "expected IN and -o OUT");
   if (int rc = refuse_url(cmd, "input", a.positional[0])) return rc;
@@ -52,6 +58,9 @@ int rewrite(const char *cmd, const std::vector<std::string> &argv, bool compress
   if (a.has("--digest") && !parse_digest(a.get("--digest"), mo.digest))
     return usage_error(cmd, "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) mo.sync = 0;
+  if (!parse_format(a, mo.format, mo.canonical, err)) return usage_error(cmd, err);
+  // zstd parts are not canonical: a compressed v2 file is a non-canonical one.
+  if (compress && mo.format == 2) mo.canonical = 0;
   const std::string &in = a.positional[0];
   if (int rc = refuse_read_options(cmd)) return rc;
   if (int rc = check_rewrite_budget(cmd, in)) return rc;

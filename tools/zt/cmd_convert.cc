@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -21,8 +22,10 @@ namespace ztcli {
 
 const char *const kConvertUsage =
     "usage: zt convert INPUT... -o OUT.zt [--zstd LEVEL] [--digest none|crc32c|sha256]\n"
-    "                  [--max-member-size BYTES] [--verify] [--quiet] [--json] [--no-sync]\n"
+    "                  [--format 1.2|2 [--no-canonical]] [--max-member-size BYTES] [--verify]\n"
+    "                  [--quiet] [--json] [--no-sync]\n"
     "       zt convert NAME.safetensors.index.json|FOLDER -o OUTDIR [options as above]\n\n"
+    "--format 2 writes zTensor v2, canonical unless --no-canonical (docs/v2.md).\n"
     "Converts one or more foreign tensor files into one zTensor file (written\n"
     "atomically: on any error nothing is left at OUT; OUT may not be one of the\n"
     "inputs). Inputs are recognised by\n"
@@ -91,6 +94,24 @@ void check(zt_status st, const std::string &what) {
   if (st != ZT_OK) throw WriteFailure{what, st};
 }
 
+// v2 has profiles for what 1.2 spells otherwise: a GGUF block array is the
+// opaque profile gguf.<type>/1 (spec/profiles/gguf.md) with the constants a
+// reader validates sizes by, and no logical type; safetensors' F8_E8M0 is
+// v2's f8_e8m0 (Appendix A).
+void to_v2_projection(zt::foreign::Tensor &t) {
+  if (t.format == "ggml_quantized") {
+    const std::string type = t.logical_type.substr(t.logical_type.find('.') + 1);  // "ggml.q4_k" → "q4_k"
+    zt::foreign::CborAttributes a;
+    a["elems_per_block"] = t.attributes["block_size"];
+    a["block_bytes"] = t.attributes["type_size"];
+    t.format = "gguf." + type + "/1";
+    t.logical_type.clear();
+    t.attributes = std::move(a);
+  } else if (t.logical_type == "f8_e8m0fnu") {
+    t.logical_type = "f8_e8m0";
+  }
+}
+
 // Writes the tensors of `inputs` and `attributes` as one .zt file at `out`
 // (atomically: on failure nothing is left). Returns kOk or an exit code
 // after a message.
@@ -107,9 +128,19 @@ int write_zt(std::vector<zt::foreign::Imported> &inputs, const zt::foreign::Cbor
       const zt::foreign::CborItem cbor = zt::foreign::cbor_map(attributes);
       check(zt_writer_set_attributes_cbor(w, cbor.data(), cbor.size()), "convert: file attributes");
     }
-    for (auto &in : inputs) {
-      for (auto &t : in.tensors) {
+    // v2 places blobs in name order: handed over in that order, each is
+    // placed once instead of being reordered at finish.
+    std::vector<zt::foreign::Tensor *> order;
+    for (auto &in : inputs)
+      for (auto &t : in.tensors) order.push_back(&t);
+    if (wo.format == 2)
+      std::stable_sort(order.begin(), order.end(),
+                       [](const zt::foreign::Tensor *a, const zt::foreign::Tensor *b) { return a->name < b->name; });
+    for (zt::foreign::Tensor *tp : order) {
+      {
+        zt::foreign::Tensor &t = *tp;
         const std::string where = "convert: object '" + t.name + "'";
+        if (wo.format == 2) to_v2_projection(t);
         check(zt_writer_begin_object(w, t.name.data(), t.name.size(), t.format.c_str(), t.shape.data(), t.shape.size()),
               where);
         if (!t.attributes.empty()) {
@@ -276,8 +307,8 @@ int convert_sharded(const std::string &index, const std::string &outdir, const z
 int cmd_convert(const std::vector<std::string> &argv) {
   Args a;
   std::string err;
-  if (!parse_args(argv, {"--quiet", "--json", "--no-sync", "--verify"},
-                  {"-o", "--output", "--zstd", "--digest", "--max-member-size"}, a, err))
+  if (!parse_args(argv, {"--quiet", "--json", "--no-sync", "--verify", kNoCanonicalFlag},
+                  {"-o", "--output", "--zstd", "--digest", "--max-member-size", kFormatOption}, a, err))
     return usage_error("convert", err);
   const std::string out = a.get("-o", a.get("--output"));
   if (a.positional.empty() || out.empty()) return usage_error("convert", "expected INPUT... and -o OUT.zt");
@@ -304,6 +335,13 @@ int cmd_convert(const std::vector<std::string> &argv) {
     return usage_error("convert", "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) wo.sync = 0;
   if (a.has("--verify")) wo.verify_before_replace = 1;
+  if (!parse_format(a, wo.format, wo.canonical, err)) return usage_error("convert", err);
+  if (wo.format == 2 && wo.canonical && (a.has("--zstd") || a.has("--digest")))
+    return usage_error("convert", "canonical v2 is raw with xxh3 digests; add --no-canonical for --zstd or --digest");
+  if (wo.format == 2 && a.has("--digest")) {
+    if (wo.digest == ZT_DIGEST_CRC32C) return usage_error("convert", "v2 digests are xxh3, sha256 or none");
+    wo.v2_digest = wo.digest;
+  }
   zt::foreign::Limits limits;
   if (a.has("--max-member-size")) {
     char *end = nullptr;

@@ -6,6 +6,7 @@
 // Until the rename, the destination is the old, complete file.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -22,7 +23,8 @@
 namespace ztcli {
 
 const char *const kAppendUsage =
-    "usage: zt append FILE --from OTHER.zt [--quiet] [--json] [--no-sync]\n\n"
+    "usage: zt append FILE --from OTHER.zt [--format 1.2|2 [--no-canonical]] [--quiet] [--json] [--no-sync]\n\n"
+    "--format 2 writes the result as zTensor v2 (docs/v2.md, Writing).\n"
     "Adds every object of OTHER.zt to FILE, and OTHER's file attributes to\n"
     "FILE's. An object name or attribute key present in both (with a different\n"
     "value) is an error and FILE is left unchanged. FILE is rewritten to a\n"
@@ -33,14 +35,16 @@ const char *const kAppendUsage =
     "is refused (a rewrite would update only this name).\n";
 
 const char *const kRemoveUsage =
-    "usage: zt remove FILE NAME... [--quiet] [--json] [--no-sync]\n\n"
+    "usage: zt remove FILE NAME... [--format 1.2|2 [--no-canonical]] [--quiet] [--json] [--no-sync]\n\n"
+    "--format 2 writes the result as zTensor v2 (docs/v2.md, Writing).\n"
     "Removes the named objects from FILE (each must exist), rewriting FILE to a\n"
     "temporary file renamed into place: if interrupted, FILE is the old\n"
     "complete file. Permissions, owner, symlinks and hard links are handled as\n"
     "for append.\n";
 
 const char *const kMergeUsage =
-    "usage: zt merge INPUT... -o OUT.zt [--quiet] [--json] [--no-sync]\n\n"
+    "usage: zt merge INPUT... -o OUT.zt [--format 1.2|2 [--no-canonical]] [--quiet] [--json] [--no-sync]\n\n"
+    "--format 2 writes the result as zTensor v2 (docs/v2.md, Writing).\n"
     "Writes every object of the inputs into OUT.zt (atomically), with the union\n"
     "of their file attributes. An INPUT is a .zt file or the index of a sharded\n"
     "set (a name ending in .json, e.g. model.zt.index.json; docs/sharding.md),\n"
@@ -53,6 +57,7 @@ namespace {
 
 struct Options {
   bool quiet = false, json = false, sync = true;
+  uint32_t format = 1, canonical = 1;  // --format 2 [--no-canonical]: write v2
 };
 
 std::string object_name(const zt_object *o) {
@@ -90,7 +95,12 @@ std::vector<const zt_file *> raw_files(const std::vector<FilePtr> &files) {
 // Writes `objects` (from `files`) to `out`, with the union of the files'
 // attributes; nothing is left at `out` (beyond what was there) on failure.
 int write_objects(const char *cmd, const std::string &out, const std::vector<const zt_file *> &raw,
-                  const std::vector<const zt_object *> &objects, const Options &o) {
+                  std::vector<const zt_object *> objects, const Options &o) {
+  // A canonical v2 file puts its blobs in name order: given in that order,
+  // the writer places each one once instead of reordering them at finish.
+  if (o.format == 2)
+    std::stable_sort(objects.begin(), objects.end(),
+                     [](const zt_object *a, const zt_object *b) { return object_name(a) < object_name(b); });
   std::set<std::string> names;
   uint64_t total = 0;
   for (const zt_object *obj : objects) {
@@ -109,6 +119,8 @@ int write_objects(const char *cmd, const std::string &out, const std::vector<con
   zt_writer_options wo;
   zt_writer_options_init(&wo);
   wo.sync = o.sync ? 1 : 0;
+  wo.format = o.format;
+  wo.canonical = o.canonical;
   // The destination is usually an input: the result is re-read and checked
   // before it replaces anything.
   wo.verify_before_replace = 1;
@@ -157,7 +169,10 @@ void summary(const char *cmd, const std::string &out, size_t objects, const Opti
 bool parse_common(const char *cmd, const std::vector<std::string> &argv, const std::vector<std::string> &with_value,
                   Args &a, Options &o, int &rc) {
   std::string err;
-  if (!parse_args(argv, {"--quiet", "--json", "--no-sync"}, with_value, a, err)) {
+  std::vector<std::string> values = with_value;
+  values.push_back(kFormatOption);
+  if (!parse_args(argv, {"--quiet", "--json", "--no-sync", kNoCanonicalFlag}, values, a, err) ||
+      !parse_format(a, o.format, o.canonical, err)) {
     rc = usage_error(cmd, err);
     return false;
   }

@@ -10,7 +10,11 @@
 namespace ztcli {
 
 const char *const kMigrateUsage =
-    "usage: zt migrate IN -o OUT [--zstd LEVEL | --raw] [--digest none|crc32c|sha256] [--no-sync]\n\n"
+    "usage: zt migrate IN -o OUT [--to 1.2|2 [--no-canonical]] [--zstd LEVEL | --raw]\n"
+    "                  [--digest none|crc32c|sha256] [--no-sync]\n\n"
+    "With --to 2 the output is zTensor v2, canonical (spec §6.3: raw parts, xxh3\n"
+    "digests) unless --no-canonical (then zstd becomes zt.zstd-seekable/1, crc32c\n"
+    "becomes xxh3); see docs/v2.md. Otherwise:\n"
     "Rewrites any readable file (spec 0.1.0, 1.1.0, 1.2.0) as spec 1.2.0, keeping\n"
     "every object, component, attribute and custom field. Legacy big-endian data\n"
     "becomes little-endian. Components keep their encoding unless --zstd LEVEL or\n"
@@ -20,7 +24,8 @@ const char *const kMigrateUsage =
 int cmd_migrate(const std::vector<std::string> &argv) {
   Args a;
   std::string err;
-  if (!parse_args(argv, {"--raw", "--no-sync"}, {"-o", "--output", "--zstd", "--digest"}, a, err))
+  if (!parse_args(argv, {"--raw", "--no-sync", kNoCanonicalFlag}, {"-o", "--output", "--zstd", "--digest", "--to"}, a,
+                  err))
     return usage_error("migrate", err);
   std::string out = a.get("-o", a.get("--output"));
   if (a.positional.size() != 1 || out.empty()) return usage_error("migrate", "expected IN and -o OUT");
@@ -38,6 +43,9 @@ int cmd_migrate(const std::vector<std::string> &argv) {
   if (a.has("--digest") && !parse_digest(a.get("--digest"), mo.digest))
     return usage_error("migrate", "--digest takes none, crc32c or sha256");
   if (a.has("--no-sync")) mo.sync = 0;
+  if (!parse_format(a, mo.format, mo.canonical, err, "--to")) return usage_error("migrate", err);
+  if (mo.format == 2 && mo.canonical && (a.has("--zstd") || (a.has("--digest") && a.get("--digest") != "none")))
+    return usage_error("migrate", "canonical v2 is raw with xxh3 digests; add --no-canonical for --zstd or --digest");
   if (int rc = refuse_read_options("migrate")) return rc;
   if (int rc = check_rewrite_budget("migrate", a.positional[0])) return rc;
   const SignalCleanup on_signal(SignalCleanup::kOutputFile, replaced_target(out));

@@ -55,7 +55,7 @@ from ._version import __version__
 from ._types import ArrayLike, ObjectValue, PathLike
 from .reader import ComponentInfo, ObjectInfo, Quantized, Reader, Slice, SparseCOO, SparseCSR, Tensor, TensorMetadata
 from .sharded import ShardedReader, load_sharded
-from .writer import Digest, Writer, Zstd
+from .writer import Digest, Format, Writer, Zstd
 
 __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo", "SparseCSR", "SparseCOO", "Quantized",
            "ZTensorError", "SafetensorError", "SafetensorFileError", "TensorNotFoundError", "_safe_open_handle", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
@@ -118,7 +118,7 @@ def open_url(url: str, *, bearer_token: Optional[str] = None, strict: bool = Fal
 
 
 def save_file(tensors: Mapping[str, ArrayLike], path: PathLike, metadata: Any = None, *, zstd: Zstd = None,
-              digest: Digest = None, format: Optional[str] = None) -> None:  # noqa: A002
+              digest: Digest = None, format: Any = None) -> None:  # noqa: A002
     """Writes a dict of numpy arrays (dense tensors) as a .zt file, atomically;
     metadata (a dict) becomes the file attributes.
 
@@ -132,8 +132,13 @@ def save_file(tensors: Mapping[str, ArrayLike], path: PathLike, metadata: Any = 
     if _safetensors_format.wants_safetensors(path, format):
         _safe.write(tensors, path, metadata, lambda name, v: (np.asarray(v), None), zstd, digest, "safetensors")
         return
-    with Writer(path, zstd=zstd, digest=digest) as w:
-        for name, array in tensors.items():
+    items = list(tensors.items())
+    generation = _safetensors_format.zt_generation(format)
+    if generation == 2:  # v2 places blobs in name order: given so, none is moved at finish
+        items.sort(key=lambda kv: kv[0].encode("utf-8") if isinstance(kv[0], str) else b"")
+    with Writer(path, zstd=zstd, digest=digest, format=generation,
+                canonical=(not zstd and digest in (None, "xxh3")) if generation == 2 else None) as w:
+        for name, array in items:
             w.add(name, array)
         if metadata is not None:
             w.attributes = metadata

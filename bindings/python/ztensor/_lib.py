@@ -107,7 +107,11 @@ class WriterOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("digest", c_uint32), ("encoding", c_uint32), ("zstd_level", c_int32),
                 ("threads", c_uint32), ("sync", c_uint32), ("validate", c_uint32),
                 # since 1.1.0: ctypes binds zt_writer_options_init@@ZTENSOR_1.1, which fills this too
-                ("verify_before_replace", c_uint32)]
+                ("verify_before_replace", c_uint32),
+                # since 1.3.0 (zt_writer_options_init@@ZTENSOR_1.3): the format
+                # generation, and v2's canonical form, digest and alignment
+                ("format", c_uint32), ("canonical", c_uint32), ("v2_digest", c_uint32), ("reserved_", c_uint32),
+                ("alignment", c_uint64)]
 
 
 class BlobOptions(Structure):

@@ -79,7 +79,7 @@ def metadata_of(reader: Reader) -> Optional[Dict[str, str]]:
 
 
 def write(tensors: Mapping[str, Any], target: Optional[PathLike], metadata: Optional[Mapping[str, str]],
-          to_numpy: ToNumpy, zstd: Zstd, digest: Digest, format: Optional[str] = None) -> Optional[bytes]:  # noqa: A002
+          to_numpy: ToNumpy, zstd: Zstd, digest: Digest, format: Any = None) -> Optional[bytes]:  # noqa: A002
     """Writes tensors (atomically for a path); target None gives the file's
     bytes. A path ending in ".safetensors" (or format="safetensors") gets
     safetensors' own bytes, identical to what safetensors writes; anything
@@ -105,7 +105,9 @@ def write(tensors: Mapping[str, Any], target: Optional[PathLike], metadata: Opti
     # One state dict gives one file, whatever the insertion order: tensors
     # are written in name order (as safetensors' header is sorted).
     converted.sort(key=lambda entry: entry[0])
-    with Writer(target, zstd=zstd, digest=digest) as w:
+    generation = _st.zt_generation(format)
+    with Writer(target, zstd=zstd, digest=digest, format=generation,
+                canonical=(not zstd and digest in (None, "xxh3")) if generation == 2 else None) as w:
         for name, array, dtype in converted:
             w.add(name, array, dtype=dtype)
         if meta is not None:

@@ -21,7 +21,7 @@ with format="safetensors"); ztensor's own format otherwise.
 import json
 import os
 import tempfile
-from typing import List, Mapping, Optional, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -142,13 +142,19 @@ def entries_of(converted: List[Tuple[str, Array, Optional[str]]]) -> List[Entry]
     return out
 
 
-def wants_safetensors(path: Optional[PathLike], format: Optional[str]) -> bool:  # noqa: A002
+def zt_generation(format: Any) -> Any:  # noqa: A002
+    """The Writer's format= for a save's format= that is not "safetensors":
+    2 for zTensor v2, None (spec 1.2) for "zt"/"ztensor"/None."""
+    return 2 if format in (2, "2") else None
+
+
+def wants_safetensors(path: Optional[PathLike], format: Any) -> bool:  # noqa: A002
     """Whether a save writes safetensors bytes: format= if given ("safetensors"
     or "zt"/"ztensor"), else a path ending in ".safetensors"; bytes (path
     None) are zTensor unless format= says otherwise."""
     if format is not None:
-        if format not in ("safetensors", "zt", "ztensor"):
-            raise ValueError(f'format must be "safetensors" or "zt", not {format!r}')
+        if format not in ("safetensors", "zt", "ztensor", "1.2", 1, 2, "2"):
+            raise ValueError(f'format must be "safetensors", "zt" (spec 1.2) or 2 (zTensor v2), not {format!r}')
         return format == "safetensors"
     if path is None or not isinstance(path, (str, bytes, os.PathLike)):
         return False

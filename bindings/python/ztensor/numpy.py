@@ -46,7 +46,7 @@ def _from_numpy(array: Array, zt_type: str, name: str) -> Array:
 
 def save_file(tensor_dict: Mapping[str, Array], filename: PathLike, metadata: Optional[Dict[str, str]] = None, *,
               zstd: Zstd = None, digest: Digest = None, compression: Zstd = None,
-              format: Optional[str] = None) -> None:  # noqa: A002
+              format: Any = None) -> None:  # noqa: A002
     """Saves numpy arrays as a .zt file, atomically (nothing at `filename`
     until it is complete; an error leaves any previous file as it was).
     Non-contiguous and big-endian arrays are stored as their values.

@@ -79,7 +79,7 @@ def checkpoint_as_zt(path: str) -> Optional[bytes]:
 # -- the safetensors surface ----------------------------------------------------
 def save_file(tensors: Mapping[str, "torch.Tensor"], filename: PathLike, metadata: Optional[Dict[str, str]] = None,
               *, zstd: Zstd = None, digest: Digest = None, compression: Zstd = None,
-              format: Optional[str] = None) -> None:  # noqa: A002
+              format: Any = None) -> None:  # noqa: A002
     """Saves torch tensors as a .zt file, atomically (nothing at `filename`
     until it is complete; an error leaves any previous file as it was).
 
@@ -175,7 +175,7 @@ def load(data: Source, device: Device = "cpu", *, verify: bool = False) -> Dict[
 
 def save_model(model: "torch.nn.Module", filename: PathLike, metadata: Optional[Dict[str, str]] = None,
                force_contiguous: bool = True, *, zstd: Zstd = None, digest: Digest = None,
-               format: Optional[str] = None) -> None:  # noqa: A002
+               format: Any = None) -> None:  # noqa: A002
     """Saves a model's state_dict; tensors sharing memory (tied weights) are
     stored once, under one name, and the other names recorded in the
     metadata ({dropped name: kept name}) as safetensors does.

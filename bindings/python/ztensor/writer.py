@@ -14,8 +14,8 @@ from . import _attributes, _writer_composite, _writer_parts
 from ._dtypes import code_for_name, storage_for
 from ._lib import BlobOptions, WriteCallback, WriterOptions, ZTensorError, check, lib, shape_array
 from ._types import ArrayLike, PathLike
-from ._writer_types import _USE_DEFAULT, Shape, _c_text, _digest_code, _name_bytes, _UseDefault
-from ._writer_types import Digest as Digest, Zstd as Zstd  # re-exported: the option types
+from ._writer_types import _USE_DEFAULT, Shape, _c_text, _digest_code, _name_bytes, _UseDefault, format_code, set_format
+from ._writer_types import Digest as Digest, Format as Format, Zstd as Zstd  # re-exported: the option types
 
 
 class WriterClosedError(ZTensorError, ValueError):
@@ -32,21 +32,37 @@ class Writer:
             w.attributes = {"framework": "numpy"}
 
     zstd: None/False for raw blobs, True for zstd level 3, or a level.
-    digest: None, "crc32c" or "sha256". Both are defaults that add() and the
-    helpers may override per object.
+    digest: None, "crc32c" or "sha256" (or "xxh3" for v2). Both are defaults
+    that add() and the helpers may override per object.
+    format: None or "1.2" (spec 1.2, the default), or 2 for zTensor v2
+    (docs/v2.md, Writing): canonical by default (the same tensors give the
+    same bytes, whatever order they are added in; raw, an xxh3 digest per
+    part, names in NFC); canonical=False allows zstd (zt.zstd-seekable/1),
+    digest "sha256"/"none" and alignment= (a multiple of 4096). The original
+    2.x package's forms (canonical=, align=, publish=) write v2 too.
     """
 
     _finished = False
     _USE_DEFAULT = _USE_DEFAULT  # the sentinel, for _writer_parts
 
     def __init__(self, path: Optional[PathLike], zstd: Zstd = None, digest: Digest = None, *,
-                 sync: bool = True, mode: str = "w", canonical: Optional[bool] = None, align: Optional[int] = None,
+                 sync: bool = True, mode: str = "w", format: Format = None,  # noqa: A002
+                 canonical: Optional[bool] = None, alignment: Optional[int] = None, align: Optional[int] = None,
                  publish: Optional[bool] = None, append: Optional[bool] = None) -> None:
         # canonical=, align=, publish=, append=: the original 2.x package's
-        # Writer. Every file is published atomically here (publish); the
-        # placement of data is the library's (align: checked, a power of two).
+        # Writer, which writes zTensor v2: given without format=, they ask
+        # for v2. Every file is published atomically here (publish).
         if align is not None and (not isinstance(align, int) or align <= 0 or align & (align - 1)):
             raise ValueError(f"align must be a power of two, not {align!r}")
+        if align is not None and alignment is not None and align != alignment:
+            raise ValueError("align= and alignment= name the same option: give one")
+        if alignment is None:
+            alignment = align
+        fmt = format_code(format)
+        if format is None and (canonical is not None or align is not None or publish):
+            fmt = 2
+        if canonical is None:
+            canonical = alignment in (None, 65536) and not zstd and digest in (None, "xxh3")
         if append and publish:
             raise ValueError("append=True and publish=True are two ways of writing: pick one")
         if append:
@@ -57,6 +73,7 @@ class Writer:
         opts = WriterOptions()
         lib.zt_writer_options_init(byref(opts))
         opts.digest = _digest_code(digest)
+        set_format(opts, fmt, canonical, alignment, digest)
         opts.encoding, level = self._encoding(zstd)
         if level is not None:
             opts.zstd_level = level
@@ -114,7 +131,8 @@ class Writer:
         return f"<ztensor.Writer {self.path or '<memory>'!r}: {state}>"
 
     @classmethod
-    def memory(cls, zstd: Zstd = None, digest: Digest = None) -> "Writer":
+    def memory(cls, zstd: Zstd = None, digest: Digest = None, *, format: Format = None,  # noqa: A002
+               canonical: Optional[bool] = None) -> "Writer":
         """A writer whose file is kept as bytes (zt_writer_create_memory; the
         same bytes a file writer would write): getvalue() after finish().
 
@@ -122,7 +140,7 @@ class Writer:
                 w.add("x", np.ones(3))
             data = w.getvalue()
         """
-        return cls(None, zstd=zstd, digest=digest)
+        return cls(None, zstd=zstd, digest=digest, format=format, canonical=canonical)
 
     @classmethod
     def to_stream(cls, stream: BinaryIO, zstd: Zstd = None, digest: Digest = None) -> "Writer":

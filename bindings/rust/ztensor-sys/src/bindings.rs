@@ -1292,17 +1292,22 @@ pub struct zt_writer_options {
     pub sync: u32,
     pub validate: u32,
     pub verify_before_replace: u32,
+    pub format: u32,
+    pub canonical: u32,
+    pub v2_digest: u32,
+    pub reserved_: u32,
+    pub alignment: u64,
 }
 #[test]
 fn bindgen_test_layout_zt_writer_options() {
     assert_eq!(
         ::std::mem::size_of::<zt_writer_options>(),
-        32usize,
+        56usize,
         concat!("Size of: ", stringify!(zt_writer_options))
     );
     assert_eq!(
         ::std::mem::align_of::<zt_writer_options>(),
-        4usize,
+        8usize,
         concat!("Alignment of ", stringify!(zt_writer_options))
     );
     fn test_field_struct_size() {
@@ -1441,6 +1446,91 @@ fn bindgen_test_layout_zt_writer_options() {
         );
     }
     test_field_verify_before_replace();
+    fn test_field_format() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_writer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).format) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_writer_options),
+                "::",
+                stringify!(format)
+            )
+        );
+    }
+    test_field_format();
+    fn test_field_canonical() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_writer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).canonical) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_writer_options),
+                "::",
+                stringify!(canonical)
+            )
+        );
+    }
+    test_field_canonical();
+    fn test_field_v2_digest() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_writer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).v2_digest) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_writer_options),
+                "::",
+                stringify!(v2_digest)
+            )
+        );
+    }
+    test_field_v2_digest();
+    fn test_field_reserved_() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_writer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved_) as usize - ptr as usize
+            },
+            44usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_writer_options),
+                "::",
+                stringify!(reserved_)
+            )
+        );
+    }
+    test_field_reserved_();
+    fn test_field_alignment() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_writer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).alignment) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_writer_options),
+                "::",
+                stringify!(alignment)
+            )
+        );
+    }
+    test_field_alignment();
 }
 extern "C" {
     pub fn zt_writer_options_init(opts: *mut zt_writer_options);
@@ -1689,12 +1779,14 @@ pub struct zt_migrate_options {
     pub zstd_level: i32,
     pub digest: u32,
     pub sync: u32,
+    pub format: u32,
+    pub canonical: u32,
 }
 #[test]
 fn bindgen_test_layout_zt_migrate_options() {
     assert_eq!(
         ::std::mem::size_of::<zt_migrate_options>(),
-        20usize,
+        28usize,
         concat!("Size of: ", stringify!(zt_migrate_options))
     );
     assert_eq!(
@@ -1787,6 +1879,40 @@ fn bindgen_test_layout_zt_migrate_options() {
         );
     }
     test_field_sync();
+    fn test_field_format() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_migrate_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).format) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_migrate_options),
+                "::",
+                stringify!(format)
+            )
+        );
+    }
+    test_field_format();
+    fn test_field_canonical() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_migrate_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).canonical) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_migrate_options),
+                "::",
+                stringify!(canonical)
+            )
+        );
+    }
+    test_field_canonical();
 }
 extern "C" {
     pub fn zt_migrate_options_init(opts: *mut zt_migrate_options);

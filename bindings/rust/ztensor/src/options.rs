@@ -185,6 +185,30 @@ impl WriterOptions {
         self.0.verify_before_replace = on as u32;
         self
     }
+    /// Writes zTensor v2 (docs/v2.md, Writing) instead of spec 1.2:
+    /// canonical form unless [`canonical`](Self::canonical)`(false)`.
+    /// Needs libztensor 1.3.
+    pub fn v2(mut self) -> Self {
+        self.0.format = 2;
+        self
+    }
+    /// v2 only: canonical form (default on): the same tensors give the same
+    /// bytes. Off allows zstd (zt.zstd-seekable/1), sha256 or no digests
+    /// ([`v2_digest`](Self::v2_digest)) and [`alignment`](Self::alignment).
+    pub fn canonical(mut self, on: bool) -> Self {
+        self.0.canonical = on as u32;
+        self
+    }
+    /// v2, non-canonical: the parts' default digest (xxh3 unless changed).
+    pub fn v2_digest(mut self, alg: DigestAlg) -> Self {
+        self.0.v2_digest = alg.raw();
+        self
+    }
+    /// v2, non-canonical: blob alignment, a multiple of 4096 (0 = 65536).
+    pub fn alignment(mut self, bytes: u64) -> Self {
+        self.0.alignment = bytes;
+        self
+    }
 }
 
 /// Per-blob settings (`zt_blob_options`); `None` fields keep the writer's

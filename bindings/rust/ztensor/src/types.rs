@@ -113,6 +113,8 @@ pub enum DigestAlg {
     Sha256,
     /// An algorithm this library cannot check.
     Unknown,
+    /// `xxh3:` (XXH3-64), zTensor v2 only (libztensor 1.3).
+    Xxh3,
 }
 
 impl DigestAlg {
@@ -121,6 +123,7 @@ impl DigestAlg {
             sys::ZT_DIGEST_NONE => DigestAlg::None,
             sys::ZT_DIGEST_CRC32C => DigestAlg::Crc32c,
             sys::ZT_DIGEST_SHA256 => DigestAlg::Sha256,
+            sys::ZT_DIGEST_XXH3 => DigestAlg::Xxh3,
             _ => DigestAlg::Unknown,
         }
     }
@@ -131,6 +134,7 @@ impl DigestAlg {
             DigestAlg::Crc32c => sys::ZT_DIGEST_CRC32C,
             DigestAlg::Sha256 => sys::ZT_DIGEST_SHA256,
             DigestAlg::Unknown => sys::ZT_DIGEST_UNKNOWN,
+            DigestAlg::Xxh3 => sys::ZT_DIGEST_XXH3,
         }) as u32
     }
 }

@@ -1,0 +1,44 @@
+//! Writing zTensor v2 (docs/v2.md, Writing): WriterOptions::v2() gives a
+//! canonical file, the same bytes whatever order the tensors come in;
+//! canonical(false) takes zstd (zt.zstd-seekable/1) and sha256.
+use ztensor::{DigestAlg, Encoding, Writer, WriterOptions};
+
+const MAGIC_V2: &[u8] = b"\x89ZT2\r\n\x1a\n";
+
+fn write(order: &[&str], opts: &WriterOptions) -> Vec<u8> {
+    let mut w = Writer::memory(opts).unwrap();
+    for name in order {
+        let data: Vec<f32> = (0..6).map(|i| i as f32 + name.len() as f32).collect();
+        w.add_dense(name, &[2, 3], &data, None).unwrap();
+    }
+    w.finish_memory().unwrap()
+}
+
+#[test]
+fn v2_canonical_is_order_independent() {
+    let opts = WriterOptions::new().v2();
+    let a = write(&["a", "bb", "ccc"], &opts);
+    let b = write(&["ccc", "a", "bb"], &opts);
+    assert_eq!(&a[..8], MAGIC_V2);
+    assert_eq!(&a[a.len() - 8..], MAGIC_V2);
+    assert_eq!(a, b);
+    // "a" first, at 64 KiB.
+    assert_eq!(&a[65536..65540], &1f32.to_le_bytes());
+}
+
+#[test]
+fn v2_non_canonical_options() {
+    let opts = WriterOptions::new().v2().canonical(false).encoding(Encoding::Zstd).v2_digest(DigestAlg::Sha256).alignment(4096);
+    let f = write(&["x"], &opts);
+    let text = String::from_utf8_lossy(&f);
+    assert!(text.contains("zt.zstd-seekable/1"));
+    assert!(text.contains("sha256:"));
+    let bad = WriterOptions::new().v2().encoding(Encoding::Zstd);
+    assert!(Writer::memory(&bad).is_err(), "canonical v2 refuses zstd");
+}
+
+#[test]
+fn default_stays_1_2() {
+    let f = write(&["x"], &WriterOptions::new());
+    assert_eq!(&f[..4], b"ZTEN");
+}
