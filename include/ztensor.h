@@ -455,6 +455,25 @@ ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index,
                                          const uint64_t *stop, void *dst,
                                          size_t dst_capacity);
 
+/* Several slices of one file's components as one read plan: what
+ * zt_component_read_slice does for each request, but a remote file
+ * (zt_open_url) plans the requests of all of them together, merging
+ * neighbouring ranges across tensors (docs/remote.md, "Tensor-parallel
+ * loading"). Every object must belong to `file`. On failure the status of
+ * the first request that failed is returned (its message in
+ * zt_last_error()) and the buffers' contents are unspecified. Since 1.3.0. */
+typedef struct zt_slice_request {
+  const zt_object *object;
+  size_t component;       /* index of the component (0: the data) */
+  size_t ndim;
+  const uint64_t *start;  /* ndim values */
+  const uint64_t *stop;   /* ndim values */
+  void *dst;
+  size_t dst_capacity;
+} zt_slice_request;
+
+ZT_API zt_status zt_file_read_slices(const zt_file *file, const zt_slice_request *reqs, size_t n);
+
 /* Streaming reads: a whole component, decoded, in pieces the caller sizes,
  * with memory bounded by a 1 MiB input chunk and libzstd's window (at most
  * 128 MiB for a hostile frame, a few MiB for what writers produce) however

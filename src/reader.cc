@@ -210,7 +210,7 @@ std::shared_ptr<Reader> Reader::open_source(std::unique_ptr<Source> src, const R
 unsigned Reader::threads() const {
   if (opts_.threads) return opts_.threads;
   unsigned hc = std::thread::hardware_concurrency();
-  return hc ? hc : 1;
+  return std::max(hc ? hc : 1u, source_->preferred_threads());
 }
 
 void Reader::check_status(const Object &o, const Component &c) const {

@@ -156,9 +156,10 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
     };
     size_t written = 0;
     size_t in_group = 0;
+    const uint64_t max_gap = source_->slice_gap();
     do {
       const uint64_t off = runs.offset();
-      if (starts.empty() || off - group_end > Source::kMaxGap || in_group >= 1024) {
+      if (starts.empty() || off - group_end > max_gap || in_group >= 1024) {
         if (starts.size() >= kBatch) flush();
         starts.emplace_back(off, pieces.size());
         in_group = 0;
