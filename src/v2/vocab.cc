@@ -155,7 +155,10 @@ const LayoutDef *find_layout(std::string_view id) {
   return nullptr;
 }
 
-const EncodingDef *find_encoding(std::string_view) {
+const EncodingDef *find_encoding(std::string_view id) {
+  static const EncodingDef kEncodings[] = {{"zt.zstd-seekable/1", ZT_ENCODING_ZSTD, true}};
+  for (const auto &e : kEncodings)
+    if (id == e.id) return &e;
   return nullptr;
 }
 

@@ -63,10 +63,12 @@ const LayoutDef *find_layout(std::string_view id);
 
 struct EncodingDef {
   const char *id;
+  zt_encoding model_encoding;  // what the C ABI reports
+  bool seekable;               // decoded by frames (v2/zstd_seekable_decode.h)
 };
 
-// Encoding profiles this library decodes: none yet (zt.zstd-seekable/1 is
-// read structurally until its decoder lands).
+// Encoding profiles this library decodes: zt.zstd-seekable/1 (reported as
+// ZT_ENCODING_ZSTD; its stream is zstd frames and a skippable seek table).
 const EncodingDef *find_encoding(std::string_view id);
 
 }  // namespace zt::v2

@@ -1,6 +1,7 @@
 #include "v2/zstd_seekable_decode.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "util/error.h"
@@ -112,19 +113,31 @@ void ZstdSeekableDecoder::read(uint64_t offset, size_t len, uint8_t *dst) {
   while (len > 0) {
     const size_t k = static_cast<size_t>(offset / frame_content_);
     const uint64_t in_frame = offset - k * frame_content_;
-    const size_t fsize = static_cast<size_t>(k + 1 == frames() ? last_content_ : frame_content_);
+    const size_t fsize = frame_size(k);
     const size_t take = static_cast<size_t>(std::min<uint64_t>(len, fsize - in_frame));
     if (in_frame == 0 && take == fsize) {
       decode_frame(k, dst, fsize);  // a whole frame: straight into place
     } else {
-      out_.resize(fsize);
-      decode_frame(k, out_.data(), fsize);
-      std::memcpy(dst, out_.data() + in_frame, take);
+      std::memcpy(dst, cached_frame(k) + in_frame, take);
     }
     dst += take;
     offset += take;
     len -= take;
   }
+}
+
+const uint8_t *ZstdSeekableDecoder::cached_frame(size_t k) {
+  if (cached_ != k) {
+    cached_ = SIZE_MAX;
+    out_.resize(frame_size(k));
+    decode_frame(k, out_.data(), out_.size());
+    cached_ = k;
+  }
+  return out_.data();
+}
+
+void ZstdSeekableDecoder::each(const std::function<void(const uint8_t *, size_t)> &fn) {
+  for (size_t k = 0; k < frames(); ++k) fn(cached_frame(k), frame_size(k));
 }
 
 }  // namespace zt::v2

@@ -40,6 +40,10 @@ class ZstdSeekableDecoder {
   // for a range past decoded_length.
   void read(uint64_t offset, size_t len, uint8_t *dst);
 
+  // Every decoded byte in order, a frame at a time (digests, content
+  // checks): fn gets each frame's bytes.
+  void each(const std::function<void(const uint8_t *, size_t)> &fn);
+
   size_t frames() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
   uint64_t frame_content() const { return frame_content_; }
   // Frames decoded so far (tests and the bench count it).
@@ -47,6 +51,9 @@ class ZstdSeekableDecoder {
 
  private:
   void decode_frame(size_t k, uint8_t *dst, size_t n);
+  // Frame k decoded into out_ (kept: runs of a slice reuse it).
+  const uint8_t *cached_frame(size_t k);
+  size_t frame_size(size_t k) const { return static_cast<size_t>(k + 1 == frames() ? last_content_ : frame_content_); }
 
   ReadAt read_;
   uint64_t decoded_length_;
@@ -57,6 +64,7 @@ class ZstdSeekableDecoder {
   ZSTD_DCtx *dctx_ = nullptr;
   std::vector<uint8_t> in_, out_;
   uint64_t frames_decoded_ = 0;
+  size_t cached_ = SIZE_MAX;  // the frame out_ holds
 };
 
 }  // namespace zt::v2
