@@ -56,9 +56,14 @@ struct LayoutDef {
   // dtype, logical type and decoded size). Throws LayoutRule, DenseSize or
   // Shape with `pre` (the file) in front.
   void (*validate)(const Object &o, const std::string &pre);
+  // A breach refuses the object (its status), not the file: the profiles
+  // the original implementation reads unchecked (docs/v2.md).
+  bool object_only = false;
 };
 
-// "dense" and "zt.sparse_csr/1"; nullptr for others.
+// "dense", "zt.sparse_csr/1", "zt.sparse_coo/1", "zt.quant_group/1",
+// "zt.mx/1" and gguf.<type>/1 for the listed ggml types (layout_profiles.h);
+// nullptr for others.
 const LayoutDef *find_layout(std::string_view id);
 
 struct EncodingDef {
