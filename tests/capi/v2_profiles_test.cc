@@ -12,6 +12,7 @@
 
 #include "v2_image.h"
 #include "ztensor.h"
+#include "ztensor_composite.h"
 
 using namespace v2img;
 
@@ -67,6 +68,51 @@ TEST(V2Profiles, SparseCoo) {
   EXPECT_REFUSED(object({4, 5}, "zt.sparse_coo/1", {{"values", part("f32", 8192, 12)}}), "'coords'");
   EXPECT_REFUSED(coo({4, 5}, "u32", 20, 12), "not a multiple of width x ndim");
   EXPECT_REFUSED(coo({4, 5}, "u32", 24, 8), "nnz = 3");
+}
+
+// Through the composite API, as zt.sparse_csr/1: sparse info, densify, and
+// the data rules (coordinates in range and unique) as LayoutData.
+TEST(V2Profiles, SparseCooThroughTheCompositeApi) {
+  auto file = [](std::vector<uint32_t> coords) {
+    auto img = assemble(8192 + 12, manifest({{"m", coo({2, 3}, "u32", 24, 12)}}));
+    std::vector<uint8_t> c(24), v(12);
+    std::memcpy(c.data(), coords.data(), 24);
+    const float vals[3] = {1.5f, 2.5f, 3.5f};
+    std::memcpy(v.data(), vals, 12);
+    plant(img, 4096, c);
+    plant(img, 8192, v);
+    return img;
+  };
+  // Structure of arrays: rows {0, 1, 1}, then columns {2, 0, 1}.
+  auto good = file({0, 1, 1, 2, 0, 1});
+  zt_file *f = nullptr;
+  ASSERT_EQ(ZT_OK, zt_open_memory(good.data(), good.size(), nullptr, &f)) << zt_last_error();
+  const zt_object *m = nullptr;
+  ASSERT_EQ(ZT_OK, zt_file_object_by_name(f, "m", 1, &m));
+  EXPECT_EQ(ZT_OK, zt_object_validate(m)) << zt_last_error();
+  zt_sparse_info si{};
+  si.struct_size = sizeof si;
+  ASSERT_EQ(ZT_OK, zt_object_sparse_info(m, &si)) << zt_last_error();
+  EXPECT_EQ(0u, si.is_csr);
+  EXPECT_EQ(3u, si.nnz);
+  float dense[6];
+  size_t n = 0;
+  ASSERT_EQ(ZT_OK, zt_object_densify(m, dense, sizeof dense, &n)) << zt_last_error();
+  const float want[6] = {0, 0, 1.5f, 2.5f, 3.5f, 0};
+  EXPECT_EQ(0, std::memcmp(dense, want, sizeof want));
+  zt_close(f);
+  for (auto bad : {std::vector<uint32_t>{0, 2, 1, 2, 0, 1},     // row 2 of 2
+                   std::vector<uint32_t>{0, 1, 1, 2, 0, 0}}) {  // (1, 0) twice
+    auto img = file(bad);
+    ASSERT_EQ(ZT_OK, zt_open_memory(img.data(), img.size(), nullptr, &f)) << zt_last_error();
+    ASSERT_EQ(ZT_OK, zt_file_object_by_name(f, "m", 1, &m));
+    EXPECT_EQ(ZT_E_SPARSE_INDEX, zt_object_validate(m));
+    const std::string msg = zt_last_error();
+    EXPECT_NE(msg.find("rejected (LayoutData)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(bad[1] == 2 ? "not below 2" : "name the same cell"), std::string::npos) << msg;
+    EXPECT_EQ(ZT_E_SPARSE_INDEX, zt_object_densify(m, dense, sizeof dense, &n));
+    zt_close(f);
+  }
 }
 
 // ---- zt.quant_group/1 ----------------------------------------------------
