@@ -270,6 +270,35 @@ void validate_mx(const Object &o, const std::string &pre) {
   k.size_is(scales, o.numel / block, "of one scale a block");
 }
 
+QuantGroupParams quant_group_params(const Object &o, const std::string &pre) {
+  const Checker k{o, pre, "zt.quant_group/1"};
+  const Attrs a = k.attrs();
+  QuantGroupParams q;
+  q.bits = k.uint_at(a, a.find("bits"), "bits");
+  q.group_size = k.uint_at(a, a.find("group_size"), "group_size");
+  q.axis = k.uint_at(a, a.find("axis"), "axis");
+  const Attrs packing = k.map_at(a, a.find("packing"), "packing");
+  q.word = k.text_at(packing, packing.find("word"), "packing.word");
+  q.order = k.text_at(packing, packing.find("order"), "packing.order");
+  q.per_word = k.uint_at(packing, packing.find("per_word"), "packing.per_word");
+  q.scale_form = k.text_at(a, a.find("scale_form"), "scale_form");
+  const Attrs zp = k.map_at(a, a.find("zero_point"), "zero_point");
+  q.zero_form = k.text_at(zp, zp.find("form"), "zero_point.form");
+  if (q.zero_form == "implied") {
+    auto v = zp.find("value");
+    if (!v) k.bad("requires zero_point.value when zero_point.form is \"implied\"");
+    const cbor::Head h = zp.cursor().head(*v);
+    if (h.major == cbor::kUint && h.arg <= INT64_MAX)
+      q.zero_value = static_cast<int64_t>(h.arg);
+    else if (h.major == cbor::kNint && h.arg <= INT64_MAX)
+      q.zero_value = -1 - static_cast<int64_t>(h.arg);
+    else
+      k.bad("zero_point.value must be an integer that fits 64 bits");
+  }
+  if (q.zero_form == "tensor") q.zero_packing = k.text_at(zp, zp.find("packing"), "zero_point.packing");
+  return q;
+}
+
 bool is_gguf_layout(std::string_view id) {
   static const char *kTypes[] = {"q4_0",  "q4_1",    "q5_0",  "q5_1",   "q8_0",   "q8_1",  "q2_k",    "q3_k",
                                  "q4_k",  "q5_k",    "q6_k",  "q8_k",   "iq1_s",  "iq1_m", "iq2_xxs", "iq2_xs",

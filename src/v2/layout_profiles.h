@@ -6,6 +6,7 @@
 // refuses it with a message saying so (docs/v2.md, "Layout profiles").
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,15 @@ void validate_sparse_coo(const Object &o, const std::string &pre);
 void validate_quant_group(const Object &o, const std::string &pre);
 void validate_mx(const Object &o, const std::string &pre);
 void validate_gguf(const Object &o, const std::string &pre);
+
+// The zt.quant_group/1 attributes of an object (throws as the validator
+// does when one is missing; read after the validator accepted it).
+struct QuantGroupParams {
+  uint64_t bits = 0, group_size = 0, axis = 0, per_word = 0;
+  std::string word, order, scale_form, zero_form, zero_packing;
+  int64_t zero_value = 0;  // form "implied"
+};
+QuantGroupParams quant_group_params(const Object &o, const std::string &pre);
 
 // "gguf.q4_0/1", ... for the ggml types the profile lists.
 bool is_gguf_layout(std::string_view id);

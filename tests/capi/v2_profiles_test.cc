@@ -208,6 +208,65 @@ TEST(V2Profiles, QuantGroupRules) {
                  "'zeros' decoded size 8");
 }
 
+// Dequantized through the composite API where the point of the space is
+// the 1.x model (last axis, lsb_first, u32/u8 words filling rows).
+TEST(V2Profiles, QuantGroupDequantize) {
+  auto file = [](Fields zp, const char *order = "lsb_first", uint64_t axis = 1) {
+    Fields a = {{"bits", u(4)},
+                {"group_size", u(4)},
+                {"axis", u(axis)},
+                {"packing", map({{"word", t("u32")}, {"order", t(order)}, {"per_word", u(8)}})},
+                {"scale_form", t("f32_factors")},
+                {"zero_point", map(zp)}};
+    const bool tensor = zp.size() == 2 && zp[0].second == t("tensor");
+    Fields parts = {{"data", part("u32", 4096, 8)}, {"scales", part("f32", 8192, axis == 1 ? 16 : 8)}};
+    if (tensor) parts.push_back({"zeros", part("f32", 12288, 16)});
+    auto img = assemble(12288 + 16, manifest({{"q", object({2, 8}, "zt.quant_group/1", parts, attrs(a))}}));
+    uint32_t words[2] = {0, 0};
+    for (uint32_t c = 0; c < 8; ++c) words[0] |= c << (4 * c), words[1] |= (c + 8) << (4 * c);
+    const float scales[4] = {1, 2, 0.5f, 4}, zeros[4] = {1, 1, 2, 2};
+    std::vector<uint8_t> w(8), sc(16), z(16);
+    std::memcpy(w.data(), words, 8);
+    std::memcpy(sc.data(), scales, 16);
+    std::memcpy(z.data(), zeros, 16);
+    plant(img, 4096, w);
+    plant(img, 8192, sc);
+    plant(img, 12288, z);
+    return img;
+  };
+  auto dequant = [](std::vector<uint8_t> img, std::vector<float> &out) {
+    zt_file *f = nullptr;
+    EXPECT_EQ(ZT_OK, zt_open_memory(img.data(), img.size(), nullptr, &f)) << zt_last_error();
+    const zt_object *q = nullptr;
+    EXPECT_EQ(ZT_OK, zt_file_object_by_name(f, "q", 1, &q));
+    out.assign(16, -1);
+    zt_status st = zt_object_dequantize(q, out.data(), out.size());
+    std::string msg = zt_last_error();
+    if (st == ZT_OK) {
+      zt_quant_info qi{};
+      qi.struct_size = sizeof qi;
+      EXPECT_EQ(ZT_OK, zt_object_quant_info(q, &qi)) << zt_last_error();
+      EXPECT_EQ(4u, qi.bits);
+      EXPECT_EQ(4u, qi.groups);
+    }
+    zt_close(f);
+    return std::make_pair(st, msg);
+  };
+  std::vector<float> out;
+  ASSERT_EQ(ZT_OK, dequant(file({{"form", t("implied")}, {"value", u(8)}}), out).first);
+  const std::vector<float> implied = {-8, -7, -6, -5, -8, -6, -4, -2, 0, 0.5f, 1, 1.5f, 16, 20, 24, 28};
+  EXPECT_EQ(implied, out);
+  ASSERT_EQ(ZT_OK, dequant(file({{"form", t("none")}}), out).first);
+  EXPECT_EQ(0, out[0]);
+  EXPECT_EQ(60, out[15]);  // 15 x 4
+  ASSERT_EQ(ZT_OK, dequant(file({{"form", t("tensor")}, {"packing", t("plain")}}), out).first);
+  EXPECT_EQ(-1, out[0]);   // (0 - 1) x 1
+  EXPECT_EQ(52, out[15]);  // (15 - 2) x 4
+  auto r = dequant(file({{"form", t("none")}}, "msb_first"), out);
+  EXPECT_EQ(ZT_E_UNSUPPORTED, r.first);
+  EXPECT_NE(r.second.find("packing order 'msb_first'"), std::string::npos) << r.second;
+}
+
 // ---- zt.mx/1 -------------------------------------------------------------
 
 // [2, 64] MXFP4: 128 elements, 64 bytes; 4 blocks of 32, 4 scale bytes.
