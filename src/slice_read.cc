@@ -173,6 +173,15 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
       group_end = off + run;
     } while (runs.next());
     flush();
+  } else if (c.seekable) {
+    // Each run from the frames it touches; the decoder keeps the last
+    // frame, so runs in one frame decode it once.
+    auto dec = seekable_decoder(o, c);
+    size_t written = 0;
+    do {
+      dec->read(runs.offset(), static_cast<size_t>(run), out + written);
+      written += static_cast<size_t>(run);
+    } while (runs.next());
   } else {
     std::vector<uint8_t> stored;
     const uint8_t *src = stored_bytes(c, stored);
