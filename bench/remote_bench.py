@@ -10,11 +10,17 @@ http://127.0.0.1 with zt_open_url. Prints markdown rows: the ratio
 
     ZTENSOR_LIBRARY=build/libztensor.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/remote_bench.py [--reps 5] [--dir /tmp]
+
+--link adds the rows through a simulated wide-area link (bench/remote_link.py:
+whole-file loads against the link's limit and aria2c, opens, an 8-shard set,
+tensor-parallel splits): heavy; --big-mib and --tp-mib scale its files
+(defaults 2048 and 1024, as issue 38 sets them).
 """
 import argparse
 import ctypes
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -92,7 +98,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--dir", default=tempfile.gettempdir())
+    ap.add_argument("--link", action="store_true", help="also the rows through the link simulator (heavy)")
+    ap.add_argument("--big-mib", type=int, default=2048, help="--link: the large whole file, MiB")
+    ap.add_argument("--tp-mib", type=int, default=1024, help="--link: the tensor-parallel model, MiB")
+    ap.add_argument("--skip-loopback", action="store_true", help="--link: only the simulated-link rows")
+    ap.add_argument("--baseline-lib", help="another libztensor (e.g. main's build): its loopback HTTP load is "
+                    "timed interleaved with this one's, in a child process, for a same-run ratio")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:  # a baseline library's load: print its seconds
+        with ztensor.Reader(args.child.split("|")[1]) as r:
+            order = {name: i for i, name in enumerate(r)}
+        by_name = dict(mixed_shapes())
+        bufs = [np.empty(int(np.prod(by_name[n])), dtype=np.float32) for n in sorted(order, key=order.get)]
+        print(read_all(args.child.split("|")[0], bufs)[0])
+        return
     nginx = find_nginx()
     if not nginx:
         print("| remote read (nginx missing: skipped) | mixed | — | — | — | — | — |")
@@ -113,9 +133,17 @@ def main():
         bufs = [np.empty(int(np.prod(by_name[name])), dtype=np.float32) for name in sorted(order, key=order.get)]
         server = Nginx(nginx, work, root)
         server.start()
+        if args.link:
+            try:
+                link_rows(args, server, root, work, bufs)
+            finally:
+                if args.skip_loopback:
+                    server.stop()
+            if args.skip_loopback:
+                return
         try:
             url = f"{server.base}/mixed.zt"
-            local, remote, reqs = [], [], []
+            local, remote, reqs, base = [], [], [], []
             read_all(path, bufs)  # warm the page cache
             for _ in range(args.reps):
                 local.append(read_all(path, bufs)[0])
@@ -123,6 +151,11 @@ def main():
                 dt, n = read_all(url, bufs)
                 remote.append(dt)
                 reqs.append((n, len(server.log_lines()) - mark))
+                if args.baseline_lib:
+                    env = dict(os.environ, ZTENSOR_LIBRARY=args.baseline_lib)
+                    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", f"{url}|{path}"],
+                                         env=env, capture_output=True, text=True, check=True)
+                    base.append(float(out.stdout.split()[-1]))
             # Requests of the open alone.
             mark = len(server.log_lines())
             f = open_file(url)
@@ -134,9 +167,26 @@ def main():
     gb = size / 1e9
     print(f"| open + read_many all over loopback HTTP (nginx) vs local pread | mixed ({size >> 20} MiB, "
           f"{len(shapes)} tensors) | {gb / lt:.2f} GB/s pread | {gb / rt:.2f} GB/s | {lt / rt:.2f} | — | — |")
+    if base:
+        bt = statistics.median(base)
+        print(f"| open + read_many all over loopback HTTP (nginx): this library vs --baseline-lib | mixed | "
+              f"{gb / bt:.2f} GB/s baseline | {gb / rt:.2f} GB/s | {bt / rt:.2f} | ≥ 1.0 (no slower) | "
+              f"{'yes' if bt / rt >= 0.95 else '**no**'} |")
     print(f"| requests: open / open + read_many all (access log) | mixed | — | {open_reqs} / {reqs[-1][1]} "
           f"(zt_file_io_stats: {reqs[-1][0]}) | — | open ≤ 2 round trips | "
           f"{'yes' if open_reqs <= 3 else '**no**'} |")
+
+
+def link_rows(args, server, root, work, mixed_bufs):
+    from remote_link import rows
+    big = os.path.join(root, "big.zt")
+    count = max(1, args.big_mib // 64)
+    with ztensor.Writer(big) as w:
+        for i in range(count):
+            w.add(f"t{i}", np.full(16 << 20, i, dtype=np.float32))
+    big_bufs = [np.empty(16 << 20, dtype=np.float32) for _ in range(count)]
+    rows(server, root, work, [("mixed", "mixed.zt", mixed_bufs), ("big", "big.zt", big_bufs)], args.tp_mib,
+         lambda url, bufs: read_all(url, bufs))
 
 
 if __name__ == "__main__":

@@ -208,7 +208,7 @@ ZT_API zt_status zt_object_sparse_info(const zt_object *obj, zt_sparse_info *out
     const Object &m = *o.obj;
     check_out_struct(out, "zt_object_sparse_info");
     const bool csr = is_csr_format(m.format);
-    if (!csr && m.format != "sparse_coo")
+    if (!csr && !is_coo_format(m.format))
       fail(ZT_E_WRONG_FORMAT, where(m.name) + ": format is '" + m.format + "', not sparse_csr or sparse_coo");
     auto index_of = [&](const char *role) {
       return static_cast<size_t>(&require_component(m, role) - m.components.data());

@@ -74,6 +74,14 @@ UrlSettings to_url_settings(const zt_url_options *u, const char *fn) {
       s.s3_addressing = u->s3_addressing;
     }
     if (has(offsetof(zt_url_options, s3_unsigned) + sizeof u->s3_unsigned)) s.s3_unsigned = u->s3_unsigned != 0;
+    // 1.3 fields: the range cost model.
+    if (has(offsetof(zt_url_options, rtt_ms) + sizeof u->rtt_ms)) s.rtt_ms = u->rtt_ms;
+    if (has(offsetof(zt_url_options, max_overfetch_percent) + sizeof u->max_overfetch_percent))
+      s.max_overfetch_percent = u->max_overfetch_percent;
+    if (has(offsetof(zt_url_options, link_bytes_per_s) + sizeof u->link_bytes_per_s))
+      s.link_bytes_per_s = u->link_bytes_per_s;
+    if (has(offsetof(zt_url_options, chunk_bytes) + sizeof u->chunk_bytes) && u->chunk_bytes)
+      s.chunk_bytes = u->chunk_bytes;
   }
   return s;
 }
@@ -146,6 +154,8 @@ ZT_API void zt_url_options_init(zt_url_options *u) {
   u->max_unranged_bytes = d.max_unranged_bytes;
   u->max_header_bytes = d.max_header_bytes;
   u->low_speed_time_ms = d.low_speed_time_ms;
+  u->max_overfetch_percent = d.max_overfetch_percent;
+  u->chunk_bytes = d.chunk_bytes;
 }
 
 // zt_url_options grew in 1.2 (stall limits, deadline, S3). A program built
@@ -157,6 +167,12 @@ extern "C" __attribute__((visibility("default"))) void ztensor_url_options_init_
   init_older_struct(u, offsetof(zt_url_options, user_agent) + sizeof(const char *), zt_url_options_init);
 }
 __asm__(".symver ztensor_url_options_init_1_1, zt_url_options_init@ZTENSOR_1.1");
+// 1.3 appended the cost model's fields: a program built against 1.2 calls
+// zt_url_options_init@ZTENSOR_1.2, which writes the 1.2 struct only.
+extern "C" __attribute__((visibility("default"))) void ztensor_url_options_init_1_2(zt_url_options *u) {
+  init_older_struct(u, offsetof(zt_url_options, s3_unsigned) + sizeof(uint32_t), zt_url_options_init);
+}
+__asm__(".symver ztensor_url_options_init_1_2, zt_url_options_init@ZTENSOR_1.2");
 #endif
 
 ZT_API zt_status zt_open_url(const char *url, const zt_url_options *u, const zt_open_options *opts, zt_file **out) {
@@ -184,6 +200,8 @@ ZT_API zt_status zt_file_io_stats(const zt_file *file, zt_io_stats *out) {
     put(offsetof(zt_io_stats, requests), st.requests);
     put(offsetof(zt_io_stats, bytes), st.bytes);
     put(offsetof(zt_io_stats, cache_hits), st.cache_hits);
+    put(offsetof(zt_io_stats, bytes_needed), st.bytes_needed);
+    put(offsetof(zt_io_stats, wait_ns), st.wait_ns);
     return ZT_OK;
   });
 }

@@ -225,6 +225,34 @@ ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index, siz
   });
 }
 
+ZT_API zt_status zt_file_read_slices(const zt_file *file, const zt_slice_request *reqs, size_t n) {
+  return guard([&] {
+    const zt_file &f = file_ref(file, "zt_file_read_slices");
+    if (n && !reqs) invalid("zt_file_read_slices: reqs is NULL");
+    const Source &src = f.reader->source();
+    // Every slice's ranges are queued, then fetched as one plan; a failure
+    // anywhere drops the queue (its buffers are the caller's, unfilled).
+    struct PlanScope {
+      const Source &src;
+      bool done = false;
+      ~PlanScope() {
+        if (!done) src.end_plan(false);
+      }
+    } scope{src};
+    src.begin_plan();
+    for (size_t i = 0; i < n; ++i) {
+      const std::string fn = "zt_file_read_slices: request " + std::to_string(i);
+      const zt_object &o = object_ref(reqs[i].object, fn.c_str());
+      if (o.file != file) invalid((fn + ": the object belongs to another file").c_str());
+      const Component &c = component_ref(o, reqs[i].component, fn.c_str());
+      o.reader->read_slice(*o.obj, c, reqs[i].ndim, reqs[i].start, reqs[i].stop, reqs[i].dst, reqs[i].dst_capacity);
+    }
+    scope.done = true;
+    src.end_plan(true);
+    return ZT_OK;
+  });
+}
+
 ZT_API zt_status zt_component_view(const zt_object *obj, size_t index, const void **out, size_t *out_len) {
   return guard([&] {
     const zt_object &o = object_ref(obj, "zt_component_view");

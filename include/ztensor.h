@@ -140,6 +140,17 @@ ZT_API const char *zt_status_str(zt_status status);
  * library-owned; valid until the next failing call on this thread. */
 ZT_API const char *zt_last_error(void);
 
+/* `path_or_url` (len bytes) as the library's messages show it: a URL's
+ * "user:password@" becomes "<credentials>@", its query "?<redacted>", its
+ * fragment is dropped (s3://: only a "...@" before the bucket goes, the key
+ * is literal); anything that is not a URL is returned unchanged. Writes
+ * the text and a NUL into dst; *out_len (may be NULL) gets its length
+ * without the NUL. A capacity below that + 1 (dst = NULL, capacity = 0 to
+ * ask) gives ZT_E_BUFFER_TOO_SMALL with *out_len set. For bindings, so that
+ * their reprs and messages follow the library's one rule (docs/remote.md,
+ * Security). Since 1.3.0. */
+ZT_API zt_status zt_redact_url(const char *path_or_url, size_t len, char *dst, size_t capacity, size_t *out_len);
+
 /* "1.0.0": the library version at run time. */
 ZT_API const char *zt_version_string(void);
 
@@ -443,6 +454,25 @@ ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index,
                                          size_t ndim, const uint64_t *start,
                                          const uint64_t *stop, void *dst,
                                          size_t dst_capacity);
+
+/* Several slices of one file's components as one read plan: what
+ * zt_component_read_slice does for each request, but a remote file
+ * (zt_open_url) plans the requests of all of them together, merging
+ * neighbouring ranges across tensors (docs/remote.md, "Tensor-parallel
+ * loading"). Every object must belong to `file`. On failure the status of
+ * the first request that failed is returned (its message in
+ * zt_last_error()) and the buffers' contents are unspecified. Since 1.3.0. */
+typedef struct zt_slice_request {
+  const zt_object *object;
+  size_t component;       /* index of the component (0: the data) */
+  size_t ndim;
+  const uint64_t *start;  /* ndim values */
+  const uint64_t *stop;   /* ndim values */
+  void *dst;
+  size_t dst_capacity;
+} zt_slice_request;
+
+ZT_API zt_status zt_file_read_slices(const zt_file *file, const zt_slice_request *reqs, size_t n);
 
 /* Streaming reads: a whole component, decoded, in pieces the caller sizes,
  * with memory bounded by a 1 MiB input chunk and libzstd's window (at most

@@ -88,7 +88,8 @@ typedef struct zt_url_options {
                                   reset connection; default 3; backoff 100 ms
                                   doubling */
   uint32_t max_parallel;       /* range requests of the file in flight at
-                                  once, across threads; default 4 */
+                                  once, across threads; default 16 (4
+                                  before 1.3) */
   uint32_t max_redirects;      /* default 5 */
   uint32_t allow_any_scheme;   /* 1: allow schemes other than http/https
                                   (libcurl's, e.g. file://); default 0 */
@@ -134,6 +135,18 @@ typedef struct zt_url_options {
                                         has a '.'), virtual-hosted otherwise */
   uint32_t s3_unsigned;              /* 1: never sign, even when credentials are
                                         found (public buckets); default 0 */
+  /* Added in 1.3: the range cost model (docs/remote.md, "Ranges under
+   * latency"). A gap between two needed ranges is fetched, joining them
+   * into one request, when gap / rate < rtt / requests in flight. */
+  uint32_t rtt_ms;                /* round-trip time; default 0 = measured
+                                     from the responses */
+  uint32_t max_overfetch_percent; /* gap bytes fetched to save requests stay
+                                     within this percent of the bytes needed;
+                                     default 50; 0 = never fetch a gap */
+  uint64_t link_bytes_per_s;      /* one connection's rate; default 0 =
+                                     measured from the responses */
+  uint64_t chunk_bytes;           /* the largest request a large read is cut
+                                     into; default 8 MiB (at least 1 MiB) */
 } zt_url_options;
 
 #define ZT_S3_ADDRESSING_AUTO 0u
@@ -159,6 +172,12 @@ typedef struct zt_io_stats {
   uint64_t requests;
   uint64_t bytes;
   uint64_t cache_hits;
+  /* Added in 1.3 (written only when struct_size holds them). */
+  uint64_t bytes_needed; /* bytes readers asked for, the open's included:
+                            bytes / bytes_needed is what was fetched per
+                            byte needed (gaps, cache blocks, retries) */
+  uint64_t wait_ns;      /* time reading calls waited on requests, summed
+                            over threads */
 } zt_io_stats;
 
 ZT_API zt_status zt_file_io_stats(const zt_file *file, zt_io_stats *out);

@@ -31,6 +31,14 @@ ComponentStream::ComponentStream(const Reader &reader, std::shared_ptr<const Rea
     if (!dctx_) fail(ZT_E_NOMEM, ctx_ + ": cannot allocate a zstd decompression context");
     if (!reader_->source().data()) in_buf_.resize(static_cast<size_t>(std::min<uint64_t>(c.length, kInputChunk)));
   }
+  if (c.seekable) {
+    // zt.zstd-seekable/1: the seek table is checked first; its digest
+    // covers the decoded bytes, so verify-on-read checks it here, frame by
+    // frame, rather than over the stored bytes as they pass.
+    reader_->seekable_decoder(o, c);
+    reader_->verify_before_read(o, c);
+    return;
+  }
   if (reader_->digest_pending(o, c)) digest_ = std::make_unique<Digester>(c.parsed_digest.alg);
 }
 

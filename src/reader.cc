@@ -210,7 +210,7 @@ std::shared_ptr<Reader> Reader::open_source(std::unique_ptr<Source> src, const R
 unsigned Reader::threads() const {
   if (opts_.threads) return opts_.threads;
   unsigned hc = std::thread::hardware_concurrency();
-  return hc ? hc : 1;
+  return std::max(hc ? hc : 1u, source_->preferred_threads());
 }
 
 void Reader::check_status(const Object &o, const Component &c) const {
@@ -227,16 +227,21 @@ void Reader::check_readable(const Object &o, const Component &c) const {
 // nibble), checked before any typed read or verify hands its bytes out.
 void Reader::check_content(const Object &o, const Component &c) const {
   const std::string ctx = "'" + source_->path() + "': " + ctx_of(o, c);
+  // Decoded bytes: the stored ones of a raw part, the frames of a seekable one.
+  const uint64_t total = c.decoded_length;
   if (c.content_check == v2::kF4Padding) {
-    if (c.length == 0) return;
+    if (total == 0) return;
     uint8_t last;
-    source_->read(c.offset + c.length - 1, 1, &last);
-    v2::check_content(c, &last, 1, c.length - 1, c.length, ctx);
+    if (c.seekable)
+      seekable_decoder(o, c)->read(total - 1, 1, &last);
+    else
+      source_->read(c.offset + c.length - 1, 1, &last);
+    v2::check_content(c, &last, 1, total - 1, total, ctx);
     return;
   }
   uint64_t base = 0;
-  for_each_stored_piece(c, [&](const uint8_t *p, size_t n) {
-    v2::check_content(c, p, n, base, c.length, ctx);
+  for_each_digested_piece(o, c, [&](const uint8_t *p, size_t n) {
+    v2::check_content(c, p, n, base, total, ctx);
     base += n;
   });
 }
@@ -290,10 +295,10 @@ std::string Reader::digest_mismatch_message(const Object &o, const Component &c,
 
 void Reader::check_digest(const Object &o, const Component &c) const {
   Digester d(c.parsed_digest.alg);
-  for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { d.update(p, n); });
+  for_each_digested_piece(o, c, [&](const uint8_t *p, size_t n) { d.update(p, n); });
   if (!d.finish_matches(c.parsed_digest)) {
     Digester again(c.parsed_digest.alg);
-    for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { again.update(p, n); });
+    for_each_digested_piece(o, c, [&](const uint8_t *p, size_t n) { again.update(p, n); });
     fail(ZT_E_DIGEST_MISMATCH, digest_mismatch_message(o, c, again.finish_string()));
   }
 }
@@ -362,9 +367,18 @@ size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capac
     return c.length;
   }
   // zstd
+  size_t n;
+  if (c.seekable) {
+    if (capacity < c.decoded_length)
+      fail(ZT_E_BUFFER_TOO_SMALL,
+           ctx + ": needs " + std::to_string(c.decoded_length) + " bytes, buffer has " + std::to_string(capacity));
+    n = to_size(c.decoded_length, ctx.str());
+    seekable_decoder(o, c)->read(0, n, static_cast<uint8_t *>(dst));
+    if (needs_swap(c)) byteswap_inplace(dst, n, dtype_size(c.dtype));
+    return n;
+  }
   std::vector<uint8_t> stored;
   const uint8_t *src = stored_bytes(c, stored);
-  size_t n;
   if (c.decoded_known) {
     if (capacity < c.decoded_length)
       fail(ZT_E_BUFFER_TOO_SMALL,
@@ -661,6 +675,8 @@ void Reader::read_range(const Object &o, const Component &c, uint64_t first, uin
   verify_before_read(o, c);
   if (c.encoding == ZT_ENCODING_RAW) {
     source_->read(c.offset + *begin, static_cast<size_t>(*bytes), dst);
+  } else if (c.seekable) {
+    seekable_decoder(o, c)->read(*begin, static_cast<size_t>(*bytes), static_cast<uint8_t *>(dst));
   } else {
     std::vector<uint8_t> stored;
     const uint8_t *src = stored_bytes(c, stored);
@@ -716,10 +732,10 @@ zt_verify_result Reader::verify_stored(const Object &o, const Component &c, bool
       result = ZT_VERIFY_UNVERIFIABLE;
     } else {
       Digester d(c.parsed_digest.alg);
-      for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { d.update(p, n); });
+      for_each_digested_piece(o, c, [&](const uint8_t *p, size_t n) { d.update(p, n); });
       if (!d.finish_matches(c.parsed_digest)) {
         Digester again(c.parsed_digest.alg);
-        for_each_stored_piece(c, [&](const uint8_t *p, size_t n) { again.update(p, n); });
+        for_each_digested_piece(o, c, [&](const uint8_t *p, size_t n) { again.update(p, n); });
         const std::string what = "digest mismatch: manifest says " + c.digest + ", " +
                                  (c.digest_of_decoded ? "decoded" : "stored") + " bytes [" + std::to_string(c.offset) +
                                  ", +" + std::to_string(c.length) + ") give " + again.finish_string();
@@ -741,7 +757,16 @@ zt_verify_result Reader::verify_stored(const Object &o, const Component &c, bool
               return std::string(b);
             }(p[i]) + ", not 0 or 1");
   };
-  if (c.encoding == ZT_ENCODING_ZSTD) {
+  if (c.seekable) {
+    // Every frame decoded and checked (a digest above has decoded them
+    // too; without one this is the only decode).
+    uint64_t seen = 0;
+    for_each_digested_piece(o, c, [&](const uint8_t *p, size_t n) {
+      if (check_bool) scan_bool(p, n, seen);
+      seen += n;
+    });
+    *decoded = seen;
+  } else if (c.encoding == ZT_ENCODING_ZSTD) {
     std::vector<uint8_t> stored;
     const uint8_t *src = stored_bytes(c, stored);
     uint64_t seen = 0;

@@ -13,6 +13,7 @@
 #include "container/layout.h"
 #include "container/source.h"
 #include "manifest/model.h"
+#include "v2/zstd_seekable_decode.h"
 
 namespace zt {
 
@@ -115,6 +116,14 @@ class Reader {
   // `scratch` (pread access).
   const uint8_t *stored_bytes(const Component &c, std::vector<uint8_t> &scratch) const;
   void for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const;
+  // Calls fn on consecutive pieces of the decoded bytes of a component
+  // whose digest covers them: the stored bytes of a raw one, the frames of
+  // a zt.zstd-seekable/1 one (src/reader_seekable.cc).
+  void for_each_digested_piece(const Object &o, const Component &c,
+                               const std::function<void(const uint8_t *, size_t)> &fn) const;
+  // A decoder of a zt.zstd-seekable/1 component, its seek table checked:
+  // a range of it decodes only the frames the range touches.
+  std::unique_ptr<v2::ZstdSeekableDecoder> seekable_decoder(const Object &o, const Component &c) const;
 
   // Verify-on-read (docs/c-abi.md): with the option on, checks the
   // component's digest over all its stored bytes unless that was already

@@ -156,9 +156,10 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
     };
     size_t written = 0;
     size_t in_group = 0;
+    const uint64_t max_gap = source_->slice_gap();
     do {
       const uint64_t off = runs.offset();
-      if (starts.empty() || off - group_end > Source::kMaxGap || in_group >= 1024) {
+      if (starts.empty() || off - group_end > max_gap || in_group >= 1024) {
         if (starts.size() >= kBatch) flush();
         starts.emplace_back(off, pieces.size());
         in_group = 0;
@@ -172,6 +173,15 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
       group_end = off + run;
     } while (runs.next());
     flush();
+  } else if (c.seekable) {
+    // Each run from the frames it touches; the decoder keeps the last
+    // frame, so runs in one frame decode it once.
+    auto dec = seekable_decoder(o, c);
+    size_t written = 0;
+    do {
+      dec->read(runs.offset(), static_cast<size_t>(run), out + written);
+      written += static_cast<size_t>(run);
+    } while (runs.next());
   } else {
     std::vector<uint8_t> stored;
     const uint8_t *src = stored_bytes(c, stored);

@@ -93,7 +93,7 @@ linux_deps() {
     libzstd-dev libcbor-dev libgtest-dev \
     "g++-$TRIPLET" "${qemu_pkg[@]}" \
     "libstdc++6:$DEBARCH" "libzstd-dev:$DEBARCH" "libcbor-dev:$DEBARCH" \
-    "libgtest-dev:$DEBARCH" "libgmock-dev:$DEBARCH" "libxxhash-dev:$DEBARCH" \
+    "libgtest-dev:$DEBARCH" "libgmock-dev:$DEBARCH" "libxxhash-dev:$DEBARCH" "libutf8proc-dev:$DEBARCH" \
     $(same_version_pair libssl3 "$DEBARCH") $(same_version_pair libssl-dev "$DEBARCH") \
     "openssl=$(apt-cache policy "libssl3:$DEBARCH" | awk '/Candidate:/ {print $2}')"
 }

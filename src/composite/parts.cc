@@ -94,7 +94,7 @@ std::vector<uint64_t> index_bytes_to_u64(const uint8_t *data, size_t bytes, zt_d
 
 bool is_sparse_index(const std::string &format, const std::string &role) {
   return (is_csr_format(format) && (role == "indices" || role == "indptr")) ||
-         (format == "sparse_coo" && role == "coords");
+         (is_coo_format(format) && role == "coords");
 }
 
 std::vector<uint64_t> read_index_component(const Reader &reader, const Object &obj, const Component &c,

@@ -1,5 +1,6 @@
 #include "composite/quantized.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "reader.h"
 #include "types/dtype.h"
 #include "util/error.h"
+#include "v2/layout_profiles.h"
 
 namespace zt {
 namespace {
@@ -110,7 +112,52 @@ const Packing *packing_infer(uint64_t bits, zt_dtype packed_dtype) {
   return nullptr;
 }
 
+namespace {
+
+// zt.quant_group/1 (spec/profiles/zt.quant_group-1.md; its metadata rules
+// ran at open, v2/layout_profiles.cc) where it is the 1.x model: groups and
+// lsb-first packing along the last axis, u32 or u8 words filling each row
+// exactly, zero points none, implied or plain numbers, factor scales.
+// Other points of the space are ZT_E_UNSUPPORTED, naming what.
+QuantLayout describe_quant_group_v2(const Object &obj) {
+  if (obj.status != ZT_OK) fail(obj.status, obj.error);
+  const v2::QuantGroupParams p = v2::quant_group_params(obj, "");
+  auto unsupported = [&](const std::string &what) {
+    fail(ZT_E_UNSUPPORTED, where(obj.name) + ": zt.quant_group/1 with " + what +
+                               " is not one this library dequantizes (its parts read as stored)");
+  };
+  if (obj.shape.empty() || p.axis + 1 != obj.shape.size()) unsupported("groups along an axis other than the last");
+  if (p.order != "lsb_first") unsupported("packing order '" + p.order + "'");
+  if (p.scale_form == "e8m0_exponent") unsupported("scale_form 'e8m0_exponent'");
+  if (p.zero_form == "tensor" && p.zero_packing != "plain") unsupported("zero points packed like the data");
+  QuantLayout q;
+  q.packed = &require_component(obj, "data");
+  q.scales = &require_component(obj, "scales");
+  q.zeros = p.zero_form == "tensor" ? &require_component(obj, "zeros") : nullptr;
+  q.bits = p.bits;
+  q.group_size = p.group_size;
+  q.packing = packing_infer(p.bits, q.packed->dtype);
+  if (!q.packing || q.packing->per_word != p.per_word) unsupported("a " + p.word + " word");
+  q.packing_name = q.packing->name;
+  q.has_packing_attr = true;
+  q.cols = obj.shape.back();
+  if (q.cols % q.packing->per_word) unsupported("rows that do not fill whole words");
+  q.rows = obj.numel / std::max<uint64_t>(q.cols, 1);
+  if (q.cols == 0) q.rows = 0;
+  q.groups_per_row = q.cols / q.group_size;
+  q.groups = q.rows * q.groups_per_row;  // sizes checked at open: no overflow
+  q.words_per_row = q.cols / q.packing->per_word;
+  if (p.zero_form != "tensor") {
+    q.has_zero_const = true;
+    q.zero_const = static_cast<float>(p.zero_value);
+  }
+  return q;
+}
+
+}  // namespace
+
 QuantLayout describe_quantized(const Object &obj, const Reader *reader) {
+  if (obj.format == "zt.quant_group/1") return describe_quant_group_v2(obj);
   if (obj.format != "quantized_group")
     fail(ZT_E_WRONG_FORMAT, where(obj.name) + ": format is '" + obj.format + "', not quantized_group");
   QuantLayout q;
@@ -210,7 +257,7 @@ void dequantize(const Reader &reader, const Object &obj, float *dst) {
       }
       const uint32_t v = (word >> ((c % per) * bits)) & mask;
       const uint64_t g = r * q.groups_per_row + c / q.group_size;
-      const float zero = q.zeros ? zeros[g] : default_zero;
+      const float zero = q.zeros ? zeros[g] : q.has_zero_const ? q.zero_const : default_zero;
       dst[r * q.cols + c] = (static_cast<float>(v) - zero) * scales[g];
     }
   }

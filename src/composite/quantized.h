@@ -62,6 +62,10 @@ struct QuantLayout {
   uint64_t groups_per_row = 0;
   uint64_t groups = 0;         // rows × groups_per_row
   uint64_t words_per_row = 0;  // when packing is known
+  // zt.quant_group/1 with zero_point "none" (0) or "implied" (its value):
+  // the zero point of every code, in place of 2^(bits-1).
+  bool has_zero_const = false;
+  float zero_const = 0;
 };
 
 // Parses the attributes and checks every size rule without reading data:

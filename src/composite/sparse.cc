@@ -1,6 +1,9 @@
 #include "composite/sparse.h"
 
+#include <algorithm>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "composite/parts.h"
 #include "reader.h"
@@ -59,7 +62,7 @@ void check_coo(const std::string &object, const CooArrays &a) {
 void check_sparse_shape(const Object &obj) {
   if (is_csr_format(obj.format) && obj.shape.size() != 2)
     fail(ZT_E_SHAPE, where(obj.name) + ": sparse_csr needs a 2-D shape, not " + n(obj.shape.size()) + "-D");
-  if (obj.format == "sparse_coo" && obj.shape.empty())
+  if (is_coo_format(obj.format) && obj.shape.empty())
     fail(ZT_E_SHAPE, where(obj.name) + ": sparse_coo needs at least one dimension");
 }
 
@@ -114,6 +117,21 @@ void check_csr_rows_increasing(const std::string &object, const CsrArrays &a) {
                                     n(a.indices[k]) + ")");
 }
 
+void check_coo_unique(const std::string &object, const CooArrays &a) {
+  const uint64_t nnz = a.values_count;
+  std::vector<std::pair<uint64_t, uint64_t>> cells(static_cast<size_t>(nnz));  // (row-major position, element)
+  for (uint64_t i = 0; i < nnz; ++i) {
+    uint64_t pos = 0;  // < numel, which fits (checked at open)
+    for (size_t d = 0; d < a.shape.size(); ++d) pos = pos * a.shape[d] + a.coords[d * nnz + i];
+    cells[static_cast<size_t>(i)] = {pos, i};
+  }
+  std::sort(cells.begin(), cells.end());
+  for (size_t k = 1; k < cells.size(); ++k)
+    if (cells[k].first == cells[k - 1].first)
+      fail(ZT_E_SPARSE_INDEX, where(object, "coords") + ": elements " + n(cells[k - 1].second) + " and " +
+                                  n(cells[k].second) + " name the same cell (coordinates must be unique)");
+}
+
 namespace {
 
 LoadedSparse load_csr_v2(const Reader &reader, const Object &obj) {
@@ -139,16 +157,42 @@ LoadedSparse load_csr_v2(const Reader &reader, const Object &obj) {
   }
 }
 
+// zt.sparse_coo/1: nnz from coords (the profile's derivation), then the
+// data rules (in range, unique) as LayoutData.
+LoadedSparse load_coo_v2(const Reader &reader, const Object &obj) {
+  try {
+    LoadedSparse s;
+    s.values = &require_component(obj, "values");
+    const Component &co = require_component(obj, "coords");
+    check_sparse_shape(obj);
+    s.coords = read_index_component(reader, obj, co, ZT_E_SPARSE_INDEX);
+    s.values_count = s.coords.size() / obj.shape.size();  // exact: checked at open
+    check_coo(obj.name, s.coo_arrays(obj));
+    check_coo_unique(obj.name, s.coo_arrays(obj));
+    return s;
+  } catch (const Error &e) {
+    const zt_status st = e.status();
+    if (st == ZT_E_SPARSE_INDEX || st == ZT_E_SPARSE_NNZ) fail(st, v2::rejected(v2::Rule::LayoutData, e.what()));
+    throw;
+  }
+}
+
 }  // namespace
 
 bool is_csr_format(const std::string &format) {
   return format == "sparse_csr" || format == kCsrV2;
 }
 
+bool is_coo_format(const std::string &format) {
+  return format == "sparse_coo" || format == kCooV2;
+}
+
 LoadedSparse load_sparse(const Reader &reader, const Object &obj) {
   LoadedSparse s;
   if (obj.format == kCsrV2) {
     return load_csr_v2(reader, obj);
+  } else if (obj.format == kCooV2) {
+    return load_coo_v2(reader, obj);
   } else if (obj.format == "sparse_csr") {
     s.csr = true;
     s.values = &require_component(obj, "values");

@@ -36,6 +36,9 @@ void check_csr_rows_increasing(const std::string &object, const CsrArrays &a);
 // same composite API as 1.2's "sparse_csr".
 constexpr const char *kCsrV2 = "zt.sparse_csr/1";
 bool is_csr_format(const std::string &format);
+// And of a v2 COO object: "sparse_coo" or "zt.sparse_coo/1".
+constexpr const char *kCooV2 = "zt.sparse_coo/1";
+bool is_coo_format(const std::string &format);
 
 // COO with coordinates in Structure-of-Arrays order (all dim-0 indices, then
 // all dim-1, ...). Rules: coords has ndim × nnz entries with nnz = number of
@@ -48,6 +51,10 @@ struct CooArrays {
   uint64_t values_count = 0;
 };
 void check_coo(const std::string &object, const CooArrays &a);
+// zt.sparse_coo/1 (spec/profiles/zt.sparse_coo-1.md) also requires the
+// coordinates to be unique: no two elements name one cell
+// (ZT_E_SPARSE_INDEX). O(nnz log nnz); the arrays passed check_coo.
+void check_coo_unique(const std::string &object, const CooArrays &a);
 
 // Shape rules: CSR needs 2 dimensions, COO at least 1 (ZT_E_SHAPE).
 void check_sparse_shape(const Object &obj);

@@ -11,7 +11,7 @@ namespace zt {
 void validate_object_structure(const Reader &reader, const Object &obj) {
   if (obj.format == "dense") {
     require_component(obj, "data");
-  } else if (is_csr_format(obj.format) || obj.format == "sparse_coo") {
+  } else if (is_csr_format(obj.format) || is_coo_format(obj.format)) {
     load_sparse(reader, obj);
   } else if (obj.format == "quantized_group") {
     describe_quantized(obj, &reader);

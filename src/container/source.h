@@ -54,6 +54,21 @@ class Source {
     size_t n;
   };
   virtual void read_groups(const Group *groups, size_t n) const;
+  // The widest gap a strided read may skip inside one group: kMaxGap for
+  // files; 0 for a remote source, whose read_groups merges ranges by its
+  // own cost model (io/range_plan.h).
+  virtual uint64_t slice_gap() const { return kMaxGap; }
+  // Between begin_plan and end_plan(true), this thread's read_groups calls
+  // may be queued and fetched together at end_plan (their pieces' buffers
+  // must live until then): a remote source plans the requests of several
+  // slices at once. end_plan(false) drops what was queued. Files read at
+  // once; these do nothing.
+  // Threads worth running for a batch of reads (read_many) when the
+  // caller did not say: 0 = one per core. A remote source waits on round
+  // trips, not on cores, and wants more.
+  virtual unsigned preferred_threads() const { return 0; }
+  virtual void begin_plan() const {}
+  virtual void end_plan(bool /*execute*/) const {}
   // Hints that [offset, offset+len) will be read soon (madvise/fadvise).
   virtual void will_need(uint64_t offset, uint64_t len) const;
   // Whether [offset, offset+len) is likely in the page cache already: file

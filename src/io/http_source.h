@@ -26,7 +26,10 @@ struct UrlSettings {
   uint32_t connect_timeout_ms = 10000;
   uint32_t timeout_ms = 60000;
   uint32_t retries = 3;
-  uint32_t max_parallel = 4;
+  // 1.3: 16 requests in flight (aria2c -x 16; hf_transfer and aws-c-s3
+  // run more), large reads cut into pieces of up to chunk_bytes (8 MiB,
+  // aws-c-s3's part size).
+  uint32_t max_parallel = 16;
   uint32_t max_redirects = 5;
   bool allow_any_scheme = false;
   uint64_t cache_bytes = uint64_t{64} << 20;
@@ -47,6 +50,13 @@ struct UrlSettings {
   std::string aws_access_key_id, aws_secret_access_key, aws_session_token;
   uint32_t s3_addressing = 0;
   bool s3_unsigned = false;
+  // 1.3: the range cost model (range_plan.h). 0 = measured from the
+  // responses. Gaps fetched to save requests stay within
+  // max_overfetch_percent of the bytes needed.
+  uint32_t rtt_ms = 0;
+  uint64_t link_bytes_per_s = 0;
+  uint32_t max_overfetch_percent = 50;
+  uint64_t chunk_bytes = uint64_t{8} << 20;
   // Internal (sets): shared budget and connections; null = the source's own.
   std::shared_ptr<RemoteShared> shared;
 };
@@ -55,6 +65,8 @@ struct IoStats {
   uint64_t requests = 0;
   uint64_t bytes = 0;
   uint64_t cache_hits = 0;
+  uint64_t bytes_needed = 0;  // what readers asked for (the open's bytes included)
+  uint64_t wait_ns = 0;       // time readers waited on requests, summed over threads
 };
 
 // url: http://, https:// or s3://bucket/key (signed with AWS SigV4 when

@@ -58,6 +58,9 @@ struct Component {
   // Its digest covers the decoded bytes (v2, §3.4), not the stored ones
   // (1.x). The same for raw parts.
   bool digest_of_decoded = false;
+  // Encoded with zt.zstd-seekable/1 (encoding ZT_ENCODING_ZSTD: the stream
+  // is zstd frames and a skippable seek table), decoded by frames.
+  bool seekable = false;
 };
 
 // Dims held inline up to 4 (nearly every tensor): no allocation per object.

@@ -365,8 +365,11 @@ class Walker {
       c.decoded_length = c.uncompressed_length;
       c.encoding = ZT_ENCODING_UNKNOWN;
       // A registered encoding (find_encoding) gets its decoder in the
-      // reader; none is registered yet, so every encoded part is structural.
-      if (!find_encoding(c.encoding_name))
+      // reader; any other leaves the part structural.
+      if (const EncodingDef *e = find_encoding(c.encoding_name)) {
+        c.encoding = e->model_encoding;
+        c.seekable = e->seekable;
+      } else
         unsupported(c, label("encoding '") + printable(c.encoding_name) +
                            "' is not one this library decodes; its stored bytes are readable only structurally "
                            "(zt_component_read_stored)");

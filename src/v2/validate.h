@@ -2,7 +2,8 @@
 // blob references (alignment, the shard named, bounds within the file they
 // point into), identical-or-disjoint per file with the manifest blob
 // included (sorted: O(n log n)), and each known layout's metadata rules
-// (vocab.h). Throws a rejection naming the rule.
+// (vocab.h). Throws a rejection naming the rule; a layout marked
+// object_only sets the object's status instead.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,6 @@
 
 namespace zt::v2 {
 
-void validate_manifest(const Manifest &m, uint64_t manifest_offset, uint64_t manifest_length, const std::string &pre);
+void validate_manifest(Manifest &m, uint64_t manifest_offset, uint64_t manifest_length, const std::string &pre);
 
 }  // namespace zt::v2

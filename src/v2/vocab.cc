@@ -4,6 +4,7 @@
 
 #include "types/dtype.h"
 #include "util/error.h"
+#include "v2/layout_profiles.h"
 #include "v2/rule.h"
 
 namespace zt::v2 {
@@ -95,6 +96,9 @@ void validate_csr(const Object &o, const std::string &pre) {
 const LayoutDef kLayouts[] = {
     {"dense", validate_dense},
     {"zt.sparse_csr/1", validate_csr},
+    {"zt.sparse_coo/1", validate_sparse_coo, true},
+    {"zt.quant_group/1", validate_quant_group, true},
+    {"zt.mx/1", validate_mx, true},
 };
 
 }  // namespace
@@ -152,10 +156,15 @@ void check_content(const Component &c, const uint8_t *p, size_t n, uint64_t base
 const LayoutDef *find_layout(std::string_view id) {
   for (const auto &l : kLayouts)
     if (id == l.id) return &l;
+  static const LayoutDef kGguf = {"gguf.<type>/1", validate_gguf, true};
+  if (is_gguf_layout(id)) return &kGguf;
   return nullptr;
 }
 
-const EncodingDef *find_encoding(std::string_view) {
+const EncodingDef *find_encoding(std::string_view id) {
+  static const EncodingDef kEncodings[] = {{"zt.zstd-seekable/1", ZT_ENCODING_ZSTD, true}};
+  for (const auto &e : kEncodings)
+    if (id == e.id) return &e;
   return nullptr;
 }
 

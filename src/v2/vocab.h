@@ -56,17 +56,24 @@ struct LayoutDef {
   // dtype, logical type and decoded size). Throws LayoutRule, DenseSize or
   // Shape with `pre` (the file) in front.
   void (*validate)(const Object &o, const std::string &pre);
+  // A breach refuses the object (its status), not the file: the profiles
+  // the original implementation reads unchecked (docs/v2.md).
+  bool object_only = false;
 };
 
-// "dense" and "zt.sparse_csr/1"; nullptr for others.
+// "dense", "zt.sparse_csr/1", "zt.sparse_coo/1", "zt.quant_group/1",
+// "zt.mx/1" and gguf.<type>/1 for the listed ggml types (layout_profiles.h);
+// nullptr for others.
 const LayoutDef *find_layout(std::string_view id);
 
 struct EncodingDef {
   const char *id;
+  zt_encoding model_encoding;  // what the C ABI reports
+  bool seekable;               // decoded by frames (v2/zstd_seekable_decode.h)
 };
 
-// Encoding profiles this library decodes: none yet (zt.zstd-seekable/1 is
-// read structurally until its decoder lands).
+// Encoding profiles this library decodes: zt.zstd-seekable/1 (reported as
+// ZT_ENCODING_ZSTD; its stream is zstd frames and a skippable seek table).
 const EncodingDef *find_encoding(std::string_view id);
 
 }  // namespace zt::v2

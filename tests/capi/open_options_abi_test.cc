@@ -195,7 +195,6 @@ TEST(UrlOptionsAbi, TheOneOneInitWritesOnlyTheOneOneStruct) {
   auto init12 = reinterpret_cast<Init>(dlvsym(lib, "zt_url_options_init", "ZTENSOR_1.2"));
   ASSERT_NE(init11, nullptr) << "zt_url_options_init@ZTENSOR_1.1 must stay exported";
   ASSERT_NE(init12, nullptr);
-  EXPECT_EQ(reinterpret_cast<void *>(init12), reinterpret_cast<void *>(&zt_url_options_init));
   constexpr size_t k11 = offsetof(zt_url_options, user_agent) + sizeof(const char *);
   struct {
     unsigned char o[k11];
@@ -215,11 +214,43 @@ TEST(UrlOptionsAbi, TheOneOneInitWritesOnlyTheOneOneStruct) {
   zt_url_options cur;
   std::memset(&cur, 0xA5, sizeof cur);
   init12(&cur);
-  EXPECT_EQ(cur.struct_size, sizeof(zt_url_options));
+  EXPECT_EQ(cur.struct_size, offsetof(zt_url_options, s3_unsigned) + sizeof(uint32_t));
   EXPECT_EQ(cur.low_speed_bytes, 0u);
   EXPECT_EQ(cur.deadline_ms, 0u);
   EXPECT_EQ(cur.s3_region, nullptr);
   EXPECT_EQ(cur.s3_addressing, ZT_S3_ADDRESSING_AUTO);
+  dlclose(lib);
+}
+
+// 1.3.0 appended the range cost model's fields: zt_url_options_init@ZTENSOR_1.2
+// writes the 1.2 struct only; @@ZTENSOR_1.3 (what new programs link) the whole.
+TEST(UrlOptionsAbi, TheOneTwoInitWritesOnlyTheOneTwoStruct) {
+  void *lib = dlopen("libztensor.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) lib = dlopen("libztensor.so.1", RTLD_NOW);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  using Init = void (*)(void *);
+  auto init12 = reinterpret_cast<Init>(dlvsym(lib, "zt_url_options_init", "ZTENSOR_1.2"));
+  auto init13 = reinterpret_cast<Init>(dlvsym(lib, "zt_url_options_init", "ZTENSOR_1.3"));
+  ASSERT_NE(init12, nullptr) << "zt_url_options_init@ZTENSOR_1.2 must stay exported";
+  ASSERT_NE(init13, nullptr);
+  EXPECT_EQ(reinterpret_cast<void *>(init13), reinterpret_cast<void *>(&zt_url_options_init));
+  constexpr size_t k12 = offsetof(zt_url_options, s3_unsigned) + sizeof(uint32_t);
+  struct {
+    unsigned char o[k12];
+    unsigned char canary[32];
+  } old;
+  std::memset(&old, 0xA5, sizeof old);
+  init12(old.o);
+  for (unsigned char b : old.canary) ASSERT_EQ(b, 0xA5) << "the 1.2 init wrote past the 1.2 struct";
+  zt_url_options cur;
+  std::memset(&cur, 0xA5, sizeof cur);
+  init13(&cur);
+  EXPECT_EQ(cur.struct_size, sizeof(zt_url_options));
+  EXPECT_EQ(cur.max_parallel, 16u);
+  EXPECT_EQ(cur.rtt_ms, 0u);
+  EXPECT_EQ(cur.link_bytes_per_s, 0u);
+  EXPECT_EQ(cur.max_overfetch_percent, 50u);
+  EXPECT_EQ(cur.chunk_bytes, uint64_t{8} << 20);
   dlclose(lib);
 }
 

@@ -2,7 +2,8 @@
 // and rank 0..5, raw and zstd, mapped and pread, compared with a reference
 // cut from a full zt_component_read; empty and one-element boxes; the
 // refusals; the interop files (legacy big-endian included); and a zstd
-// tensor of 1 GiB whose first row is read in bounded memory.
+// tensor of 1 GiB whose first row is read in bounded memory; several slices
+// in one zt_file_read_slices call.
 #include <gtest/gtest.h>
 #ifdef _WIN32
 #include <windows.h>
@@ -216,6 +217,67 @@ TEST(ReadSlice, InteropFilesIncludingLegacyBigEndian) {
       zt_close(f);
     }
   }
+}
+
+// zt_file_read_slices (1.3): several boxes of several objects in one call
+// equal the same boxes read one by one.
+TEST(ReadSlices, ManyInOneCallMatchOneByOne) {
+  TempDir dir;
+  const std::string path = write_random_tensors(dir, 9);
+  zt_file *f = nullptr;
+  ASSERT_EQ(zt_open(path.c_str(), nullptr, &f), ZT_OK) << zt_last_error();
+  std::mt19937 rng(5);
+  size_t count = 0;
+  ASSERT_EQ(zt_file_object_count(f, &count), ZT_OK);
+  std::vector<zt_slice_request> reqs;
+  std::vector<std::vector<uint64_t>> starts, stops;
+  std::vector<std::vector<uint8_t>> got, want;
+  starts.reserve(count * 3);
+  stops.reserve(count * 3);
+  got.reserve(count * 3);
+  for (size_t i = 0; i < count; ++i) {
+    const zt_object *o = nullptr;
+    ASSERT_EQ(zt_file_object_at(f, i, &o), ZT_OK);
+    zt_object_info info{};
+    info.struct_size = sizeof info;
+    ASSERT_EQ(zt_object_get_info(o, &info), ZT_OK);
+    zt_component_info c{};
+    c.struct_size = sizeof c;
+    ASSERT_EQ(zt_object_component(o, 0, &c), ZT_OK);
+    if (info.status != ZT_OK || zt_dtype_size(c.dtype) == 0 || std::string(info.format) != "dense") continue;
+    const std::vector<uint64_t> shape(info.shape, info.shape + info.ndim);
+    for (int b = 0; b < 3; ++b) {
+      std::vector<uint64_t> start, stop;
+      random_box(rng, shape, start, stop, b % 4);
+      const size_t es = zt_dtype_size(c.dtype) * c.ratio;
+      want.push_back(reference_slice(full_read(o, 0), shape, es, start, stop));
+      got.emplace_back(want.back().size() + 1, 0xAB);
+      starts.push_back(start);
+      stops.push_back(stop);
+      reqs.push_back(
+          {o, 0, shape.size(), starts.back().data(), stops.back().data(), got.back().data(), want.back().size()});
+    }
+  }
+  ASSERT_GT(reqs.size(), 3u);
+  ASSERT_EQ(zt_file_read_slices(f, reqs.data(), reqs.size()), ZT_OK) << zt_last_error();
+  for (size_t k = 0; k < reqs.size(); ++k) {
+    EXPECT_TRUE(std::equal(want[k].begin(), want[k].end(), got[k].begin())) << "request " << k;
+    EXPECT_EQ(got[k].back(), 0xAB) << "written past request " << k;
+  }
+  EXPECT_EQ(zt_file_read_slices(f, nullptr, 0), ZT_OK);
+  EXPECT_EQ(zt_file_read_slices(f, nullptr, 1), ZT_E_INVALID_ARG);
+  EXPECT_EQ(zt_file_read_slices(nullptr, reqs.data(), 1), ZT_E_INVALID_ARG);
+  // An object of another file is refused, naming the request.
+  zt_file *g = nullptr;
+  ASSERT_EQ(zt_open(path.c_str(), nullptr, &g), ZT_OK);
+  const zt_object *other = nullptr;
+  ASSERT_EQ(zt_file_object_at(g, 0, &other), ZT_OK);
+  std::vector<zt_slice_request> bad(reqs.begin(), reqs.begin() + 2);
+  bad[1].object = other;
+  EXPECT_EQ(zt_file_read_slices(f, bad.data(), bad.size()), ZT_E_INVALID_ARG);
+  EXPECT_NE(std::string(zt_last_error()).find("request 1"), std::string::npos) << zt_last_error();
+  zt_close(g);
+  zt_close(f);
 }
 
 class SliceErrors : public ::testing::Test {

@@ -27,7 +27,11 @@ class WriterOptions(ctypes.Structure):
                 ("zstd_level", ctypes.c_int32), ("threads", ctypes.c_uint32), ("sync", ctypes.c_uint32),
                 ("validate", ctypes.c_uint32),
                 # 1.1: the default zt_writer_options_init fills this field too
-                ("verify_before_replace", ctypes.c_uint32)]
+                ("verify_before_replace", ctypes.c_uint32),
+                # 1.3: and these (ctypes binds the default symbol version,
+                # which fills the newest struct)
+                ("format", ctypes.c_uint32), ("canonical", ctypes.c_uint32), ("v2_digest", ctypes.c_uint32),
+                ("reserved_", ctypes.c_uint32), ("alignment", ctypes.c_uint64)]
 
 
 def ok(status):

@@ -2,7 +2,9 @@
 cannot produce: 503 then success, truncated bodies, lying Content-Length,
 endless bodies, huge headers, redirect loops, an ETag that keeps changing,
 a size that turns unknown, a 1 byte/s server, a footer claiming a 1 GiB
-manifest, a redirect to another host.
+manifest, a redirect to another host, multi-range answers out of order
+(/mpswap) or with an endless epilogue (/mpendless; /ok answers a
+multi-range request with one range: the whole object as a 206).
 It serves one file's bytes with Range support; the path picks the fault.
 Every request's headers are kept in `requests` as (path, {name: value})."""
 import http.server
@@ -101,6 +103,40 @@ class FaultServer:
             h.send_header("Content-Range", f"bytes {a}-{b}/{len(self.data)}")
             h.send_header("Connection", "close")
             h.end_headers()
+            chunk = b"\0" * 65536
+            for _ in range(16384):  # 1 GiB at most, should the client keep reading
+                h.wfile.write(chunk)
+        elif path == "/mpswap":  # multi-range answered as multipart, its parts in reverse order
+            spec = h.headers.get("Range", "")[len("bytes="):].split(",")
+            if len(spec) < 2:
+                self.send_range(h)
+                return
+            parts = [tuple(int(x) for x in r.split("-")) for r in spec][::-1]
+            body = b""
+            for a, b in parts:
+                body += (f"\r\n--SEP\r\nContent-Type: application/octet-stream\r\n"
+                         f"Content-Range: bytes {a}-{b}/{len(self.data)}\r\n\r\n").encode() + self.data[a:b + 1]
+            body += b"\r\n--SEP--\r\n"
+            h.send_response(206)
+            h.send_header("Content-Type", "multipart/byteranges; boundary=SEP")
+            h.send_header("Content-Length", str(len(body)))
+            h.send_header("ETag", '"v1"')
+            h.end_headers()
+            h.wfile.write(body)
+        elif path == "/mpendless":  # multi-range parts as asked, then an epilogue that never ends
+            spec = h.headers.get("Range", "")[len("bytes="):].split(",")
+            if len(spec) < 2:
+                self.send_range(h)
+                return
+            h.send_response(206)
+            h.send_header("Content-Type", "multipart/byteranges; boundary=SEP")
+            h.send_header("ETag", '"v1"')
+            h.send_header("Connection", "close")
+            h.end_headers()
+            for a, b in (tuple(int(x) for x in r.split("-")) for r in spec):
+                h.wfile.write((f"\r\n--SEP\r\nContent-Range: bytes {a}-{b}/{len(self.data)}\r\n\r\n").encode()
+                              + self.data[a:b + 1])
+            h.wfile.write(b"\r\n--SEP--\r\n")
             chunk = b"\0" * 65536
             for _ in range(16384):  # 1 GiB at most, should the client keep reading
                 h.wfile.write(chunk)

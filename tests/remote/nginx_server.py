@@ -26,7 +26,9 @@ def free_port():
 
 class Nginx:
     """Serves `root`; /norange/ is the same tree with Range support off
-    (max_ranges 0), as a server that ignores Range would."""
+    (max_ranges 0), as a server that ignores Range would; /onerange/ with
+    one range per request (max_ranges 1: a multi-range request gets the
+    whole object), as S3 and many CDNs do."""
 
     def __init__(self, binary, workdir, root):
         self.binary, self.workdir, self.root = binary, workdir, root
@@ -56,6 +58,7 @@ http {{
     listen 127.0.0.1:{self.port};
     root {root};
     location /norange/ {{ alias {root}/; max_ranges 0; }}
+    location /onerange/ {{ alias {root}/; max_ranges 1; }}
   }}
 }}
 """

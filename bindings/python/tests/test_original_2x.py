@@ -261,3 +261,16 @@ def test_add_object_and_stream_in_the_2x_form(tmp_path):
         with w.stream("s", [8], {"data": {"dtype": "u8", "nbytes": 8}}) as sink:
             sink.write(b"abc")
     assert not (tmp_path / "short.zt").exists()
+
+
+def test_open_of_one_path_still_answers_the_readers_methods(tmp_path):
+    # ztensor.open(path) returned a Reader before the 2.x API took the name:
+    # its methods stay reachable on the Source of one file.
+    path = tmp_path / "one.zt"
+    ztensor.save_file({"w": numpy.arange(4, dtype=numpy.float32)}, path)
+    with ztensor.open(str(path)) as src:
+        assert isinstance(src, Mapping)
+        assert src.io_stats() is not None
+        assert list(src.read_numpy(["w"])["w"]) == [0, 1, 2, 3]
+        with pytest.raises(AttributeError):
+            src.no_such_method

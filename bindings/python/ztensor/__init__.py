@@ -110,7 +110,8 @@ def open_url(url: str, *, bearer_token: Optional[str] = None, strict: bool = Fal
     """Opens a .zt file over HTTP(S) or S3 (s3://bucket/key, signed with the
     AWS tools' credentials); url_options are zt_url_options fields
     (timeout_ms=, retries=, cache_bytes=, max_parallel=, s3_region=,
-    s3_endpoint=, s3_profile=, ...)."""
+    s3_endpoint=, s3_profile=, and since 1.3 the range cost model's
+    rtt_ms=, link_bytes_per_s=, max_overfetch_percent=, chunk_bytes=, ...)."""
     if not isinstance(url, str) or not url[:8].lower().startswith(("http://", "https://", "s3://")):
         raise ValueError("open_url needs an http://, https:// or s3:// URL")
     return Reader(url, bearer_token=bearer_token, strict=strict, url_options=url_options)

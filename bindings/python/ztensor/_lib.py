@@ -59,12 +59,17 @@ class UrlOptions(Structure):
                 ("low_speed_bytes", c_uint32), ("low_speed_time_ms", c_uint32), ("deadline_ms", c_uint64),
                 ("s3_region", c_char_p), ("s3_endpoint", c_char_p), ("s3_profile", c_char_p),
                 ("aws_access_key_id", c_char_p), ("aws_secret_access_key", c_char_p),
-                ("aws_session_token", c_char_p), ("s3_addressing", c_uint32), ("s3_unsigned", c_uint32)]
+                ("aws_session_token", c_char_p), ("s3_addressing", c_uint32), ("s3_unsigned", c_uint32),
+                # 1.3: ctypes binds zt_url_options_init@@ZTENSOR_1.3, which fills these too
+                ("rtt_ms", c_uint32), ("max_overfetch_percent", c_uint32), ("link_bytes_per_s", c_uint64),
+                ("chunk_bytes", c_uint64)]
 
 
 class IoStats(Structure):
     _fields_ = [("struct_size", c_uint32), ("reserved0", c_uint32), ("requests", c_uint64), ("bytes", c_uint64),
-                ("cache_hits", c_uint64)]
+                ("cache_hits", c_uint64),
+                # 1.3 (an older library leaves them 0)
+                ("bytes_needed", c_uint64), ("wait_ns", c_uint64)]
 
 
 class ObjectInfo(Structure):
@@ -166,6 +171,7 @@ _SIGNATURES = {
     "zt_status_str": (c_char_p, [c_int]),
     "zt_last_error": (c_char_p, []),
     "zt_version_string": (c_char_p, []),
+    "zt_redact_url": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_size_t)]),
     "zt_free": (None, [c_void_p]),
     "zt_dtype_name": (c_char_p, [c_int]),
     "zt_dtype_size": (c_size_t, [c_int]),

@@ -155,7 +155,7 @@ def wants_safetensors(path: Optional[PathLike], format: Any) -> bool:  # noqa: A
     if format is not None:
         if format not in ("safetensors", "zt", "ztensor", "1.2", 1, 2, "2"):
             raise ValueError(f'format must be "safetensors", "zt" (spec 1.2) or 2 (zTensor v2), not {format!r}')
-        return format == "safetensors"
+        return bool(format == "safetensors")
     if path is None or not isinstance(path, (str, bytes, os.PathLike)):
         return False
     return os.fsdecode(path).lower().endswith(".safetensors")

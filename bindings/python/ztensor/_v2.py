@@ -262,6 +262,15 @@ class Source(Mapping):  # type: ignore[type-arg]
         if self._closed:
             raise ValueError("the Source is closed")
 
+    def __getattr__(self, name: str) -> Any:
+        # ztensor.open(path) gave a Reader before the 2.x API took the name:
+        # a Source over one file still answers the Reader's own methods
+        # (io_stats, metadata, read_numpy, ...), so that code keeps working.
+        readers = self.__dict__.get("_readers")
+        if not name.startswith("_") and readers and len(readers) == 1 and hasattr(readers[0], name):
+            return getattr(readers[0], name)
+        raise AttributeError(f"'Source' object has no attribute {name!r}")
+
     def __len__(self) -> int:
         self._check()
         return len(self._names)

@@ -11,15 +11,20 @@ sharded set's index (docs/remote.md, "Tensor-parallel loading").
     tensors, stats = load_rank_slices("s3://models/llm.zt", plan, dist.get_rank(), dist.get_world_size())
 
 A rank's part of dimension d is the contiguous block shard_bounds gives
-(the first size % world ranks hold one more). Remote bytes fetched are the
-slice's own bytes, one exact range per group of rows (rows closer than
-4 KiB share one range, the gap included), plus the open (the tail read with
-the manifest, and the first 64 KiB block). `stats` says what was fetched."""
+(the first size % world ranks hold one more). A file's slices are read as
+one plan (zt_file_read_slices, libztensor 1.3): a remote file's cost model
+merges neighbouring ranges across all the tensors, fetching a gap when it
+is cheaper than one more request, within max_overfetch_percent (50%) of the
+bytes needed. `stats` says what was fetched: requests, bytes, bytes_needed
+and their ratio (the open's bytes included)."""
 import ctypes
-from ctypes import byref, c_char_p, c_size_t, c_void_p
-from typing import Any, Dict, Mapping, Optional, Tuple
+from ctypes import POINTER, byref, c_char_p, c_size_t, c_uint64, c_void_p
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ._lib import IoStats, check, lib
+import numpy as np
+
+from ._lib import IoStats, check, lib, shape_array
+from ._types import Array
 
 Plan = Mapping[str, Optional[int]]
 
@@ -48,13 +53,57 @@ def rank_index(shape: Any, dim: Optional[int], rank: int, world: int) -> Tuple[s
     return tuple(index)
 
 
+class _SliceRequest(ctypes.Structure):
+    """zt_slice_request (ztensor.h, 1.3)."""
+    _fields_ = [("object", c_void_p), ("component", c_size_t), ("ndim", c_size_t), ("start", POINTER(c_uint64)),
+                ("stop", POINTER(c_uint64)), ("dst", c_void_p), ("dst_capacity", c_size_t)]
+
+
+_read_slices = getattr(lib, "zt_file_read_slices", None)
+if _read_slices is not None:
+    _read_slices.restype = ctypes.c_int
+    _read_slices.argtypes = [c_void_p, POINTER(_SliceRequest), c_size_t]
+
+
+def read_planned(reader: Any, plan: Plan, rank: int, world: int) -> Dict[str, Array]:
+    """rank's part of each tensor of plan from one ztensor.Reader, as numpy
+    arrays, all read by one zt_file_read_slices call (one plan: a remote
+    file merges ranges across tensors); one get_slice each on a library
+    older than 1.3."""
+    slices = {name: reader.get_slice(name) for name in plan}
+    if _read_slices is None:
+        return {name: sl[rank_index(sl.get_shape(), plan[name], rank, world)] for name, sl in slices.items()}
+    out: Dict[str, Array] = {}
+    keep: List[Any] = []  # the start/stop arrays, alive until the calls return
+    handle = reader._require_open()
+    file_of = getattr(reader, "_file_of", None)  # a ShardedReader: one plan per shard file
+    by_file: Dict[Any, List[_SliceRequest]] = {}
+    for name, sl in slices.items():
+        index = rank_index(sl.shape, plan[name], rank, world)
+        start = [i.start or 0 for i in index]
+        stop = [sl.shape[d] if i.stop is None else i.stop for d, i in enumerate(index)]
+        arr = np.empty([b - a for a, b in zip(start, stop)], dtype=sl.dtype)
+        out[name] = arr
+        if arr.size == 0:
+            continue
+        cstart, _ = shape_array(start)
+        cstop, _ = shape_array(stop)
+        keep += [cstart, cstop]
+        f = file_of(name, handle) if file_of is not None else handle.ptr
+        by_file.setdefault(f, []).append(_SliceRequest(reader._data_object(name), sl._index, len(start), cstart,
+                                                       cstop, arr.ctypes.data, arr.nbytes))
+    for f, reqs in by_file.items():
+        check(_read_slices(f, (_SliceRequest * len(reqs))(*reqs), len(reqs)))
+    return out
+
+
 def _stats(st: IoStats) -> Dict[str, int]:
-    return {"requests": int(st.requests), "bytes": int(st.bytes)}
+    return {"requests": int(st.requests), "bytes": int(st.bytes), "bytes_needed": int(st.bytes_needed)}
 
 
 def set_io_stats(reader: Any) -> Dict[str, int]:
-    """Requests and bytes fetched by every shard of a ShardedReader."""
-    total = {"requests": 0, "bytes": 0}
+    """Requests, bytes fetched and bytes needed by every shard of a ShardedReader."""
+    total = {"requests": 0, "bytes": 0, "bytes_needed": 0}
     h = reader._require_open().ptr
     n = c_size_t()
     check(lib.zt_set_shard_count(h, byref(n)))
@@ -75,25 +124,21 @@ def load_rank_slices(source: str, plan: Plan, rank: int, world: int, *, framewor
     (plan[name] is the dimension split, or None for the whole tensor).
     source: a .zt path or URL (safe_open(...).get_slice), or a set index
     ending in .json (ShardedReader: every shard is opened, and only the
-    shards holding the planned tensors are read). framework "pt" gives
+    shards holding the planned tensors are read, one plan per shard). framework "pt" gives
     torch tensors, "np" numpy arrays. Returns (tensors, {"requests",
-    "bytes"} fetched, opens included; zeros for local files)."""
-    out: Dict[str, Any] = {}
+    "bytes", "bytes_needed"}: what was fetched and needed, opens included;
+    zeros for local files)."""
     if source.split("?")[0].endswith(".json"):
         from .sharded import ShardedReader
-        with ShardedReader(source) as r:
-            for name, dim in plan.items():
-                sl = r.get_slice(name)
-                part = sl[rank_index(sl.get_shape(), dim, rank, world)]
-                if framework in ("pt", "torch"):
-                    import torch
-                    part = torch.from_numpy(part)
-                out[name] = part
-            return out, set_io_stats(r)
-    from ._frameworks import safe_open
-    with safe_open(source, framework) as f:
-        for name, dim in plan.items():
-            piece = f.get_slice(name)
-            out[name] = piece[rank_index(piece.get_shape(), dim, rank, world)]
-        st = f.reader.io_stats()
-        return out, {"requests": st["requests"], "bytes": st["bytes"]}
+        opener: Any = ShardedReader
+    else:
+        from .reader import Reader as opener  # (ztensor.open of a local path is a 2.x Source)
+    with opener(source) as r:
+        parts: Dict[str, Any] = read_planned(r, plan, rank, world)
+        if framework in ("pt", "torch"):
+            from ._torch_types import _from_numpy  # bf16/fp8 bits to torch's types
+            parts = {name: _from_numpy(a, r.get_slice(name).zt_type, name) for name, a in parts.items()}
+        if source.split("?")[0].endswith(".json"):  # a set: every shard's counters
+            return parts, set_io_stats(r)
+        st = r.io_stats()
+        return parts, {"requests": st["requests"], "bytes": st["bytes"], "bytes_needed": st["bytes_needed"]}

@@ -217,13 +217,18 @@ class Reader(Mapping[str, ObjectValue]):
         return callback
 
     @_holding
-    def io_stats(self) -> Dict[str, int]:
-        """Requests sent, body bytes received and cache hits of a remote
-        file (zeros for a local one)."""
+    def io_stats(self) -> Dict[str, Any]:
+        """Requests sent, body bytes received, cache hits, bytes the reads
+        needed (the open's included), `ratio` (bytes / bytes_needed: what
+        was fetched per byte needed) and `wait_s` (seconds reading calls
+        waited on requests) of a remote file (zeros for a local one)."""
         st = IoStats()
         st.struct_size = ctypes.sizeof(IoStats)
         check(lib.zt_file_io_stats(self._require_open().ptr, byref(st)))
-        return {"requests": int(st.requests), "bytes": int(st.bytes), "cache_hits": int(st.cache_hits)}
+        needed = int(st.bytes_needed)
+        return {"requests": int(st.requests), "bytes": int(st.bytes), "cache_hits": int(st.cache_hits),
+                "bytes_needed": needed, "ratio": int(st.bytes) / needed if needed else 0.0,
+                "wait_s": int(st.wait_ns) / 1e9}
 
     # -- lifetime --------------------------------------------------------
     def close(self) -> None:

@@ -39,7 +39,8 @@ class Writer:
     same bytes, whatever order they are added in; raw, an xxh3 digest per
     part, names in NFC); canonical=False allows zstd (zt.zstd-seekable/1),
     digest "sha256"/"none" and alignment= (a multiple of 4096). The original
-    2.x package's forms (canonical=, align=, publish=) write v2 too.
+    2.x package's forms (canonical=, align=, publish=) are accepted; with
+    format=2 their canonical= and align= apply to the v2 file.
     """
 
     _finished = False
@@ -50,8 +51,7 @@ class Writer:
                  canonical: Optional[bool] = None, alignment: Optional[int] = None, align: Optional[int] = None,
                  publish: Optional[bool] = None, append: Optional[bool] = None) -> None:
         # canonical=, align=, publish=, append=: the original 2.x package's
-        # Writer, which writes zTensor v2: given without format=, they ask
-        # for v2. Every file is published atomically here (publish).
+        # Writer. Every file is published atomically here (publish).
         if align is not None and (not isinstance(align, int) or align <= 0 or align & (align - 1)):
             raise ValueError(f"align must be a power of two, not {align!r}")
         if align is not None and alignment is not None and align != alignment:
@@ -59,10 +59,12 @@ class Writer:
         if alignment is None:
             alignment = align
         fmt = format_code(format)
-        if format is None and (canonical is not None or align is not None or publish):
-            fmt = 2
+        if fmt == 1:
+            # The 2.x forms keep spec 1.2 unless format=2 is given: their
+            # placement is then checked only (docs: Python README).
+            alignment, canonical = None, None
         if canonical is None:
-            canonical = alignment in (None, 65536) and not zstd and digest in (None, "xxh3")
+            canonical = True  # v2's default; zstd, sha256 or alignment= need canonical=False
         if append and publish:
             raise ValueError("append=True and publish=True are two ways of writing: pick one")
         if append:

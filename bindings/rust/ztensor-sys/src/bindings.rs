@@ -70,6 +70,15 @@ extern "C" {
     pub fn zt_last_error() -> *const std::os::raw::c_char;
 }
 extern "C" {
+    pub fn zt_redact_url(
+        path_or_url: *const std::os::raw::c_char,
+        len: usize,
+        dst: *mut std::os::raw::c_char,
+        capacity: usize,
+        out_len: *mut usize,
+    ) -> zt_status;
+}
+extern "C" {
     pub fn zt_version_string() -> *const std::os::raw::c_char;
 }
 extern "C" {
@@ -1040,6 +1049,156 @@ extern "C" {
         stop: *const u64,
         dst: *mut std::os::raw::c_void,
         dst_capacity: usize,
+    ) -> zt_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct zt_slice_request {
+    pub object: *const zt_object,
+    pub component: usize,
+    pub ndim: usize,
+    pub start: *const u64,
+    pub stop: *const u64,
+    pub dst: *mut std::os::raw::c_void,
+    pub dst_capacity: usize,
+}
+#[test]
+fn bindgen_test_layout_zt_slice_request() {
+    assert_eq!(
+        ::std::mem::size_of::<zt_slice_request>(),
+        56usize,
+        concat!("Size of: ", stringify!(zt_slice_request))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<zt_slice_request>(),
+        8usize,
+        concat!("Alignment of ", stringify!(zt_slice_request))
+    );
+    fn test_field_object() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_slice_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).object) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_slice_request),
+                "::",
+                stringify!(object)
+            )
+        );
+    }
+    test_field_object();
+    fn test_field_component() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_slice_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).component) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_slice_request),
+                "::",
+                stringify!(component)
+            )
+        );
+    }
+    test_field_component();
+    fn test_field_ndim() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_slice_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).ndim) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_slice_request),
+                "::",
+                stringify!(ndim)
+            )
+        );
+    }
+    test_field_ndim();
+    fn test_field_start() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_slice_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).start) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_slice_request),
+                "::",
+                stringify!(start)
+            )
+        );
+    }
+    test_field_start();
+    fn test_field_stop() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_slice_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).stop) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_slice_request),
+                "::",
+                stringify!(stop)
+            )
+        );
+    }
+    test_field_stop();
+    fn test_field_dst() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_slice_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dst) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_slice_request),
+                "::",
+                stringify!(dst)
+            )
+        );
+    }
+    test_field_dst();
+    fn test_field_dst_capacity() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_slice_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dst_capacity) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_slice_request),
+                "::",
+                stringify!(dst_capacity)
+            )
+        );
+    }
+    test_field_dst_capacity();
+}
+extern "C" {
+    pub fn zt_file_read_slices(
+        file: *const zt_file,
+        reqs: *const zt_slice_request,
+        n: usize,
     ) -> zt_status;
 }
 #[repr(C)]
@@ -3366,12 +3525,16 @@ pub struct zt_url_options {
     pub aws_session_token: *const std::os::raw::c_char,
     pub s3_addressing: u32,
     pub s3_unsigned: u32,
+    pub rtt_ms: u32,
+    pub max_overfetch_percent: u32,
+    pub link_bytes_per_s: u64,
+    pub chunk_bytes: u64,
 }
 #[test]
 fn bindgen_test_layout_zt_url_options() {
     assert_eq!(
         ::std::mem::size_of::<zt_url_options>(),
-        152usize,
+        176usize,
         concat!("Size of: ", stringify!(zt_url_options))
     );
     assert_eq!(
@@ -3804,6 +3967,74 @@ fn bindgen_test_layout_zt_url_options() {
         );
     }
     test_field_s3_unsigned();
+    fn test_field_rtt_ms() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_url_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).rtt_ms) as usize - ptr as usize
+            },
+            152usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_url_options),
+                "::",
+                stringify!(rtt_ms)
+            )
+        );
+    }
+    test_field_rtt_ms();
+    fn test_field_max_overfetch_percent() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_url_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_overfetch_percent) as usize - ptr as usize
+            },
+            156usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_url_options),
+                "::",
+                stringify!(max_overfetch_percent)
+            )
+        );
+    }
+    test_field_max_overfetch_percent();
+    fn test_field_link_bytes_per_s() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_url_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).link_bytes_per_s) as usize - ptr as usize
+            },
+            160usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_url_options),
+                "::",
+                stringify!(link_bytes_per_s)
+            )
+        );
+    }
+    test_field_link_bytes_per_s();
+    fn test_field_chunk_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_url_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).chunk_bytes) as usize - ptr as usize
+            },
+            168usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_url_options),
+                "::",
+                stringify!(chunk_bytes)
+            )
+        );
+    }
+    test_field_chunk_bytes();
 }
 extern "C" {
     pub fn zt_url_options_init(uopts: *mut zt_url_options);
@@ -3824,12 +4055,14 @@ pub struct zt_io_stats {
     pub requests: u64,
     pub bytes: u64,
     pub cache_hits: u64,
+    pub bytes_needed: u64,
+    pub wait_ns: u64,
 }
 #[test]
 fn bindgen_test_layout_zt_io_stats() {
     assert_eq!(
         ::std::mem::size_of::<zt_io_stats>(),
-        32usize,
+        48usize,
         concat!("Size of: ", stringify!(zt_io_stats))
     );
     assert_eq!(
@@ -3922,6 +4155,40 @@ fn bindgen_test_layout_zt_io_stats() {
         );
     }
     test_field_cache_hits();
+    fn test_field_bytes_needed() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_io_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).bytes_needed) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_io_stats),
+                "::",
+                stringify!(bytes_needed)
+            )
+        );
+    }
+    test_field_bytes_needed();
+    fn test_field_wait_ns() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_io_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).wait_ns) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_io_stats),
+                "::",
+                stringify!(wait_ns)
+            )
+        );
+    }
+    test_field_wait_ns();
 }
 extern "C" {
     pub fn zt_file_io_stats(file: *const zt_file, out: *mut zt_io_stats) -> zt_status;

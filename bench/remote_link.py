@@ -1,0 +1,171 @@
+"""Remote loads through a simulated wide-area link (tests/remote/link_sim.py):
+the rows of `remote_bench.py --link`. Each row prints its time, its ratio to
+the link's limit, and (whole files) to aria2c -x 16 -s 16 through the same
+simulator in the same run.
+
+Limits: a whole file of n bytes: n / rate + 2 RTT, rate = the total cap (or
+16 connections' worth when there is none); a rank of W: needed / (rate / W)
++ 3 RTT. Time ratios are limit / measured (1.0 = at the limit; the target is
+>= 0.8 for whole files, >= 0.67 for ranks), byte ratios fetched / needed."""
+import ctypes
+import json
+import multiprocessing as mp
+import os
+import shutil
+import subprocess
+import time
+from ctypes import byref, c_void_p
+
+import numpy as np
+
+import ztensor
+from ztensor._lib import IoStats, OpenOptions, UrlOptions, check, lib
+from ztensor.distributed import read_planned
+
+from link_client import LinkSim
+
+CONDITIONS = [("RTT 25 ms, 1 Gbit/s per connection, 10 Gbit/s total", 25, 1000, 10000),
+              ("RTT 80 ms, 200 Mbit/s per connection", 80, 200, 0)]
+
+
+def link_rate(conn_mbit, total_mbit):
+    return (total_mbit if total_mbit else 16 * conn_mbit) * 1e6 / 8
+
+
+def stats(f):
+    st = IoStats()
+    st.struct_size = ctypes.sizeof(IoStats)
+    check(lib.zt_file_io_stats(f, byref(st)))
+    return int(st.requests), int(st.bytes), int(st.bytes_needed)
+
+
+def open_url(url):
+    out = c_void_p()
+    u = UrlOptions()
+    lib.zt_url_options_init(byref(u))
+    opts = OpenOptions()
+    lib.zt_open_options_init(byref(opts))
+    check(lib.zt_open_url(url.encode(), byref(u), byref(opts), byref(out)))
+    return out
+
+
+def time_open(url):
+    t0 = time.perf_counter()
+    f = open_url(url)
+    dt = time.perf_counter() - t0
+    lib.zt_close(f)
+    return dt
+
+
+def time_set_open(url):
+    lib.zt_open_set_url.restype = ctypes.c_int
+    lib.zt_open_set_url.argtypes = [ctypes.c_char_p, c_void_p, c_void_p, ctypes.POINTER(c_void_p)]
+    out = c_void_p()
+    t0 = time.perf_counter()
+    check(lib.zt_open_set_url(url.encode(), None, None, byref(out)))
+    dt = time.perf_counter() - t0
+    lib.zt_set_close.argtypes = [c_void_p]
+    lib.zt_set_close(out)
+    return dt
+
+
+def time_aria2(url, work):
+    if not shutil.which("aria2c"):
+        return None
+    dest = os.path.join(work, "aria2")
+    shutil.rmtree(dest, ignore_errors=True)
+    t0 = time.perf_counter()
+    subprocess.run(["aria2c", "-x", "16", "-s", "16", "-k", "1M", "--file-allocation=none", "-q", "-d", dest,
+                    "-o", "out", url], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def rank_job(url, plan, rank, world, whole, q):
+    t0 = time.perf_counter()
+    if whole:  # the naive alternative: download everything
+        with ztensor.open(url) as r:
+            for k in r:
+                r[k]
+            st = r.io_stats()
+    else:
+        with ztensor.open(url) as r:
+            read_planned(r, plan, rank, world)
+            st = r.io_stats()
+    q.put((rank, time.perf_counter() - t0, st["requests"], st["bytes"], st["bytes_needed"]))
+
+
+def run_ranks(url, plan, world, whole):
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=rank_job, args=(url, plan, r, world, whole, q)) for r in range(world)]
+    for p in procs:
+        p.start()
+    res = [q.get() for _ in procs]
+    for p in procs:
+        p.join()
+    return sorted(res)
+
+
+def write_tp_model(path, mib):
+    """Square f32 matrices of about mib MiB in all (4 of them)."""
+    n = int((mib * (1 << 20) / 4 / 4) ** 0.5) // 64 * 64
+    rng = np.random.default_rng(1)
+    with ztensor.Writer(path) as w:
+        for i in range(4):
+            w.add(f"l{i}.weight", rng.standard_normal((n, n), dtype=np.float32))
+    return n
+
+
+def write_set(root, shards):
+    os.makedirs(os.path.join(root, "set"), exist_ok=True)
+    weight_map = {}
+    for s in range(shards):
+        name = f"model-{s:05d}.zt"
+        ztensor.save_file({f"s{s}.w": np.ones((256, 1024), dtype=np.float32)}, os.path.join(root, "set", name))
+        weight_map[f"s{s}.w"] = name
+    with open(os.path.join(root, "set", "model.zt.index.json"), "w") as f:
+        json.dump({"weight_map": weight_map}, f)
+
+
+def rows(server, root, work, whole_files, tp_mib, read_all):
+    """Prints the markdown rows; whole_files: [(label, filename, bufs)]."""
+    tp_path = os.path.join(root, "tp.zt")
+    n = write_tp_model(tp_path, tp_mib)
+    tp_size = os.path.getsize(tp_path)
+    write_set(root, 8)
+    for cond, rtt_ms, conn, total in CONDITIONS:
+        rtt = rtt_ms / 1000
+        rate = link_rate(conn, total)
+        sim = LinkSim(server.port, rtt_ms, conn, total, lifetime=3600)
+        try:
+            for label, name, bufs in whole_files:
+                url = f"{sim.base}/{name}"
+                size = os.path.getsize(os.path.join(root, name))
+                dt, reqs = read_all(url, bufs)
+                ta = time_aria2(url, work)
+                limit = size / rate + 2 * rtt
+                aria = f"{ta:.2f} s; aria2c / zt {ta / dt:.2f}" if ta else "aria2c missing"
+                print(f"| load {label} ({size >> 20} MiB), {cond} | {dt:.2f} s, {reqs} requests | limit "
+                      f"{limit:.2f} s: {limit / dt:.2f} | {aria} | ≥ 0.8, ≥ 1.0 |")
+            t = min(time_open(f"{sim.base}/tp.zt") for _ in range(3))
+            print(f"| open tp.zt, {cond} | {t * 1000:.0f} ms = {t / rtt:.1f} RTT | — | — | 2 RTT (+1 connect) |")
+            t = min(time_set_open(f"{sim.base}/set/model.zt.index.json") for _ in range(2))
+            print(f"| open an 8-shard set, {cond} | {t * 1000:.0f} ms = {t / rtt:.1f} RTT | — | — | ≈ 2–3 RTT "
+                  f"(+ index, connect) |")
+            for world in (2, 4, 8):
+                naive = run_ranks(f"{sim.base}/tp.zt", None, world, True)
+                naive_t = max(r[1] for r in naive)
+                for dim, split in ((0, "row"), (1, "column")):
+                    plan = {f"l{i}.weight": dim for i in range(4)}
+                    res = run_ranks(f"{sim.base}/tp.zt", plan, world, False)
+                    needed = tp_size / world
+                    limit = needed / (rate / world) + 3 * rtt
+                    worst = max(r[1] for r in res)
+                    ratio = max(r[3] / max(r[4], 1) for r in res)
+                    reqs = max(r[2] for r in res)
+                    print(f"| TP W={world} {split} split of {tp_size >> 20} MiB ({n}x{n} x4), {cond} | slowest rank "
+                          f"{worst:.2f} s, ≤ {reqs} requests, fetched/needed ≤ {ratio:.2f} | limit {limit:.2f} s: "
+                          f"{limit / worst:.2f} | every rank downloads all: {naive_t:.2f} s "
+                          f"({naive_t / worst:.1f}x slower) | ≥ 0.67, ≤ 1.5x bytes |")
+        finally:
+            sim.stop()

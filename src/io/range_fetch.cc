@@ -1,0 +1,117 @@
+// The execution of a read plan: needed ranges merged by the cost model
+// (range_plan.h) into requests, single or multi-range, and their bytes
+// scattered into the readers' buffers.
+#include "io/range_fetch.h"
+
+#ifdef ZT_HAVE_CURL
+
+#include <algorithm>
+#include <cstring>
+
+#include "io/http_retry.h"
+
+namespace zt {
+
+namespace {
+constexpr uint64_t kDirect = uint64_t{1} << 20;  // ranges this large are cut into pieces, not packed
+}  // namespace
+
+void scatter_pieces(const uint8_t *src, const Source::Piece *pieces, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (pieces[i].dst && pieces[i].len) std::memcpy(pieces[i].dst, src, pieces[i].len);
+    src += pieces[i].len;
+  }
+}
+
+// The cost model at work (docs/remote.md, "Ranges under latency"): a gap
+// g is worth fetching when g / rate < rtt / in flight; never more than
+// max_overfetch_percent of the needed bytes in gaps, never a request
+// longer than chunk_bytes. With multi-range requests, another range
+// costs a part header (~100 bytes), not a round trip: only gaps smaller
+// than kPartCost are fetched, and the ranges are packed into about
+// max_parallel requests of up to kMaxParts ranges.
+void fetch_ranges(const HttpTransport &net, const Source::Group *groups, const std::vector<NeededRange> &ranges,
+                  const std::vector<size_t> &which, uint64_t needed, bool multi) {
+  const UrlSettings &s = net.settings();
+  constexpr uint64_t kPartCost = 256;
+  constexpr size_t kMaxParts = 256;  // ~6 KB of Range header: within nginx's 8 KiB line
+  MergeLimits lim;
+  lim.max_gap = net.link().worthwhile_gap(std::min<uint64_t>(s.max_parallel, ranges.size()));
+  if (multi) lim.max_gap = std::min(lim.max_gap, kPartCost);
+  lim.max_waste = needed / 100 * s.max_overfetch_percent + needed % 100 * s.max_overfetch_percent / 100;
+  lim.max_len = s.chunk_bytes;
+  std::vector<size_t> order;
+  const std::vector<MergedRange> merged = merge_ranges(ranges, lim, order);
+  std::vector<std::vector<uint8_t>> bufs(merged.size());
+  std::vector<uint8_t *> dsts(merged.size());
+  for (size_t k = 0; k < merged.size(); ++k) {
+    const MergedRange &m = merged[k];
+    const Source::Group &only = groups[which[order[m.first]]];
+    if (m.first == m.last && only.n == 1) {
+      dsts[k] = static_cast<uint8_t *>(only.pieces[0].dst);
+    } else {
+      bufs[k].resize(m.len);
+      dsts[k] = bufs[k].data();
+    }
+  }
+  // Large ranges (a row split's block) are cut into pieces spread over
+  // the connections, all in the same wave as the small ones.
+  std::vector<Transfer> ts;
+  std::vector<MergedRange> small;
+  std::vector<uint8_t *> small_dsts;
+  uint64_t large = 0;
+  for (const MergedRange &m : merged)
+    if (m.len >= kDirect) large += m.len;
+  const uint64_t piece = large ? net.link().chunk_for(large, s.max_parallel, s.chunk_bytes) : 0;
+  for (size_t k = 0; k < merged.size(); ++k) {
+    if (merged[k].len < kDirect) {
+      small.push_back(merged[k]);
+      small_dsts.push_back(dsts[k]);
+      continue;
+    }
+    for (uint64_t off = 0; off < merged[k].len; off += piece) {
+      Transfer t;
+      t.offset = merged[k].offset + off;
+      t.len = std::min<uint64_t>(piece, merged[k].len - off);
+      t.dst = dsts[k] + off;
+      ts.push_back(std::move(t));
+    }
+  }
+  if (multi && small.size() > 1) {
+    for (const auto &[a, b] : pack_ranges(small, s.max_parallel, kMaxParts)) {
+      Transfer t;
+      if (a == b) {
+        t.offset = small[a].offset;
+        t.len = small[a].len;
+        t.dst = small_dsts[a];
+      } else {
+        for (size_t k = a; k <= b; ++k) {
+          t.parts.push_back({small[k].offset, small[k].len, small_dsts[k]});
+          t.len += small[k].len;
+        }
+        t.offset = small[a].offset;
+      }
+      ts.push_back(std::move(t));
+    }
+  } else {
+    for (size_t k = 0; k < small.size(); ++k) {
+      Transfer t;
+      t.offset = small[k].offset;
+      t.len = small[k].len;
+      t.dst = small_dsts[k];
+      ts.push_back(std::move(t));
+    }
+  }
+  run_with_retries(net, ts);
+  for (size_t k = 0; k < merged.size(); ++k) {
+    if (bufs[k].empty()) continue;
+    for (size_t j = merged[k].first; j <= merged[k].last; ++j) {
+      const Source::Group &grp = groups[which[order[j]]];
+      scatter_pieces(bufs[k].data() + (grp.offset - merged[k].offset), grp.pieces, grp.n);
+    }
+  }
+}
+
+}  // namespace zt
+
+#endif  // ZT_HAVE_CURL
