@@ -559,6 +559,35 @@ typedef void (*zt_verify_callback_n)(void *user, const char *object,
 ZT_API zt_status zt_file_verify_n(const zt_file *file, uint32_t strict,
                                   zt_verify_callback_n cb, void *user);
 
+/* The content digest of a v2 model (spec §6.4): "<alg>:<hex>" over each
+ * object's shape, layout and attributes and each part's dtype, logical type
+ * and digest, so the same tensors give the same answer in one file or many,
+ * at any placement, raw or compressed. alg: ZT_DIGEST_XXH3 or
+ * ZT_DIGEST_SHA256. Written NUL-terminated into dst; *out_len (required)
+ * gets its length without the NUL. dst = NULL / dst_capacity = 0 asks the
+ * size; a capacity below *out_len + 1 gives ZT_E_BUFFER_TOO_SMALL.
+ * Undefined when a part carries no digest: ZT_E_UNSUPPORTED, the message
+ * naming the first such part; ZT_E_WRONG_FORMAT for a 1.x file or a data
+ * shard. Reads no tensor bytes. 1.3.0. */
+ZT_API zt_status zt_file_content_digest(const zt_file *file, zt_digest_alg alg,
+                                        char *dst, size_t dst_capacity,
+                                        size_t *out_len);
+
+/* Whether a v2 file is in canonical form (spec §6.3: one manifest and no
+ * unreferenced blobs; blobs at 64 KiB boundaries from 65536, packed in
+ * (object, part) name order; identical parts sharing one blob; raw parts
+ * with xxh3 digests; names in NFC; no shard table). *out_rule = 0 when it
+ * is; otherwise the number (1..6) of the first rule it misses (rules 6
+ * and 5 are checked first, then the parts in name order; a blob out of
+ * place is reported once, not again for what it displaces), and
+ * *out_message (optional: NULL to skip; caller frees with zt_free; NULL
+ * when canonical) lists every miss as "rule N: ...", naming the part and
+ * offsets. Zero-length parts are placed as the canonical writer places
+ * them (docs/v2.md). ZT_E_WRONG_FORMAT for a file that is not v2. Reads
+ * the footer again, no tensor bytes. 1.3.0. */
+ZT_API zt_status zt_file_canonical(const zt_file *file, uint32_t *out_rule,
+                                   char **out_message);
+
 /* The whole manifest model as one JSON document (caller frees, zt_free). */
 ZT_API zt_status zt_file_to_json(const zt_file *file, char **out);
 

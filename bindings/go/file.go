@@ -256,6 +256,30 @@ func (f *File) Close() error {
 }
 
 // Version is the spec version the file declares ("1.2.0", "0.1.0", ...).
+// ContentDigest is the content digest of a zTensor v2 model (v2 spec §6.4),
+// "sha256:<hex>" or "xxh3:<hex>" (alg DigestSHA256 or DigestXXH3): the same
+// for the same tensors whatever their placement, encoding or number of
+// files, computed from the manifest alone. When a part carries no digest it
+// is undefined: an error with ErrUnsupported naming the part.
+func (f *File) ContentDigest(alg DigestAlg) (string, error) {
+	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
+	if err := f.g.enter(); err != nil {
+		return "", err
+	}
+	defer f.g.leave()
+	calg := C.zt_digest_alg(alg.toC())
+	var n C.size_t
+	var e *C.char
+	if err := check(C.ztg_file_content_digest(f.h, calg, nil, 0, &n, &e), e); err != nil {
+		return "", err
+	}
+	buf := make([]byte, int(n)+1)
+	if err := check(C.ztg_file_content_digest(f.h, calg, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), &n, &e), e); err != nil {
+		return "", err
+	}
+	return string(buf[:int(n)]), nil
+}
+
 func (f *File) Version() (string, error) {
 	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
 	if err := f.g.enter(); err != nil {

@@ -38,6 +38,10 @@ zt_status ztg_open_io(uintptr_t handle, uint64_t size, const char *name, const z
   ZTG_CALL(zt_open_io(&io, o, out));
 }
 zt_status ztg_file_version(const zt_file *f, const char **out, char **err) { ZTG_CALL(zt_file_version(f, out)); }
+zt_status ztg_file_content_digest(const zt_file *f, zt_digest_alg alg, char *dst, size_t cap, size_t *len,
+                                  char **err) {
+  ZTG_CALL(zt_file_content_digest(f, alg, dst, cap, len));
+}
 zt_status ztg_object_count(const zt_file *f, size_t *out, char **err) { ZTG_CALL(zt_file_object_count(f, out)); }
 zt_status ztg_object_at(const zt_file *f, size_t i, const zt_object **out, char **err) {
   ZTG_CALL(zt_file_object_at(f, i, out));

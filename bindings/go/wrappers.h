@@ -19,6 +19,8 @@ zt_status ztg_open_url(const char *url, const zt_url_options *u, const zt_open_o
 zt_status ztg_open_io(uintptr_t handle, uint64_t size, const char *name, const zt_open_options *o, zt_file **out,
                       char **err);
 zt_status ztg_file_version(const zt_file *f, const char **out, char **err);
+zt_status ztg_file_content_digest(const zt_file *f, zt_digest_alg alg, char *dst, size_t cap, size_t *len,
+                                  char **err);
 zt_status ztg_object_count(const zt_file *f, size_t *out, char **err);
 zt_status ztg_object_at(const zt_file *f, size_t i, const zt_object **out, char **err);
 zt_status ztg_object_by_name(const zt_file *f, const char *name, size_t len, const zt_object **out, char **err);

@@ -466,3 +466,62 @@ func TestWriteV2(t *testing.T) {
 		t.Fatalf("the default is no longer 1.2")
 	}
 }
+
+// The content digest of a v2 model (spec §6.4): the same tensors give the
+// same digest at 64 KiB or 4 KiB placement, in any order, raw or
+// zstd-seekable; other tensors another; no part digest, no content digest.
+func TestContentDigestV2(t *testing.T) {
+	write := func(order []string, opts *ztensor.WriterOptions) []byte {
+		w, err := ztensor.CreateMemory(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range order {
+			if err := ztensor.AddDense(w, name, []uint64{3}, []float32{1, 2, float32(len(name))}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := w.FinishMemory()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	digest := func(b []byte, alg ztensor.DigestAlg) (string, error) {
+		f, err := ztensor.OpenMemory(b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		return f.ContentDigest(alg)
+	}
+	canonical := write([]string{"a", "bb"}, &ztensor.WriterOptions{Format: 2})
+	floor := write([]string{"bb", "a"}, &ztensor.WriterOptions{Format: 2, NonCanonical: true, Alignment: 4096})
+	zstd := write([]string{"a", "bb"}, &ztensor.WriterOptions{Format: 2, NonCanonical: true, Encoding: ztensor.Zstd})
+	if string(canonical) == string(floor) || string(canonical) == string(zstd) {
+		t.Fatalf("the files should differ")
+	}
+	for _, alg := range []ztensor.DigestAlg{ztensor.DigestSHA256, ztensor.DigestXXH3} {
+		d, err := digest(canonical, alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, other := range [][]byte{floor, zstd} {
+			if o, err := digest(other, alg); err != nil || o != d {
+				t.Fatalf("content digest %q vs %q (%v)", d, o, err)
+			}
+		}
+	}
+	d, _ := digest(canonical, ztensor.DigestSHA256)
+	if !strings.HasPrefix(d, "sha256:") || len(d) != 7+64 {
+		t.Fatalf("digest %q", d)
+	}
+	if o, _ := digest(write([]string{"a", "cc"}, &ztensor.WriterOptions{Format: 2}), ztensor.DigestSHA256); o == d {
+		t.Fatalf("different tensors, same content digest")
+	}
+	none := write([]string{"w"}, &ztensor.WriterOptions{Format: 2, NonCanonical: true, Digest: ztensor.DigestNone})
+	_, err := digest(none, ztensor.DigestSHA256)
+	if !errors.Is(err, ztensor.ErrUnsupported) || !strings.Contains(err.Error(), "'w' part 'data' carries no digest") {
+		t.Fatalf("want ErrUnsupported naming the part, got %v", err)
+	}
+}

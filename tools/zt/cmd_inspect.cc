@@ -15,7 +15,10 @@ const char *const kInfoUsage =
     "Prints the spec version, the file attributes and every object (name, shape,\n"
     "format, attributes) with its components (role, dtype, logical type,\n"
     "encoding, offset, stored and decoded length, digest). Damaged objects are\n"
-    "listed with their error. --json prints the whole model as one JSON document.\n"
+    "listed with their error. For a zTensor v2 file, 'content' is its content\n"
+    "digest (v2 spec §6.4: the same tensors give the same one whatever the\n"
+    "placement, encoding or number of files), or why it is undefined.\n"
+    "--json prints the whole model as one JSON document.\n"
     "FILE may also be a .safetensors, .npy, .npz or .gguf file (by extension, or\n"
     "the magic bytes of the last three): it is described the same way, with\n"
     "version 'none' (in JSON: \"version\": null and \"source_format\"), every\n"
@@ -80,6 +83,15 @@ int cmd_info(const std::vector<std::string> &argv) {
   uint32_t data_shard = 0;
   if (zt_file_data_shard(f.get(), &data_shard) == ZT_OK && data_shard)
     std::printf("data shard: yes (format v2: no manifest; its blobs are read through a root that names it)\n");
+  else if (version && version[0] == '2') {
+    // The model's identity (v2 spec §6.4), from the manifest alone.
+    size_t len = 0;
+    std::string digest(80, '\0');
+    if (zt_file_content_digest(f.get(), ZT_DIGEST_SHA256, &digest[0], digest.size(), &len) == ZT_OK)
+      std::printf("content:    %s\n", digest.substr(0, len).c_str());
+    else
+      std::printf("content:    undefined (%s)\n", shown(zt_last_error()).c_str());
+  }
   std::printf("objects:    %zu\n", count);
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;

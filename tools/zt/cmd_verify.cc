@@ -9,13 +9,16 @@
 namespace ztcli {
 
 const char *const kVerifyUsage =
-    "usage: zt verify FILE [--strict] [--quiet]\n\n"
+    "usage: zt verify FILE [--strict] [--quiet] [--canonical]\n\n"
     "Checks the container, the manifest, every object's structure and every\n"
     "component's digest (and that zstd data decodes to the declared size).\n"
     "--strict also checks composite structure (sparse indices, quantization\n"
     "sizes) and bool bytes, and reports spec 1.2 zstd components without the\n"
     "uncompressed_length 1.2 requires (read anyway, as the original\n"
-    "implementation reads them). Prints each failure; exits 1 if there is any.\n";
+    "implementation reads them). Prints each failure; exits 1 if there is any.\n"
+    "--canonical (zTensor v2) also checks canonical form (v2 spec §6.3) and\n"
+    "prints each rule the file misses (\"NOT CANONICAL rule N: ...\"); a file\n"
+    "that is valid but not canonical exits 1 too.\n";
 
 namespace {
 
@@ -39,7 +42,7 @@ void on_failure(void *user, const char *object, size_t object_len, const char *r
 int cmd_verify(const std::vector<std::string> &argv) {
   Args a;
   std::string err;
-  if (!parse_args(argv, {"--strict", "--quiet"}, {}, a, err)) return usage_error("verify", err);
+  if (!parse_args(argv, {"--strict", "--quiet", "--canonical"}, {}, a, err)) return usage_error("verify", err);
   if (a.positional.size() != 1) return usage_error("verify", "expected one FILE");
   FilePtr f;
   if (int rc = open_input(a.positional[0], f, "'" + display_path(a.positional[0]) + "' is not readable")) return rc;
@@ -54,13 +57,39 @@ int cmd_verify(const std::vector<std::string> &argv) {
   if (st != ZT_OK && t.failures == 0) return report("verify: '" + display_path(a.positional[0]) + "'", st);
   size_t count = 0;
   zt_file_object_count(f.get(), &count);
+  uint32_t rule = 0;
+  if (a.has("--canonical")) {
+    char *why = nullptr;
+    const zt_status cst = zt_file_canonical(f.get(), &rule, &why);
+    if (cst != ZT_OK) return report("verify --canonical: '" + display_path(a.positional[0]) + "'", cst);
+    if (rule != 0 && !t.quiet) {
+      // One line per rule missed ("rule N: ..." items joined by "; ").
+      const std::string text = why ? why : "";
+      size_t from = 0;
+      while (from < text.size()) {
+        size_t next = text.find("; rule ", from);
+        if (next == std::string::npos) next = text.size();
+        std::printf("NOT CANONICAL %s\n", shown(text.substr(from, next - from)).c_str());
+        from = next == text.size() ? next : next + 2;
+      }
+    }
+    zt_free(why);
+  }
   f.reset();
   if (st != ZT_OK) {
     if (!t.quiet)
       std::printf("%s: %zu failure(s) in %zu object(s)\n", display_path(a.positional[0]).c_str(), t.failures, count);
     return kFailure;
   }
-  if (!t.quiet) std::printf("%s: OK (%zu objects)\n", display_path(a.positional[0]).c_str(), count);
+  if (rule != 0) {
+    if (!t.quiet)
+      std::printf("%s: valid, not canonical (first miss: v2 spec §6.3 rule %u)\n",
+                  display_path(a.positional[0]).c_str(), rule);
+    return kFailure;
+  }
+  if (!t.quiet)
+    std::printf("%s: OK (%zu objects%s)\n", display_path(a.positional[0]).c_str(), count,
+                a.has("--canonical") ? ", canonical" : "");
   return kOk;
 }
 

@@ -280,6 +280,24 @@ class Reader(Mapping[str, ObjectValue]):
         check(lib.zt_file_version(self._require_open().ptr, byref(v)))
         return (v.value or b"").decode()
 
+    @_holding
+    def content_digest(self, algorithm: str = "sha256") -> str:
+        """The content digest of a zTensor v2 model (v2 spec §6.4),
+        "sha256:<hex>" or "xxh3:<hex>": the same for the same tensors
+        whatever their placement, encoding or number of files. Computed from
+        the manifest alone (no tensor bytes are read). Raises ZTensorError
+        when it is undefined (a part carries no digest; the message names
+        it) or the file is not v2; ValueError for another algorithm."""
+        algs = {"sha256": 2, "xxh3": 4}
+        if algorithm not in algs:
+            raise ValueError("content_digest: algorithm must be 'sha256' or 'xxh3', not %r" % (algorithm,))
+        ptr = self._require_open().ptr
+        n = c_size_t()
+        check(lib.zt_file_content_digest(ptr, algs[algorithm], None, 0, byref(n)))
+        buf = ctypes.create_string_buffer(n.value + 1)
+        check(lib.zt_file_content_digest(ptr, algs[algorithm], buf, len(buf), byref(n)))
+        return buf.value.decode("ascii")
+
     @property
     def format(self) -> str:
         """The file's format, by the original zTensor reader's names: "zt",

@@ -1283,6 +1283,22 @@ extern "C" {
     ) -> zt_status;
 }
 extern "C" {
+    pub fn zt_file_content_digest(
+        file: *const zt_file,
+        alg: zt_digest_alg,
+        dst: *mut std::os::raw::c_char,
+        dst_capacity: usize,
+        out_len: *mut usize,
+    ) -> zt_status;
+}
+extern "C" {
+    pub fn zt_file_canonical(
+        file: *const zt_file,
+        out_rule: *mut u32,
+        out_message: *mut *mut std::os::raw::c_char,
+    ) -> zt_status;
+}
+extern "C" {
     pub fn zt_file_to_json(file: *const zt_file, out: *mut *mut std::os::raw::c_char) -> zt_status;
 }
 #[repr(C)]

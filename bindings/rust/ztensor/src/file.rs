@@ -142,6 +142,24 @@ impl File {
         Ok(c_str(p).to_string())
     }
 
+    /// The content digest of a zTensor v2 model (v2 spec §6.4),
+    /// `"sha256:<hex>"` or `"xxh3:<hex>"` (`alg` is `Sha256` or `Xxh3`): the
+    /// same for the same tensors whatever their placement, encoding or number
+    /// of files, computed from the manifest alone. An error with
+    /// `Status::Unsupported` when a part carries no digest (the message names
+    /// it): the digest is then undefined, never approximated.
+    pub fn content_digest(&self, alg: DigestAlg) -> Result<String> {
+        let raw_alg = alg.raw() as sys::zt_digest_alg;
+        let mut len = 0usize;
+        check(unsafe { sys::zt_file_content_digest(self.raw.as_ptr(), raw_alg, ptr::null_mut(), 0, &mut len) })?;
+        let mut buf = vec![0u8; len + 1];
+        check(unsafe {
+            sys::zt_file_content_digest(self.raw.as_ptr(), raw_alg, buf.as_mut_ptr() as *mut c_char, buf.len(), &mut len)
+        })?;
+        buf.truncate(len);
+        Ok(String::from_utf8_lossy(&buf).into_owned())
+    }
+
     /// Number of objects.
     pub fn len(&self) -> Result<usize> {
         let mut n = 0;

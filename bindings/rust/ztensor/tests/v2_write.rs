@@ -1,7 +1,7 @@
 //! Writing zTensor v2 (docs/v2.md, Writing): WriterOptions::v2() gives a
 //! canonical file, the same bytes whatever order the tensors come in;
 //! canonical(false) takes zstd (zt.zstd-seekable/1) and sha256.
-use ztensor::{DigestAlg, Encoding, Writer, WriterOptions};
+use ztensor::{DigestAlg, Encoding, File, OpenOptions, Writer, WriterOptions};
 
 const MAGIC_V2: &[u8] = b"\x89ZT2\r\n\x1a\n";
 
@@ -41,4 +41,33 @@ fn v2_non_canonical_options() {
 fn default_stays_1_2() {
     let f = write(&["x"], &WriterOptions::new());
     assert_eq!(&f[..4], b"ZTEN");
+}
+
+fn content_digest(bytes: Vec<u8>, alg: DigestAlg) -> ztensor::Result<String> {
+    File::from_memory(bytes, &OpenOptions::new())?.content_digest(alg)
+}
+
+#[test]
+fn v2_content_digest_ignores_placement_order_and_encoding() {
+    let canonical = write(&["a", "bb"], &WriterOptions::new().v2());
+    let floor = write(&["bb", "a"], &WriterOptions::new().v2().canonical(false).alignment(4096));
+    let zstd = write(&["a", "bb"], &WriterOptions::new().v2().canonical(false).encoding(Encoding::Zstd));
+    assert_ne!(canonical, floor);
+    assert_ne!(canonical, zstd);
+    for alg in [DigestAlg::Sha256, DigestAlg::Xxh3] {
+        let d = content_digest(canonical.clone(), alg).unwrap();
+        assert!(d.starts_with(if alg == DigestAlg::Sha256 { "sha256:" } else { "xxh3:" }), "{d}");
+        assert_eq!(d, content_digest(floor.clone(), alg).unwrap());
+        assert_eq!(d, content_digest(zstd.clone(), alg).unwrap());
+    }
+    let other = write(&["a", "cc"], &WriterOptions::new().v2());
+    assert_ne!(content_digest(canonical, DigestAlg::Sha256).unwrap(), content_digest(other, DigestAlg::Sha256).unwrap());
+}
+
+#[test]
+fn v2_content_digest_undefined_without_part_digests() {
+    let f = write(&["w"], &WriterOptions::new().v2().canonical(false).v2_digest(DigestAlg::None));
+    let e = content_digest(f, DigestAlg::Sha256).unwrap_err();
+    assert_eq!(e.status(), ztensor::Status::Unsupported);
+    assert!(e.message().contains("'w' part 'data' carries no digest"), "{}", e.message());
 }
