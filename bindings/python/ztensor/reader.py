@@ -15,9 +15,10 @@ import numpy as np
 from . import _attributes, _composite, _dlpack, _openers
 from ._bulk import MappedBuffer
 from ._dtypes import BY_CODE, numpy_dtype, zt_type_name
-from ._handle import _component_info, _file_position, _FileHandle, _holding, _is_buffer, _read_result, _text, is_url
+from ._file_object import open_file_object
+from ._handle import _component_info, _FileHandle, _holding, _is_buffer, _text, is_url
 from ._info import ComponentInfo, ObjectInfo, Quantized, SparseCOO, SparseCSR, TensorMetadata
-from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, Io, IoReadAt, IoStats,
+from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, IoStats,
                    ObjectInfo as _CObjectInfo, OpenOptions, UrlOptions, ZTensorError, ZTensorFileNotFoundError,
                    check, lib, take_string, text_field, verify_file)
 from ._redact import redact_url
@@ -151,7 +152,7 @@ class Reader(Mapping[str, ObjectValue]):
             check(status)
             self.path = os.fsdecode(source)
         elif hasattr(source, "read") and hasattr(source, "seek") and not _is_buffer(source):
-            keep = self._open_file_object(source, opts, out)
+            keep = open_file_object(source, opts, out)
             self.path = None
         else:
             try:
@@ -172,49 +173,6 @@ class Reader(Mapping[str, ObjectValue]):
         self._index = self._table.index
         self._attributes: Any = None
         self._attributes_read = False
-
-    @staticmethod
-    def _open_file_object(fileobj: Any, opts: OpenOptions, out: c_void_p) -> Any:
-        """Opens a Python file object (anything with read and seek: an open
-        file, io.BytesIO, an fsspec file) through zt_open_io. The library
-        calls back for byte ranges; the calls are serialised (threads=1 and
-        a lock), each a seek and a read."""
-        import threading
-        lock = threading.Lock()
-        fileobj.seek(0, os.SEEK_END)
-        size = _file_position(fileobj.tell(), f"{type(fileobj).__name__}.tell()")
-
-        def read_at(_user: Optional[int], offset: int, length: int, dst: Optional[int],
-                    out_len: "ctypes._Pointer[c_size_t]") -> int:
-            # Nothing the file object returns is trusted: a read() of more
-            # than `length` bytes would overflow dst (the library's buffer).
-            try:
-                with lock:
-                    where = fileobj.seek(offset)
-                    if where is not None and _file_position(where, "seek()") != offset:
-                        raise ValueError(f"seek({offset}) returned {where}")
-                    data = _read_result(fileobj.read(length), length)
-                n = len(data)
-                if n:
-                    ctypes.memmove(dst or 0, data, n)
-                out_len[0] = n
-                return ZT_OK
-            except BaseException as e:  # never unwind through the library
-                lib.zt_io_set_error(f"{type(fileobj).__name__}.read at {offset}: {type(e).__name__}: {e}"
-                                    .encode("utf-8", "replace"))
-                return -4  # ZT_E_IO
-
-        callback = IoReadAt(read_at)
-        io = Io()
-        lib.zt_io_init(byref(io))
-        io.size = size
-        io.read_at = callback
-        name = getattr(fileobj, "name", None) or getattr(fileobj, "path", None)
-        io.name = str(name).encode("utf-8", "replace") if name is not None else None
-        opts.threads = 1
-        opts.access = 1  # no mapping: every byte comes through read_at
-        check(lib.zt_open_io(byref(io), byref(opts), byref(out)))
-        return callback
 
     @_holding
     def io_stats(self) -> Dict[str, Any]:
