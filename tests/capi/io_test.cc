@@ -400,3 +400,39 @@ TEST(OpenUrl, OtherSchemesWhenAllowed) {
   EXPECT_EQ(st.requests, 0u);
   zt_close(f);
 }
+
+namespace {
+
+// zt_redact_url: the rule bindings use for their reprs and messages.
+std::string redacted(const std::string &in) {
+  size_t need = 0;
+  EXPECT_EQ(zt_redact_url(in.data(), in.size(), nullptr, 0, &need), ZT_E_BUFFER_TOO_SMALL);
+  std::string out(need + 1, '\x7f');
+  size_t len = 0;
+  EXPECT_EQ(zt_redact_url(in.data(), in.size(), &out[0], out.size(), &len), ZT_OK) << zt_last_error();
+  EXPECT_EQ(len, need);
+  EXPECT_EQ(out[len], '\0');
+  out.resize(len);
+  return out;
+}
+
+}  // namespace
+
+TEST(RedactUrl, CredentialsQueriesAndFragmentsGo) {
+  EXPECT_EQ(redacted("https://user:secret@host:8080/m.zt?X-Amz-Signature=abc#frag"),
+            "https://<credentials>@host:8080/m.zt?<redacted>");
+  EXPECT_EQ(redacted("http://host/a.zt#x"), "http://host/a.zt");
+  // s3: only the part before the bucket; the key is literal.
+  EXPECT_EQ(redacted("s3://AKIA:secret@bucket/key?with#marks"), "s3://<credentials>@bucket/key?with#marks");
+  EXPECT_EQ(redacted("/local/path?not-a-query"), "/local/path?not-a-query");
+  EXPECT_EQ(redacted(""), "");
+  // Lengths, not C strings: a NUL inside is kept, nothing past len is read.
+  const std::string with_nul("a\0b", 3);
+  EXPECT_EQ(redacted(with_nul), with_nul);
+  char small[4];
+  size_t len = 0;
+  EXPECT_EQ(zt_redact_url("https://u:p@h/", 14, small, sizeof small, &len), ZT_E_BUFFER_TOO_SMALL);
+  EXPECT_EQ(len, std::strlen("https://<credentials>@h/"));
+  EXPECT_EQ(zt_redact_url(nullptr, 3, small, sizeof small, &len), ZT_E_INVALID_ARG);
+  EXPECT_EQ(zt_redact_url("x", 1, nullptr, 8, &len), ZT_E_INVALID_ARG);
+}

@@ -16,8 +16,10 @@ def redact_url(path_or_url: str) -> str:
     """`path_or_url` with any credential a URL may carry replaced by a placeholder."""
     raw = os.fsencode(path_or_url)
     need = c_size_t()
-    lib.zt_redact_url(raw, len(raw), None, 0, byref(need))  # ZT_E_BUFFER_TOO_SMALL, with the size
-    buf = create_string_buffer(need.value + 1)
+    # Redaction grows a URL by at most its two placeholders: one call, so
+    # that no size query replaces the thread's last error (this runs while
+    # messages about another failure are being built).
+    buf = create_string_buffer(len(raw) + 64)
     status = lib.zt_redact_url(raw, len(raw), buf, len(buf), byref(need))
     if status != 0:
         raise RuntimeError(f"zt_redact_url failed ({status})")
