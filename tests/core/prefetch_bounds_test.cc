@@ -4,7 +4,6 @@
 // not fill the page cache with its holes), and its second descriptor lives
 // only as long as the thread, within the descriptor budget of mapped files
 // (docs/limits.md).
-#include <algorithm>
 #include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -12,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -43,8 +43,9 @@ std::string slurp(const std::string &path) {
 // disk blocks, read as zeros), then the manifest and footer: 1 GiB long,
 // a few KiB on disk. The bytes between the last blob and the manifest
 // belong to no component.
-std::string write_sparse(const TempDir &dir, const std::string &name, int tensors = 1) {
-  const std::string dense = dir.file(name + ".dense");
+// A plain file of `tensors` 64-byte tensors.
+std::string write_dense(const TempDir &dir, const std::string &name, int tensors = 1) {
+  const std::string dense = dir.file(name);
   zt_writer_options wo;
   zt_writer_options_init(&wo);
   wo.sync = 0;
@@ -57,6 +58,12 @@ std::string write_sparse(const TempDir &dir, const std::string &name, int tensor
     EXPECT_EQ(zt_writer_add_dense(w, n.data(), n.size(), ZT_U8, shape, 1, v.data(), v.size(), nullptr), ZT_OK);
   }
   EXPECT_EQ(zt_writer_finish(w), ZT_OK) << zt_last_error();
+  return dense;
+}
+
+// The same tensors with a hole before the manifest.
+std::string write_sparse(const TempDir &dir, const std::string &name, int tensors = 1) {
+  const std::string dense = write_dense(dir, name + ".dense", tensors);
   const std::string bytes = slurp(dense);
   EXPECT_GT(bytes.size(), 16u);
   uint64_t manifest_size = 0;
@@ -172,7 +179,9 @@ TEST(PrefetchBounds, ASparseFileReadsOnlyWhatItsComponentsCover) {
 // reads the tensor, and the budget is never exceeded.
 TEST(PrefetchBounds, TheSecondDescriptorCountsAgainstTheBudget) {
   TempDir dir;
-  const std::string path = write_sparse(dir, "budget.zt");
+  // A small file: a 32-bit process maps only a few sparse GiB files, and
+  // opens that fall back to pread hold no budget slot.
+  const std::string path = write_dense(dir, "budget.zt");
   struct rlimit old;
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &old), 0);
   // A low limit, with room for what the process holds already (a test
