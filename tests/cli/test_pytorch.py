@@ -237,7 +237,8 @@ class HostileZipTest(ztcli.TmpCase):
         self.assertIn("w\tdense\t[134217728]", run("ls", path).stdout)
         code, mb = peak_rss_mb(ZT, "info", path)
         self.assertEqual(code, 0)
-        self.assertLess(mb, 48)
+        if ztcli.RSS_BOUNDS_APPLY:  # ASan's shadow adds ~100 MB
+            self.assertLess(mb, 48)
         p = run("cat", path, "w", check=False)
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("--max-decoded-size", p.stderr)
