@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "util/utf8.h"
+
 namespace zt::foreign {
 namespace {
 
@@ -33,44 +35,6 @@ void append_bytes(CborItem &out, std::string_view s) {
 }
 
 }  // namespace
-
-// Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above
-// U+10FFFF — what a CBOR text string must hold.
-bool valid_utf8(std::string_view s) {
-  size_t i = 0;
-  const size_t n = s.size();
-  while (i < n) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len;
-    uint32_t cp;
-    if ((c >> 5) == 6) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c >> 4) == 14) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c >> 3) == 30) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + len > n) return false;
-    for (size_t k = 1; k < len; ++k) {
-      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc >> 6) != 2) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    static const uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += len;
-  }
-  return true;
-}
 
 void cbor_append_uint(CborItem &out, uint64_t v) {
   head(out, cbor_encode_uint, v);

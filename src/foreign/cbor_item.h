@@ -36,6 +36,4 @@ void cbor_append_array_head(CborItem &out, uint64_t count);
 // The map {key: value, ...} as one item; keys must be valid UTF-8.
 CborItem cbor_map(const CborAttributes &attributes);
 
-bool valid_utf8(std::string_view s);
-
 }  // namespace zt::foreign
