@@ -13,6 +13,7 @@
 #include "manifest/cbor_tree.h"
 #include "types/half.h"
 #include "util/error.h"
+#include "util/json_sax.h"
 #include "util/u128.h"
 
 namespace zt {
@@ -161,83 +162,67 @@ struct JValue {
   }
 };
 
-constexpr int kMaxJsonDepth = 200;
+constexpr size_t kMaxJsonDepth = 200;
 
 // Builds a JValue from nlohmann's SAX events. Duplicate keys in an object
-// are refused (sorting its keys once the object is complete: O(k log k)):
-// a silently dropped value is lost data.
-class JsonBuilder : public nlohmann::json_sax<nlohmann::json> {
+// are refused (JsonSaxBase sorts its keys once the object is complete:
+// O(k log k)): a silently dropped value is lost data.
+class JsonBuilder : public JsonSaxBase {
  public:
+  JsonBuilder() : JsonSaxBase(kMaxJsonDepth) {}
   JValue root;
 
-  bool null() override { return put(JValue{}); }
-  bool boolean(bool v) override {
-    JValue j;
-    j.type = JValue::Type::Bool;
-    j.b = v;
-    return put(std::move(j));
-  }
-  bool number_integer(number_integer_t v) override {
-    JValue j;
-    j.type = JValue::Type::Int;
-    j.i = v;
-    return put(std::move(j));
-  }
-  bool number_unsigned(number_unsigned_t v) override {
-    JValue j;
-    j.type = JValue::Type::Uint;
-    j.u = v;
-    return put(std::move(j));
-  }
-  bool number_float(number_float_t v, const string_t &) override {
-    JValue j;
-    j.type = JValue::Type::Float;
-    j.d = v;
-    return put(std::move(j));
-  }
-  bool string(string_t &v) override {
-    JValue j;
-    j.type = JValue::Type::String;
-    j.s = std::move(v);
-    return put(std::move(j));
-  }
-  bool binary(binary_t &) override { fail(ZT_E_INVALID_ARG, "invalid JSON: binary values are not JSON"); }
-  bool start_object(std::size_t) override {
-    JValue j;
-    j.type = JValue::Type::Object;
-    return open(std::move(j));
-  }
-  bool key(string_t &k) override {
-    stack_.back()->members.emplace_back(std::move(k), JValue{});
-    return true;
-  }
-  bool end_object() override {
-    const JValue &o = *stack_.back();
-    std::vector<const std::string *> keys;
-    keys.reserve(o.members.size());
-    for (const auto &m : o.members) keys.push_back(&m.first);
-    std::sort(keys.begin(), keys.end(), [](const std::string *a, const std::string *b) { return *a < *b; });
-    for (size_t k = 1; k < keys.size(); ++k)
-      if (*keys[k - 1] == *keys[k])
-        fail(ZT_E_INVALID_ARG, "invalid JSON: the key \"" + printable(*keys[k]) + "\" appears twice in one object");
-    stack_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    JValue j;
-    j.type = JValue::Type::Array;
-    return open(std::move(j));
-  }
-  bool end_array() override {
-    stack_.pop_back();
-    return true;
-  }
   bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) override {
     fail(ZT_E_INVALID_ARG, std::string("invalid JSON: ") + e.what());
   }
 
  private:
   std::vector<JValue *> stack_;
+
+  void scalar(const JsonScalar &v) override {
+    JValue j;
+    switch (v.kind) {
+      case JsonKind::Null:
+        break;
+      case JsonKind::Bool:
+        j.type = JValue::Type::Bool;
+        j.b = v.boolean;
+        break;
+      case JsonKind::Integer:
+        j.type = JValue::Type::Int;
+        j.i = v.integer;
+        break;
+      case JsonKind::Unsigned:
+        j.type = JValue::Type::Uint;
+        j.u = v.unsigned_integer;
+        break;
+      case JsonKind::Float:
+        j.type = JValue::Type::Float;
+        j.d = v.real;
+        break;
+      case JsonKind::String:
+        j.type = JValue::Type::String;
+        j.s = std::move(*v.string);
+        break;
+      case JsonKind::Object:
+      case JsonKind::Array:
+        break;
+    }
+    *slot() = std::move(j);
+  }
+  void open(JsonKind kind) override {
+    JValue j;
+    j.type = kind == JsonKind::Object ? JValue::Type::Object : JValue::Type::Array;
+    JValue *at = slot();
+    *at = std::move(j);
+    stack_.push_back(at);
+  }
+  void on_key(std::string &k) override { stack_.back()->members.emplace_back(std::move(k), JValue{}); }
+  void close(JsonKind) override { stack_.pop_back(); }
+  [[noreturn]] void duplicate_key(const std::string &key) override {
+    fail(ZT_E_INVALID_ARG, "invalid JSON: the key \"" + printable(key) + "\" appears twice in one object");
+  }
+  [[noreturn]] void too_deep() override { fail(ZT_E_LIMIT, "JSON nesting deeper than 200 levels"); }
 
   // Where the next value goes: the root, the end of an array, or the member
   // whose key was just read.
@@ -249,17 +234,6 @@ class JsonBuilder : public nlohmann::json_sax<nlohmann::json> {
       return &top.items.back();
     }
     return &top.members.back().second;
-  }
-  bool put(JValue v) {
-    *slot() = std::move(v);
-    return true;
-  }
-  bool open(JValue v) {
-    if (stack_.size() >= kMaxJsonDepth) fail(ZT_E_LIMIT, "JSON nesting deeper than 200 levels");
-    JValue *at = slot();
-    *at = std::move(v);
-    stack_.push_back(at);
-    return true;
   }
 };
 
