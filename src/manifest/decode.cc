@@ -7,6 +7,7 @@
 
 #include "manifest/cbor_tree.h"
 #include "types/dtype.h"
+#include "util/cbor_out.h"
 #include "util/error.h"
 
 namespace zt {
@@ -592,9 +593,8 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
 }  // namespace
 
 std::string encode_raw_map(const std::vector<RawField> &fields) {
-  unsigned char head[9];
-  size_t n = cbor_encode_map_start(fields.size(), head, sizeof head);
-  std::string out(reinterpret_cast<char *>(head), n);
+  std::string out;
+  cbor::put_map(out, fields.size());
   for (const auto &f : fields) {
     out += f.key;
     out += f.value;

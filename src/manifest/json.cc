@@ -12,6 +12,7 @@
 
 #include "manifest/cbor_tree.h"
 #include "types/half.h"
+#include "util/cbor_out.h"
 #include "util/error.h"
 #include "util/json_sax.h"
 #include "util/u128.h"
@@ -237,31 +238,6 @@ class JsonBuilder : public JsonSaxBase {
   }
 };
 
-// libcbor 0.8 takes array and map sizes as size_t, 0.10 as uint64_t (and
-// every other head value as uint64_t): N is whatever `enc` takes.
-template <typename N>
-void put(std::string &out, size_t (*enc)(N, unsigned char *, size_t), uint64_t v) {
-  static_assert(std::is_unsigned<N>::value, "CBOR heads are unsigned");
-  if (v > std::numeric_limits<N>::max()) fail(ZT_E_LIMIT, "CBOR item count " + std::to_string(v) + " beyond size_t");
-  unsigned char buf[9];
-  size_t n = enc(static_cast<N>(v), buf, sizeof buf);
-  out.append(reinterpret_cast<char *>(buf), n);
-}
-
-void put_text(std::string &out, std::string_view s) {
-  unsigned char buf[9];
-  size_t n = cbor_encode_string_start(s.size(), buf, sizeof buf);
-  out.append(reinterpret_cast<char *>(buf), n);
-  out.append(s.data(), s.size());
-}
-
-void put_bytes(std::string &out, const std::string &b) {
-  unsigned char buf[9];
-  size_t n = cbor_encode_bytestring_start(b.size(), buf, sizeof buf);
-  out.append(reinterpret_cast<char *>(buf), n);
-  out += b;
-}
-
 // The narrowest IEEE width holding d exactly.
 void put_float(std::string &out, double d) {
   unsigned char buf[9];
@@ -304,20 +280,20 @@ void put_bigint(std::string &out, const std::string &s) {
     if (!x.times10_plus(static_cast<unsigned>(s[i] - '0'))) fail(ZT_E_INVALID_ARG, "JSON $bigint beyond 128 bits");
   }
   if (neg) {
-    if (x.is_zero()) return put(out, cbor_encode_uint, 0);
+    if (x.is_zero()) return cbor::put_uint(out, 0);
     const U128 m = x.minus_one();
-    if (m.fits_u64()) return put(out, cbor_encode_negint, m.lo);
+    if (m.fits_u64()) return cbor::put_negint(out, m.lo);
     x = m;
   } else if (x.fits_u64()) {
-    return put(out, cbor_encode_uint, x.lo);
+    return cbor::put_uint(out, x.lo);
   }
   std::string b;
   while (!x.is_zero()) {
     b.insert(b.begin(), static_cast<char>(x.low_byte()));
     x = x.shifted_out();
   }
-  put(out, cbor_encode_tag, neg ? 3 : 2);
-  put_bytes(out, b);
+  cbor::put_tag(out, neg ? 3 : 2);
+  cbor::put_bytes(out, b);
 }
 
 void encode(const JValue &j, std::string &out) {
@@ -329,21 +305,22 @@ void encode(const JValue &j, std::string &out) {
       out += static_cast<char>(j.b ? 0xf5 : 0xf4);
       return;
     case JValue::Type::Uint:
-      return put(out, cbor_encode_uint, j.u);
+      return cbor::put_uint(out, j.u);
     case JValue::Type::Int:
-      if (j.i >= 0) return put(out, cbor_encode_uint, static_cast<uint64_t>(j.i));
-      return put(out, cbor_encode_negint, static_cast<uint64_t>(-1 - j.i));
+      if (j.i >= 0) return cbor::put_uint(out, static_cast<uint64_t>(j.i));
+      return cbor::put_negint(out, static_cast<uint64_t>(-1 - j.i));
     case JValue::Type::Float:
       return put_float(out, j.d);
     case JValue::Type::String:
-      return put_text(out, j.s);
+      return cbor::put_text(out, j.s);
     case JValue::Type::Array:
-      put(out, cbor_encode_array_start, j.items.size());
+      cbor::put_array(out, j.items.size());
       for (const auto &e : j.items) encode(e, out);
       return;
     case JValue::Type::Object: {
       // The conventions of cbor_to_json, read back (see json.h).
-      if (const JValue *v = j.only("$bytes"); v && v->type == JValue::Type::String) return put_bytes(out, unhex(v->s));
+      if (const JValue *v = j.only("$bytes"); v && v->type == JValue::Type::String)
+        return cbor::put_bytes(out, unhex(v->s));
       if (const JValue *v = j.only("$float"); v && v->type == JValue::Type::String) {
         if (v->s == "nan") return put_float(out, NAN);
         if (v->s == "inf") return put_float(out, INFINITY);
@@ -362,12 +339,12 @@ void encode(const JValue &j, std::string &out) {
           if (m.first == "$value") value = &m.second;
         }
         if (tag && value && (tag->type == JValue::Type::Uint || (tag->type == JValue::Type::Int && tag->i >= 0))) {
-          put(out, cbor_encode_tag, tag->type == JValue::Type::Uint ? tag->u : static_cast<uint64_t>(tag->i));
+          cbor::put_tag(out, tag->type == JValue::Type::Uint ? tag->u : static_cast<uint64_t>(tag->i));
           return encode(*value, out);
         }
       }
       if (const JValue *v = j.only("$map"); v && v->type == JValue::Type::Array) {
-        put(out, cbor_encode_map_start, v->items.size());
+        cbor::put_map(out, v->items.size());
         for (const auto &p : v->items) {
           if (p.type != JValue::Type::Array || p.items.size() != 2)
             fail(ZT_E_INVALID_ARG, "JSON $map entries must be [key, value]");
@@ -376,9 +353,9 @@ void encode(const JValue &j, std::string &out) {
         }
         return;
       }
-      put(out, cbor_encode_map_start, j.members.size());
+      cbor::put_map(out, j.members.size());
       for (const auto &m : j.members) {
-        put_text(out, m.first);
+        cbor::put_text(out, m.first);
         encode(m.second, out);
       }
       return;
