@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "composite/parts.h"
-#include "reader.h"
 #include "types/dtype.h"
 #include "util/error.h"
 #include "v2/rule.h"
@@ -136,7 +135,7 @@ namespace {
 
 // sparse_csr (spec 1.2) and zt.sparse_csr/1: the parts read, the index
 // rules checked.
-LoadedSparse load_csr(const Reader &reader, const Object &obj) {
+LoadedSparse load_csr(const ComponentBytes &reader, const Object &obj) {
   LoadedSparse s;
   s.csr = true;
   s.values = &require_component(obj, "values");
@@ -152,7 +151,7 @@ LoadedSparse load_csr(const Reader &reader, const Object &obj) {
 
 // sparse_coo (spec 1.2: nnz is the values' count) and zt.sparse_coo/1
 // (nnz_from_coords: the profile derives it from coords).
-LoadedSparse load_coo(const Reader &reader, const Object &obj, bool nnz_from_coords) {
+LoadedSparse load_coo(const ComponentBytes &reader, const Object &obj, bool nnz_from_coords) {
   LoadedSparse s;
   s.values = &require_component(obj, "values");
   if (!nnz_from_coords) s.values_count = element_count(reader, obj, *s.values);
@@ -187,7 +186,7 @@ bool is_coo_format(const std::string &format) {
   return format == "sparse_coo" || format == kCooV2;
 }
 
-LoadedSparse load_sparse(const Reader &reader, const Object &obj) {
+LoadedSparse load_sparse(const ComponentBytes &reader, const Object &obj) {
   if (obj.format == kCsrV2)
     return load_v2([&] {
       LoadedSparse s = load_csr(reader, obj);
