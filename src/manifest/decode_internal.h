@@ -91,6 +91,20 @@ inline bool read_shape(const Tree &t, uint32_t i, Shape &out) {
   return true;
 }
 
+// Calls fn(k, v, key) for each key/value pair of the map `node`; key is
+// the key's text (empty when the key is not text: fn tells by t.node(k)).
+template <typename Fn>
+void for_each_pair(const Tree &t, uint32_t node, Fn fn) {
+  const uint64_t pairs = t.node(node).value;
+  uint32_t k = t.first_child(node);
+  for (uint64_t p = 0; p < pairs; ++p) {
+    const uint32_t v = t.next(k);
+    const auto &kn = t.node(k);
+    fn(k, v, kn.kind == Kind::Text ? t.text(kn) : std::string_view());
+    k = t.next(v);
+  }
+}
+
 // An 'encoding' name: raw, zstd, or unknown (damage).
 inline void set_encoding(Component &c, std::string_view name, Damage &dmg, const Ctx &ctx) {
   c.encoding_name = std::string(name);
@@ -100,21 +114,15 @@ inline void set_encoding(Component &c, std::string_view name, Damage &dmg, const
   if (!c.encoding) dmg.set(ZT_E_ENCODING, ctx + ": unknown encoding '" + printable(c.encoding_name) + "'");
 }
 
-// A field whose value must be an unsigned integer (or, take_shape, an
-// array of them): stored, with `have` set, or `wrong` told what it is not.
-template <typename Wrong>
-void take_uint(const Tree &t, uint32_t v, uint64_t &out, bool &have, Wrong wrong) {
-  if (read_uint(t, v, out))
+// A field whose value `read` takes (read_uint, read_shape): stored, with
+// `have` set, or `wrong` told what the value should have been.
+template <typename T, typename Wrong>
+void take(bool (*read)(const Tree &, uint32_t, T &), const Tree &t, uint32_t v, T &out, bool &have, const char *want,
+          Wrong wrong) {
+  if (read(t, v, out))
     have = true;
   else
-    wrong("an unsigned integer");
-}
-template <typename Wrong>
-void take_shape(const Tree &t, uint32_t v, Shape &out, bool &have, Wrong wrong) {
-  if (read_shape(t, v, out))
-    have = true;
-  else
-    wrong("an array of unsigned integers");
+    wrong(want);
 }
 
 inline void parse_digest_into(Component &c, Damage &dmg, const Ctx &ctx) {

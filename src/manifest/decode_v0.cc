@@ -32,12 +32,9 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
     bool have[5] = {};  // offset, size, dtype, shape, encoding
     std::string layout = "dense";
     std::vector<RawField> custom;
-    uint32_t k = t.first_child(e);
-    for (uint64_t p = 0; p < en.value; ++p) {
-      uint32_t v = t.next(k);
+    for_each_pair(t, e, [&](uint32_t k, uint32_t v, std::string_view key) {
       const auto &kn = t.node(k);
       const auto &vn = t.node(v);
-      std::string_view key = kn.kind == Kind::Text ? t.text(kn) : std::string_view();
       auto wrong = [&](const char *want) {
         cdmg.set(ZT_E_FIELD, ctx + ": legacy field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) +
                                  ", expected " + want);
@@ -46,9 +43,9 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
         custom.push_back({raw_string(t, k), raw_string(t, v)});
       } else if (key == "name") {
       } else if (key == "offset") {
-        take_uint(t, v, c.offset, have[0], wrong);
+        take(read_uint, t, v, c.offset, have[0], "an unsigned integer", wrong);
       } else if (key == "size") {
-        take_uint(t, v, c.length, have[1], wrong);
+        take(read_uint, t, v, c.length, have[1], "an unsigned integer", wrong);
       } else if (key == "dtype") {
         if (vn.kind != Kind::Text) {
           wrong("text");
@@ -59,7 +56,7 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
           if (!c.dtype) cdmg.set(ZT_E_DTYPE, ctx + ": unknown legacy dtype '" + printable(c.dtype_name) + "'");
         }
       } else if (key == "shape") {
-        take_shape(t, v, o.shape, have[3], wrong);
+        take(read_shape, t, v, o.shape, have[3], "an array of unsigned integers", wrong);
       } else if (key == "encoding") {
         if (vn.kind != Kind::Text) {
           wrong("text");
@@ -103,8 +100,7 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
         // Custom keys (sparse_format and friends included) become attributes.
         custom.push_back({raw_string(t, k), raw_string(t, v)});
       }
-      k = t.next(v);
-    }
+    });
     static const char *kRequired[] = {"offset", "size", "dtype", "shape", "encoding"};
     for (int i = 0; i < 5; ++i)
       if (!have[i]) cdmg.set(ZT_E_FIELD, ctx + ": required legacy field '" + kRequired[i] + "' is missing");

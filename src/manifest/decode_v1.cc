@@ -13,12 +13,8 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
     return;
   }
   bool have_dtype = false, have_offset = false, have_length = false;
-  const auto &m = t.node(node);
-  uint32_t k = t.first_child(node);
-  for (uint64_t p = 0; p < m.value; ++p) {
-    uint32_t v = t.next(k);
+  for_each_pair(t, node, [&](uint32_t k, uint32_t v, std::string_view key) {
     const auto &kn = t.node(k);
-    std::string_view key = kn.kind == Kind::Text ? t.text(kn) : std::string_view();
     const auto &vn = t.node(v);
     auto wrong = [&](const char *want) {
       dmg.set(ZT_E_FIELD,
@@ -69,9 +65,9 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
         c.logical_type = std::string(t.text(vn));
       }
     } else if (key == "offset") {
-      take_uint(t, v, c.offset, have_offset, wrong);
+      take(read_uint, t, v, c.offset, have_offset, "an unsigned integer", wrong);
     } else if (key == "length") {
-      take_uint(t, v, c.length, have_length, wrong);
+      take(read_uint, t, v, c.length, have_length, "an unsigned integer", wrong);
     } else if (key == "uncompressed_length") {
       if (is_null(t, v)) {
       } else if (!read_uint(t, v, c.uncompressed_length)) {
@@ -99,8 +95,7 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
     } else {
       c.extra.push_back({raw_string(t, k), raw_string(t, v)});
     }
-    k = t.next(v);
-  }
+  });
   if (!have_dtype) dmg.set(ZT_E_FIELD, ctx + ": required field 'dtype' is missing");
   if (!have_offset) dmg.set(ZT_E_FIELD, ctx + ": required field 'offset' is missing");
   if (!have_length) dmg.set(ZT_E_FIELD, ctx + ": required field 'length' is missing");
@@ -117,12 +112,9 @@ void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, co
     return;
   }
   bool have_shape = false, have_components = false;
-  uint32_t k = t.first_child(node);
-  for (uint64_t p = 0; p < n.value; ++p) {
-    uint32_t v = t.next(k);
+  for_each_pair(t, node, [&](uint32_t k, uint32_t v, std::string_view key) {
     const auto &kn = t.node(k);
     const auto &vn = t.node(v);
-    std::string_view key = kn.kind == Kind::Text ? t.text(kn) : std::string_view();
     auto wrong = [&](const char *want) {
       odmg.set(ZT_E_FIELD,
                ctx + ": field '" + std::string(key) + "' is a " + cbor::kind_name(vn.kind) + ", expected " + want);
@@ -130,7 +122,7 @@ void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, co
     if (kn.kind != Kind::Text) {
       o.extra.push_back({raw_string(t, k), raw_string(t, v)});
     } else if (key == "shape") {
-      take_shape(t, v, o.shape, have_shape, wrong);
+      take(read_shape, t, v, o.shape, have_shape, "an array of unsigned integers", wrong);
     } else if (key == "format") {
       if (vn.kind != Kind::Text) {
         wrong("text");
@@ -176,8 +168,7 @@ void decode_object_v1(const Tree &t, uint32_t node, Object &o, Manifest &man, co
     } else {
       o.extra.push_back({raw_string(t, k), raw_string(t, v)});
     }
-    k = t.next(v);
-  }
+  });
   if (!have_shape) odmg.set(ZT_E_FIELD, ctx + ": required field 'shape' is missing");
   if (!o.has_format) odmg.set(ZT_E_FIELD, ctx + ": required field 'format' is missing");
   if (!have_components) odmg.set(ZT_E_FIELD, ctx + ": required field 'components' is missing");
@@ -196,11 +187,8 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
   if (r.kind != Kind::Map)
     fail(ZT_E_MANIFEST, "'" + path + "': manifest is a CBOR " + cbor::kind_name(r.kind) + ", not a map");
   uint32_t version = 0, objects = 0;
-  uint32_t k = t.first_child(root);
-  for (uint64_t p = 0; p < r.value; ++p) {
-    uint32_t v = t.next(k);
+  for_each_pair(t, root, [&](uint32_t k, uint32_t v, std::string_view key) {
     const auto &kn = t.node(k);
-    std::string_view key = kn.kind == Kind::Text ? t.text(kn) : std::string_view();
     if (kn.kind == Kind::Text && key == "version") {
       version = v;
     } else if (kn.kind == Kind::Text && key == "objects") {
@@ -216,8 +204,7 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
     } else {
       man.extra.push_back({raw_string(t, k), raw_string(t, v)});
     }
-    k = t.next(v);
-  }
+  });
   if (!version) fail(ZT_E_VERSION, "'" + path + "': manifest has no 'version'");
   if (t.node(version).kind != Kind::Text)
     fail(ZT_E_VERSION,
@@ -244,7 +231,7 @@ void decode_v1(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
   // small tree, which stays in cache.
   Tree one;
   const std::string what = "'" + path + "' manifest";
-  k = t.first_child(objects);
+  uint32_t k = t.first_child(objects);
   for (uint64_t p = 0; p < on.value; ++p) {
     uint32_t v = t.next(k);
     if (t.node(k).kind != Kind::Text)
