@@ -125,6 +125,19 @@ void take(bool (*read)(const Tree &, uint32_t, T &), const Tree &t, uint32_t v, 
     wrong(want);
 }
 
+// An optional text field: null means absent. True, with its text in
+// `out`, when the value is text; `wrong` is told when it is neither.
+template <typename Wrong>
+bool optional_text(const Tree &t, uint32_t v, std::string_view &out, Wrong wrong) {
+  if (is_null(t, v)) return false;
+  if (t.node(v).kind != Kind::Text) {
+    wrong("text");
+    return false;
+  }
+  out = t.text(v);
+  return true;
+}
+
 inline void parse_digest_into(Component &c, Damage &dmg, const Ctx &ctx) {
   try {
     c.parsed_digest = parse_digest(c.digest);

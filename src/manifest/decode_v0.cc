@@ -72,12 +72,9 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
         else
           c.big_endian = t.text(vn) == "big";
       } else if (key == "checksum") {
-        if (is_null(t, v)) {
-        } else if (vn.kind != Kind::Text) {
-          wrong("text");
-        } else {
+        if (std::string_view text; optional_text(t, v, text, wrong)) {
           c.has_digest = true;
-          c.digest = std::string(t.text(vn));
+          c.digest = std::string(text);
           // Spec 0.1 §4 leaves the checksum's algorithm and representation
           // to producers and consumers: one that names no algorithm
           // ("algorithm:value") cannot be checked, but it is no damage.
@@ -88,12 +85,9 @@ void decode_v0(const Tree &t, Manifest &man, const DecodeLimits &limits, const s
             parse_digest_into(c, cdmg, ctx);
         }
       } else if (key == "layout") {
-        if (is_null(t, v)) {
-          // null means absent: the default, "dense" (spec 0.1 Tensor Metadata)
-        } else if (vn.kind != Kind::Text) {
-          wrong("text");
-        } else {
-          layout = std::string(t.text(vn));
+        // null means absent: the default, "dense" (spec 0.1 Tensor Metadata)
+        if (std::string_view text; optional_text(t, v, text, wrong)) {
+          layout = std::string(text);
           if (layout != "dense") custom.push_back({raw_string(t, k), raw_string(t, v)});
         }
       } else {

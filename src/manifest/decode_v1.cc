@@ -56,13 +56,10 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
                   ctx + ": unknown dtype '" + printable(c.dtype_name) + "' (not one of the 13 storage types)");
       }
     } else if (key == "type") {
-      if (is_null(t, v)) {
-        // null means absent
-      } else if (vn.kind != Kind::Text) {
-        wrong("text");
-      } else {
+      // null means absent
+      if (std::string_view text; optional_text(t, v, text, wrong)) {
         c.has_type = true;
-        c.logical_type = std::string(t.text(vn));
+        c.logical_type = std::string(text);
       }
     } else if (key == "offset") {
       take(read_uint, t, v, c.offset, have_offset, "an unsigned integer", wrong);
@@ -76,20 +73,14 @@ void decode_component_v1(const Tree &t, uint32_t node, Component &c, SpecVersion
         c.has_uncompressed_length = true;
       }
     } else if (key == "encoding") {
-      if (is_null(t, v)) {
-        // null means absent: the default, "raw" (spec 1.2 §1 Component)
-      } else if (vn.kind != Kind::Text) {
-        wrong("text");
-      } else {
-        set_encoding(c, t.text(vn), dmg, ctx);
+      // null means absent: the default, "raw" (spec 1.2 §1 Component)
+      if (std::string_view text; optional_text(t, v, text, wrong)) {
+        set_encoding(c, text, dmg, ctx);
       }
     } else if (key == "digest") {
-      if (is_null(t, v)) {
-      } else if (vn.kind != Kind::Text) {
-        wrong("text");
-      } else {
+      if (std::string_view text; optional_text(t, v, text, wrong)) {
         c.has_digest = true;
-        c.digest = std::string(t.text(vn));
+        c.digest = std::string(text);
         parse_digest_into(c, dmg, ctx);
       }
     } else {
