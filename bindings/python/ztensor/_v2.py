@@ -37,6 +37,11 @@ class DuplicateNameError(ZTensorError, ValueError):
     """ztensor.open([paths]) with a name in two files: a ValueError, as 2.x raises."""
 
 
+class NoDLPackTypeError(TypeError, BufferError):
+    """A logical type DLPack cannot name (f4_e2m1, ...): 2.x raises TypeError,
+    a DLPack exporter BufferError; this is both."""
+
+
 class Caps(NamedTuple):
     """What one part can do; each field is the precondition of the operation it names."""
     map: bool  # memoryview / DLPack without a copy
@@ -147,7 +152,7 @@ class V2Tensor(np.ndarray, Tensor):  # type: ignore[type-arg, misc]
         if dl_device is not None and tuple(dl_device) != (1, 0):
             raise BufferError(f"ztensor tensors live on the CPU, not on device {dl_device}")
         if self._typed is None:
-            raise BufferError(f"{self.name!r}: its type ({self.logical or self._dtype}) has no DLPack type: "
+            raise NoDLPackTypeError(f"{self.name!r}: its type ({self.logical or self._dtype}) has no DLPack type: "
                               "read its bytes (tobytes, memoryview)")
         if copy is False and not self._caps.map:
             raise BufferError(f"{self.name!r} is decoded into a copy; DLPack without a copy is not possible")
@@ -255,7 +260,7 @@ class Source(Mapping):  # type: ignore[type-arg]
         except BaseException:
             self.close()
             raise
-        self._names = list(self._where)
+        self._names = sorted(self._where)  # 2.x: "Tensor names, sorted"
         self._closed = False
 
     def _check(self) -> None:
@@ -357,7 +362,7 @@ def detect(path: PathLike) -> str:
     "npz", "pytorch", "onnx", "hdf5" or "unknown", from its first bytes."""
     with open(path, "rb") as f:
         head = f.read(16)
-    if head[:4] == b"ZTEN":
+    if head[:4] == b"ZTEN" or head[:8] == b"\x89ZT2\r\n\x1a\n":  # 1.x, v2
         return "zt"
     if head[:4] == b"GGUF":
         return "gguf"
