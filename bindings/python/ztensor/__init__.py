@@ -153,8 +153,10 @@ def load_file(path: PathLike, *, copy: bool = True, verify: bool = False) -> Dic
 
     copy=True (default): dense arrays are new and writable, read in one
     batched call into memory this process owns (later changes to the file
-    cannot reach them). copy=False: zero-copy, read-only arrays of the
-    file's mapping where the data allows (they keep the file mapped; if the
+    cannot reach them). copy=False: zero-copy arrays of the file's private
+    copy-on-write mapping where the data allows, writable (a write stays in
+    this process, never reaching the file; read-only for a caller's buffer
+    and under strict overcommit). They keep the file mapped; if the
     file is rewritten in place their values change, and if it is truncated
     reading them kills the process with SIGBUS: only for files nothing
     modifies meanwhile).

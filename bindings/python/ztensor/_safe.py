@@ -16,7 +16,7 @@ from ._errors import (FileNotFound, InvalidArgumentError, SafetensorError, Safet
                       TensorNotFoundError)
 from ._lib import ZTensorError, ZTensorFileNotFoundError
 from ._types import Array, PathLike, Source
-from ._handle import is_url
+from ._handle import file_is_copy_on_write, is_url  # noqa: F401 (file_is_copy_on_write: the adapters ask _safe)
 from .reader import Reader, Slice
 from .writer import Digest, Writer, Zstd
 
@@ -146,13 +146,6 @@ def read_all(reader: Reader, from_numpy: FromNumpy, split: Optional[Callable[[An
         return reader._read_dense(None, split, from_numpy)
     arrays = reader._read_dense(None, None, None)
     return {name: from_numpy(array, reader.element_type(name), name) for name, array in arrays.items()}
-
-
-def file_is_copy_on_write(reader: Reader) -> bool:
-    """Whether writes through zero-copy views of this reader stay private to
-    the process: a local file (the library maps files copy-on-write), not
-    a caller's buffer."""
-    return reader.path is not None and not is_url(reader.path)
 
 
 class SafeOpen(Generic[T]):

@@ -16,7 +16,7 @@ from . import _attributes, _composite, _dlpack, _openers
 from ._bulk import MappedBuffer
 from ._dtypes import BY_CODE, numpy_dtype, zt_type_name
 from ._file_object import open_file_object
-from ._handle import _component_info, _FileHandle, _holding, _is_buffer, _text, is_url
+from ._handle import _component_info, _FileHandle, _holding, _is_buffer, _text, file_is_copy_on_write, is_url
 from ._info import ComponentInfo, ObjectInfo, Quantized, SparseCOO, SparseCSR, TensorMetadata
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, IoStats,
                    ObjectInfo as _CObjectInfo, OpenOptions, UrlOptions, ZTensorError, ZTensorFileNotFoundError,
@@ -473,7 +473,10 @@ class Reader(Mapping[str, ObjectValue]):
         ptr, n = c_void_p(), c_size_t()
         status = lib.zt_component_view(obj, index, byref(ptr), byref(n))
         if status == ZT_OK:
-            arr = np.asarray(MappedBuffer(ptr.value, n.value, dt, self._require_open()))
+            # Writable where the mapping is private copy-on-write (a local
+            # file), as the original 1.x package's: a write stays in this
+            # process and this reader, never reaching the file.
+            arr = np.asarray(MappedBuffer(ptr.value, n.value, dt, self._require_open(), file_is_copy_on_write(self)))
         elif status == ZT_E_NOT_ZERO_COPY:
             arr = self._decoded(obj, index).view(dt)
         else:
