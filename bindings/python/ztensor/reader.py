@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Literal, Optional, Tuple
 
 import numpy as np
 
-from . import _attributes, _composite, _dlpack, _openers
+from . import _attributes, _composite, _dlpack, _identity, _openers
 from ._bulk import MappedBuffer
 from ._dtypes import BY_CODE, numpy_dtype, zt_type_name
 from ._file_object import open_file_object
@@ -106,6 +106,8 @@ class Reader(Mapping[str, ObjectValue]):
     _copy_on_write = _reader_original._copy_on_write
     _names_arg = _reader_original._names_arg
     _data_offset = _reader_original._data_offset
+    content_digest = _identity.content_digest
+    canonical = _identity.canonical
 
     def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
                  sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False,
@@ -237,24 +239,6 @@ class Reader(Mapping[str, ObjectValue]):
         v = c_char_p()
         check(lib.zt_file_version(self._require_open().ptr, byref(v)))
         return (v.value or b"").decode()
-
-    @_holding
-    def content_digest(self, algorithm: str = "sha256") -> str:
-        """The content digest of a zTensor v2 model (v2 spec §6.4),
-        "sha256:<hex>" or "xxh3:<hex>": the same for the same tensors
-        whatever their placement, encoding or number of files. Computed from
-        the manifest alone (no tensor bytes are read). Raises ZTensorError
-        when it is undefined (a part carries no digest; the message names
-        it) or the file is not v2; ValueError for another algorithm."""
-        algs = {"sha256": 2, "xxh3": 4}
-        if algorithm not in algs:
-            raise ValueError("content_digest: algorithm must be 'sha256' or 'xxh3', not %r" % (algorithm,))
-        ptr = self._require_open().ptr
-        n = c_size_t()
-        check(lib.zt_file_content_digest(ptr, algs[algorithm], None, 0, byref(n)))
-        buf = ctypes.create_string_buffer(n.value + 1)
-        check(lib.zt_file_content_digest(ptr, algs[algorithm], buf, len(buf), byref(n)))
-        return buf.value.decode("ascii")
 
     @property
     def format(self) -> str:
