@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _attributes, _composite, _dlpack, _identity, _openers
 from ._bulk import MappedBuffer
-from ._dtypes import BY_CODE, numpy_dtype, zt_type_name
+from ._dtypes import BY_CODE, PACKED_BITS, numpy_dtype, packed_shape, zt_type_name
 from ._file_object import open_file_object
 from ._handle import _component_info, _FileHandle, _holding, _is_buffer, _text, file_is_copy_on_write, is_url
 from ._info import ComponentInfo, ObjectInfo, Quantized, SparseCOO, SparseCSR, TensorMetadata
@@ -465,6 +465,8 @@ class Reader(Mapping[str, ObjectValue]):
             arr = self._decoded(obj, index).view(dt)
         else:
             check(status)
+        if shape is not None and logical in PACKED_BITS:  # uint8 pairs, or ZTensorError naming it
+            shape = packed_shape(str(_text(text_field(self._c_info(obj), "name"))), logical, shape, arr.nbytes)
         return arr if shape is None else arr.reshape(shape)
 
     @staticmethod
