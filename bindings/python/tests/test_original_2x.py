@@ -312,3 +312,35 @@ def test_the_2x_form_writes_v2_as_2x_does(tmp_path):
     with ztensor.Writer(str(tmp_path / "d.zt"), digest="sha256") as w:
         w.add("y", bytes(4), shape=[4], dtype="u8")
     assert (tmp_path / "d.zt").read_bytes()[:4] == b"ZTEN"
+
+
+@pytest.mark.parametrize("generation", ["1.2", 2])
+def test_index_locates_and_reads_without_mapping(tmp_path, generation):
+    # test_api.py: test_an_indexed_source_locates_but_does_not_map; 2.x's
+    # index(): "names, shapes, and addresses, but no borrowed bytes"
+    path = tmp_path / "i.zt"
+    with ztensor.Writer(str(path), format=generation, canonical=False) as w:
+        w.add("a", f32(1, 2, 3, 4, 5, 6), shape=[2, 3], dtype="f32")
+        w.add("z", bytes(64), shape=[64], dtype="u8", encoding="zstd")
+    with ztensor.index(str(path)) as src:
+        assert isinstance(src, ztensor.Source) and list(src) == ["a", "z"]
+        a = src["a"]
+        assert a.caps.locate and not a.caps.map and not a.caps.evict
+        assert (a.shape, a.dtype, a.nbytes, a.parts, a.part) == ([2, 3], "f32", 24, ["data"], "data")
+        with pytest.raises((BufferError, ValueError)):
+            memoryview(a)
+        assert a.tobytes() == f32(1, 2, 3, 4, 5, 6)
+        with builtins.open(path, "rb") as f:
+            f.seek(a.location.offset)
+            assert f.read(a.location.nbytes) == a.tobytes()
+        typed = numpy.from_dlpack(a)  # a copy of its own
+        assert typed.shape == (2, 3) and typed.dtype == numpy.float32 and typed[1, 2] == 6
+        with pytest.raises(BufferError):
+            a.__dlpack__(copy=False)
+        assert a.verify() is True and a["data"].tobytes() == a.tobytes()
+        z = src["z"]  # encoded: neither mapped nor located, read on request
+        assert not z.caps.locate and z.tobytes() == bytes(64) and z.nbytes == 64
+        with pytest.raises(ValueError):
+            z.location
+    with ztensor.index([str(path)]) as src:
+        assert src.provenance == "root" and len(src) == 2

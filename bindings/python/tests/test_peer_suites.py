@@ -40,9 +40,6 @@ EXPECTED_FAILURES = {
         # scale_form and zero_point, which the original does not check (it
         # registers no such profile) and this library's reader does.
         "test_api.py::test_verify_covers_every_part",
-        # ztensor.index: a tensor whose buffer export raises needs an extension
-        # type or __buffer__ (Python 3.12); not offered yet
-        "test_api.py::test_an_indexed_source_locates_but_does_not_map",
     },
 }
 

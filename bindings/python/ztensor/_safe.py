@@ -17,7 +17,6 @@ from ._errors import (FileNotFound, InvalidArgumentError, SafetensorError, Safet
                       TensorNotFoundError)
 from ._lib import ZTensorError, ZTensorFileNotFoundError
 from ._types import Array, PathLike, Source
-from ._handle import file_is_copy_on_write, is_url  # noqa: F401 (file_is_copy_on_write: the adapters ask _safe)
 from .reader import Reader, Slice
 from .writer import Digest, Writer, Zstd
 

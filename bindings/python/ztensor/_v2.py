@@ -19,7 +19,7 @@ import mmap as _mmap
 import os
 from collections.abc import Mapping
 from ctypes import byref, c_size_t, c_void_p
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -241,7 +241,10 @@ class Source(Mapping):  # type: ignore[type-arg]
     """A tensor file, or several read as one: a mapping from name to
     V2Tensor (registered as a collections.abc.Mapping, as 2.x's is)."""
 
-    def __init__(self, paths: Union[PathLike, Sequence[PathLike]]) -> None:
+    def __init__(self, paths: Union[PathLike, Sequence[PathLike]], *, mmap: bool = True,
+                 handle: Optional[Callable[[Reader, str], V2Tensor]] = None) -> None:
+        # mmap=False, handle=: ztensor.index (_v2_index), which maps nothing
+        self._handle = handle or _handle
         many = isinstance(paths, (list, tuple))
         files = list(paths) if many else [paths]  # type: ignore[list-item, arg-type]
         if not files:
@@ -250,7 +253,7 @@ class Source(Mapping):  # type: ignore[type-arg]
         self._where: Dict[str, Reader] = {}
         try:
             for f in files:
-                r = Reader(f)
+                r = Reader(f, mmap=mmap)
                 self._readers.append(r)
                 for name in r.keys():
                     if name in self._where:
@@ -292,7 +295,7 @@ class Source(Mapping):  # type: ignore[type-arg]
         self._check()
         if name not in self._where:
             raise KeyError(name)
-        return _handle(self._where[name], name)
+        return self._handle(self._where[name], name)
 
     def keys(self) -> List[str]:  # type: ignore[override]
         return list(iter(self))
