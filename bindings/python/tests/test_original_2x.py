@@ -1,8 +1,8 @@
 """The original package's current API (2.x: pie-project/ztensor main,
 ztensor-py/python/ztensor/_ztensor.pyi), side by side with ours; cases
-from its tests/test_api.py, run on the files this library writes (1.2).
-Canonical 64 KiB placement (caps.alignment >= 65536) belongs to the v2
-writer and is not asserted here."""
+from its tests/test_api.py, run on the files this library writes: v2 where
+the 2.x form of Writer makes them (test_the_2x_form_writes_v2_as_2x_does),
+1.2 where our form or format="1.2" does."""
 
 import builtins
 import struct

@@ -3,9 +3,9 @@ ztensor.open(path or [paths]) gives a Source, a mapping of names to
 Tensor handles (V2Tensor: zero-copy bytes through the buffer protocol,
 DLPack typed as the file types them, part/parts, tobytes, verify, caps,
 location, prefetch/evict); ztensor.verify(path, deep=) gives a
-Verification; detect, convert and page_size. Built on Reader: it reads
-whatever the library reads (1.x files, safetensors, ...; v2 files once
-the library does).
+Verification; detect, convert and page_size; ztensor.index
+(_v2_index). Built on Reader: it reads whatever the library reads (v2 and
+1.x files, safetensors, ...).
 
 V2Tensor is a read-only numpy array of the part's bytes (flat uint8): on
 Python 3.11, numpy's buffer protocol is how a Python object gives
