@@ -130,8 +130,8 @@ def _mapped(self: "Reader", names: List[str], convert: Optional[Callable[[Array,
                 raise ValueError(f"mapped_views reads dense objects; {n!r} is {self.format_of(n)}")
     # Packed sub-byte types (f4_e2m1, f6_*) have no view of the shape's
     # elements: each alone (uint8 pairs, or an error naming it), in order.
-    packed = {n for n, row in zip(names, select)
-              if table.rows["data_has_logical_type"][row] and table.logical_type(row) in PACKED_BITS}
+    typed = np.flatnonzero(table.rows["data_has_logical_type"][select])  # rare: fp8, complex, packed
+    packed = {names[k] for k in typed.tolist() if table.logical_type(select[k]) in PACKED_BITS}
     if packed:
         select = [row for n, row in zip(names, select) if n not in packed]
     out, status = _bulk.mapped_views(handle.ptr, table, select, handle, convert)
