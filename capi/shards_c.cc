@@ -6,6 +6,7 @@
 #include "handles.h"
 #include "io/http_source.h"
 #include "set/v2_shards.h"
+#include "set/v2_split.h"
 #include "url_settings.h"
 #include "ztensor_set.h"
 
@@ -87,6 +88,23 @@ ZT_API zt_status zt_shard_resolve_by_identity(void *user, const zt_shard_request
       fail(ZT_E_BUFFER_TOO_SMALL,
            "zt_shard_resolve_by_identity: the path needs " + std::to_string(found.size() + 1) + " bytes");
     std::memcpy(location, found.c_str(), found.size() + 1);
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_v2_make_sharded(const char *root_path, const char *const *shard_paths,
+                                    const char *const *shard_names, size_t count, zt_digest_alg alg, uint32_t sync) {
+  return guard([&] {
+    if (!root_path) invalid("zt_v2_make_sharded: root_path is NULL");
+    if (count && (!shard_paths || !shard_names)) invalid("zt_v2_make_sharded: shard_paths or shard_names is NULL");
+    if (count == 0) invalid("zt_v2_make_sharded: no shards");
+    std::vector<ShardPiece> pieces;
+    for (size_t i = 0; i < count; ++i) {
+      if (!shard_paths[i] || !shard_names[i])
+        invalid(("zt_v2_make_sharded: shard " + std::to_string(i) + " has a NULL path or name").c_str());
+      pieces.push_back({shard_paths[i], shard_names[i]});
+    }
+    make_v2_sharded(pieces, alg, root_path, sync != 0);
     return ZT_OK;
   });
 }

@@ -161,6 +161,23 @@ ZT_API zt_status zt_open_sharded(const char *root, const zt_open_options *opts, 
 ZT_API zt_status zt_shard_resolve_by_identity(void *user, const zt_shard_request *req, char *location,
                                               size_t capacity);
 
+/* Writing a v2 multi-file model (what `zt split --format 2` does): each
+ * shard_paths[i], a complete v2 file as a v2 zt_writer writes it (its
+ * manifest last, no shard table), is rewritten in place as a data shard
+ * (§7.2) named shard_names[i] (§7.1 characters), and a new root is written
+ * at root_path (which must not exist) naming every object of every file,
+ * each part pointing into its shard, with the shard table: each shard's
+ * exact size and whole-file digest by `alg`, ZT_DIGEST_SHA256 (what §6.5
+ * advises: a signature over the root then covers every shard byte) or
+ * ZT_DIGEST_XXH3. The root keeps the first file's attributes. Every file is
+ * checked first (valid v2, manifest last, object names unique across the
+ * files, names valid): on those failures nothing is changed. sync: 1 to
+ * fsync each file. For the positional convention, name the files
+ * <stem>-<name>.zt beside <stem>.zt. */
+ZT_API zt_status zt_v2_make_sharded(const char *root_path, const char *const *shard_paths,
+                                    const char *const *shard_names, size_t count, zt_digest_alg alg,
+                                    uint32_t sync);
+
 #ifdef __cplusplus
 }
 #endif
