@@ -2,6 +2,7 @@
 // caller's resolver, and the identity scan shipped as one. The conventions
 // and the ladder are src/set/v2_shards.h; this file only adapts.
 #include <cstring>
+#include <memory>
 
 #include "handles.h"
 #include "io/http_source.h"
@@ -12,6 +13,16 @@
 
 using namespace zt;
 using namespace zt::capi;
+
+namespace {
+constexpr uint32_t kScanTag = 0x5a545343;  // "ZTSC"
+}
+
+struct zt_shard_scan {
+  uint32_t tag = kScanTag;
+  IdentityScan scan;
+  explicit zt_shard_scan(const std::string &folder) : scan(folder) {}
+};
 
 namespace {
 
@@ -73,17 +84,42 @@ ZT_API zt_status zt_open_sharded(const char *root, const zt_open_options *opts, 
   });
 }
 
+ZT_API zt_status zt_shard_scan_open(const char *folder, zt_shard_scan **out) {
+  return guard([&] {
+    if (!out) invalid("zt_shard_scan_open: out is NULL");
+    *out = nullptr;
+    if (!folder) invalid("zt_shard_scan_open: folder is NULL");
+    auto scan = std::make_unique<zt_shard_scan>(folder);
+    register_handle(scan.get());
+    *out = scan.release();
+    return ZT_OK;
+  });
+}
+
+ZT_API zt_status zt_shard_scan_close(zt_shard_scan *scan) {
+  return guard([&] {
+    if (!scan) return ZT_OK;
+    if (!unregister_handle(scan) || scan->tag != kScanTag)
+      fail(ZT_E_MISUSE, "zt_shard_scan_close: handle already closed or not a zt_shard_scan");
+    scan->tag = 0;
+    delete scan;
+    return ZT_OK;
+  });
+}
+
 ZT_API zt_status zt_shard_resolve_by_identity(void *user, const zt_shard_request *req, char *location,
                                               size_t capacity) {
   return guard([&] {
-    if (!user) invalid("zt_shard_resolve_by_identity: user (the folder) is NULL");
+    auto *scan = static_cast<zt_shard_scan *>(user);
+    if (!scan) invalid("zt_shard_resolve_by_identity: user (a zt_shard_scan) is NULL");
+    if (!is_live(scan) || scan->tag != kScanTag)
+      fail(ZT_E_MISUSE, "zt_shard_resolve_by_identity: user is not an open zt_shard_scan");
     if (!req || !req->digest) invalid("zt_shard_resolve_by_identity: req is NULL");
     if (!location && capacity) invalid("zt_shard_resolve_by_identity: location is NULL");
-    const std::string found = find_shard_by_identity(static_cast<const char *>(user), req->size, req->digest);
+    const std::string found = scan->scan.find(req->size, req->digest);
     if (found.empty())
-      fail(ZT_E_NOT_FOUND, "zt_shard_resolve_by_identity: no .zt file in '" +
-                               printable(static_cast<const char *>(user)) + "' has size " + std::to_string(req->size) +
-                               " and digest " + req->digest);
+      fail(ZT_E_NOT_FOUND, "zt_shard_resolve_by_identity: no .zt file in '" + printable(scan->scan.folder()) +
+                               "' has size " + std::to_string(req->size) + " and digest " + req->digest);
     if (found.size() + 1 > capacity)
       fail(ZT_E_BUFFER_TOO_SMALL,
            "zt_shard_resolve_by_identity: the path needs " + std::to_string(found.size() + 1) + " bytes");

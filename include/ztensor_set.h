@@ -153,11 +153,19 @@ ZT_API void zt_shard_options_init(zt_shard_options *sopts);
 ZT_API zt_status zt_open_sharded(const char *root, const zt_open_options *opts, const zt_url_options *uopts,
                                  const zt_shard_options *sopts, zt_file **out);
 
-/* A resolver by identity (Appendix B): `user` is a folder (const char *,
- * UTF-8); the shard is the file in it whose name ends in ".zt" and whose
- * size and whole-file digest are the table's (only files of that size are
- * read; the first match in bytewise name order wins). The one convention
- * that survives any renaming. */
+/* A resolver by identity (Appendix B), the one convention that survives any
+ * renaming: zt_shard_scan_open lists the files directly in `folder` whose
+ * names end in ".zt", by size (reading none); zt_shard_resolve_by_identity,
+ * given the scan as `user`, answers with the file whose size and whole-file
+ * digest are the shard's (the first in bytewise path order), ZT_E_NOT_FOUND
+ * if none. Each group of files of one size is hashed once per algorithm, the
+ * first time a shard of that size is asked for: a model of n shards of
+ * equal size costs n digests, not n². A scan may serve several opens, from
+ * several threads; close it with zt_shard_scan_close once no open that uses
+ * it is running (opened files do not need it). */
+typedef struct zt_shard_scan zt_shard_scan;
+ZT_API zt_status zt_shard_scan_open(const char *folder, zt_shard_scan **out);
+ZT_API zt_status zt_shard_scan_close(zt_shard_scan *scan);
 ZT_API zt_status zt_shard_resolve_by_identity(void *user, const zt_shard_request *req, char *location,
                                               size_t capacity);
 

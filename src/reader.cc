@@ -233,6 +233,11 @@ void Reader::attach_shards() {
   // The opener's work is done: what it holds (a folder's descriptor, a
   // caller's resolver) is not kept for the reader's life.
   opts_.shards.reset();
+  // Strict: the file is refused at its first shard that failed, as the
+  // original's reader refuses a root whose shards are not all there.
+  if (opts_.strict)
+    for (size_t k : named)
+      if (!shard_src_[k]) throw failed[k];
   for (Object &o : manifest_.objects)
     for (Component &c : o.components) {
       if (c.shard.empty()) continue;

@@ -3,6 +3,7 @@
 #include "set/v2_shards.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -154,14 +155,11 @@ void check_shard_digest(const Source &src, const Manifest::ShardEntry &e, const 
                ctx + ": whole-file digest is " + got + ", the root's shard table says " + e.digest);
 }
 
-std::string find_shard_by_identity(const std::string &folder, uint64_t size, const std::string &digest) {
+IdentityScan::IdentityScan(const std::string &folder) : folder_(folder) {
   namespace fs = std::filesystem;
-  const ParsedDigest want = parse_digest(digest);
-  if (want.alg != ZT_DIGEST_SHA256 && want.alg != ZT_DIGEST_XXH3) return {};
   std::error_code ec;
   fs::directory_iterator it(fs::u8path(folder), ec);
   if (ec) fail(ZT_E_IO, "shard scan: cannot list '" + printable(folder) + "': " + ec.message());
-  std::vector<std::string> candidates;
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) fail(ZT_E_IO, "shard scan: listing '" + printable(folder) + "': " + ec.message());
     const fs::directory_entry &ent = *it;
@@ -169,29 +167,43 @@ std::string find_shard_by_identity(const std::string &folder, uint64_t size, con
     if (!ent.is_regular_file(e2) || e2) continue;
     const std::string name = ent.path().filename().u8string();
     if (name.size() < 3 || name.compare(name.size() - 3, 3, ".zt") != 0) continue;
-    if (ent.file_size(e2) != size || e2) continue;
-    candidates.push_back(ent.path().u8string());
+    const uint64_t size = ent.file_size(e2);
+    if (e2) continue;
+    by_size_[size].push_back(ent.path().u8string());
   }
-  std::sort(candidates.begin(), candidates.end());  // the same answer whatever the listing order
-  for (const std::string &path : candidates) {
-    std::unique_ptr<Source> src;
-    try {
-      src = open_pread_source(path);
-    } catch (const Error &) {
-      continue;  // unreadable: not this one
-    }
-    if (src->size() != size) continue;
-    Digester d(want.alg);
-    std::vector<uint8_t> buf(kPiece);
-    for (uint64_t done = 0; done < size;) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(kPiece, size - done));
-      src->read(done, n, buf.data());
-      d.update(buf.data(), n);
-      done += n;
-    }
-    if (d.finish_matches(want)) return path;
+  for (auto &[size, paths] : by_size_) std::sort(paths.begin(), paths.end());  // whatever the listing order
+}
+
+std::string IdentityScan::find(uint64_t size, const std::string &digest) const {
+  const ParsedDigest want = parse_digest(digest);
+  if (want.alg != ZT_DIGEST_SHA256 && want.alg != ZT_DIGEST_XXH3) return {};
+  std::string key = digest;
+  for (char &c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [bucket, fresh] = digests_.try_emplace({size, static_cast<int>(want.alg)});
+  if (fresh) {
+    auto files = by_size_.find(size);
+    if (files != by_size_.end())
+      for (const std::string &path : files->second) {
+        try {
+          auto src = open_pread_source(path);
+          if (src->size() != size) continue;  // changed since the listing
+          Digester d(want.alg);
+          std::vector<uint8_t> buf(static_cast<size_t>(std::min<uint64_t>(kPiece, size)));
+          for (uint64_t done = 0; done < size;) {
+            const size_t n = static_cast<size_t>(std::min<uint64_t>(kPiece, size - done));
+            src->read(done, n, buf.data());
+            d.update(buf.data(), n);
+            done += n;
+          }
+          bucket->second.emplace(d.finish_string(), path);  // the first path of a digest stays
+        } catch (const Error &) {
+          // unreadable: not a shard; a miss is reported by the caller
+        }
+      }
   }
-  return {};
+  auto hit = bucket->second.find(key);
+  return hit == bucket->second.end() ? std::string() : hit->second;
 }
 
 }  // namespace zt

@@ -10,8 +10,12 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "io/http_source.h"
 #include "manifest/model.h"
@@ -50,10 +54,25 @@ std::shared_ptr<const ShardOpener> positional_remote_shards(const std::string &r
 using ShardLocator = std::function<std::string(const Manifest::ShardEntry &)>;
 std::shared_ptr<const ShardOpener> located_shards(ShardLocator locate, UrlSettings settings);
 
-// Appendix B, by identity: the path of a regular file in `folder` whose name
-// ends in ".zt", whose size is `size` and whose whole-file digest is
-// `digest`; empty when none is. Only files of the right size are read.
-std::string find_shard_by_identity(const std::string &folder, uint64_t size, const std::string &digest);
+// Appendix B, by identity: the regular files directly in a folder whose
+// names end in ".zt", listed by size once; find() returns the one whose size
+// and whole-file digest are the shard's (the first in bytewise path order),
+// or an empty string. Each group of same-size files is hashed once per
+// algorithm, the first time a shard of that size is looked for, so a model
+// of n equal-size shards costs n digests, not n². Thread-safe.
+class IdentityScan {
+ public:
+  explicit IdentityScan(const std::string &folder);
+  std::string find(uint64_t size, const std::string &digest) const;
+  const std::string &folder() const { return folder_; }
+
+ private:
+  std::string folder_;
+  std::map<uint64_t, std::vector<std::string>> by_size_;
+  mutable std::mutex mu_;
+  // (size, algorithm) -> digest string -> path
+  mutable std::map<std::pair<uint64_t, int>, std::map<std::string, std::string>> digests_;
+};
 
 // §7.3 rungs 1 and 2: a v2 footer (magic, version, the footer's own rules)
 // and the exact size the table states. Throws a rejection naming the rule

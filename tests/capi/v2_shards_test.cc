@@ -159,6 +159,24 @@ TEST(V2Shards, AMissingShardCostsOnlyItsParts) {
   zt_close(f);
 }
 
+TEST(V2Shards, StrictRefusesARootWhoseShardFails) {
+  TempDir dir;
+  Model m;
+  m.write(dir);
+  std::remove(dir.file("model-00002.zt").c_str());
+  zt_open_options opts;
+  zt_open_options_init(&opts);
+  opts.strict = 1;
+  zt_file *f = nullptr;
+  EXPECT_EQ(ZT_E_IO, zt_open(dir.file("model.zt").c_str(), &opts, &f));
+  EXPECT_EQ(nullptr, f);
+  const std::string msg = zt_last_error();
+  EXPECT_NE(std::string::npos, msg.find("shard '00002'")) << msg;
+  m.write(dir);
+  ASSERT_EQ(ZT_OK, zt_open(dir.file("model.zt").c_str(), &opts, &f)) << zt_last_error();
+  zt_close(f);
+}
+
 TEST(V2Shards, LadderMagicAndExactSize) {
   {
     TempDir dir;
@@ -284,11 +302,12 @@ TEST(V2Shards, IdentityScanSurvivesAnyRenaming) {
   decoy[4100] ^= 1;
   write_file(store.file("a-decoy.zt"), str(decoy));
   write_file(store.file("not-zt"), str(m.shard1));
+  zt_shard_scan *scan = nullptr;
+  ASSERT_EQ(ZT_OK, zt_shard_scan_open(store.path().c_str(), &scan)) << zt_last_error();
   zt_shard_options so;
   zt_shard_options_init(&so);
   so.resolve = zt_shard_resolve_by_identity;
-  std::string folder = store.path();
-  so.user = &folder[0];
+  so.user = scan;
   zt_file *f = nullptr;
   ASSERT_EQ(ZT_OK, zt_open_sharded(dir.file("root.zt").c_str(), nullptr, nullptr, &so, &f)) << zt_last_error();
   zt_status st;
@@ -296,12 +315,22 @@ TEST(V2Shards, IdentityScanSurvivesAnyRenaming) {
   EXPECT_EQ(m.b, read_object(f, "b", &st)) << zt_last_error();
   EXPECT_EQ(ZT_OK, zt_file_verify(f, 0, nullptr, nullptr)) << zt_last_error();
   zt_close(f);
+  // The scan serves another open: it hashed each size group once already.
+  ASSERT_EQ(ZT_OK, zt_open_sharded(dir.file("root.zt").c_str(), nullptr, nullptr, &so, &f)) << zt_last_error();
+  EXPECT_EQ(m.b, read_object(f, "b", &st)) << zt_last_error();
+  zt_close(f);
+  EXPECT_EQ(ZT_OK, zt_shard_scan_close(scan));
+  EXPECT_EQ(ZT_E_MISUSE, zt_shard_scan_close(scan));
   // Nothing in the folder has the identity: the parts say so.
   std::remove(store.file("y.zt").c_str());
+  ASSERT_EQ(ZT_OK, zt_shard_scan_open(store.path().c_str(), &scan));
+  so.user = scan;
   ASSERT_EQ(ZT_OK, zt_open_sharded(dir.file("root.zt").c_str(), nullptr, nullptr, &so, &f)) << zt_last_error();
   read_object(f, "a", &st);
   EXPECT_EQ(ZT_E_NOT_FOUND, st);
   zt_close(f);
+  EXPECT_EQ(ZT_OK, zt_shard_scan_close(scan));
+  EXPECT_EQ(ZT_E_IO, zt_shard_scan_open(store.file("nope").c_str(), &scan));
 }
 
 TEST(V2Shards, Arguments) {
@@ -314,6 +343,9 @@ TEST(V2Shards, Arguments) {
   zt_shard_request req{};
   char loc[8];
   EXPECT_EQ(ZT_E_INVALID_ARG, zt_shard_resolve_by_identity(nullptr, &req, loc, sizeof loc));
+  int not_a_scan = 0;
+  EXPECT_EQ(ZT_E_MISUSE, zt_shard_resolve_by_identity(&not_a_scan, &req, loc, sizeof loc));
+  EXPECT_EQ(ZT_E_INVALID_ARG, zt_shard_scan_open(nullptr, nullptr));
 }
 
 }  // namespace
