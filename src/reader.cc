@@ -206,7 +206,12 @@ void Reader::attach_shards() {
   shard_src_.resize(table.size());
   std::vector<Error> failed(table.size(), Error(ZT_OK, ""));
   const std::string root = "'" + source_->path() + "': ";
-  if (!opts_.shards) {
+  if (named.size() > kMaxOpenedShards) {
+    for (size_t k : named)
+      failed[k] = Error(ZT_E_LIMIT, root + "the parts name " + std::to_string(named.size()) +
+                                        " shards, more than the " + std::to_string(kMaxOpenedShards) +
+                                        " this library opens for one root (ZT_SET_MAX_SHARDS); none was opened");
+  } else if (!opts_.shards) {
     for (size_t k : named)
       failed[k] = Error(ZT_E_UNSUPPORTED, root + "shard '" + table[k].name +
                                               "': this opening (memory, callbacks) has no way to reach other files; "

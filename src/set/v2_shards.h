@@ -23,6 +23,12 @@
 
 namespace zt {
 
+// The most shards one root's parts may name that are opened (the bound of
+// a v1 set, ZT_SET_MAX_SHARDS): each holds a mapping or a descriptor, and a
+// remote one costs requests. Past it, no shard is opened and every part in
+// one reports ZT_E_LIMIT.
+constexpr size_t kMaxOpenedShards = 65536;
+
 class ShardOpener {
  public:
   virtual ~ShardOpener() = default;

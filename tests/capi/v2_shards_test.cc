@@ -244,6 +244,31 @@ TEST(V2Shards, NeverOutsideTheRootsFolder) {
 }
 #endif
 
+// A root whose parts name more shards than a set may hold opens none of
+// them (each would cost a mapping or a descriptor, remotely requests).
+TEST(V2Shards, MoreShardsThanTheBoundOpenNone) {
+  TempDir dir;
+  const size_t n = ZT_SET_MAX_SHARDS + 1;
+  Fields objects, table;
+  objects.reserve(n);
+  table.reserve(n);
+  char name[16];
+  for (size_t i = 0; i < n; ++i) {
+    std::snprintf(name, sizeof name, "%06zu", i);
+    objects.push_back({std::string("o") + name, dense("u8", {1}, 4096, 1, {{"shard", t(name)}})});
+    table.push_back({name, map({{"size", u(8192)}, {"digest", t("xxh3:0011223344556677")}})});
+  }
+  write_file(dir.file("model.zt"), str(assemble(8, manifest(objects, {{"shards", map(table)}}))));
+  zt_file *f = nullptr;
+  ASSERT_EQ(ZT_OK, zt_open(dir.file("model.zt").c_str(), nullptr, &f)) << zt_last_error();
+  zt_status st;
+  read_object(f, "o000000", &st);
+  EXPECT_EQ(ZT_E_LIMIT, st);
+  const std::string msg = zt_last_error();
+  EXPECT_NE(std::string::npos, msg.find("65537 shards")) << msg;
+  zt_close(f);
+}
+
 TEST(V2Shards, MemoryOpenReachesNoOtherFile) {
   Model m;
   zt_file *f = nullptr;
