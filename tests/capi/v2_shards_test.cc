@@ -106,6 +106,26 @@ TEST(V2Shards, PositionalBesideTheRoot) {
   size_t n = 0;
   ASSERT_EQ(ZT_OK, zt_component_view(o, 0, &p, &n)) << zt_last_error();
   EXPECT_EQ(0, std::memcmp(p, m.a.data(), n));
+  // Ranged, slice and streamed reads of a part in a shard read that shard.
+  ASSERT_EQ(ZT_OK, zt_file_object_by_name(f, "b", 1, &o));
+  float four[4];
+  ASSERT_EQ(ZT_OK, zt_component_read_range(o, 0, 3, 4, four, sizeof four)) << zt_last_error();
+  EXPECT_EQ(0, std::memcmp(four, m.b.data() + 12, sizeof four));
+  const uint64_t start[1] = {5}, stop[1] = {9};
+  ASSERT_EQ(ZT_OK, zt_component_read_slice(o, 0, 1, start, stop, four, sizeof four)) << zt_last_error();
+  EXPECT_EQ(0, std::memcmp(four, m.b.data() + 20, sizeof four));
+  zt_component_stream *s = nullptr;
+  ASSERT_EQ(ZT_OK, zt_component_stream_open(o, 0, &s)) << zt_last_error();
+  std::vector<uint8_t> streamed(m.b.size() + 8);
+  size_t got = 0;
+  ASSERT_EQ(ZT_OK, zt_component_stream_read(s, streamed.data(), streamed.size(), &got)) << zt_last_error();
+  zt_component_stream_close(s);
+  streamed.resize(got);
+  EXPECT_EQ(m.b, streamed);
+  std::vector<uint8_t> stored(m.b.size());
+  size_t stored_len = 0;
+  ASSERT_EQ(ZT_OK, zt_component_read_stored(o, 0, stored.data(), stored.size(), &stored_len)) << zt_last_error();
+  EXPECT_EQ(m.b, stored);
   EXPECT_EQ(ZT_OK, zt_file_verify(f, 0, nullptr, nullptr)) << zt_last_error();
   zt_close(f);
   // The family renamed together stays resolvable (Appendix B).
