@@ -155,6 +155,10 @@ class ShardTest(ztcli.TmpCase):
         for name in objects(src):
             self.assertEqual(cat(root, name), cat(src, name))
         run("verify", root)
+        text = run("info", root).stdout
+        self.assertIn("shards:     3", text)
+        self.assertIn("00002-of-00003: %d bytes, sha256:" % table["00002-of-00003"]["size"], text)
+        self.assertIn("    in shard 00003-of-00003", text)
         # deep verify catches a shard whose bytes changed but not its size
         third = os.path.join(out, names[2])
         data = bytearray(read_bytes(third))
