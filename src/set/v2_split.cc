@@ -4,6 +4,7 @@
 #include "set/v2_split.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +12,8 @@
 
 #ifdef _WIN32
 #include <io.h>
+
+#include "platform/win32.h"
 #else
 #include <unistd.h>
 #endif
@@ -63,7 +66,11 @@ void append_file(const std::string &path, const std::string &bytes, bool create,
   std::error_code ec;
   if (create && std::filesystem::exists(std::filesystem::u8path(path), ec))
     fail(ZT_E_IO, "'" + printable(path) + "' exists already");
+#ifdef _WIN32
+  std::FILE *f = ::_wfopen(win32::wide_path(path).c_str(), create ? L"wb" : L"ab");  // UTF-8 paths
+#else
   std::FILE *f = std::fopen(path.c_str(), create ? "wb" : "ab");
+#endif
   if (!f) fail(ZT_E_IO, "'" + printable(path) + "': cannot open for writing: " + std::strerror(errno));
   const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0;
 #ifdef _WIN32
