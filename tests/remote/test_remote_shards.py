@@ -68,6 +68,17 @@ def test_v2_root_over_http_reads_its_shards(served):
     assert shard_lines and not any("secret-sig" in line for line in shard_lines)  # the query stays with the root
 
 
+def test_zt_merge_of_a_remote_v2_root(served, tmp_path):
+    t, server, _, _ = served
+    out = tmp_path / "joined.zt"
+    subprocess.run([os.environ["ZT_TOOL"], "merge", f"{server.base}/v2/model.zt", "-o", str(out), "--quiet"],
+                   check=True)
+    loaded = ztensor.load_file(str(out))
+    assert sorted(loaded) == sorted(t)
+    for name, want in t.items():
+        np.testing.assert_array_equal(loaded[name], want)
+
+
 def test_v2_missing_remote_shard_costs_its_parts(served):
     t, server, _, root = served
     victim = root / "v2" / f"model-00003-of-{SHARDS:05d}.zt"

@@ -257,11 +257,13 @@ int cmd_remove(const std::vector<std::string> &argv) {
 }
 
 // The files a v2 root's shards are (positional, beside it; docs/v2.md),
-// empty for any other file or one that cannot be opened.
+// empty for any other file or one that cannot be opened. A root URL's are
+// named as if local (only to tell that it has shards: OUT is local).
 std::vector<std::string> v2_shard_files(const std::string &root) {
-  if (is_url(root) || is_set_index(root)) return {};
+  if (is_set_index(root)) return {};
   zt_file *f = nullptr;
-  if (zt_open(root.c_str(), nullptr, &f) != ZT_OK) return {};
+  if ((is_url(root) ? zt_open_url(root.c_str(), nullptr, nullptr, &f) : zt_open(root.c_str(), nullptr, &f)) != ZT_OK)
+    return {};
   FilePtr file(f);
   char *json = nullptr;
   if (zt_file_to_json(f, &json) != ZT_OK) return {};
