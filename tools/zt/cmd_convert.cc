@@ -121,6 +121,7 @@ int write_zt(std::vector<zt::foreign::Imported> &inputs, const zt::foreign::Cbor
   zt_writer *w = nullptr;
   zt_status st = zt_writer_create(out.c_str(), &wo, &w);
   if (st != ZT_OK) return report("convert: cannot create '" + out + "'", st);
+  ztensor::Writer owner = ztensor::Writer::adopt(w);  // discards w unless finished
   try {
     // CBOR, not JSON text: foreign keys and values are taken as they are,
     // never as the JSON conventions ("$bytes", "$map", ...).
@@ -168,19 +169,15 @@ int write_zt(std::vector<zt::foreign::Imported> &inputs, const zt::foreign::Cbor
       }
     }
   } catch (const WriteFailure &f) {
-    int rc = report(f.what, f.status);
-    zt_writer_discard(w);
-    return rc;
+    return report(f.what, f.status);
   } catch (const zt::Error &e) {
-    zt_writer_discard(w);
     std::fprintf(stderr, "zt convert: %s\n", shown(e.what()).c_str());  // may quote the input
     return kFailure;
   } catch (const std::exception &e) {
-    zt_writer_discard(w);
     std::fprintf(stderr, "zt convert: %s\n", shown(e.what()).c_str());  // may quote the input
     return kFailure;
   }
-  zt_status fst = zt_writer_finish(w);
+  zt_status fst = zt_writer_finish(owner.release());
   if (fst != ZT_OK) return report("convert: cannot finish '" + out + "'", fst);
   return kOk;
 }
