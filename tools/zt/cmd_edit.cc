@@ -259,7 +259,7 @@ std::vector<std::string> v2_shard_files(const std::string &root) {
   zt_file *f = nullptr;
   if ((is_url(root) ? zt_open_url(root.c_str(), nullptr, nullptr, &f) : zt_open(root.c_str(), nullptr, &f)) != ZT_OK)
     return {};
-  FilePtr file(f);
+  const ztensor::File file = ztensor::File::adopt(f);
   char *json = nullptr;
   if (zt_file_to_json(f, &json) != ZT_OK) return {};
   const nlohmann::json j = nlohmann::json::parse(json, json + std::strlen(json), nullptr, false);

@@ -99,7 +99,7 @@ int cmd_info(const std::vector<std::string> &argv) {
   std::vector<std::vector<std::string>> part_shard(count);
   if (version && version[0] == '2' && !data_shard) {
     char *json = nullptr;
-    if (zt_file_to_json(f.get(), &json) == ZT_OK) {
+    if (zt_file_to_json(f.handle(), &json) == ZT_OK) {
       const nlohmann::json j = nlohmann::json::parse(json, json + std::strlen(json), nullptr, false);
       zt_free(json);
       if (j.is_object() && j.contains("shards") && j["shards"].is_object() && !j["shards"].empty()) {
