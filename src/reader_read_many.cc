@@ -15,6 +15,8 @@
 #include "prefetcher.h"
 #include "reader.h"
 #include "reader_internal.h"
+#include "set/member_open.h"
+#include "set/v2_shards.h"
 #include "stream_parts.h"
 #include "types/dtype.h"
 #include "util/endian.h"
@@ -129,7 +131,12 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       total += c.decoded_length;
       // Decode-on-read tensors (a foreign file's) are read whole: a whole
       // read decodes straight into the buffer, a chunk would keep a copy.
-      if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk && !manifest_.foreign_decoded) {
+      // A part in a shard (v2) is read whole from its own file: chunks,
+      // batches and streams below are of this file's bytes.
+      if (c.file) {
+        tasks.push_back({i, 0, 0, Task::Whole});
+      } else if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk &&
+                 !manifest_.foreign_decoded) {
         const bool cold = !source_->likely_cached(c.offset, c.length);
         // Not on cold blobs: hinting every blob here, before any copy
         // starts, queues reads of all of them at once, and cold loads took
@@ -297,6 +304,7 @@ void Reader::read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n,
 
 void Reader::read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
                         size_t capacity) const {
+  const Source &file = source_of(c);
   check_readable(o, c);
   const LazyCtx ctx{o, c};
   const size_t es = dtype_size(c.dtype);
@@ -311,7 +319,7 @@ void Reader::read_range(const Object &o, const Component &c, uint64_t first, uin
          ctx + ": range needs " + std::to_string(*bytes) + " bytes, buffer has " + std::to_string(capacity));
   verify_before_read(o, c);
   if (c.encoding == ZT_ENCODING_RAW) {
-    source_->read(c.offset + *begin, static_cast<size_t>(*bytes), dst);
+    file.read(c.offset + *begin, static_cast<size_t>(*bytes), dst);
   } else if (c.seekable) {
     seekable_decoder(o, c)->read(*begin, static_cast<size_t>(*bytes), static_cast<uint8_t *>(dst));
   } else {

@@ -16,6 +16,8 @@
 #include "prefetcher.h"
 #include "reader.h"
 #include "reader_internal.h"
+#include "set/member_open.h"
+#include "set/v2_shards.h"
 #include "stream_parts.h"
 #include "types/dtype.h"
 #include "util/endian.h"
@@ -124,13 +126,14 @@ namespace {
 // frame but declare different sizes are checked with one decode (bounded by
 // the largest size declared) whose result each one's size is compared with.
 struct BlobKey {
+  uint32_t file;  // Component::file: equal offsets in two files are two blobs
   uint64_t offset, length;
   int encoding;
   bool decoded_known, check_bool;
   const std::string *digest;  // empty when none
   bool operator<(const BlobKey &b) const {
-    return std::tie(offset, length, encoding, decoded_known, check_bool, *digest) <
-           std::tie(b.offset, b.length, b.encoding, b.decoded_known, b.check_bool, *b.digest);
+    return std::tie(file, offset, length, encoding, decoded_known, check_bool, *digest) <
+           std::tie(b.file, b.offset, b.length, b.encoding, b.decoded_known, b.check_bool, *b.digest);
   }
 };
 
@@ -153,7 +156,7 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
       if (c.status != ZT_OK) continue;
       const bool check_bool = strict && c.dtype == ZT_BOOL && manifest_.spec != SpecVersion::V0_1;
       work.push_back({i, j,
-                      BlobKey{c.offset, c.length, static_cast<int>(c.encoding), c.decoded_known, check_bool,
+                      BlobKey{c.file, c.offset, c.length, static_cast<int>(c.encoding), c.decoded_known, check_bool,
                               c.has_digest ? &c.digest : &kNoDigest}});
     }
   }
@@ -262,6 +265,26 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
       }
     }
   });
+  // v2 shards (§7.3, rung 3): each opened shard's whole-file digest. A
+  // mismatch is reported on the first part that lives in it.
+  std::vector<std::pair<size_t, std::string>> first_user(shard_src_.size(), {SIZE_MAX, ""});
+  for (size_t i = 0; i < objs.size(); ++i)
+    for (const Component &c : objs[i].components)
+      if (c.file && first_user[c.file - 1].first == SIZE_MAX) first_user[c.file - 1] = {i, c.role};
+  std::vector<std::unique_ptr<VerifyFailure>> shard_failed(shard_src_.size());
+  parallel_for(shard_src_.size(), threads(), [&](size_t k) {
+    if (!shard_src_[k] || first_user[k].first == SIZE_MAX) return;
+    const Manifest::ShardEntry &e = manifest_.shards[k];
+    try {
+      check_shard_digest(*shard_src_[k], e,
+                         "'" + source_->path() + "': shard '" + e.name + "' ('" + shard_src_[k]->path() + "')");
+    } catch (const Error &err) {
+      shard_failed[k] = std::make_unique<VerifyFailure>(
+          VerifyFailure{first_user[k].first, first_user[k].second, err.status(), err.what()});
+    }
+  });
+  for (auto &f : shard_failed)
+    if (f) per[f->object].insert(per[f->object].begin(), std::move(*f));
   std::vector<VerifyFailure> all;
   for (auto &v : per)
     for (auto &f : v) all.push_back(std::move(f));

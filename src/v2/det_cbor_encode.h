@@ -23,21 +23,21 @@ class DetCbor {
   std::string out;
 
   // Heads are the shortest form: util/cbor_out.h, the tree's one builder.
-  void uint(uint64_t v) { cbor::put_uint(out, v); }
-  void nint(uint64_t n) { cbor::put_negint(out, n); }  // the value -1 - n
-  void integer(int64_t v) { cbor::put_int(out, v); }
-  void text(std::string_view s) { cbor::put_text(out, s); }
-  void bytes(std::string_view s) { cbor::put_bytes(out, s); }
-  void array(uint64_t n) { cbor::put_array(out, n); }
-  void map(uint64_t n) { cbor::put_map(out, n); }
-  void boolean(bool b) { cbor::put_bool(out, b); }
-  void null() { cbor::put_null(out); }
+  void uint(uint64_t v) { ::zt::cbor::put_uint(out, v); }
+  void nint(uint64_t n) { ::zt::cbor::put_negint(out, n); }  // the value -1 - n
+  void integer(int64_t v) { ::zt::cbor::put_int(out, v); }
+  void text(std::string_view s) { ::zt::cbor::put_text(out, s); }
+  void bytes(std::string_view s) { ::zt::cbor::put_bytes(out, s); }
+  void array(uint64_t n) { ::zt::cbor::put_array(out, n); }
+  void map(uint64_t n) { ::zt::cbor::put_map(out, n); }
+  void boolean(bool b) { ::zt::cbor::put_bool(out, b); }
+  void null() { ::zt::cbor::put_null(out); }
   // The shortest of half, single, double that holds exactly this value.
   void float64(double v);
   // An already deterministic item, appended as it is.
   void raw(std::string_view item) { out.append(item.data(), item.size()); }
 
-  void head(unsigned major, uint64_t arg) { cbor::put_head(out, major, arg); }
+  void head(unsigned major, uint64_t arg) { ::zt::cbor::put_head(out, major, arg); }
 };
 
 // A map from (encoded key, encoded value) pairs: sorted bytewise on the
