@@ -93,6 +93,15 @@ def _type_of(obj_ptr: Optional[int], data: Array) -> Tuple[int, "ctypes.Array[ct
 _DL_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}  # DLDataTypeCode by numpy kind
 
 
+def check_cpu_request(stream: Optional[int], dl_device: Optional[Tuple[int, int]]) -> None:
+    """What a __dlpack__ call may ask of a tensor on the CPU: no stream
+    (ValueError) and no other device (BufferError), as DLPack 1.0 says."""
+    if stream is not None and stream != -1:
+        raise ValueError("ztensor tensors live on the CPU; no stream applies")
+    if dl_device is not None and tuple(dl_device) != (1, 0):
+        raise BufferError(f"ztensor tensors live on the CPU, not on device {dl_device}")
+
+
 def capsule_of_copy(obj_ptr: Optional[int], data: Array) -> object:
     """A "dltensor" capsule over `data` (a private, C-contiguous copy of the
     object's decoded bytes), typed as the library types the object (a dense
