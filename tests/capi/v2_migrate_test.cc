@@ -1,0 +1,504 @@
+// Migration between the generations (docs/v2.md, Migration): zt_migrate of
+// a v2 file to spec 1.2 maps every v2 feature 1.2 can hold and refuses the
+// rest naming object and profile, writing nothing; round trips 1.2 → v2 →
+// 1.2 keep every object, component, attribute and byte; v2 canonical → 1.2
+// → v2 canonical gives the same bytes; --to 2 of a canonical v2 file is the
+// identity; 0.1 and 1.1 inputs reach v2.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cbor_writer.h"
+#include "test_util.h"
+#include "zt_walk.h"
+#include "ztensor.h"
+
+using zttest::Cbor;
+using zttest::TempDir;
+using Json = nlohmann::json;
+
+namespace {
+
+std::string slurp(const std::string &path) {
+  return zttest::read_file(path);
+}
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string source_path(const std::string &rel) {
+  const char *root = std::getenv("ZT_SOURCE_ROOT");
+  return std::string(root ? root : ".") + "/tests/data/" + rel;
+}
+
+template <typename T>
+std::string le(std::initializer_list<T> vals) {
+  std::string out;
+  for (T v : vals) out.append(reinterpret_cast<const char *>(&v), sizeof(T));
+  return out;
+}
+
+std::string pattern(size_t n, size_t k) {
+  std::string v(n, '\0');
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<char>((i * 7 + k * 13) & 0xff);
+  return v;
+}
+
+struct Part {
+  std::string role;
+  zt_dtype dtype;
+  const char *type;
+  std::string bytes;
+};
+struct Obj {
+  std::string name, layout;
+  std::vector<uint64_t> shape;
+  std::string attributes;  // CBOR, "" = none
+  std::vector<Part> parts;
+};
+
+struct V2Options {
+  bool canonical = true;
+  bool zstd = false;
+  zt_digest_alg digest = ZT_DIGEST_XXH3;
+};
+
+// Writes a v2 file through the C ABI; the status of the first failing call.
+zt_status write_v2(const std::string &path, const std::vector<Obj> &objs, const std::string &file_attrs,
+                   const V2Options &v = {}) {
+  zt_writer_options wo;
+  zt_writer_options_init(&wo);
+  wo.sync = 0;
+  wo.format = 2;
+  wo.canonical = v.canonical;
+  if (!v.canonical) {
+    wo.alignment = 8192;
+    wo.v2_digest = v.digest;
+    if (v.zstd) wo.encoding = ZT_ENCODING_ZSTD;
+  }
+  zt_writer *w = nullptr;
+  zt_status st = zt_writer_create(path.c_str(), &wo, &w);
+  if (st != ZT_OK) return st;
+  if (!file_attrs.empty())
+    st = zt_writer_set_attributes_cbor(w, reinterpret_cast<const uint8_t *>(file_attrs.data()), file_attrs.size());
+  for (const Obj &o : objs) {
+    if (st == ZT_OK)
+      st = zt_writer_begin_object(w, o.name.data(), o.name.size(), o.layout.c_str(), o.shape.data(), o.shape.size());
+    if (st == ZT_OK && !o.attributes.empty())
+      st = zt_writer_set_object_attributes_cbor(
+          w, o.name.data(), o.name.size(), reinterpret_cast<const uint8_t *>(o.attributes.data()), o.attributes.size());
+    for (const Part &p : o.parts) {
+      zt_blob_options bo;
+      zt_blob_options_init(&bo);
+      bo.logical_type = p.type;
+      if (st == ZT_OK)
+        st = zt_write_blob(w, o.name.data(), o.name.size(), p.role.c_str(), p.dtype, p.bytes.data(), p.bytes.size(),
+                           &bo);
+    }
+  }
+  if (st != ZT_OK) {
+    zt_writer_discard(w);
+    return st;
+  }
+  return zt_writer_finish(w);
+}
+
+zt_status migrate(const std::string &in, const std::string &out, uint32_t format, bool canonical = true,
+                  int recompress = 0, zt_digest_alg digest = ZT_DIGEST_UNKNOWN) {
+  zt_migrate_options mo;
+  zt_migrate_options_init(&mo);
+  mo.sync = 0;
+  mo.format = format;
+  mo.canonical = canonical;
+  mo.recompress = recompress;
+  mo.digest = digest;
+  return zt_migrate(in.c_str(), out.c_str(), &mo);
+}
+
+Json attrs_json(const uint8_t *cbor, size_t len) {
+  if (!cbor || !len) return Json();
+  return Json::from_cbor(cbor, cbor + len, true, true, Json::cbor_tag_handler_t::store);
+}
+
+// Everything a reader sees of a file, storage aside (offsets, encodings,
+// digest algorithms): file attributes; per object name, format, shape,
+// attributes; per component role, dtype, logical type and decoded bytes.
+Json content(const std::string &path) {
+  zt_file *f = nullptr;
+  EXPECT_EQ(ZT_OK, zt_open(path.c_str(), nullptr, &f)) << path << ": " << zt_last_error();
+  if (!f) return Json();
+  EXPECT_EQ(ZT_OK, zt_file_verify(f, 1, nullptr, nullptr)) << path << ": " << zt_last_error();
+  Json out;
+  const uint8_t *a = nullptr;
+  size_t alen = 0;
+  zt_file_attributes_cbor(f, &a, &alen);
+  out["attributes"] = attrs_json(a, alen);
+  size_t n = 0;
+  zt_file_object_count(f, &n);
+  for (size_t i = 0; i < n; ++i) {
+    const zt_object *o = nullptr;
+    zt_file_object_at(f, i, &o);
+    const zt_object_info info = zttest::object_info(o);
+    Json jo;
+    jo["format"] = std::string(info.format);
+    jo["shape"] = std::vector<uint64_t>(info.shape, info.shape + info.ndim);
+    zt_object_attributes_cbor(o, &a, &alen);
+    jo["attributes"] = info.has_attributes ? attrs_json(a, alen) : Json();
+    for (size_t k = 0; k < info.component_count; ++k) {
+      const zt_component_info c = zttest::component_info(o, k);
+      std::string bytes(c.decoded_length, '\0');
+      size_t got = 0;
+      EXPECT_EQ(ZT_OK, zt_component_read(o, k, bytes.data(), bytes.size(), &got)) << zt_last_error();
+      Json jc;
+      jc["dtype"] = std::string(c.dtype_name);
+      jc["type"] = c.logical_type ? Json(std::string(c.logical_type)) : Json();
+      jc["bytes_sha256"] = zttest::sha256_hex(bytes.data(), got);
+      jo["components"][std::string(c.role, c.role_len)] = jc;
+    }
+    out["objects"][std::string(info.name, info.name_len)] = jo;
+  }
+  zt_close(f);
+  return out;
+}
+
+std::string cbor_map_text(std::initializer_list<std::pair<const char *, const char *>> kv) {
+  Cbor c;
+  c.map(kv.size());
+  for (const auto &p : kv) c.text(p.first).text(p.second);
+  return c.bytes;
+}
+
+// zt.quant_group/1 attributes; `zero` is the zero_point map's CBOR.
+std::string qg_attrs(uint64_t bits, uint64_t group, uint64_t axis, const char *word, uint64_t per_word,
+                     const char *order, const char *scale_form, const std::string &zero, bool extra_key = false) {
+  Cbor c;
+  c.map(extra_key ? 7 : 6);
+  c.text("bits").uint(bits).text("group_size").uint(group).text("axis").uint(axis);
+  c.text("packing").map(3).text("word").text(word).text("order").text(order).text("per_word").uint(per_word);
+  c.text("scale_form").text(scale_form).text("zero_point").raw(zero);
+  if (extra_key) c.text("$origin").text("awq");  // a key the profile does not define is kept
+  return c.bytes;
+}
+
+std::string zero_implied(int64_t v) {
+  Cbor c;
+  c.map(2).text("form").text("implied").text("value");
+  if (v < 0)
+    c.negint(v);
+  else
+    c.uint(static_cast<uint64_t>(v));
+  return c.bytes;
+}
+
+// A v2 model with every feature spec 1.2 can hold.
+std::vector<Obj> mappable_model() {
+  Cbor oa;  // object attributes with a $-key and nesting
+  oa.map(2).text("$bytes").text("not bytes").text("unit").map(1).text("$float").text("nan");
+  return {
+      {"bool", "dense", {5}, "", {{"data", ZT_U8, "bool", std::string("\0\1\1\0\1", 5)}}},
+      {"bf16", "dense", {2, 4}, oa.bytes, {{"data", ZT_BF16, nullptr, pattern(16, 1)}}},
+      {"c128", "dense", {2}, "", {{"data", ZT_F64, "complex128", le<double>({1, -1, 0.5, 2})}}},
+      {"c64", "dense", {3}, "", {{"data", ZT_F32, "complex64", le<float>({1, -1, 0.5f, 2, 3, 4})}}},
+      {"coo",
+       "zt.sparse_coo/1",
+       {4, 4},
+       "",
+       {{"coords", ZT_U64, nullptr, le<uint64_t>({0, 1, 3, 2, 0, 1})},
+        {"values", ZT_F32, nullptr, le<float>({1, 2, 3})}}},
+      {"csr",
+       "zt.sparse_csr/1",
+       {3, 4},
+       "",
+       {{"indices", ZT_U64, nullptr, le<uint64_t>({0, 2, 1, 3})},
+        {"indptr", ZT_U64, nullptr, le<uint64_t>({0, 2, 3, 4})},
+        {"values", ZT_F32, nullptr, le<float>({1, 2, 3, 4})}}},
+      {"empty", "dense", {0, 3}, "", {{"data", ZT_I64, nullptr, ""}}},
+      {"f8a", "dense", {3}, "", {{"data", ZT_U8, "f8_e4m3fn", "\x38\x40\xb8"}}},
+      {"f8b", "dense", {3}, "", {{"data", ZT_U8, "f8_e5m2", "\x3c\x40\xbc"}}},
+      {"f8c", "dense", {2}, "", {{"data", ZT_U8, "f8_e4m3fnuz", "\x40\x48"}}},
+      {"f8d", "dense", {2}, "", {{"data", ZT_U8, "f8_e5m2fnuz", "\x40\x44"}}},
+      {"i8", "dense", {4}, "", {{"data", ZT_I8, nullptr, "\x01\xff\x7f\x80"}}},
+      {"qg16",
+       "zt.quant_group/1",
+       {2, 16},
+       qg_attrs(4, 8, 1, "u32", 8, "lsb_first", "f16_factors", zero_implied(8), true),
+       {{"data", ZT_U32, nullptr, pattern(16, 7)}, {"scales", ZT_F16, nullptr, pattern(8, 8)}}},
+      {"qg8",
+       "zt.quant_group/1",
+       {2, 8},
+       qg_attrs(8, 4, 1, "u8", 1, "lsb_first", "f32_factors",
+                cbor_map_text({{"form", "tensor"}, {"packing", "plain"}})),
+       {{"data", ZT_U8, nullptr, pattern(16, 2)},
+        {"scales", ZT_F32, nullptr, le<float>({0.5f, 1, 2, 4})},
+        {"zeros", ZT_F32, nullptr, le<float>({1, 2, 3, 4})}}},
+      {"scalar", "dense", {}, "", {{"data", ZT_F64, nullptr, le<double>({2.5})}}},
+      {"u64", "dense", {70000}, "", {{"data", ZT_U8, nullptr, pattern(70000, 3)}}},
+  };
+}
+
+std::string file_attrs() {
+  Cbor c;  // $-keys that the JSON form must escape, and plain ones
+  c.map(3).text("$bytes").text("text, not bytes").text("$map").uint(1).text("name").text("m");
+  return c.bytes;
+}
+
+class V2Migrate : public ::testing::Test {
+ protected:
+  TempDir tmp;
+  std::string path(const std::string &n) { return tmp.path() + "/" + n; }
+};
+
+TEST_F(V2Migrate, V2To12MapsEveryFeature) {
+  const std::string two = path("two.zt"), one = path("one.zt");
+  ASSERT_EQ(ZT_OK, write_v2(two, mappable_model(), file_attrs())) << zt_last_error();
+  ASSERT_EQ(ZT_OK, migrate(two, one, 1)) << zt_last_error();
+  zt_file *f = nullptr;
+  ASSERT_EQ(ZT_OK, zt_open(one.c_str(), nullptr, &f));
+  const char *version = nullptr;
+  zt_file_version(f, &version);
+  EXPECT_STREQ("1.2.0", version);
+  struct Want {
+    const char *object, *format, *role, *dtype, *type, *digest;
+  };
+  for (const Want &w : {Want{"bool", "dense", "data", "bool", nullptr, "crc32c:"},
+                        Want{"c128", "dense", "data", "f64", "complex128", "crc32c:"},
+                        Want{"f8d", "dense", "data", "u8", "f8_e5m2fnuz", "crc32c:"},
+                        Want{"csr", "sparse_csr", "indices", "u64", nullptr, "crc32c:"},
+                        Want{"coo", "sparse_coo", "coords", "u64", nullptr, "crc32c:"},
+                        Want{"qg8", "quantized_group", "packed_weight", "u8", nullptr, "crc32c:"},
+                        Want{"qg16", "quantized_group", "packed_weight", "u32", nullptr, "crc32c:"}}) {
+    const zt_object *o = nullptr;
+    ASSERT_EQ(ZT_OK, zt_file_object_by_name(f, w.object, std::strlen(w.object), &o)) << w.object;
+    EXPECT_STREQ(w.format, zttest::object_info(o).format) << w.object;
+    size_t k = 0;
+    ASSERT_EQ(ZT_OK, zt_object_component_index(o, w.role, &k)) << w.object << " " << w.role;
+    const zt_component_info c = zttest::component_info(o, k);
+    EXPECT_STREQ(w.dtype, c.dtype_name) << w.object;
+    if (w.type)
+      EXPECT_STREQ(w.type, c.logical_type) << w.object;
+    else
+      EXPECT_EQ(nullptr, c.logical_type) << w.object;
+    ASSERT_NE(nullptr, c.digest);
+    EXPECT_EQ(0, std::strncmp(c.digest, w.digest, std::strlen(w.digest))) << c.digest;  // xxh3 → crc32c
+  }
+  // The quant groups' 1.x attributes: bits, group_size and the packing
+  // name; scale_form only when it is not 1.x's f32; unknown keys kept.
+  const zt_object *q = nullptr;
+  ASSERT_EQ(ZT_OK, zt_file_object_by_name(f, "qg16", 4, &q));
+  const uint8_t *a = nullptr;
+  size_t alen = 0;
+  ASSERT_EQ(ZT_OK, zt_object_attributes_cbor(q, &a, &alen));
+  EXPECT_EQ(Json::parse(R"({"$origin":"awq","bits":4,"group_size":8,"packing":"8_per_i32",
+                            "scale_form":"f16_factors"})"),
+            attrs_json(a, alen));
+  ASSERT_EQ(ZT_OK, zt_file_object_by_name(f, "qg8", 3, &q));
+  ASSERT_EQ(ZT_OK, zt_object_attributes_cbor(q, &a, &alen));
+  EXPECT_EQ(Json::parse(R"({"bits":8,"group_size":4,"packing":"1_per_u8"})"), attrs_json(a, alen));
+  zt_close(f);
+  // Every decoded byte and attribute ($-keys included) is the same, under
+  // the 1.2 names.
+  Json c1 = content(one), c2 = content(two);
+  c2["objects"]["bool"]["components"]["data"]["dtype"] = "bool";
+  c2["objects"]["bool"]["components"]["data"]["type"] = nullptr;
+  for (const char *qg : {"qg8", "qg16"}) {
+    c2["objects"][qg]["format"] = "quantized_group";
+    c2["objects"][qg]["components"]["packed_weight"] = c2["objects"][qg]["components"]["data"];
+    c2["objects"][qg]["components"].erase("data");
+    c2["objects"][qg]["attributes"] = c1["objects"][qg]["attributes"];  // checked above
+  }
+  c2["objects"]["csr"]["format"] = "sparse_csr";
+  c2["objects"]["coo"]["format"] = "sparse_coo";
+  EXPECT_EQ(c2, c1) << c2.dump() << "\n" << c1.dump();
+  EXPECT_EQ(Json::parse(R"({"$bytes":"text, not bytes","$map":1,"name":"m"})"), c1["attributes"]);
+}
+
+TEST_F(V2Migrate, V2CanonicalTo12ToV2CanonicalIsTheSameBytes) {
+  std::vector<std::string> inputs = {path("model.zt")};
+  ASSERT_EQ(ZT_OK, write_v2(inputs[0], mappable_model(), file_attrs())) << zt_last_error();
+  for (const char *g : {"many.zt", "zeros.zt", "empty.zt"})
+    inputs.push_back(source_path(std::string("v2-golden/") + g));
+  for (const std::string &in : inputs) {
+    const std::string one = path("one.zt"), back = path("back.zt");
+    ASSERT_EQ(ZT_OK, migrate(in, one, 1)) << in << ": " << zt_last_error();
+    ASSERT_EQ(ZT_OK, migrate(one, back, 2)) << in << ": " << zt_last_error();
+    EXPECT_EQ(slurp(in), slurp(back)) << in;
+    // Through a compressed 1.2 file with sha256 digests: the same.
+    ASSERT_EQ(ZT_OK, migrate(in, one, 1, true, 1, ZT_DIGEST_SHA256)) << zt_last_error();
+    ASSERT_EQ(ZT_OK, migrate(one, back, 2)) << zt_last_error();
+    EXPECT_EQ(slurp(in), slurp(back)) << in;
+  }
+}
+
+TEST_F(V2Migrate, To2OfAV2FileCanonicalises) {
+  // A canonical input comes out byte-identical (the goldens were written by
+  // the original's writer).
+  for (const char *g : {"basic.zt", "layouts.zt", "many.zt", "zeros.zt", "empty.zt"}) {
+    const std::string in = source_path(std::string("v2-golden/") + g), out = path(g);
+    ASSERT_EQ(ZT_OK, migrate(in, out, 2)) << g << ": " << zt_last_error();
+    EXPECT_EQ(slurp(in), slurp(out)) << g;
+  }
+  // A non-canonical one (8 KiB alignment, zt.zstd-seekable/1, sha256)
+  // becomes the canonical file of the same tensors.
+  const std::string canon = path("canon.zt"), loose = path("loose.zt"), out = path("out.zt");
+  ASSERT_EQ(ZT_OK, write_v2(canon, mappable_model(), file_attrs())) << zt_last_error();
+  V2Options v;
+  v.canonical = false;
+  v.zstd = true;
+  v.digest = ZT_DIGEST_SHA256;
+  ASSERT_EQ(ZT_OK, write_v2(loose, mappable_model(), file_attrs(), v)) << zt_last_error();
+  ASSERT_NE(slurp(canon), slurp(loose));
+  ASSERT_EQ(ZT_OK, migrate(loose, out, 2)) << zt_last_error();
+  EXPECT_EQ(slurp(canon), slurp(out));
+}
+
+// 1.2 → v2 → 1.2 keeps every object, component, attribute and byte, for
+// the interop files of every 1.x feature, through canonical and
+// non-canonical (zstd-seekable, sha256) v2.
+TEST_F(V2Migrate, From12ToV2AndBackKeepsEverything) {
+  std::vector<std::string> inputs;
+  for (const char *n : {"attributes", "checksum_crc32c", "checksum_sha256", "dense_all_dtypes", "dense_bool", "empty",
+                        "empty_with_attributes", "large", "logical_types", "many_tensors", "quantized_group", "scalars",
+                        "shapes", "sparse_coo", "sparse_csr", "zero_size", "zstd_levels"})
+    inputs.push_back(source_path(std::string("interop/v1/") + n + ".zt"));
+  inputs.push_back(path("from_v2.zt"));  // the 1.2 form of every v2 feature
+  const std::string model = path("model.zt");
+  ASSERT_EQ(ZT_OK, write_v2(model, mappable_model(), file_attrs())) << zt_last_error();
+  ASSERT_EQ(ZT_OK, migrate(model, inputs.back(), 1)) << zt_last_error();
+  for (const std::string &in : inputs) {
+    const Json want = content(in);
+    for (bool canonical : {true, false}) {
+      const std::string two = path("two.zt"), back = path("back.zt");
+      ASSERT_EQ(ZT_OK,
+                migrate(in, two, 2, canonical, canonical ? 0 : 1, canonical ? ZT_DIGEST_UNKNOWN : ZT_DIGEST_SHA256))
+          << in << ": " << zt_last_error();
+      ASSERT_EQ(ZT_OK, migrate(two, back, 1)) << in << ": " << zt_last_error();
+      EXPECT_EQ(want, content(back)) << in << (canonical ? " (canonical)" : " (non-canonical)");
+    }
+  }
+}
+
+// Spec 0.1 and 1.1 inputs reach v2 and come back as their 1.2 form.
+TEST_F(V2Migrate, LegacyInputsToV2) {
+  std::vector<std::string> inputs;
+  for (const char *n : {"v01_crc32c", "v01_empty", "v01_raw_be", "v01_raw_le", "v01_scalar_zero", "v01_zstd"})
+    inputs.push_back(source_path(std::string("interop/v0/") + n + ".zt"));
+  // 1.1: fp8 and complex spelled as dtypes, u32 CSR indices (u64 in 1.2;
+  // v2 keeps u32), zstd without uncompressed_length.
+  {
+    std::string fp8(16, '\x3c'), cplx(32, '\x11'), vals = le<float>({1, 2}), ind = le<uint32_t>({1, 0}),
+                                                   ptr = le<uint32_t>({0, 1, 2});
+    std::vector<std::string> blobs = {fp8, cplx, vals, ind, ptr};
+    auto offs = zttest::layout_offsets(blobs);
+    Cbor c;
+    c.map(2).text("version").text("1.1.0").text("objects").map(3);
+    c.text("fp8").map(3).text("shape").shape({16}).text("format").text("dense").text("components").map(1);
+    c.text("data").map(3).text("dtype").text("f8_e4m3").text("offset").uint(offs[0]).text("length").uint(16);
+    c.text("cx").map(3).text("shape").shape({4}).text("format").text("dense").text("components").map(1);
+    c.text("data").map(3).text("dtype").text("complex64").text("offset").uint(offs[1]).text("length").uint(32);
+    c.text("sp").map(3).text("shape").shape({2, 2}).text("format").text("sparse_csr").text("components").map(3);
+    const char *roles[] = {"values", "indices", "indptr"};
+    const char *dtypes[] = {"f32", "u32", "u32"};
+    for (int i = 0; i < 3; ++i)
+      c.text(roles[i])
+          .map(3)
+          .text("dtype")
+          .text(dtypes[i])
+          .text("offset")
+          .uint(offs[2 + i])
+          .text("length")
+          .uint(blobs[2 + i].size());
+    const std::string file = zttest::build_v1_file(blobs, c.bytes);
+    inputs.push_back(path("v11.zt"));
+    zttest::write_file(inputs.back(), file);
+  }
+  for (const std::string &in : inputs) {
+    const std::string as12 = path("as12.zt"), two = path("two.zt"), back = path("back.zt");
+    ASSERT_EQ(ZT_OK, migrate(in, as12, 1)) << in << ": " << zt_last_error();
+    ASSERT_EQ(ZT_OK, migrate(in, two, 2)) << in << ": " << zt_last_error();
+    zt_file *f = nullptr;
+    ASSERT_EQ(ZT_OK, zt_open(two.c_str(), nullptr, &f));
+    const char *version = nullptr;
+    zt_file_version(f, &version);
+    EXPECT_STREQ("2", version);
+    uint32_t rule = 0;
+    EXPECT_EQ(ZT_OK, zt_file_canonical(f, &rule, nullptr)) << in << ": " << zt_last_error();
+    zt_close(f);
+    ASSERT_EQ(ZT_OK, migrate(two, back, 1)) << in << ": " << zt_last_error();
+    Json want = content(as12), got = content(back);
+    EXPECT_EQ(want, got) << in;
+  }
+}
+
+// What 1.2 cannot hold is refused naming object and profile; nothing is
+// written and the input is unchanged.
+TEST_F(V2Migrate, V2To12RefusesWhat12CannotHold) {
+  const std::string zeros_none = cbor_map_text({{"form", "none"}});
+  const std::string u32x8 = pattern(16, 7), f16x4 = pattern(8, 8);
+  struct Case {
+    Obj obj;
+    std::string want;  // in the message, besides the object's name
+  };
+  std::vector<Case> cases = {
+      {{"mx",
+        "zt.mx/1",
+        {2, 32},
+        Cbor().map(2).text("block_size").uint(32).text("scale_form").text("e8m0_exponent").bytes,
+        {{"data", ZT_U8, "f4_e2m1", pattern(32, 6)}, {"scales", ZT_U8, "f8_e8m0", "\x7f\x80"}}},
+       "zt.mx/1"},
+      {{"fp4", "dense", {5}, "", {{"data", ZT_U8, "f4_e2m1", "\x21\x43\x05"}}}, "f4_e2m1"},
+      {{"e8m0", "dense", {2}, "", {{"data", ZT_U8, "f8_e8m0", "\x7f\x80"}}}, "f8_e8m0"},
+      {{"acme", "acme.blocks/3", {4}, "", {{"data", ZT_U8, nullptr, "abcd"}}}, "acme.blocks/3"},
+      {{"qn",
+        "zt.quant_group/1",
+        {2, 16},
+        qg_attrs(4, 8, 1, "u32", 8, "lsb_first", "f32_factors", zeros_none),
+        {{"data", ZT_U32, nullptr, u32x8}, {"scales", ZT_F16, nullptr, f16x4}}},
+       "no zero point"},
+      {{"qm",
+        "zt.quant_group/1",
+        {2, 16},
+        qg_attrs(4, 8, 1, "u32", 8, "msb_first", "f32_factors", zero_implied(8)),
+        {{"data", ZT_U32, nullptr, u32x8}, {"scales", ZT_F16, nullptr, f16x4}}},
+       "msb_first"},
+      {{"qz",
+        "zt.quant_group/1",
+        {2, 16},
+        qg_attrs(4, 8, 1, "u32", 8, "lsb_first", "f32_factors", zero_implied(7)),
+        {{"data", ZT_U32, nullptr, u32x8}, {"scales", ZT_F16, nullptr, f16x4}}},
+       "implied zero point of 7"},
+      {{"qa",
+        "zt.quant_group/1",
+        {16, 2},
+        qg_attrs(4, 8, 0, "u32", 8, "lsb_first", "f32_factors", zero_implied(8)),
+        {{"data", ZT_U32, nullptr, u32x8}, {"scales", ZT_F16, nullptr, f16x4}}},
+       "axis other than the last"},
+  };
+  for (const Case &c : cases) {
+    const std::string in = path("in-" + c.obj.name + ".zt"), out = path("out.zt");
+    std::vector<Obj> objs = mappable_model();
+    objs.push_back(c.obj);
+    ASSERT_EQ(ZT_OK, write_v2(in, objs, file_attrs())) << c.obj.name << ": " << zt_last_error();
+    const std::string before = slurp(in);
+    EXPECT_EQ(ZT_E_UNSUPPORTED, migrate(in, out, 1)) << c.obj.name;
+    const std::string msg = zt_last_error();
+    EXPECT_NE(std::string::npos, msg.find("'" + c.obj.name + "'")) << msg;
+    EXPECT_NE(std::string::npos, msg.find(c.want)) << msg;
+    EXPECT_NE(std::string::npos, msg.find("spec 1.2")) << msg;
+    EXPECT_FALSE(exists(out)) << c.obj.name;
+    EXPECT_EQ(before, slurp(in)) << c.obj.name;
+  }
+  // The original's golden files: gguf and mx objects, an f4_e2m1 tensor.
+  for (const char *g : {"layouts.zt", "basic.zt"}) {
+    const std::string in = source_path(std::string("v2-golden/") + g), out = path("out.zt");
+    EXPECT_EQ(ZT_E_UNSUPPORTED, migrate(in, out, 1)) << g;
+    EXPECT_FALSE(exists(out)) << g;
+  }
+}
+
+}  // namespace
