@@ -745,6 +745,7 @@ void Writer::finish() {
     if (file && !reordered) {
       pwrite_all(fd_, manifest.data(), manifest.size(), manifest_at, "the manifest");
       pwrite_all(fd_, footer, kFooterSize, manifest_at + manifest.size(), "the footer");
+      if (opts_.before_commit) opts_.before_commit(*sink_);
       sink_->commit(opts_.sync);
     } else if (file) {
       // The layout file was a spool: the blobs go in canonical order into a
@@ -754,11 +755,13 @@ void Writer::finish() {
       copy_out(out, manifest_at, manifest);
       pwrite_all(out, manifest.data(), manifest.size(), manifest_at, "the manifest");
       pwrite_all(out, footer, kFooterSize, manifest_at + manifest.size(), "the footer");
+      if (opts_.before_commit) opts_.before_commit(*final_sink);
       final_sink->commit(opts_.sync);
       sink_->abandon();
     } else {
       stream_out(*sink_, manifest_at, manifest, manifest_at + manifest.size() + kFooterSize);
       sink_->write(footer, kFooterSize);
+      if (opts_.before_commit) opts_.before_commit(*sink_);
       sink_->commit(opts_.sync);
     }
     state_ = State::Finished;
