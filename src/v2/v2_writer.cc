@@ -17,6 +17,7 @@
 #include "v2/nfc.h"
 #include "v2/quant_group_1x.h"
 #include "v2/v2_logical_types.h"
+#include "v2/write_checks.h"
 #include "v2/zstd_seekable_encode.h"
 
 namespace zt::v2 {
@@ -729,6 +730,11 @@ void Writer::finish() {
       if (o.parts.empty())
         fail(ZT_E_COMPONENT_MISSING, where(o.name) + ": an object has at least one part (v2 spec §3.3)");
       if (o.layout == "quantized_group") restate_quantized(o);
+      if (o.layout != "dense") {  // dense sizes were checked part by part
+        std::vector<PartFacts> facts;
+        for (const Part &p : o.parts) facts.push_back({p.name, p.dtype, p.type, p.decoded_length});
+        check_layout_before_write(o.name, o.layout, o.shape, o.numel, o.attributes, facts);
+      }
     }
     uint64_t manifest_at = 0;
     place_blobs(manifest_at);
