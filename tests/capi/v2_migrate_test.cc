@@ -435,6 +435,48 @@ TEST_F(V2Migrate, LegacyInputsToV2) {
   }
 }
 
+// Copies every object of `in` (and its file fields) into a new file at out
+// (zt append / merge use the same calls).
+zt_status copy_file(const std::string &in, const std::string &out, uint32_t format) {
+  zt_file *f = nullptr;
+  zt_status st = zt_open(in.c_str(), nullptr, &f);
+  if (st != ZT_OK) return st;
+  zt_writer_options wo;
+  zt_writer_options_init(&wo);
+  wo.sync = 0;
+  wo.format = format;
+  zt_writer *w = nullptr;
+  st = zt_writer_create(out.c_str(), &wo, &w);
+  if (st == ZT_OK) st = zt_writer_copy_file_fields(w, &f, 1);
+  size_t n = 0;
+  zt_file_object_count(f, &n);
+  for (size_t i = 0; st == ZT_OK && i < n; ++i) {
+    const zt_object *o = nullptr;
+    zt_file_object_at(f, i, &o);
+    st = zt_writer_copy_object(w, o, nullptr, 0);
+  }
+  st = st == ZT_OK ? zt_writer_finish(w) : (zt_writer_discard(w), st);
+  zt_close(f);
+  return st;
+}
+
+// zt_writer_copy_object (zt append, merge) maps a v2 object into a 1.2
+// writer as migration does, refuses what 1.2 cannot hold, and into a v2
+// writer keeps it as it is (u32 sparse indices included).
+TEST_F(V2Migrate, CopyObjectMapsLikeMigrate) {
+  const std::string two = path("two.zt"), migrated = path("migrated.zt"), copied = path("copied.zt");
+  ASSERT_EQ(ZT_OK, write_v2(two, mappable_model(), file_attrs())) << zt_last_error();
+  ASSERT_EQ(ZT_OK, migrate(two, migrated, 1)) << zt_last_error();
+  ASSERT_EQ(ZT_OK, copy_file(two, copied, 1)) << zt_last_error();
+  EXPECT_EQ(content(migrated), content(copied));
+  const std::string layouts = source_path("v2-golden/layouts.zt");
+  EXPECT_EQ(ZT_E_UNSUPPORTED, copy_file(layouts, path("refused.zt"), 1));
+  EXPECT_NE(std::string::npos, std::string(zt_last_error()).find("no spec 1.2 form")) << zt_last_error();
+  EXPECT_FALSE(exists(path("refused.zt")));
+  ASSERT_EQ(ZT_OK, copy_file(layouts, copied, 2)) << zt_last_error();
+  EXPECT_EQ(slurp(layouts), slurp(copied)) << "a canonical copy of a canonical file is the same file";
+}
+
 // What 1.2 cannot hold is refused naming object and profile; nothing is
 // written and the input is unchanged.
 TEST_F(V2Migrate, V2To12RefusesWhat12CannotHold) {
