@@ -104,8 +104,9 @@ void quant_group_to_1x(const Object &o, Object1x &out) {
 }  // namespace
 
 Object1x object_to_1x(const Object &o) {
-  if (o.status != ZT_OK) fail(o.status, "cannot migrate: " + o.error);
-  // The layout first: an object 1.2 cannot hold is named by its profile.
+  // What 1.2 cannot hold first (the layout, then each part), whatever else
+  // the reader thinks of the object: an unknown logical type, say, also
+  // makes it unreadable except structurally.
   const bool quant_group = o.format == "zt.quant_group/1";
   if (o.format == "zt.mx/1" || v2::is_gguf_layout(o.format)) refuse(o.name, "", "layout profile '" + o.format + "'");
   if (o.format != "dense" && o.format != kCsrV2 && o.format != kCooV2 && !quant_group)
@@ -115,6 +116,7 @@ Object1x object_to_1x(const Object &o) {
   out.has_attributes = o.has_attributes;
   out.attributes = o.attributes;
   for (const Component &c : o.components) out.parts.push_back(part_to_1x(o, c));
+  if (o.status != ZT_OK) fail(o.status, "cannot migrate: " + o.error);
   if (quant_group) quant_group_to_1x(o, out);
   return out;
 }

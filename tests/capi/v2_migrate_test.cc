@@ -495,6 +495,7 @@ TEST_F(V2Migrate, V2To12RefusesWhat12CannotHold) {
        "zt.mx/1"},
       {{"fp4", "dense", {5}, "", {{"data", ZT_U8, "f4_e2m1", "\x21\x43\x05"}}}, "f4_e2m1"},
       {{"e8m0", "dense", {2}, "", {{"data", ZT_U8, "f8_e8m0", "\x7f\x80"}}}, "f8_e8m0"},
+      {{"weird", "dense", {2}, "", {{"data", ZT_U8, "acme_f7", "ab"}}}, "logical type 'acme_f7'"},
       {{"acme", "acme.blocks/3", {4}, "", {{"data", ZT_U8, nullptr, "abcd"}}}, "acme.blocks/3"},
       {{"qn",
         "zt.quant_group/1",
