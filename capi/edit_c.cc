@@ -52,9 +52,8 @@ void copy_component(const Reader &in, const Object &o, const Component &c, Write
   const zt_dtype dtype = as ? as->dtype : c.dtype;
   w.adapt_copy_options(bo);
   // A spec 1.1 (or v2 u32) sparse index: written as u64, which 1.2 requires;
-  // v2 takes u32 as it is.
-  const bool index_fits_v2 = w.writes_v2() && c.dtype == ZT_U32;
-  if (!index_fits_v2 && copy_sparse_index_as_u64(in, o, c, w, name, bo)) return;
+  // v2 takes u32 indices as they are.
+  if (!v2_keeps_u32_indices(o, w) && copy_sparse_index_as_u64(in, o, c, w, name, bo)) return;
   if (c.encoding != ZT_ENCODING_RAW) {
     if (c.decoded_known && c.decoded_length <= kCopyPiece) {
       std::vector<uint8_t> bytes = in.read_vector(o, c);

@@ -42,6 +42,17 @@ bool copy_sparse_index_as_u64(const Reader &in, const Object &o, const Component
   return true;
 }
 
+bool v2_keeps_u32_indices(const Object &o, const Writer &w) {
+  if (!w.writes_v2()) return false;
+  bool any = false;
+  for (const Component &c : o.components) {
+    if (!is_sparse_index(o.format, c.role)) continue;
+    if (c.dtype != ZT_U32) return false;
+    any = true;
+  }
+  return any;
+}
+
 void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
   // A v2 writer places blobs in name order: handed over in that order, each
   // is placed once instead of being reordered at finish.
@@ -63,6 +74,7 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
     if (o1x ? o1x->has_attributes : o.has_attributes)
       w.set_object_attributes(o.name, o1x ? o1x->attributes : o.attributes);
     if (!o.extra.empty()) w.set_object_extra(o.name, o.extra);
+    const bool keep_u32 = v2_keeps_u32_indices(o, w);
     for (size_t j = 0; j < o.components.size(); ++j) {
       const Component &c = o.components[j];
       const std::string &role = o1x ? o1x->parts[j].role : c.role;
@@ -87,9 +99,8 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
       // Verify the source before copying, so damage is not laundered into a
       // freshly digested file.
       in.verify_component(o, c, false);
-      // v2 allows u32 sparse indices as they are; 1.2 wants u64.
-      const bool index_fits_v2 = w.writes_v2() && c.dtype == ZT_U32;
-      if (!index_fits_v2 && copy_sparse_index_as_u64(in, o, c, w, o.name, bo)) continue;
+      // v2 takes u32 sparse indices as they are; 1.2 wants u64.
+      if (!keep_u32 && copy_sparse_index_as_u64(in, o, c, w, o.name, bo)) continue;
       size_t len = 0;
       const uint8_t *view = nullptr;
       if (c.encoding == ZT_ENCODING_RAW && in.source().data() && !needs_swap(c)) {

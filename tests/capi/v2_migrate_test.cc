@@ -396,23 +396,27 @@ TEST_F(V2Migrate, LegacyInputsToV2) {
     std::vector<std::string> blobs = {fp8, cplx, vals, ind, ptr};
     auto offs = zttest::layout_offsets(blobs);
     Cbor c;
-    c.map(2).text("version").text("1.1.0").text("objects").map(3);
+    c.map(2).text("version").text("1.1.0").text("objects").map(4);
     c.text("fp8").map(3).text("shape").shape({16}).text("format").text("dense").text("components").map(1);
     c.text("data").map(3).text("dtype").text("f8_e4m3").text("offset").uint(offs[0]).text("length").uint(16);
     c.text("cx").map(3).text("shape").shape({4}).text("format").text("dense").text("components").map(1);
     c.text("data").map(3).text("dtype").text("complex64").text("offset").uint(offs[1]).text("length").uint(32);
-    c.text("sp").map(3).text("shape").shape({2, 2}).text("format").text("sparse_csr").text("components").map(3);
-    const char *roles[] = {"values", "indices", "indptr"};
-    const char *dtypes[] = {"f32", "u32", "u32"};
-    for (int i = 0; i < 3; ++i)
-      c.text(roles[i])
-          .map(3)
-          .text("dtype")
-          .text(dtypes[i])
-          .text("offset")
-          .uint(offs[2 + i])
-          .text("length")
-          .uint(blobs[2 + i].size());
+    // "sp": u32 indices and indptr (v2 keeps them); "sq": i32 indices and
+    // u32 indptr (v2 wants one plain dtype for both: widened to u64).
+    for (const char *object : {"sp", "sq"}) {
+      c.text(object).map(3).text("shape").shape({2, 2}).text("format").text("sparse_csr").text("components").map(3);
+      const char *roles[] = {"values", "indices", "indptr"};
+      const char *dtypes[] = {"f32", object[1] == 'p' ? "u32" : "i32", "u32"};
+      for (int i = 0; i < 3; ++i)
+        c.text(roles[i])
+            .map(3)
+            .text("dtype")
+            .text(dtypes[i])
+            .text("offset")
+            .uint(offs[2 + i])
+            .text("length")
+            .uint(blobs[2 + i].size());
+    }
     const std::string file = zttest::build_v1_file(blobs, c.bytes);
     inputs.push_back(path("v11.zt"));
     zttest::write_file(inputs.back(), file);
@@ -426,6 +430,15 @@ TEST_F(V2Migrate, LegacyInputsToV2) {
     const char *version = nullptr;
     zt_file_version(f, &version);
     EXPECT_STREQ("2", version);
+    for (const char *object : {"sp", "sq"}) {
+      const zt_object *o = nullptr;
+      if (zt_file_object_by_name(f, object, 2, &o) != ZT_OK) continue;  // only in the 1.1 file
+      for (size_t k = 0; k < 3; ++k) {
+        const zt_component_info ci = zttest::component_info(o, k);
+        if (std::string(ci.role) != "values")
+          EXPECT_STREQ(object[1] == 'p' ? "u32" : "u64", ci.dtype_name) << object << " " << ci.role;
+      }
+    }
     uint32_t rule = 0;
     EXPECT_EQ(ZT_OK, zt_file_canonical(f, &rule, nullptr)) << in << ": " << zt_last_error();
     zt_close(f);
