@@ -11,6 +11,7 @@
 #include "handles.h"
 #include "manifest/cbor_tree.h"
 #include "migrate.h"
+#include "migrate/sparse_to_v2.h"
 #include "migrate/v2_to_1x.h"
 
 using namespace zt;
@@ -177,6 +178,7 @@ ZT_API zt_status zt_writer_copy_object(zt_writer *w, const zt_object *obj, const
     Writer &out = *wr.writer;
     // A v2 object into a 1.2 file: its 1.2 form, or the refusal naming what
     // 1.2 cannot hold, before anything of it is written (docs/v2.md, Migration).
+    check_sparse_data_for_v2(*src.reader, o, out);
     std::unique_ptr<migrate::Object1x> as;
     if (src.reader->manifest().spec == SpecVersion::V2 && !out.writes_v2())
       as = std::make_unique<migrate::Object1x>(migrate::object_to_1x(o));

@@ -10,6 +10,7 @@
 
 #include "component_stream.h"
 #include "composite/parts.h"
+#include "migrate/sparse_to_v2.h"
 #include "migrate/v2_to_1x.h"
 #include "util/error.h"
 
@@ -69,6 +70,7 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
   for (size_t i : order) {
     const Object &o = objects[i];
     if (o.status != ZT_OK) fail(o.status, "cannot migrate: " + o.error);
+    check_sparse_data_for_v2(in, o, w);
     const migrate::Object1x *o1x = to_1x ? &plan[i] : nullptr;
     w.begin_object(o.name, o1x ? o1x->format : o.format, o.shape);
     if (o1x ? o1x->has_attributes : o.has_attributes)

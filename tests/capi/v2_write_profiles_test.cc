@@ -13,6 +13,7 @@
 #include "cbor_writer.h"
 #include "test_util.h"
 #include "ztensor.h"
+#include "ztensor_composite.h"
 
 using zttest::Cbor;
 using zttest::TempDir;
@@ -298,6 +299,55 @@ TEST_F(V2WriteProfiles, DenseSizeEquation) {
       EXPECT_NE(std::string::npos, msg.find("'data'")) << msg;
       EXPECT_NE(std::string::npos, msg.find("dense size equation")) << msg;
       EXPECT_EQ("the user's file", zttest::read_file(dest)) << o.name;
+    }
+  }
+}
+
+// The data rules v2 adds to 1.2's sparse ones: a CSR row whose column
+// indices do not strictly increase, a COO cell named twice. 1.2 allows
+// both; a v2 writer refuses them (zt_writer_add_csr / _coo at once;
+// zt_migrate --to 2 and zt_writer_copy_object of such a 1.2 object too),
+// naming the object, the part and the rule, with nothing written.
+TEST_F(V2WriteProfiles, SparseDataRules) {
+  const std::string one = tmp.path() + "/one.zt", two = tmp.path() + "/two.zt";
+  const float vals[3] = {1, 2, 3};
+  const uint64_t indices[3] = {2, 1, 3}, indptr[3] = {0, 2, 3};           // row 0: 2 then 1
+  const uint64_t shape[2] = {4, 4}, coords[6] = {0, 1, 0, /**/ 3, 2, 3};  // (0,3) twice
+  for (uint32_t format : {1u, 2u}) {
+    for (bool csr : {true, false}) {
+      zt_writer_options wo;
+      zt_writer_options_init(&wo);
+      wo.sync = 0;
+      wo.format = format;
+      zt_writer *w = nullptr;
+      ASSERT_EQ(ZT_OK, zt_writer_create(one.c_str(), &wo, &w));
+      const zt_status st = csr ? zt_writer_add_csr(w, "s", 1, 2, 4, ZT_F32, vals, 3, indices, indptr, nullptr)
+                               : zt_writer_add_coo(w, "s", 1, shape, 2, ZT_F32, vals, 3, coords, nullptr);
+      if (format == 1) {
+        EXPECT_EQ(ZT_OK, st) << zt_last_error();  // 1.2 allows both
+        ASSERT_EQ(ZT_OK, zt_writer_finish(w)) << zt_last_error();
+        // Its v2 migration is refused, and writes nothing.
+        zt_migrate_options mo;
+        zt_migrate_options_init(&mo);
+        mo.sync = 0;
+        mo.format = 2;
+        EXPECT_EQ(ZT_E_SPARSE_INDEX, zt_migrate(one.c_str(), two.c_str(), &mo)) << csr;
+        const std::string msg = zt_last_error();
+        EXPECT_NE(std::string::npos, msg.find("LayoutData")) << msg;
+        EXPECT_NE(std::string::npos, msg.find("object 's'")) << msg;
+        EXPECT_NE(std::string::npos, msg.find(csr ? "'indices'" : "'coords'")) << msg;
+        EXPECT_NE(std::string::npos, msg.find(csr ? "zt.sparse_csr/1" : "zt.sparse_coo/1")) << msg;
+        std::FILE *f = std::fopen(two.c_str(), "rb");
+        EXPECT_EQ(nullptr, f) << "a refused migration wrote its output";
+        if (f) std::fclose(f);
+        std::remove(one.c_str());
+      } else {
+        EXPECT_EQ(ZT_E_SPARSE_INDEX, st) << csr;
+        const std::string msg = zt_last_error();
+        EXPECT_NE(std::string::npos, msg.find("LayoutData")) << msg;
+        EXPECT_NE(std::string::npos, msg.find(csr ? "does not strictly increase" : "name the same cell")) << msg;
+        zt_writer_discard(w);
+      }
     }
   }
 }
