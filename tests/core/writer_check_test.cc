@@ -155,12 +155,13 @@ TEST(WriterCheckV2, DamagedManifestOrFooterIsCaughtToo) {
     // The size of that file, to aim at its manifest and footer.
     auto sized = std::make_unique<FlippingSink>(UINT64_MAX);
     FlippingSink *sz = sized.get();
+    uint64_t size = 0;
     {
       zt::Writer w(std::move(sized), v2_options());
       write_one_v2(w);
       w.finish();
+      size = sz->bytes.size();  // the writer owns the sink
     }
-    const uint64_t size = sz->bytes.size();
     const uint64_t at = where == 0 ? 0 : where == -1 ? size - 1 : size - 40 - 10;
     auto sink = std::make_unique<FlippingSink>(at);
     FlippingSink *s = sink.get();
