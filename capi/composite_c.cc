@@ -12,6 +12,8 @@
 #include "composite/validate.h"
 #include "handles.h"
 #include "types/dtype.h"
+#include "util/error.h"
+#include "v2/rule.h"
 #include "ztensor_composite.h"
 
 using namespace zt;
@@ -31,6 +33,19 @@ std::string logical_of(const zt_blob_options *opts) {
 }
 
 // opts without its logical type: for index components.
+// The data rules v2's sparse profiles add to 1.2's (strictly increasing
+// column indices per CSR row, unique COO coordinates), for a v2 writer:
+// refused before anything is written, as a reader would refuse them.
+template <typename Check, typename Arrays>
+void check_v2_data_rule(zt_writer *w, Check check, const std::string &object, const Arrays &a, const char *profile) {
+  if (!w->writer->writes_v2()) return;
+  try {
+    check(object, a);
+  } catch (const Error &e) {
+    fail(e.status(), v2::rejected(v2::Rule::LayoutData, std::string("cannot write ") + profile + ": " + e.what()));
+  }
+}
+
 zt_blob_options index_options(const zt_blob_options *opts) {
   zt_blob_options o;
   if (opts)
@@ -100,6 +115,7 @@ ZT_API zt_status zt_writer_add_csr(zt_writer *w, const char *name, size_t name_l
     a.indptr_count = *rows1;
     a.values_count = nnz;
     check_csr(object, a);
+    check_v2_data_rule(w, check_csr_rows_increasing, object, a, kCsrV2);
     const size_t ibytes = u64_bytes(object, "indices", nnz), pbytes = u64_bytes(object, "indptr", *rows1);
     const uint64_t shape[2] = {rows, cols};
     NewObject declared(w, object, "sparse_csr", shape, 2);
@@ -132,6 +148,7 @@ ZT_API zt_status zt_writer_add_coo(zt_writer *w, const char *name, size_t name_l
     a.coords_count = *ccount;
     a.values_count = nnz;
     check_coo(object, a);
+    check_v2_data_rule(w, check_coo_unique, object, a, kCooV2);
     const size_t cbytes = u64_bytes(object, "coords", *ccount);
     NewObject declared(w, object, "sparse_coo", shape, ndim);
     zt_blob_options iopts = index_options(opts);

@@ -136,6 +136,27 @@ class V2WriteTest(ztcli.TmpCase):
         _b, m2 = read_v2(za)
         self.assertEqual(["a", "b"], sorted(m2["objects"]))
 
+    def test_migrate_v2_to_12(self):
+        # What 1.2 cannot hold is refused naming object and profile, and
+        # nothing is written; what it can is mapped (docs/v2.md, Migration).
+        golden = os.path.join(os.environ.get("ZT_SOURCE_ROOT", "."), "tests", "data", "v2-golden")
+        out = self.path("out.zt")
+        r = ztcli.run("migrate", os.path.join(golden, "layouts.zt"), "-o", out, "--to", "1.2", check=False)
+        self.assertEqual(1, r.returncode, r.stderr)
+        self.assertIn("object 'gg'", r.stderr)
+        self.assertIn("gguf.q8_0/1", r.stderr)
+        self.assertIn("no spec 1.2 form", r.stderr)
+        self.assertFalse(os.path.exists(out))
+        ztcli.run("migrate", os.path.join(golden, "many.zt"), "-o", out, "--to", "1.2")
+        info = ztcli.info(out)
+        self.assertEqual("1.2.0", info["version"])
+        self.assertEqual(30, len(info["objects"]))
+        self.assertTrue(info["objects"][0]["components"][0]["digest"].startswith("crc32c:"))
+        back = self.path("back.zt")
+        ztcli.run("migrate", out, "-o", back, "--to", "2")
+        with open(os.path.join(golden, "many.zt"), "rb") as x, open(back, "rb") as y:
+            self.assertEqual(x.read(), y.read())
+
     def test_no_canonical_needs_format_2(self):
         one = self.path("one.zt")
         self.write_12(one)
