@@ -80,6 +80,22 @@ size_t on_header(char *data, size_t size, size_t n, void *p) {
   return bytes;
 }
 
+// Body bytes over a transfer's scatter pieces (within len: checked before).
+void scatter_body(Transfer &t, const char *data, size_t bytes) {
+  while (bytes && t.scatter_at < t.scatter.size()) {
+    const Source::Piece &p = t.scatter[t.scatter_at];
+    const size_t k = static_cast<size_t>(std::min<uint64_t>(p.len - t.scatter_used, bytes));
+    if (p.dst && k) std::memcpy(static_cast<uint8_t *>(p.dst) + t.scatter_used, data, k);
+    data += k;
+    bytes -= k;
+    t.scatter_used += k;
+    if (t.scatter_used == p.len) {
+      ++t.scatter_at;
+      t.scatter_used = 0;
+    }
+  }
+}
+
 size_t on_body(char *data, size_t size, size_t n, void *p) {
   auto *t = static_cast<Transfer *>(p);
   const size_t bytes = size * n;
@@ -124,6 +140,8 @@ size_t on_body(char *data, size_t size, size_t n, void *p) {
     }
     if (t->sink)
       t->sink->insert(t->sink->end(), data, data + bytes);
+    else if (!t->scatter.empty())
+      scatter_body(*t, data, bytes);
     else
       std::memcpy(t->dst + t->received, data, bytes);
     t->received += bytes;
@@ -171,6 +189,7 @@ Transfer Transfer::fresh() const {
   t.dst = dst;
   t.sink = sink;
   t.parts = parts;
+  t.scatter = scatter;
   if (t.sink) t.sink->clear();
   return t;
 }
