@@ -167,6 +167,7 @@ class HttpTransport {
   void observe(CURL *h, const Transfer &t) const;
 
   std::string url_, path_;
+  std::string ca_file_;  // CURL_CA_BUNDLE (s3: AWS_CA_BUNDLE first); empty = libcurl's store
   UrlSettings &s_;
   const S3Location *s3_;
   std::shared_ptr<RemoteShared> shared_;
