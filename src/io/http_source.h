@@ -28,7 +28,7 @@ struct UrlSettings {
   uint32_t retries = 3;
   // 1.3: 16 requests in flight (aria2c -x 16; hf_transfer and aws-c-s3
   // run more), large reads cut into pieces of up to chunk_bytes (when 0,
-  // 8 round trips' worth of the measured link within 8..64 MiB).
+  // 32 round trips' worth of the measured link within 8..64 MiB).
   uint32_t max_parallel = 16;
   uint32_t max_redirects = 5;
   bool allow_any_scheme = false;

@@ -56,12 +56,15 @@ uint64_t LinkModel::chunk_for(uint64_t len, uint32_t parallel, uint64_t max_chun
 
 uint64_t LinkModel::chunk_cap(uint64_t fixed) const {
   if (fixed) return fixed;
-  // A request is one round trip of waiting and then its body: a body of 8
-  // round trips' worth of bytes keeps a connection ~90% busy.
+  // A request is one round trip of waiting and then its body: a body of 32
+  // round trips' worth of bytes keeps a connection ~97% busy, so a large
+  // load costs a round trip per wave of pieces, not per few MiB. (Pieces
+  // are written straight into the readers' buffers: their size costs no
+  // memory, only the bytes a failed piece fetches again.)
   constexpr uint64_t kLow = uint64_t{8} << 20, kHigh = uint64_t{64} << 20;
-  const double bdp8 = 8 * rtt_s() * bytes_per_s();
-  if (!(bdp8 < static_cast<double>(kHigh))) return kHigh;
-  return std::max(kLow, static_cast<uint64_t>(bdp8));
+  const double bdp = 32 * rtt_s() * bytes_per_s();
+  if (!(bdp < static_cast<double>(kHigh))) return kHigh;
+  return std::max(kLow, static_cast<uint64_t>(bdp));
 }
 
 std::vector<MergedRange> merge_ranges(const std::vector<NeededRange> &ranges, const MergeLimits &limits,

@@ -39,7 +39,7 @@ class LinkModel {
   // least 1 MiB, at most max_chunk.
   uint64_t chunk_for(uint64_t len, uint32_t parallel, uint64_t max_chunk) const;
   // The largest request: `fixed` when the caller set one (chunk_bytes, a
-  // hard cap), else eight round trips' worth of one connection's bytes
+  // hard cap), else 32 round trips' worth of one connection's bytes
   // within 8..64 MiB (a request waits a round trip before its body).
   uint64_t chunk_cap(uint64_t fixed) const;
 

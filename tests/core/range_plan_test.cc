@@ -101,16 +101,16 @@ TEST(LinkModel, LearnsFromResponses) {
 }
 
 TEST(LinkModel, ChunkCapFollowsTheLinkUnlessSet) {
-  // Eight round trips' worth of one connection, within 8..64 MiB.
-  EXPECT_NEAR(static_cast<double>(LinkModel(25, 125000000).chunk_cap(0)), 25e6, 2);  // 1 Gbit/s, 25 ms
-  EXPECT_NEAR(static_cast<double>(LinkModel(80, 25000000).chunk_cap(0)), 16e6, 2);   // 200 Mbit/s, 80 ms
+  // 32 round trips' worth of one connection, within 8..64 MiB.
+  EXPECT_NEAR(static_cast<double>(LinkModel(10, 100000000).chunk_cap(0)), 32e6, 2);  // 10 ms, 100 MB/s
+  EXPECT_EQ(LinkModel(25, 125000000).chunk_cap(0), 64u << 20);                       // 1 Gbit/s, 25 ms: the top
   EXPECT_EQ(LinkModel(1, 125000000).chunk_cap(0), 8u << 20);                         // a datacenter: the floor
-  EXPECT_EQ(LinkModel(200, 1000000000).chunk_cap(0), 64u << 20);
   // The caller's chunk_bytes is a hard cap, whatever the link.
   EXPECT_EQ(LinkModel(80, 25000000).chunk_cap(2 << 20), 2u << 20);
+  // Measured: 20 ms, 25 MB/s.
   LinkModel l(0, 0);
-  l.observe(0.080, 100, 0.0001);
-  l.observe(0.080, 4 << 20, 4.0 * (1 << 20) / 25e6);
+  l.observe(0.020, 100, 0.0001);
+  l.observe(0.020, 4 << 20, 4.0 * (1 << 20) / 25e6);
   EXPECT_NEAR(static_cast<double>(l.chunk_cap(0)), 16e6, 1e3);
 }
 
