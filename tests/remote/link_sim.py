@@ -43,8 +43,13 @@ F_SETPIPE_SZ = 1031
 PIPE_BYTES = 1 << 20  # the most a pipe holds without privileges (pipe-max-size)
 MIN_CHUNK = 64 << 10
 # A chunk is what one connection sends in about this long at its rate: the
-# pacing's granularity (2 ms at 1 Gbit/s is 250 KB), within 64 KiB..1 MiB.
-CHUNK_SECONDS = 0.002
+# pacing's granularity (4 ms at 1 Gbit/s is 500 KB), within 64 KiB..1 MiB.
+CHUNK_SECONDS = 0.004
+# A pacing thread woken late (a busy machine's run queue) sends its next
+# chunks at once until it is back on schedule, if it is at most this late:
+# the rate holds over a transfer instead of losing every late wakeup's
+# time. A connection idle for longer starts afresh (no burst).
+CATCH_UP_SECONDS = 0.020
 
 
 class Link:
@@ -71,18 +76,26 @@ class Link:
             return PIPE_BYTES
         return max(MIN_CHUNK, min(PIPE_BYTES, int(rate * CHUNK_SECONDS)))
 
-    def schedule(self, start, n):
-        """When n bytes offered at `start` (no earlier than the connection
-        is free) have left: the shared link's share taken under its lock."""
+    def schedule(self, now, conn_free, n):
+        """When n bytes offered at `now` on a connection free from
+        `conn_free` on have left: the shared link's share taken under its
+        lock. Each schedule continues from where the last left off when it
+        is at most CATCH_UP_SECONDS in the past (a late wakeup, not idle
+        time)."""
+        start = caught_up(now, conn_free)
         done = start
         if self.conn_rate:
             done = start + n / self.conn_rate
         if self.total_rate:
             with self.lock:
-                begin = max(start, self.total_free)
+                begin = max(start, caught_up(now, self.total_free))
                 self.total_free = begin + n / self.total_rate
                 done = max(done, self.total_free)
         return done
+
+
+def caught_up(now, free):
+    return free if free >= now - CATCH_UP_SECONDS else now
 
 
 def sleep_until(when):
@@ -194,9 +207,9 @@ class Connection:
                 n = os.splice(src, pw, chunk)
                 if n == 0:
                     break
-                start = max(time.monotonic(), conn_free)
-                done = link.schedule(start, n)
-                conn_free = done if link.conn_rate else start
+                now = time.monotonic()
+                done = link.schedule(now, conn_free, n)
+                conn_free = done if link.conn_rate else now
                 link.count(bytes_down=n)
                 sleep_until(done)
                 while n:
