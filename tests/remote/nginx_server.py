@@ -30,7 +30,9 @@ class Nginx:
     """Serves `root`; /norange/ is the same tree with Range support off
     (max_ranges 0), as a server that ignores Range would; /onerange/ with
     one range per request (max_ranges 1: a multi-range request gets the
-    whole object), as S3 and many CDNs do. tls=(cert, key) serves https;
+    whole object), as S3 and many CDNs do; /maxranges200/ answers at most
+    200 ranges in one request (more get the whole object), as Apache's
+    default MaxRanges does. tls=(cert, key) serves https;
     http2 then offers HTTP/2 (ALPN)."""
 
     def __init__(self, binary, workdir, root, tls=None, http2=False):
@@ -69,6 +71,7 @@ http {{
     root {root};
     location /norange/ {{ alias {root}/; max_ranges 0; }}
     location /onerange/ {{ alias {root}/; max_ranges 1; }}
+    location /maxranges200/ {{ alias {root}/; max_ranges 200; }}
   }}
 }}
 """
