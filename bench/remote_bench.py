@@ -189,7 +189,12 @@ def link_rows(args, server, root, work, mixed_bufs):
     with ztensor.Writer(big) as w:
         for i in range(count):
             w.add(f"t{i}", np.full(16 << 20, i, dtype=np.float32))
-    big_bufs = [np.empty(16 << 20, dtype=np.float32) for _ in range(count)]
+    # Touched once before any timed run: the first touch of 2 GiB of new
+    # memory on a machine short of free pages took 10-25 s (reclaiming page
+    # cache), which the first run alone would pay.
+    big_bufs = [np.zeros(16 << 20, dtype=np.float32) for _ in range(count)]
+    for b in big_bufs + list(mixed_bufs):
+        b.fill(0)
     rows(server, root, work, [("mixed", "mixed.zt", mixed_bufs), ("big", "big.zt", big_bufs)], args.tp_mib,
          lambda url, bufs: read_all(url, bufs), reps=args.link_reps)
 

@@ -494,12 +494,12 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
                                         " bytes, buffer has " + std::to_string(j.capacity));
       if (!j.dst && c.decoded_length) fail(ZT_E_INVALID_ARG, ctx_of(o, c) + ": dst is NULL");
       total += c.decoded_length;
-      // Decode-on-read tensors (a foreign file's) are read whole: a whole
-      // read decodes straight into the buffer, a chunk would keep a copy.
       if (plan_raw && c.encoding == ZT_ENCODING_RAW && !needs_swap(c)) {
         if (c.length) planned.push_back(i);
         continue;
       }
+      // Decode-on-read tensors (a foreign file's) are read whole: a whole
+      // read decodes straight into the buffer, a chunk would keep a copy.
       if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk && !manifest_.foreign_decoded) {
         const bool cold = !source_->likely_cached(c.offset, c.length);
         // Not on cold blobs: hinting every blob here, before any copy
