@@ -137,12 +137,31 @@ def write_set(root, shards):
         json.dump({"weight_map": weight_map}, f)
 
 
+def write_v2_sharded(root, shards):
+    """An 8-shard v2 model: v2 files made data shards of root v2set/model.zt
+    (zt_v2_make_sharded, what zt split --format 2 does)."""
+    d = os.path.join(root, "v2set")
+    os.makedirs(d, exist_ok=True)
+    paths, names = [], []
+    for s in range(shards):
+        name = f"{s + 1:05d}"
+        path = os.path.join(d, f"model-{name}.zt")
+        ztensor.save_file({f"s{s}.w": np.ones((256, 1024), dtype=np.float32)}, path, format=2)
+        paths.append(path.encode())
+        names.append(name.encode())
+    arr = ctypes.c_char_p * shards
+    lib.zt_v2_make_sharded.restype = ctypes.c_int
+    lib.zt_v2_make_sharded.argtypes = [ctypes.c_char_p, arr, arr, ctypes.c_size_t, ctypes.c_int, ctypes.c_uint32]
+    check(lib.zt_v2_make_sharded(os.path.join(d, "model.zt").encode(), arr(*paths), arr(*names), shards, 2, 0))
+
+
 def rows(server, root, work, whole_files, tp_mib, read_all, reps=1):
     """Prints the markdown rows; whole_files: [(label, filename, bufs)]."""
     tp_path = os.path.join(root, "tp.zt")
     n = write_tp_model(tp_path, tp_mib)
     tp_size = os.path.getsize(tp_path)
     write_set(root, 8)
+    write_v2_sharded(root, 8)
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {reps} repetition(s), medians")
     print()
     print("| row | measured | vs the link's limit | same-run comparison | target |")
@@ -177,7 +196,10 @@ def rows(server, root, work, whole_files, tp_mib, read_all, reps=1):
             print(f"| open tp.zt, {cond} | {t * 1000:.0f} ms = {t / rtt:.1f} RTT | — | — | 2 RTT (+1 connect) |")
             t = min(time_set_open(f"{sim.base}/set/model.zt.index.json") for _ in range(2))
             print(f"| open an 8-shard set, {cond} | {t * 1000:.0f} ms = {t / rtt:.1f} RTT | — | — | ≈ 2–3 RTT "
-                  f"(+ index, connect) |", flush=True)
+                  f"(+ index, connect) |")
+            t = min(time_open(f"{sim.base}/v2set/model.zt") for _ in range(2))
+            print(f"| open an 8-shard v2 root, {cond} | {t * 1000:.0f} ms = {t / rtt:.1f} RTT | — | — | ≈ 2–3 RTT "
+                  f"(+ root, connect) |", flush=True)
             naive = median([time_aria2(f"{sim.base}/tp.zt", work) for _ in range(reps)])
             for world in (2, 4, 8):
                 for dim, split in ((0, "row"), (1, "column")):
