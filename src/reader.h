@@ -174,6 +174,7 @@ class Reader final : public ComponentBytes {
   void attach_shards();
   void check_content(const Object &o, const Component &c) const;
   void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n, const Source &src) const;
+  void read_planned(std::vector<ReadJob> &jobs, std::vector<size_t> &planned) const;
   size_t component_slot(const Object &o, const Component &c) const;
   // Digest over the stored bytes; throws ZT_E_DIGEST_MISMATCH.
   void check_digest(const Object &o, const Component &c) const;

@@ -52,7 +52,8 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     uint64_t begin, len;
     // Batch: batched[begin, begin+len). Stream: part `job` of `stream`
     // (StreamParts), in order, on the thread that takes it.
-    enum Kind { Whole, Chunk, Batch, Stream } kind;
+    // Plan: every job of `planned`, one read_groups call.
+    enum Kind { Whole, Chunk, Batch, Stream, Plan } kind;
     // Not 0: a cold range the prefetch thread will read; the task waits
     // until it has read this far, then copies from the page cache.
     uint64_t ready_at = 0;
@@ -107,6 +108,10 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     }
   };
   std::vector<size_t> small_raw;
+  // A remote source gets every raw blob of its own file as one plan
+  // (plans_bulk_reads); a part in a shard (c.file) is read from its shard.
+  const bool plan_raw = source_->plans_bulk_reads() && !manifest_.foreign_decoded;
+  std::vector<size_t> planned;
   uint64_t total = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
     ReadJob &j = jobs[i];
@@ -129,6 +134,10 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
                                         " bytes, buffer has " + std::to_string(j.capacity));
       if (!j.dst && c.decoded_length) fail(ZT_E_INVALID_ARG, ctx_of(o, c) + ": dst is NULL");
       total += c.decoded_length;
+      if (plan_raw && !c.file && c.encoding == ZT_ENCODING_RAW && !needs_swap(c)) {
+        if (c.length) planned.push_back(i);
+        continue;
+      }
       // Decode-on-read tensors (a foreign file's) are read whole: a whole
       // read decodes straight into the buffer, a chunk would keep a copy.
       // A part in a shard (v2) is read whole from its own file: chunks,
@@ -241,6 +250,7 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
     own[k] = source_->reopen();
     if (own[k]) g_cold_reopened_streams.fetch_add(1, std::memory_order_relaxed);
   }
+  if (!planned.empty()) tasks.insert(tasks.begin(), Task{0, 0, 0, Task::Plan});
   if (!follow.empty()) prefetcher_->copies_follow();
   std::stable_sort(follow.begin(), follow.end(), [](const Task &a, const Task &b) { return a.ready_at < b.ready_at; });
   tasks.insert(tasks.end(), follow.begin(), follow.end());
@@ -261,6 +271,10 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       read_batch(jobs, batched.data() + task.begin, static_cast<size_t>(task.len), src);
       return;
     }
+    if (task.kind == Task::Plan) {
+      read_planned(jobs, planned);
+      return;
+    }
     ReadJob &j = jobs[task.job];
     try {
       if (task.kind == Task::Whole)
@@ -276,6 +290,50 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
   // Small batches are not worth starting threads for.
   parallel_for(tasks.size(), total >= kParallelMinBytes ? threads() : 1,
                [&](size_t t) { run_task(tasks[t], *source_); });
+}
+
+// Jobs `planned`: raw, unswapped, checked, not empty; read straight into
+// their buffers by the source's own plan (a remote source: one wave of
+// requests over its connections). Blobs that follow each other (a gap of
+// padding at most, up to 4 MiB together) form one group, padding
+// included, as read_batch reads them: the padding is part of the range,
+// not a gap the source's overfetch bound would count.
+void Reader::read_planned(std::vector<ReadJob> &jobs, std::vector<size_t> &planned) const {
+  constexpr uint64_t kGroupBytes = uint64_t{4} << 20;
+  auto offset_of = [&](size_t i) { return jobs[i].component->offset; };
+  std::stable_sort(planned.begin(), planned.end(), [&](size_t a, size_t b) { return offset_of(a) < offset_of(b); });
+  std::vector<Source::Piece> pieces;
+  pieces.reserve(2 * planned.size());
+  std::vector<std::pair<uint64_t, size_t>> starts;  // each group's offset and first piece
+  uint64_t end = 0, group_start = 0;
+  for (size_t i : planned) {
+    const Component &c = *jobs[i].component;
+    const bool joins = !starts.empty() && c.offset >= end && c.offset - end <= Source::kMaxGap &&
+                       c.offset + c.length - group_start <= kGroupBytes;
+    if (joins && c.offset > end) {
+      pieces.push_back({nullptr, static_cast<size_t>(c.offset - end)});
+    } else if (!joins) {
+      starts.emplace_back(c.offset, pieces.size());
+      group_start = c.offset;
+    }
+    pieces.push_back({jobs[i].dst, static_cast<size_t>(c.length)});
+    end = c.offset + c.length;
+  }
+  std::vector<Source::Group> groups(starts.size());
+  for (size_t g = 0; g < starts.size(); ++g) {
+    const size_t to = g + 1 < starts.size() ? starts[g + 1].second : pieces.size();
+    groups[g] = {starts[g].first, pieces.data() + starts[g].second, to - starts[g].second};
+  }
+  try {
+    source_->read_groups(groups.data(), groups.size());
+  } catch (const Error &e) {
+    // An I/O error is not one blob's: every job of the plan reports it.
+    for (size_t i : planned) {
+      ReadJob &j = jobs[i];
+      j.status = e.status();
+      j.error = ctx_of(*j.object, *j.component) + ": " + e.what();
+    }
+  }
 }
 
 // Jobs idx[0..n): raw, unswapped, checked, in file order, each starting at

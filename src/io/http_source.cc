@@ -53,7 +53,7 @@ class HttpSource final : public Source {
     if (s_.user_agent.empty()) s_.user_agent = std::string("libztensor/") + zt_version_string();
     if (s_.max_parallel == 0) s_.max_parallel = 1;
     if (s_.tail_bytes < 64) s_.tail_bytes = 64;
-    if (s_.chunk_bytes < kDirect) s_.chunk_bytes = kDirect;
+    if (s_.chunk_bytes && s_.chunk_bytes < kDirect) s_.chunk_bytes = kDirect;
     s_.max_overfetch_percent = std::min<uint32_t>(s_.max_overfetch_percent, 10000);
     net_ = std::make_unique<HttpTransport>(fetched, path_, s_, s3_.get(), shared_);
     cache_ = std::make_unique<BlockCache>(shared_->budget, s_.cache_bytes);
@@ -110,6 +110,10 @@ class HttpSource final : public Source {
 
   // Remote strided reads leave every gap to the cost model (read_groups).
   uint64_t slice_gap() const override { return 0; }
+
+  // read_many's blobs as one plan: one wave of requests over the
+  // connections, not a round trip per 4 MiB piece on each thread.
+  bool plans_bulk_reads() const override { return true; }
 
   // Ranges of a strided slice (or of all the slices of a plan): merged into
   // requests by the cost model, each fetched as exactly its range (no cache
@@ -200,7 +204,7 @@ class HttpSource final : public Source {
       return;
     }
     if (len >= kDirect || shared_->forked()) {  // a forked child bypasses the cache (its lock)
-      const uint64_t chunk = net_->link().chunk_for(len, s_.max_parallel, s_.chunk_bytes);
+      const uint64_t chunk = net_->link().chunk_for(len, s_.max_parallel, net_->chunk_cap());
       std::vector<Transfer> ts;
       for (uint64_t off = 0; off < len; off += chunk) {
         Transfer t;

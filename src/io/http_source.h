@@ -27,8 +27,8 @@ struct UrlSettings {
   uint32_t timeout_ms = 60000;
   uint32_t retries = 3;
   // 1.3: 16 requests in flight (aria2c -x 16; hf_transfer and aws-c-s3
-  // run more), large reads cut into pieces of up to chunk_bytes (8 MiB,
-  // aws-c-s3's part size).
+  // run more), large reads cut into pieces of up to chunk_bytes (when 0,
+  // 32 round trips' worth of the measured link within 8..64 MiB).
   uint32_t max_parallel = 16;
   uint32_t max_redirects = 5;
   bool allow_any_scheme = false;
@@ -56,7 +56,7 @@ struct UrlSettings {
   uint32_t rtt_ms = 0;
   uint64_t link_bytes_per_s = 0;
   uint32_t max_overfetch_percent = 50;
-  uint64_t chunk_bytes = uint64_t{8} << 20;
+  uint64_t chunk_bytes = 0;  // 0 = from the link (LinkModel::chunk_cap)
   // Internal (sets): shared budget and connections; null = the source's own.
   std::shared_ptr<RemoteShared> shared;
 };
