@@ -168,6 +168,7 @@ Transfer Transfer::fresh() const {
   t.len = len;
   t.suffix = suffix;
   t.allow_whole = allow_whole;
+  t.clip = clip;
   t.dst = dst;
   t.sink = sink;
   t.parts = parts;
