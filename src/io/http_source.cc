@@ -290,7 +290,7 @@ class HttpSource final : public Source {
     // and retries: a failure only means prefetch_head_and_manifest asks again.
     SpeculativeHead head;
     std::thread head_thread;
-    if (http_) head_thread = std::thread([this, &head] { fetch_head(head); });
+    if (http_ && s_.speculative_head) head_thread = std::thread([this, &head] { fetch_head(head); });
     struct Joiner {
       std::thread &t;
       ~Joiner() {

@@ -59,6 +59,9 @@ struct UrlSettings {
   uint64_t chunk_bytes = uint64_t{8} << 20;
   // Internal (sets): shared budget and connections; null = the source's own.
   std::shared_ptr<RemoteShared> shared;
+  // Internal: the open asks for the header block (magic) with the tail, in
+  // parallel. Off for a JSON index, read whole and never a container.
+  bool speculative_head = true;
 };
 
 struct IoStats {

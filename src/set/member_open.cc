@@ -45,7 +45,9 @@ namespace {
 std::string read_index_text(const std::string &location, uint64_t limit, const UrlSettings *remote,
                             const std::string &what) {
   if (remote) {
-    auto src = open_http_source(location, *remote, limit);
+    UrlSettings plain = *remote;
+    plain.speculative_head = false;  // JSON, read whole: no header block to ask for
+    auto src = open_http_source(location, plain, limit);
     if (src->size() > limit) too_large(what, src->size(), limit);
     std::string text(static_cast<size_t>(src->size()), '\0');
     if (!text.empty()) src->read(0, text.size(), text.data());
