@@ -486,6 +486,54 @@ IoStats http_stats(const Source &src) {
   return {};
 }
 
+void trim_idle_connections(RemoteShared &shared, size_t keep) {
+  if (shared.forked()) return;  // the parent's handles: never touched (issue 37)
+  std::lock_guard<std::mutex> lock(shared.pool_mu);
+  while (shared.idle_multi.size() > keep) {
+    curl_multi_cleanup(shared.idle_multi.back());  // closes its connections
+    shared.idle_multi.pop_back();
+  }
+}
+
+void warm_connections(const std::string &url, const UrlSettings &settings, unsigned n) {
+  if (!settings.shared || n == 0) return;
+  UrlSettings s = settings;
+  if (s.user_agent.empty()) s.user_agent = std::string("libztensor/") + zt_version_string();
+  if (s.max_parallel == 0) s.max_parallel = 1;
+  s.retries = 0;  // a failure costs nothing: the shards connect as they would have
+  std::unique_ptr<S3Location> s3;
+  std::string fetched = url;
+  try {
+    if (is_s3_url(url)) {
+      s3 = std::make_unique<S3Location>(resolve_s3(url, s));
+      fetched = s3->http_url;
+    }
+    if (!starts_with_nocase(fetched, "http://") && !starts_with_nocase(fetched, "https://")) return;
+  } catch (const Error &) {
+    return;
+  }
+  const std::string path = redact_url(url);
+  // One request per thread: each runs on its own multi handle, which goes
+  // back to the pool holding its connection for a shard's request.
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < n; ++i)
+    threads.emplace_back([&] {
+      try {
+        UrlSettings mine = s;  // the transport keeps a reference it may adjust
+        HttpTransport net(fetched, path, mine, s3.get(), settings.shared);
+        std::vector<Transfer> ts(1);
+        ts[0].offset = 0;
+        ts[0].len = 1;
+        ts[0].clip = true;  // an empty object answers 416: ignored
+        uint8_t byte = 0;
+        ts[0].dst = &byte;
+        run_with_retries(net, ts);
+      } catch (const Error &) {
+      }
+    });
+  for (std::thread &t : threads) t.join();
+}
+
 #else  // no libcurl
 
 // Nothing remote can be opened, so a set has nothing to share; an empty
@@ -514,6 +562,10 @@ std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettin
 IoStats http_stats(const Source &) {
   return {};
 }
+
+void warm_connections(const std::string &, const UrlSettings &, unsigned) {}
+
+void trim_idle_connections(RemoteShared &, size_t) {}
 
 #endif
 

@@ -81,6 +81,15 @@ std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettin
 // Counters of an HTTP source; zeros for any other.
 IoStats http_stats(const Source &src);
 
+// Opens n connections to url's server into settings.shared's pool (one
+// one-byte request each, in parallel, failures ignored), so that a set's
+// shards, opened next, need no connect of their own. Run while the set's
+// index is in flight: the connects overlap its round trip.
+void warm_connections(const std::string &url, const UrlSettings &settings, unsigned n);
+// Closes the pool's idle connections beyond `keep` multi handles: a set
+// keeps, once open, what its reads use, not what its open warmed.
+void trim_idle_connections(RemoteShared &shared, size_t keep);
+
 // The URL with user:pass@ and the query string replaced by placeholders
 // (util/redact_url.h, the one rule), escaped by printable(): what messages
 // may show. A local path is only escaped. (is_remote_url: that header.)
