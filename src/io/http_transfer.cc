@@ -189,6 +189,7 @@ Transfer Transfer::fresh() const {
   t.len = len;
   t.suffix = suffix;
   t.allow_whole = allow_whole;
+  t.clip = clip;
   t.dst = dst;
   t.sink = sink;
   t.parts = parts;
@@ -332,7 +333,7 @@ void HttpTransport::release_multi(CURLM *m) const {
   std::lock_guard<std::mutex> lock(shared_->pool_mu);
   // One idle multi per thread that read at once is plenty: each holds
   // connections (and their sockets) open.
-  if (shared_->idle_multi.size() >= 8) {
+  if (shared_->idle_multi.size() >= 16) {  // a set's warmed connections (warm_connections)
     curl_multi_cleanup(m);
     return;
   }

@@ -34,6 +34,7 @@ struct Transfer {
   uint64_t len = 0;          // bytes wanted (suffix length for a suffix request)
   bool suffix = false;       // "bytes=-len"
   bool allow_whole = false;  // a 200 with the whole object is accepted (first request)
+  bool clip = false;         // the open's header block: a smaller object may answer with less (to its end)
   uint8_t *dst = nullptr;    // len bytes (suffix: len bytes of room)
   // Instead of dst: bytes are appended as they arrive, so a range whose
   // length only a footer claims is never zero-filled ahead of its bytes.
