@@ -322,7 +322,10 @@ class Source(Mapping):  # type: ignore[type-arg]
         files read as one), "projection" (another format seen as tensors)."""
         if len(self._readers) > 1:
             return "data-shard"
-        return "root" if detect(self.files[0]) == "zt" else "projection"
+        try:
+            return "root" if detect(self.files[0]) == "zt" else "projection"
+        except (OSError, ValueError):  # in memory, or gone since opened
+            return "projection" if self._readers[0].format != "zt" else "root"
 
     def verify(self, deep: bool = False) -> Verification:
         self._check()
@@ -361,25 +364,41 @@ def verify(path: PathLike, deep: bool = False) -> Verification:
 
 
 def detect(path: PathLike) -> str:
-    """The format of the file at path: "zt", "safetensors", "gguf", "npy",
-    "npz", "pytorch", "onnx", "hdf5" or "unknown", from its first bytes."""
+    """The format of the file at path, from its first bytes as the original
+    2.x package sniffs them: "zt" (1.x or v2), "safetensors", "gguf", "hdf5",
+    "npz", "pt" (a zip holding data.pkl) or "onnx" (by extension, protobuf
+    has no magic); beyond 2.x's list, "npy" and "pt" for a legacy pickle,
+    which this library also reads. Anything else raises ValueError
+    ("unsupported: cannot detect the format of PATH"), as 2.x does."""
     with open(path, "rb") as f:
-        head = f.read(16)
+        head = f.read(9)
     if head[:4] == b"ZTEN" or head[:8] == b"\x89ZT2\r\n\x1a\n":  # 1.x, v2
         return "zt"
     if head[:4] == b"GGUF":
         return "gguf"
-    if head[:6] == b"\x93NUMPY":
-        return "npy"
     if head[:8] == b"\x89HDF\r\n\x1a\n":
         return "hdf5"
     if head[:4] == b"PK\x03\x04":
-        return "npz" if os.fsdecode(path).endswith(".npz") else "pytorch"
+        return "pt" if _zip_holds_pickle(path) else "npz"
+    if head[:6] == b"\x93NUMPY":
+        return "npy"
     if head[:1] == b"\x80":
-        return "pytorch"
-    if len(head) >= 9 and head[8:9] == b"{" and int.from_bytes(head[:8], "little") < (1 << 31):
+        return "pt"
+    if len(head) >= 9 and head[8:9] == b"{" and 0 < int.from_bytes(head[:8], "little") < (100 << 20):
         return "safetensors"
-    return "unknown"
+    if os.fsdecode(path).endswith(".onnx"):
+        return "onnx"
+    raise ValueError(f"unsupported: cannot detect the format of {os.fsdecode(path)}")
+
+
+def _zip_holds_pickle(path: PathLike) -> bool:
+    """2.x's rule: a zip is a torch checkpoint when a member ends in data.pkl."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as z:
+            return any(n.endswith("data.pkl") for n in z.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
 
 
 def convert(src: PathLike, dst: PathLike, align: Optional[int] = None) -> int:
