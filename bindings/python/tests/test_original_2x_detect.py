@@ -56,3 +56,34 @@ def test_detect_safetensors_header_bound_is_2x_100_mib(tmp_path):
 
 def test_page_size_is_the_os_page_size():
     assert ztensor.page_size() == os.sysconf("SC_PAGESIZE")
+
+
+def _safetensors(path):
+    import struct
+    header = b'{"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}}'
+    path.write_bytes(struct.pack("<Q", len(header)) + header + struct.pack("<4f", 1, 2, 3, 4))
+    return path
+
+
+def test_convert_writes_v2_canonical_as_2x(tmp_path):
+    st = _safetensors(tmp_path / "m.safetensors")
+    out = tmp_path / "m.zt"
+    size = ztensor.convert(str(st), str(out))
+    assert size == out.stat().st_size
+    assert out.read_bytes()[:8] == b"\x89ZT2\r\n\x1a\n"  # 2.x writes container v2
+    with ztensor.Reader(str(out)) as r:
+        assert r.canonical().canonical
+    with ztensor.open(str(out)) as src:
+        assert src["w"].caps.verify and src["w"].location.offset % 4096 == 0
+
+
+def test_convert_align_is_honoured_non_canonical(tmp_path):
+    st = _safetensors(tmp_path / "m.safetensors")
+    out = tmp_path / "a.zt"
+    ztensor.convert(str(st), str(out), align=1 << 20)
+    assert out.read_bytes()[:8] == b"\x89ZT2\r\n\x1a\n"
+    with ztensor.open(str(out)) as src:
+        assert src["w"].location.offset % (1 << 20) == 0  # canonical would place it at 128 KiB
+        assert src["w"].caps.verify and src["w"].tobytes() == (tmp_path / "m.safetensors").read_bytes()[-16:]
+    with pytest.raises(ValueError):
+        ztensor.convert(str(st), str(tmp_path / "b.zt"), align=3)

@@ -403,12 +403,15 @@ def _zip_holds_pickle(path: PathLike) -> bool:
 
 def convert(src: PathLike, dst: PathLike, align: Optional[int] = None) -> int:
     """Writes every object of src (any format the library reads) into the
-    .zt file dst, atomically; returns its size in bytes."""
+    .zt file dst, atomically, as 2.x does: zTensor v2, canonical, or with
+    align= (a multiple of 4096) non-canonical at that alignment; every part
+    digested. Returns the file's size in bytes."""
     if align is not None and (align <= 0 or align & (align - 1)):
         raise ValueError(f"align must be a power of two, not {align}")
     from .writer import Writer
     with Reader(src) as r:
-        w = Writer(dst, digest="crc32c")  # every part digested, as 2.x convert gives
+        w = (Writer(dst, format=2) if align is None else
+             Writer(dst, format=2, canonical=False, alignment=align, digest="xxh3"))
         try:
             handle = r._require_open()
             check(lib.zt_writer_copy_file_fields(w._handle(), (c_void_p * 1)(handle.ptr), 1))
