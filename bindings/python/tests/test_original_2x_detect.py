@@ -87,3 +87,25 @@ def test_convert_align_is_honoured_non_canonical(tmp_path):
         assert src["w"].caps.verify and src["w"].tobytes() == (tmp_path / "m.safetensors").read_bytes()[-16:]
     with pytest.raises(ValueError):
         ztensor.convert(str(st), str(tmp_path / "b.zt"), align=3)
+
+
+def test_verify_damage_raises_valueerror_as_2x(tmp_path):
+    path = tmp_path / "v.zt"
+    with ztensor.Writer(str(path)) as w:  # the 2.x form: v2, every part digested
+        w.add("x", bytes(range(64)), shape=[64], dtype="u8")
+    assert tuple(ztensor.verify(str(path))) == (1, 0)
+    with ztensor.open(str(path)) as src:
+        offset = src["x"].location.offset
+    data = bytearray(path.read_bytes())
+    data[offset + 3] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError) as e:
+        ztensor.verify(str(path))
+    assert isinstance(e.value, ztensor.ZTensorError)
+    with ztensor.open(str(path)) as src, pytest.raises(ValueError):
+        src.verify(deep=True)
+    (tmp_path / "junk.zt").write_bytes(b"\x89ZT2\r\n\x1a\n" + bytes(100))
+    with pytest.raises(ValueError):
+        ztensor.verify(str(tmp_path / "junk.zt"))
+    with pytest.raises(OSError):
+        ztensor.verify(str(tmp_path / "missing.zt"))

@@ -37,6 +37,11 @@ class DuplicateNameError(ZTensorError, ValueError):
     """ztensor.open([paths]) with a name in two files: a ValueError, as 2.x raises."""
 
 
+class VerificationFailedError(ZTensorError, ValueError):
+    """verify() or Source.verify() finding damage: a ValueError, as 2.x raises
+    for a digest mismatch or a rejected file (and still a ZTensorError)."""
+
+
 class NoDLPackTypeError(TypeError, BufferError):
     """A logical type DLPack cannot name (f4_e2m1, ...): 2.x raises TypeError,
     a DLPack exporter BufferError; this is both."""
@@ -352,14 +357,25 @@ def _verify_readers(readers: List[Reader], deep: bool) -> Verification:
                     checked += 1
                 else:
                     undigested += 1
-        r.verify(strict=deep)  # raises ZTensorError naming what is damaged
+        try:
+            r.verify(strict=deep)  # raises ZTensorError naming what is damaged
+        except ZTensorError as e:
+            if isinstance(e, OSError):  # an I/O failure stays an OSError, as 2.x
+                raise
+            raise VerificationFailedError(e.status, e.message) from e
     return Verification(checked, undigested)
 
 
 def verify(path: PathLike, deep: bool = False) -> Verification:
     """Checks a file: every digest (and with deep=True the format's strict
     rules); raises ZTensorError on damage, else (checked, undigested) parts."""
-    with Reader(path) as r:
+    try:
+        reader = Reader(path)
+    except ZTensorError as e:
+        if isinstance(e, OSError):
+            raise
+        raise VerificationFailedError(e.status, e.message) from e  # rejected: 2.x's ValueError
+    with reader as r:
         return _verify_readers([r], deep)
 
 
