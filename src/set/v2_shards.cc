@@ -189,6 +189,7 @@ std::string IdentityScan::find(uint64_t size, const std::string &digest) const {
           auto src = open_pread_source(path);
           if (src->size() != size) continue;  // changed since the listing
           Digester d(want.alg);
+          ++hashed_;
           std::vector<uint8_t> buf(static_cast<size_t>(std::min<uint64_t>(kPiece, size)));
           for (uint64_t done = 0; done < size;) {
             const size_t n = static_cast<size_t>(std::min<uint64_t>(kPiece, size - done));
@@ -204,6 +205,11 @@ std::string IdentityScan::find(uint64_t size, const std::string &digest) const {
   }
   auto hit = bucket->second.find(key);
   return hit == bucket->second.end() ? std::string() : hit->second;
+}
+
+uint64_t IdentityScan::files_hashed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hashed_;
 }
 
 }  // namespace zt

@@ -71,6 +71,9 @@ class IdentityScan {
   explicit IdentityScan(const std::string &folder);
   std::string find(uint64_t size, const std::string &digest) const;
   const std::string &folder() const { return folder_; }
+  // How many whole-file digests find() has computed so far: the promise
+  // above, counted (tests/core/v2_identity_scan_test.cc).
+  uint64_t files_hashed() const;
 
  private:
   std::string folder_;
@@ -78,6 +81,7 @@ class IdentityScan {
   mutable std::mutex mu_;
   // (size, algorithm) -> digest string -> path
   mutable std::map<std::pair<uint64_t, int>, std::map<std::string, std::string>> digests_;
+  mutable uint64_t hashed_ = 0;
 };
 
 // §7.3 rungs 1 and 2: a v2 footer (magic, version, the footer's own rules)
