@@ -411,7 +411,7 @@ def _zip_holds_pickle(path: PathLike) -> bool:
     """2.x's rule: a zip is a torch checkpoint when a member ends in data.pkl."""
     import zipfile
     try:
-        with zipfile.ZipFile(path) as z:
+        with zipfile.ZipFile(os.fsdecode(path)) as z:
             return any(n.endswith("data.pkl") for n in z.namelist())
     except (zipfile.BadZipFile, OSError):
         return False
