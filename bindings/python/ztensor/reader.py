@@ -20,7 +20,7 @@ from ._handle import _component_info, _FileHandle, _holding, _is_buffer, _text, 
 from ._info import ComponentInfo, ObjectInfo, Quantized, SparseCOO, SparseCSR, TensorMetadata
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, IoStats,
                    ObjectInfo as _CObjectInfo, OpenOptions, UrlOptions, ZTensorError, ZTensorFileNotFoundError,
-                   check, lib, take_string, text_field, verify_file)
+                   check, lib, new_struct, take_string, text_field, verify_file)
 from ._redact import redact_url
 from . import _reader_bulk, _reader_original
 from ._slicing import Index
@@ -121,8 +121,7 @@ class Reader(Mapping[str, ObjectValue]):
         buffer: Optional[Array] = None
         keep: Any = None
         if isinstance(source, (str, os.PathLike)) and is_url(source):
-            uopts = UrlOptions()
-            lib.zt_url_options_init(byref(uopts))
+            uopts = new_struct(UrlOptions)
             token = bearer_token.encode() if bearer_token is not None else None
             uopts.bearer_token = token
             for key, value in (url_options or {}).items():
@@ -188,8 +187,7 @@ class Reader(Mapping[str, ObjectValue]):
         needed (the open's included), `ratio` (bytes / bytes_needed: what
         was fetched per byte needed) and `wait_s` (seconds reading calls
         waited on requests) of a remote file (zeros for a local one)."""
-        st = IoStats()
-        st.struct_size = ctypes.sizeof(IoStats)
+        st = new_struct(IoStats)
         check(lib.zt_file_io_stats(self._require_open().ptr, byref(st)))
         needed = int(st.bytes_needed)
         return {"requests": int(st.requests), "bytes": int(st.bytes), "cache_hits": int(st.cache_hits),
@@ -356,8 +354,7 @@ class Reader(Mapping[str, ObjectValue]):
         """zt_open_options for these settings: verify=True makes the library
         check digests as it reads; prefetch asks it to read the file into
         the page cache in the background."""
-        opts = OpenOptions()
-        lib.zt_open_options_init(byref(opts))
+        opts = new_struct(OpenOptions)
         opts.access = 0 if mmap else 1
         opts.strict = 1 if strict else 0
         opts.verify_on_read = 1 if verify else 0
@@ -430,8 +427,7 @@ class Reader(Mapping[str, ObjectValue]):
 
     @staticmethod
     def _c_info(obj: Optional[int]) -> _CObjectInfo:
-        info = _CObjectInfo()
-        info.struct_size = ctypes.sizeof(info)
+        info = new_struct(_CObjectInfo)
         check(lib.zt_object_get_info(obj, byref(info)))
         return info
 
