@@ -187,6 +187,10 @@ void Reader::attach_shards() {
     ReaderOptions sopts = opts_;
     sopts.prefetch = false;
     sopts.shards = nullptr;
+    std::vector<const Manifest::ShardEntry *> entries;
+    entries.reserve(named.size());
+    for (size_t k : named) entries.push_back(&table[k]);
+    opts_.shards->prepare(entries);  // a caller's resolver runs here, on this thread
     open_members(named.size(), opts_.shards->concurrent(), [&](size_t i) {
       const size_t k = named[i];
       try {

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Literal, Optional, Tuple
 
 import numpy as np
 
-from . import _attributes, _composite, _dlpack, _identity, _openers
+from . import _attributes, _composite, _dlpack, _identity, _openers, _shards
 from ._bulk import MappedBuffer
 from ._dtypes import BY_CODE, PACKED_BITS, numpy_dtype, packed_shape, zt_type_name
 from ._file_object import open_file_object
@@ -112,7 +112,7 @@ class Reader(Mapping[str, ObjectValue]):
     def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
                  sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False,
                  bearer_token: Optional[str] = None, url_options: Optional[Mapping[str, Any]] = None,
-                 prefetch: bool = False) -> None:
+                 prefetch: bool = False, shard_resolver: Optional["_shards.Resolver"] = None) -> None:
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
@@ -133,12 +133,16 @@ class Reader(Mapping[str, ObjectValue]):
                 else:
                     setattr(uopts, key, int(value))
             url = os.fsdecode(source)
-            check(lib.zt_open_url(url.encode(), byref(uopts), byref(opts), byref(out)))
+            if shard_resolver is not None:  # a v2 root's shards, by the caller's convention
+                check(_shards.open_sharded(url, byref(opts), byref(uopts), shard_resolver, out))
+            else:
+                check(lib.zt_open_url(url.encode(), byref(uopts), byref(opts), byref(out)))
             self.path: Optional[str] = url
         elif bearer_token is not None or url_options:
             raise ValueError("bearer_token and url_options apply to http(s):// and s3:// URLs only")
         elif isinstance(source, (str, os.PathLike)):
-            status = lib.zt_open(os.fsencode(source), byref(opts), byref(out))
+            status = lib.zt_open(os.fsencode(source), byref(opts), byref(out)) if shard_resolver is None else \
+                _shards.open_sharded(os.fsencode(source), byref(opts), None, shard_resolver, out)
             if status != ZT_OK and not os.path.exists(source):
                 raise ZTensorFileNotFoundError(redact_url(os.fsdecode(source)),  # ftp://..., file://...: refused
                                                lib.zt_last_error().decode("utf-8", "replace"))
@@ -152,6 +156,8 @@ class Reader(Mapping[str, ObjectValue]):
                     status = lib.zt_open_memory(c_void_p(buffer.ctypes.data), buffer.size, byref(opts), byref(out))
             check(status)
             self.path = os.fsdecode(source)
+        elif shard_resolver is not None:
+            raise ValueError("shard_resolver applies to a path or URL (a root whose shards are other files)")
         elif hasattr(source, "read") and hasattr(source, "seek") and not _is_buffer(source):
             keep = open_file_object(source, opts, out)
             self.path = None
