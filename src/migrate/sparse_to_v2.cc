@@ -1,6 +1,7 @@
 #include "migrate/sparse_to_v2.h"
 
 #include "composite/sparse.h"
+#include "reader.h"
 #include "util/error.h"
 #include "v2/rule.h"
 #include "writer.h"
