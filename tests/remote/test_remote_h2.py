@@ -102,9 +102,13 @@ def test_slices_multiplex_over_one_connection(servers):
     # Every request counted, by nginx and by the library.
     assert len(lines2) == st2["requests"] and len(lines1) == st1["requests"]
     assert st2["requests"] > 4, st2  # several in flight: a test of multiplexing
-    # HTTP/2: the open's connection carries every request; HTTP/1.1 opens
-    # one per request in flight.
-    assert len({ln[0] for ln in lines2}) == 1 and sim2["connections"] == 1, (lines2, sim2)
+    # HTTP/2: one connection carries every request after the open; HTTP/1.1
+    # opens one per request in flight. The open's two requests (the tail and
+    # the header block, docs/remote.md) leave at once, before either
+    # connection has learned by ALPN that it speaks HTTP/2, so they may take
+    # a connection each: nginx logs them first, since the slices wait for
+    # the open.
+    assert len({ln[0] for ln in lines2[2:]}) == 1 and sim2["connections"] <= 2, (lines2, sim2)
     assert len({ln[0] for ln in lines1}) > 2 and sim1["connections"] > 2, (lines1, sim1)
 
 
