@@ -451,9 +451,9 @@ void Writer::close_stream(const uint8_t *whole) {
   const bool shareable = !p.encoded && !p.digest.empty();
   const uint64_t key = stored * 0x9E3779B97F4A7C15ull ^ (weak_content_key_ ? 0 : content_hash);
   if (shareable) {
-    auto it = by_content_.find(key);
-    if (it != by_content_.end()) {
-      for (size_t b = it->second; b != SIZE_MAX; b = blobs_[b].same_key) {
+    const size_t first = by_content_.find(key);
+    if (first != SIZE_MAX) {
+      for (size_t b = first; b != SIZE_MAX; b = blobs_[b].same_key) {
         if (blobs_[b].length == stored && same_bytes(blobs_[b].at, s.at, stored, whole)) {
           p.blob = b;
           if (!whole) {  // take the streamed copy back
@@ -479,10 +479,10 @@ void Writer::close_stream(const uint8_t *whole) {
   blobs_.push_back(b);
   p.blob = blobs_.size() - 1;
   if (shareable) {
-    auto [it, fresh] = by_content_.emplace(key, p.blob);
-    if (!fresh) {  // chained behind the first: a collision (or the test hook) costs a compare
-      blobs_[p.blob].same_key = blobs_[it->second].same_key;
-      blobs_[it->second].same_key = p.blob;
+    const size_t first = by_content_.insert(key, p.blob);
+    if (first != SIZE_MAX) {  // chained behind the first: a collision (or the test hook) costs a compare
+      blobs_[p.blob].same_key = blobs_[first].same_key;
+      blobs_[first].same_key = p.blob;
     }
   }
   data_end_ = s.at + stored;
@@ -493,6 +493,36 @@ void Writer::close_stream(const uint8_t *whole) {
     last_key_part_ = p.name;
   }
   stream_.reset();
+}
+
+size_t Writer::ContentIndex::find(uint64_t key) const {
+  if (slots_.empty()) return SIZE_MAX;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = slot(key);; i = (i + 1) & mask) {
+    if (slots_[i].second == SIZE_MAX) return SIZE_MAX;
+    if (slots_[i].first == key) return slots_[i].second;
+  }
+}
+
+size_t Writer::ContentIndex::insert(uint64_t key, size_t blob) {
+  if ((used_ + 1) * 2 > slots_.size()) {  // at most half full
+    std::vector<std::pair<uint64_t, size_t>> old(std::max<size_t>(64, slots_.size() * 2), {0, SIZE_MAX});
+    old.swap(slots_);
+    --shift_;
+    if (old.empty()) shift_ = 64 - 6;
+    used_ = 0;
+    for (const auto &e : old)
+      if (e.second != SIZE_MAX) insert(e.first, e.second);
+  }
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = slot(key);; i = (i + 1) & mask) {
+    if (slots_[i].second == SIZE_MAX) {
+      slots_[i] = {key, blob};
+      ++used_;
+      return SIZE_MAX;
+    }
+    if (slots_[i].first == key) return slots_[i].second;
+  }
 }
 
 bool Writer::same_bytes(uint64_t a, uint64_t b, uint64_t len, const uint8_t *mem) {

@@ -145,7 +145,21 @@ class Writer {
   // A hash of (length, digest) → the blobs with that content key (chained
   // through Blob::same_key); equality is confirmed on the bytes before two
   // parts share one.
-  std::unordered_map<uint64_t, size_t> by_content_;  // the first blob of each key
+  // Content key → the first blob with it, open addressing: every part is
+  // looked up, and a node-based map costs a cache miss more per lookup.
+  class ContentIndex {
+   public:
+    size_t find(uint64_t key) const;  // SIZE_MAX if absent
+    // The first blob already under `key`, or SIZE_MAX once `blob` is put there.
+    size_t insert(uint64_t key, size_t blob);
+
+   private:
+    size_t slot(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_); }
+    std::vector<std::pair<uint64_t, size_t>> slots_;  // blob SIZE_MAX: empty
+    size_t used_ = 0;
+    unsigned shift_ = 64;
+  };
+  ContentIndex by_content_;
   std::unique_ptr<Stream> stream_;
   enum class State { Open, Finished, Failed } state_ = State::Open;
 };
