@@ -16,21 +16,37 @@ struct StDtype {
   const char *name;
   zt_dtype dtype;
   const char *logical;  // "" = none
-  uint32_t ratio;       // storage elements per element
+  uint32_t bits;        // bits per element (safetensors' Dtype::bitsize)
 };
 
-// Every safetensors dtype with a zTensor storage type. Sub-byte types (F4,
-// F6_*) have none and are refused by name.
+// Every safetensors dtype (its Dtype enum). The sub-byte ones are stored as
+// u8 bytes under a logical type naming the element: F4 as v2's f4_e2m1
+// (two elements a byte), F6_E2M3 / F6_E3M2 as f6_e2m3 / f6_e3m2 (four
+// elements in three bytes, MX's packing); safetensors requires a whole
+// number of bytes (shape × bits divisible by 8), and so does this import.
 constexpr StDtype kDtypes[] = {
-    {"F64", ZT_F64, "", 1},           {"F32", ZT_F32, "", 1},
-    {"F16", ZT_F16, "", 1},           {"BF16", ZT_BF16, "", 1},
-    {"I64", ZT_I64, "", 1},           {"I32", ZT_I32, "", 1},
-    {"I16", ZT_I16, "", 1},           {"I8", ZT_I8, "", 1},
-    {"U64", ZT_U64, "", 1},           {"U32", ZT_U32, "", 1},
-    {"U16", ZT_U16, "", 1},           {"U8", ZT_U8, "", 1},
-    {"BOOL", ZT_BOOL, "", 1},         {"F8_E4M3", ZT_U8, "f8_e4m3fn", 1},
-    {"F8_E5M2", ZT_U8, "f8_e5m2", 1}, {"F8_E8M0", ZT_U8, "f8_e8m0fnu", 1},
-    {"C64", ZT_F32, "complex64", 2},
+    {"F64", ZT_F64, "", 64},
+    {"F32", ZT_F32, "", 32},
+    {"F16", ZT_F16, "", 16},
+    {"BF16", ZT_BF16, "", 16},
+    {"I64", ZT_I64, "", 64},
+    {"I32", ZT_I32, "", 32},
+    {"I16", ZT_I16, "", 16},
+    {"I8", ZT_I8, "", 8},
+    {"U64", ZT_U64, "", 64},
+    {"U32", ZT_U32, "", 32},
+    {"U16", ZT_U16, "", 16},
+    {"U8", ZT_U8, "", 8},
+    {"BOOL", ZT_BOOL, "", 8},
+    {"F8_E4M3", ZT_U8, "f8_e4m3fn", 8},
+    {"F8_E5M2", ZT_U8, "f8_e5m2", 8},
+    {"F8_E8M0", ZT_U8, "f8_e8m0fnu", 8},
+    {"F8_E4M3FNUZ", ZT_U8, "f8_e4m3fnuz", 8},
+    {"F8_E5M2FNUZ", ZT_U8, "f8_e5m2fnuz", 8},
+    {"F4", ZT_U8, "f4_e2m1", 4},
+    {"F6_E2M3", ZT_U8, "f6_e2m3", 6},
+    {"F6_E3M2", ZT_U8, "f6_e3m2", 6},
+    {"C64", ZT_F32, "complex64", 64},
 };
 
 // One tensor entry of the header, as the SAX pass found it; checked after
@@ -258,7 +274,7 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
     const StDtype *d = nullptr;
     for (const auto &k : kDtypes)
       if (dt == k.name) d = &k;
-    if (!d) throw format_error(ctx + ": dtype '" + dt + "' has no zTensor storage type");
+    if (!d) throw format_error(ctx + ": dtype '" + printable(dt) + "' is not a safetensors dtype");
     Tensor t;
     t.name = name;
     t.dtype = d->dtype;
@@ -268,8 +284,11 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
       t.shape.push_back(dim);
       numel = checked_mul(numel, dim, ctx + ": shape");
     }
-    const uint64_t esize = zt_dtype_size(d->dtype) * d->ratio;
-    t.nbytes = checked_mul(numel, esize, ctx + ": shape × element size");
+    const uint64_t nbits = checked_mul(numel, d->bits, ctx + ": shape × element size");
+    if (nbits % 8 != 0)  // safetensors' MisalignedSlice
+      throw format_error(ctx + ": " + std::to_string(numel) + " " + dt + " elements of " + std::to_string(d->bits) +
+                         " bits are not a whole number of bytes");
+    t.nbytes = nbits / 8;
     const uint64_t begin = e.offsets[0], end = e.offsets[1];
     if (begin > end || end > data_size)
       throw format_error(ctx + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +

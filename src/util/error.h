@@ -6,11 +6,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "internal/internal_api.h"
 #include "ztensor.h"
 
 namespace zt {
 
-class Error : public std::runtime_error {
+// ZT_INTERNAL: one type_info for the library and the zt tool, which catches
+// what the foreign importers throw (src/internal/internal_api.h).
+class ZT_INTERNAL Error : public std::runtime_error {
  public:
   Error(zt_status status, const std::string &message) : std::runtime_error(message), status_(status) {}
   zt_status status() const noexcept { return status_; }

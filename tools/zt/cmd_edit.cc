@@ -65,9 +65,9 @@ std::string object_name(const zt_object *o) {
   return std::string(info.name, info.name_len);
 }
 
-int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector<FilePtr> &out) {
+int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector<ztensor::File> &out) {
   for (const auto &p : paths) {
-    FilePtr f;
+    ztensor::File f;
     if (int rc = open_input(p, f, std::string(cmd) + ": cannot open '" + display_path(p) + "'")) return rc;
     out.push_back(std::move(f));
   }
@@ -86,9 +86,9 @@ int refuse_foreign_target(const char *cmd, const std::string &path, const zt_fil
   return kFailure;
 }
 
-std::vector<const zt_file *> raw_files(const std::vector<FilePtr> &files) {
+std::vector<const zt_file *> raw_files(const std::vector<ztensor::File> &files) {
   std::vector<const zt_file *> raw;
-  for (const auto &f : files) raw.push_back(f.get());
+  for (const auto &f : files) raw.push_back(f.handle());
   return raw;
 }
 
@@ -128,25 +128,20 @@ int write_objects(const char *cmd, const std::string &out, const std::vector<con
   zt_writer *w = nullptr;
   zt_status st = zt_writer_create(out.c_str(), &wo, &w);
   if (st != ZT_OK) return report(std::string(cmd) + ": cannot create '" + out + "'", st);
+  ztensor::Writer owner = ztensor::Writer::adopt(w);  // discards w unless finished
   st = zt_writer_copy_file_fields(w, raw.data(), raw.size());
-  if (st != ZT_OK) {
-    int rc = report(std::string(cmd) + ": file attributes", st);
-    zt_writer_discard(w);
-    return rc;
-  }
+  if (st != ZT_OK) return report(std::string(cmd) + ": file attributes", st);
   Progress progress(cmd, total, o.quiet || o.json);
   for (const zt_object *obj : objects) {
     st = zt_writer_copy_object(w, obj, nullptr, 0);
     if (st != ZT_OK) {
       progress.done();
-      int rc = report(std::string(cmd) + ": object '" + object_name(obj) + "'", st);
-      zt_writer_discard(w);
-      return rc;
+      return report(std::string(cmd) + ": object '" + object_name(obj) + "'", st);
     }
     progress.add(stored_bytes(obj));
   }
   progress.done();
-  st = zt_writer_finish(w);
+  st = zt_writer_finish(owner.release());
   if (st != ZT_OK) return report(std::string(cmd) + ": cannot finish '" + out + "'", st);
   return kOk;
 }
@@ -210,12 +205,12 @@ int cmd_append(const std::vector<std::string> &argv) {
 #ifdef _WIN32
   return refuse_in_place("append", a.positional[0]);
 #endif
-  std::vector<FilePtr> files;
+  std::vector<ztensor::File> files;
   if ((rc = open_all("append", {a.positional[0], a.get("--from")}, files))) return rc;
-  if ((rc = refuse_foreign_target("append", a.positional[0], files[0].get()))) return rc;
-  std::vector<const zt_object *> objects = objects_of(files[0].get());
+  if ((rc = refuse_foreign_target("append", a.positional[0], files[0].handle()))) return rc;
+  std::vector<const zt_object *> objects = objects_of(files[0].handle());
   std::vector<std::string> added;
-  for (const zt_object *obj : objects_of(files[1].get())) {
+  for (const zt_object *obj : objects_of(files[1].handle())) {
     objects.push_back(obj);
     added.push_back(object_name(obj));
   }
@@ -235,17 +230,17 @@ int cmd_remove(const std::vector<std::string> &argv) {
 #ifdef _WIN32
   return refuse_in_place("remove", a.positional[0]);
 #endif
-  std::vector<FilePtr> files;
+  std::vector<ztensor::File> files;
   if ((rc = open_all("remove", {a.positional[0]}, files))) return rc;
-  if ((rc = refuse_foreign_target("remove", a.positional[0], files[0].get()))) return rc;
+  if ((rc = refuse_foreign_target("remove", a.positional[0], files[0].handle()))) return rc;
   std::set<std::string> drop(a.positional.begin() + 1, a.positional.end());
   for (const auto &n : drop) {
     const zt_object *obj = nullptr;
-    zt_status st = zt_file_object_by_name(files[0].get(), n.data(), n.size(), &obj);
+    zt_status st = zt_file_object_by_name(files[0].handle(), n.data(), n.size(), &obj);
     if (st != ZT_OK) return report("remove: object '" + n + "' (nothing changed)", st);
   }
   std::vector<const zt_object *> kept;
-  for (const zt_object *obj : objects_of(files[0].get()))
+  for (const zt_object *obj : objects_of(files[0].handle()))
     if (!drop.count(object_name(obj))) kept.push_back(obj);
   if ((rc = write_objects("remove", a.positional[0], raw_files(files), kept, o))) return rc;
   summary("remove", a.positional[0], kept.size(), o, "removed", std::vector<std::string>(drop.begin(), drop.end()));
@@ -263,23 +258,23 @@ int cmd_merge(const std::vector<std::string> &argv) {
     return usage_error("merge", "expected INPUT... (two or more, or one set index) -o OUT.zt");
   if (int rc = refuse_url("merge", "output", out)) return rc;
   // Open sets first: their shards are inputs too, which OUT must not be.
-  std::vector<SetPtr> sets;
+  std::vector<ztensor::Set> sets;
   std::vector<std::string> guarded = a.positional;
   for (const auto &p : a.positional) {
     if (!is_set_index(p)) continue;
-    SetPtr s;
+    ztensor::Set s;
     if ((rc = open_set_input(p, s, "merge: cannot open set '" + display_path(p) + "'"))) return rc;
-    for (const auto &shard : shard_paths(p, s.get())) guarded.push_back(shard);
+    for (const auto &shard : shard_paths(p, s.handle())) guarded.push_back(shard);
     sets.push_back(std::move(s));
   }
   if (int rc = refuse_output_is_input("merge", out, guarded)) return rc;
-  std::vector<FilePtr> files;
+  std::vector<ztensor::File> files;
   std::vector<const zt_file *> attribute_sources;
   std::vector<const zt_object *> objects;
   size_t next_set = 0;
   for (const auto &p : a.positional) {
     if (is_set_index(p)) {
-      const zt_set *s = sets[next_set++].get();
+      const zt_set *s = sets[next_set++].handle();
       size_t n = 0;
       zt_set_shard_count(s, &n);
       for (size_t i = 0; i < n; ++i) {
@@ -290,10 +285,10 @@ int cmd_merge(const std::vector<std::string> &argv) {
       }
       continue;
     }
-    FilePtr f;
+    ztensor::File f;
     if ((rc = open_input(p, f, "merge: cannot open '" + display_path(p) + "'"))) return rc;
-    attribute_sources.push_back(f.get());
-    for (const zt_object *obj : objects_of(f.get())) objects.push_back(obj);
+    attribute_sources.push_back(f.handle());
+    for (const zt_object *obj : objects_of(f.handle())) objects.push_back(obj);
     files.push_back(std::move(f));
   }
   if ((rc = write_objects("merge", out, attribute_sources, objects, o))) return rc;

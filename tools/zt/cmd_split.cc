@@ -79,10 +79,10 @@ int cmd_split(const std::vector<std::string> &argv) {
     return usage_error("split", "--prefix takes a file name stem without '/'");
   const bool quiet = a.has("--quiet"), as_json = a.has("--json"), sync = !a.has("--no-sync");
 
-  FilePtr file;
+  ztensor::File file;
   if (int rc = open_input(in, file, "split: cannot open '" + display_path(in) + "'")) return rc;
   size_t count = 0;
-  zt_file_object_count(file.get(), &count);
+  zt_file_object_count(file.handle(), &count);
 
   // Greedy packing in manifest order: a shard closes before the object that
   // would take it past the limit.
@@ -90,7 +90,7 @@ int cmd_split(const std::vector<std::string> &argv) {
   uint64_t total = 0;
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;
-    zt_file_object_at(file.get(), i, &o);
+    zt_file_object_at(file.handle(), i, &o);
     const uint64_t bytes = stored_bytes(o);
     if (shards.empty() || (!shards.back().objects.empty() && shards.back().bytes + bytes > max_size))
       shards.emplace_back();
@@ -132,27 +132,24 @@ int cmd_split(const std::vector<std::string> &argv) {
   zt_writer_options_init(&wo);
   wo.sync = sync ? 1 : 0;
   Progress progress("split", total, quiet || as_json);
-  const zt_file *src = file.get();
+  const zt_file *src = file.handle();
   for (const auto &s : shards) {
     zt_writer *w = nullptr;
     const std::string path = tmp.temp_path(s.name);
     zt_status rc = zt_writer_create(path.c_str(), &wo, &w);
     if (rc != ZT_OK) return report("split: cannot create '" + path + "'", rc);
+    ztensor::Writer owner = ztensor::Writer::adopt(w);  // discards w unless finished
     rc = zt_writer_copy_file_fields(w, &src, 1);
     for (size_t i = 0; rc == ZT_OK && i < s.objects.size(); ++i) {
       rc = zt_writer_copy_object(w, s.objects[i], nullptr, 0);
       if (rc != ZT_OK) {
         progress.done();
-        zt_writer_discard(w);
         return report("split: object '" + object_name(s.objects[i]) + "' (nothing written)", rc);
       }
       progress.add(stored_bytes(s.objects[i]));
     }
-    if (rc != ZT_OK) {
-      zt_writer_discard(w);
-      return report("split: file attributes (nothing written)", rc);
-    }
-    rc = zt_writer_finish(w);
+    if (rc != ZT_OK) return report("split: file attributes (nothing written)", rc);
+    rc = zt_writer_finish(owner.release());
     if (rc != ZT_OK) return report("split: cannot finish '" + path + "' (nothing written)", rc);
   }
   progress.done();

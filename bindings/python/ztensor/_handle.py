@@ -18,6 +18,28 @@ def is_url(path: object) -> bool:
     return isinstance(path, str) and path[:8].lower().startswith(("http://", "https://", "s3://"))
 
 
+def _private_maps() -> bool:
+    """Whether the library's file mappings can be trusted to be private and
+    writable (copy-on-write). Under strict overcommit (vm.overcommit_memory
+    = 2) the library may have fallen back to a read-only shared map, where a
+    write through a view faults: views stay read-only there."""
+    try:
+        with open("/proc/sys/vm/overcommit_memory", "rb") as f:
+            return f.read().strip() != b"2"
+    except OSError:
+        return True
+
+
+PRIVATE_MAPS = _private_maps()
+
+
+def file_is_copy_on_write(reader: "Reader") -> bool:
+    """Whether writes through zero-copy views of this reader stay private to
+    the process: a local file (the library maps files copy-on-write), not
+    a caller's buffer or a URL."""
+    return PRIVATE_MAPS and reader.path is not None and not is_url(reader.path)
+
+
 class _FileHandle:
     """Owns one zt_file *. Zero-copy arrays hold it too, so the mapping
     lives until the Reader is closed AND the last such array is gone. For a

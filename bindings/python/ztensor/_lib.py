@@ -255,6 +255,7 @@ _SIGNATURES = {
     "zt_file_verify_n": (zt_status, [_P, c_uint32, VerifyCallbackN, c_void_p]),
     # 1.3: model identity of zTensor v2 (spec §6.4)
     "zt_file_content_digest": (zt_status, [_P, c_int, c_char_p, c_size_t, POINTER(c_size_t)]),
+    "zt_file_canonical": (zt_status, [_P, POINTER(c_uint32), POINTER(c_void_p)]),
 }
 
 lib.zt_version_string.restype = c_char_p
