@@ -7,6 +7,7 @@
 #include "handles.h"
 #include "io/callback_source.h"
 #include "io/http_source.h"
+#include "set/v2_shards.h"
 #include "url_settings.h"
 #include "ztensor_io.h"
 
@@ -182,6 +183,8 @@ ZT_API zt_status zt_open_url(const char *url, const zt_url_options *u, const zt_
     if (!url) invalid("zt_open_url: url is NULL");
     const UrlSettings s = to_url_settings(u, "zt_open_url");
     ReaderOptions ropts = to_reader_options(opts);
+    // A v2 root's shards: positional, next to its URL (set/v2_shards.h).
+    ropts.shards = positional_remote_shards(url, s);
     return finish_open(Reader::open_source(open_http_source(url, s, ropts.max_manifest_size), ropts), out);
   });
 }

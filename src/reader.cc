@@ -13,6 +13,8 @@
 #include "foreign/open_foreign.h"
 #include "manifest/decode.h"
 #include "prefetcher.h"
+#include "set/member_open.h"
+#include "set/v2_shards.h"
 #include "stream_parts.h"
 #include "types/dtype.h"
 #include "util/endian.h"
@@ -128,6 +130,7 @@ Reader::Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool fore
     // shard has none: nothing is read ahead).
     start_prefetch(sizeof kMagicV1, loc.data_shard ? source_->size() - 40 : loc.offset);
     manifest_ = v2::read_manifest(*source_, loc);
+    attach_shards();
     if (prefetcher_) prefetcher_->settle(manifest_);
     init_verify_slots();
     return;
@@ -177,6 +180,87 @@ void Reader::start_prefetch(uint64_t begin, uint64_t end) {
   prefetcher_ = std::make_unique<Prefetcher>(*source_, std::move(own), begin, end);
 }
 
+void Reader::attach_shards() {
+  if (manifest_.shards.empty()) {
+    opts_.shards.reset();
+    return;
+  }
+  const auto &table = manifest_.shards;  // sorted by name
+  auto index_of = [&](const std::string &name) {
+    auto it = std::lower_bound(table.begin(), table.end(), name,
+                               [](const Manifest::ShardEntry &e, const std::string &n) { return e.name < n; });
+    return static_cast<size_t>(it - table.begin());  // declared: v2/validate.cc checked it
+  };
+  std::vector<size_t> named;
+  std::vector<char> is_named(table.size(), 0);
+  for (const Object &o : manifest_.objects)
+    for (const Component &c : o.components)
+      if (!c.shard.empty()) {
+        const size_t k = index_of(c.shard);
+        if (k < table.size() && !is_named[k]) {
+          is_named[k] = 1;
+          named.push_back(k);
+        }
+      }
+  std::sort(named.begin(), named.end());
+  shard_src_.resize(table.size());
+  std::vector<Error> failed(table.size(), Error(ZT_OK, ""));
+  const std::string root = "'" + source_->path() + "': ";
+  if (named.size() > kMaxOpenedShards) {
+    for (size_t k : named)
+      failed[k] = Error(ZT_E_LIMIT, root + "the parts name " + std::to_string(named.size()) +
+                                        " shards, more than the " + std::to_string(kMaxOpenedShards) +
+                                        " this library opens for one root (ZT_SET_MAX_SHARDS); none was opened");
+  } else if (!opts_.shards) {
+    for (size_t k : named)
+      failed[k] = Error(ZT_E_UNSUPPORTED, root + "shard '" + table[k].name +
+                                              "': this opening (memory, callbacks) has no way to reach other files; "
+                                              "open the root by path or URL, or with zt_open_sharded and a resolver");
+  } else {
+    // Every shard now, each one's failure kept for its parts: a missing
+    // shard costs the parts in it, not the rest of the model. Remote ones
+    // at once, so n shards cost the round trips of one.
+    ReaderOptions sopts = opts_;
+    sopts.prefetch = false;
+    sopts.shards = nullptr;
+    open_members(named.size(), opts_.shards->concurrent(), [&](size_t i) {
+      const size_t k = named[i];
+      try {
+        auto src = opts_.shards->open(table[k], sopts);
+        check_shard_file(*src, table[k], root + "shard '" + table[k].name + "' ('" + src->path() + "')");
+        shard_src_[k] = std::move(src);
+      } catch (const Error &e) {
+        const std::string msg = e.what();
+        failed[k] = Error(e.status(), msg.rfind(root, 0) == 0 ? msg : root + msg);
+      }
+    });
+  }
+  // The opener's work is done: what it holds (a folder's descriptor, a
+  // caller's resolver) is not kept for the reader's life.
+  opts_.shards.reset();
+  // Strict: the file is refused at its first shard that failed, as the
+  // original's reader refuses a root whose shards are not all there.
+  if (opts_.strict)
+    for (size_t k : named)
+      if (!shard_src_[k]) throw failed[k];
+  for (Object &o : manifest_.objects)
+    for (Component &c : o.components) {
+      if (c.shard.empty()) continue;
+      const size_t k = index_of(c.shard);
+      if (shard_src_[k]) {
+        c.file = static_cast<uint32_t>(k + 1);
+        continue;
+      }
+      if (c.status != ZT_OK) continue;
+      c.status = failed[k].status();
+      c.error = failed[k].what();
+      if (o.status == ZT_OK) {
+        o.status = c.status;
+        o.error = c.error;
+      }
+    }
+}
+
 void Reader::init_verify_slots() {
   if (opts_.verify_on_read) {
     slot_base_.resize(manifest_.objects.size());
@@ -196,7 +280,11 @@ void Reader::init_verify_slots() {
 // or HTTP, whose bytes the parsers cannot hold whole.
 std::shared_ptr<Reader> Reader::open(const std::string &path, const ReaderOptions &opts) {
   auto src = opts.access == ZT_ACCESS_PREAD ? open_pread_source(path) : open_mmap_source(path);
-  return std::shared_ptr<Reader>(new Reader(std::move(src), opts, true));
+  if (opts.shards) return std::shared_ptr<Reader>(new Reader(std::move(src), opts, true));
+  // A v2 root's shards: positional, beside it (Appendix B).
+  ReaderOptions with_shards = opts;
+  with_shards.shards = positional_local_shards(path);
+  return std::shared_ptr<Reader>(new Reader(std::move(src), with_shards, true));
 }
 
 std::shared_ptr<Reader> Reader::open_memory(const void *data, size_t size, const ReaderOptions &opts) {
@@ -235,7 +323,7 @@ void Reader::check_content(const Object &o, const Component &c) const {
     if (c.seekable)
       seekable_decoder(o, c)->read(total - 1, 1, &last);
     else
-      source_->read(c.offset + c.length - 1, 1, &last);
+      source_of(c).read(c.offset + c.length - 1, 1, &last);
     v2::check_content(c, &last, 1, total - 1, total, ctx);
     return;
   }
@@ -247,19 +335,19 @@ void Reader::check_content(const Object &o, const Component &c) const {
 }
 
 size_t Reader::read_stored(const Object &o, const Component &c, void *dst, size_t capacity) const {
-  if (!c.shard.empty())
-    fail(ZT_E_UNSUPPORTED, ctx_of(o, c) + ": its bytes are in shard '" + c.shard +
-                               "', another file; this library does not resolve shards yet");
+  // A part in a shard that was not opened: its status says why.
+  if (!c.shard.empty() && !c.file) fail(c.status == ZT_OK ? ZT_E_UNSUPPORTED : c.status, c.error);
+  const Source &src = source_of(c);
   // Structural access passes over what this library cannot interpret
   // (ZT_E_UNSUPPORTED), never over damage: a blob out of bounds, say.
   if (c.status != ZT_OK && c.status != ZT_E_UNSUPPORTED) fail(c.status, c.error);
-  if (c.offset > source_->size() || c.length > source_->size() - c.offset)
+  if (c.offset > src.size() || c.length > src.size() - c.offset)
     fail(ZT_E_BOUNDS, ctx_of(o, c) + ": blob [" + std::to_string(c.offset) + ", +" + std::to_string(c.length) +
                           ") is not inside the file");
   if (capacity < c.length)
     fail(ZT_E_BUFFER_TOO_SMALL,
          ctx_of(o, c) + ": needs " + std::to_string(c.length) + " bytes, buffer has " + std::to_string(capacity));
-  source_->read(c.offset, static_cast<size_t>(c.length), dst);
+  src.read(c.offset, static_cast<size_t>(c.length), dst);
   return static_cast<size_t>(c.length);
 }
 
@@ -310,15 +398,16 @@ void Reader::verify_before_read(const Object &o, const Component &c) const {
 }
 
 void Reader::for_each_stored_piece(const Component &c, const std::function<void(const uint8_t *, size_t)> &fn) const {
-  if (source_->data()) {
-    source_->materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now
-    fn(source_->data() + c.offset, c.length);
+  const Source &file = source_of(c);
+  if (file.data()) {
+    file.materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now
+    fn(file.data() + c.offset, c.length);
     return;
   }
   std::vector<uint8_t> buf(std::min<uint64_t>(c.length, kPieceSize));
   for (uint64_t done = 0; done < c.length;) {
     size_t n = static_cast<size_t>(std::min<uint64_t>(c.length - done, kPieceSize));
-    source_->read(c.offset + done, n, buf.data());
+    file.read(c.offset + done, n, buf.data());
     fn(buf.data(), n);
     done += n;
   }
@@ -326,20 +415,21 @@ void Reader::for_each_stored_piece(const Component &c, const std::function<void(
 }
 
 const uint8_t *Reader::stored_bytes(const Component &c, std::vector<uint8_t> &scratch) const {
-  if (source_->data()) {
-    source_->materialize(c.offset, c.length);
-    return source_->data() + c.offset;
+  const Source &file = source_of(c);
+  if (file.data()) {
+    file.materialize(c.offset, c.length);
+    return file.data() + c.offset;
   }
-  scratch.resize(
-      to_size(c.length, "'" + source_->path() + "': stored component at offset " + std::to_string(c.offset)));
-  source_->read(c.offset, scratch.size(), scratch.data());
+  scratch.resize(to_size(c.length, "'" + file.path() + "': stored component at offset " + std::to_string(c.offset)));
+  file.read(c.offset, scratch.size(), scratch.data());
   return scratch.data();
 }
 
 uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
+  const Source &file = source_of(c);
   check_status(o, c);
   if (c.decoded_known) return c.decoded_length;
-  source_->materialize(c.offset, c.length);
+  file.materialize(c.offset, c.length);
   std::vector<uint8_t> stored;
   const uint8_t *p = stored_bytes(c, stored);
   // One frame that records its size: believed here (bounded by the limit),
@@ -354,6 +444,7 @@ uint64_t Reader::decoded_size(const Object &o, const Component &c) const {
 }
 
 size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capacity) const {
+  const Source &file = source_of(c);
   check_readable(o, c);
   verify_before_read(o, c);
   const LazyCtx ctx{o, c};
@@ -361,8 +452,8 @@ size_t Reader::read(const Object &o, const Component &c, void *dst, size_t capac
     if (capacity < c.length)
       fail(ZT_E_BUFFER_TOO_SMALL,
            ctx + ": needs " + std::to_string(c.length) + " bytes, buffer has " + std::to_string(capacity));
-    source_->will_need(c.offset, c.length);
-    source_->read(c.offset, c.length, dst);
+    file.will_need(c.offset, c.length);
+    file.read(c.offset, c.length, dst);
     if (needs_swap(c)) byteswap_inplace(dst, c.length, dtype_size(c.dtype));
     return c.length;
   }
@@ -492,7 +583,12 @@ void Reader::read_many(std::vector<ReadJob> &jobs) const {
       total += c.decoded_length;
       // Decode-on-read tensors (a foreign file's) are read whole: a whole
       // read decodes straight into the buffer, a chunk would keep a copy.
-      if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk && !manifest_.foreign_decoded) {
+      // A part in a shard (v2) is read whole from its own file: chunks,
+      // batches and streams below are of this file's bytes.
+      if (c.file) {
+        tasks.push_back({i, 0, 0, Task::Whole});
+      } else if (c.encoding == ZT_ENCODING_RAW && !needs_swap(c) && c.length > 2 * kChunk &&
+                 !manifest_.foreign_decoded) {
         const bool cold = !source_->likely_cached(c.offset, c.length);
         // Not on cold blobs: hinting every blob here, before any copy
         // starts, queues reads of all of them at once, and cold loads took
@@ -660,6 +756,7 @@ void Reader::read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n,
 
 void Reader::read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
                         size_t capacity) const {
+  const Source &file = source_of(c);
   check_readable(o, c);
   const LazyCtx ctx{o, c};
   const size_t es = dtype_size(c.dtype);
@@ -674,7 +771,7 @@ void Reader::read_range(const Object &o, const Component &c, uint64_t first, uin
          ctx + ": range needs " + std::to_string(*bytes) + " bytes, buffer has " + std::to_string(capacity));
   verify_before_read(o, c);
   if (c.encoding == ZT_ENCODING_RAW) {
-    source_->read(c.offset + *begin, static_cast<size_t>(*bytes), dst);
+    file.read(c.offset + *begin, static_cast<size_t>(*bytes), dst);
   } else if (c.seekable) {
     seekable_decoder(o, c)->read(*begin, static_cast<size_t>(*bytes), static_cast<uint8_t *>(dst));
   } else {
@@ -686,13 +783,14 @@ void Reader::read_range(const Object &o, const Component &c, uint64_t first, uin
 }
 
 const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) const {
+  const Source &file = source_of(c);
   check_readable(o, c);
   const LazyCtx ctx{o, c};
-  if (!source_->data())
+  if (!file.data())
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": " +
-                                 (source_->unmapped_reason().empty()
+                                 (file.unmapped_reason().empty()
                                       ? std::string("the file was opened with pread access; views need a memory map")
-                                      : source_->unmapped_reason()));
+                                      : file.unmapped_reason()));
   if (c.encoding != ZT_ENCODING_RAW)
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": " + c.encoding_name + "-encoded data must be decoded (use a read)");
   if (needs_swap(c))
@@ -700,8 +798,8 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
          ctx +
              (c.big_endian ? ": data is stored big-endian (legacy 0.1)" : ": little-endian data on a big-endian host") +
              "; a read byte-swaps it");
-  source_->materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now, kept for the view
-  const uint8_t *p = source_->data() + c.offset;
+  file.materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now, kept for the view
+  const uint8_t *p = file.data() + c.offset;
   // Foreign files put elements at any offset; .zt blobs are 64-aligned.
   if (const size_t align = dtype_size(c.dtype); align > 1 && reinterpret_cast<uintptr_t>(p) % align != 0)
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": data at file offset " + std::to_string(c.offset) + " is not aligned to its " +
@@ -804,13 +902,14 @@ namespace {
 // frame but declare different sizes are checked with one decode (bounded by
 // the largest size declared) whose result each one's size is compared with.
 struct BlobKey {
+  uint32_t file;  // Component::file: equal offsets in two files are two blobs
   uint64_t offset, length;
   int encoding;
   bool decoded_known, check_bool;
   const std::string *digest;  // empty when none
   bool operator<(const BlobKey &b) const {
-    return std::tie(offset, length, encoding, decoded_known, check_bool, *digest) <
-           std::tie(b.offset, b.length, b.encoding, b.decoded_known, b.check_bool, *b.digest);
+    return std::tie(file, offset, length, encoding, decoded_known, check_bool, *digest) <
+           std::tie(b.file, b.offset, b.length, b.encoding, b.decoded_known, b.check_bool, *b.digest);
   }
 };
 
@@ -833,7 +932,7 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
       if (c.status != ZT_OK) continue;
       const bool check_bool = strict && c.dtype == ZT_BOOL && manifest_.spec != SpecVersion::V0_1;
       work.push_back({i, j,
-                      BlobKey{c.offset, c.length, static_cast<int>(c.encoding), c.decoded_known, check_bool,
+                      BlobKey{c.file, c.offset, c.length, static_cast<int>(c.encoding), c.decoded_known, check_bool,
                               c.has_digest ? &c.digest : &kNoDigest}});
     }
   }
@@ -942,6 +1041,26 @@ std::vector<VerifyFailure> Reader::verify_all(bool strict) const {
       }
     }
   });
+  // v2 shards (§7.3, rung 3): each opened shard's whole-file digest. A
+  // mismatch is reported on the first part that lives in it.
+  std::vector<std::pair<size_t, std::string>> first_user(shard_src_.size(), {SIZE_MAX, ""});
+  for (size_t i = 0; i < objs.size(); ++i)
+    for (const Component &c : objs[i].components)
+      if (c.file && first_user[c.file - 1].first == SIZE_MAX) first_user[c.file - 1] = {i, c.role};
+  std::vector<std::unique_ptr<VerifyFailure>> shard_failed(shard_src_.size());
+  parallel_for(shard_src_.size(), threads(), [&](size_t k) {
+    if (!shard_src_[k] || first_user[k].first == SIZE_MAX) return;
+    const Manifest::ShardEntry &e = manifest_.shards[k];
+    try {
+      check_shard_digest(*shard_src_[k], e,
+                         "'" + source_->path() + "': shard '" + e.name + "' ('" + shard_src_[k]->path() + "')");
+    } catch (const Error &err) {
+      shard_failed[k] = std::make_unique<VerifyFailure>(
+          VerifyFailure{first_user[k].first, first_user[k].second, err.status(), err.what()});
+    }
+  });
+  for (auto &f : shard_failed)
+    if (f) per[f->object].insert(per[f->object].begin(), std::move(*f));
   std::vector<VerifyFailure> all;
   for (auto &v : per)
     for (auto &f : v) all.push_back(std::move(f));

@@ -18,6 +18,7 @@
 namespace zt {
 
 class Prefetcher;
+class ShardOpener;
 
 // Whether a component's multi-byte elements are stored in another byte order
 // than the host's, so reads swap them and views are refused (util/endian.h).
@@ -39,6 +40,10 @@ struct ReaderOptions {
   // Read the data into the page cache in the background from the open on
   // (src/prefetcher.h); files opened by path only.
   bool prefetch = false;
+  // Format v2 roots (spec §7): how the files a root's parts live in are
+  // found (set/v2_shards.h). Null: positional beside a root opened by path
+  // (Reader::open), none for other opens (those parts then report why).
+  std::shared_ptr<const ShardOpener> shards;
 };
 
 // One request of a batched read (zt_file_read_many). A job whose status is
@@ -76,6 +81,13 @@ class Reader {
   // not a local file, nothing to read).
   const Prefetcher *prefetcher() const { return prefetcher_.get(); }
   const Source &source() const { return *source_; }
+  // The file a component's bytes are in: this one, or (v2) the shard it
+  // names, opened with the root (a part whose shard could not be opened has
+  // a status that every read checks first).
+  const Source &source_of(const Component &c) const { return c.file ? *shard_src_[c.file - 1] : *source_; }
+  // The shards a v2 root's parts name, in shard-table order (null: not
+  // opened: unnamed by any part, or not found; see shard_error()).
+  const std::vector<std::unique_ptr<Source>> &shard_sources() const { return shard_src_; }
   const ReaderOptions &options() const { return opts_; }
   unsigned threads() const;
 
@@ -155,6 +167,10 @@ class Reader {
  private:
   Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool foreign_ok = false);
   void init_verify_slots();
+  // Opens the shards the v2 manifest's parts name (set/v2_shards.h) and
+  // checks the ladder's cheap rungs; a shard that fails leaves its parts
+  // with the failure as their status.
+  void attach_shards();
   void check_content(const Object &o, const Component &c) const;
   void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n, const Source &src) const;
   size_t component_slot(const Object &o, const Component &c) const;
@@ -163,6 +179,7 @@ class Reader {
   // Starts prefetcher_ over [begin, end) when the option asks for it.
   void start_prefetch(uint64_t begin, uint64_t end);
   std::unique_ptr<Source> source_;
+  std::vector<std::unique_ptr<Source>> shard_src_;  // by shard-table index
   ReaderOptions opts_;
   Manifest manifest_;
   std::unique_ptr<Prefetcher> prefetcher_;

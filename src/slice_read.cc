@@ -163,13 +163,13 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
         const size_t end = g + 1 < starts.size() ? starts[g + 1].second : pieces.size();
         groups[g] = {c.offset + starts[g].first, pieces.data() + starts[g].second, end - starts[g].second};
       }
-      source_->read_groups(groups.data(), groups.size());
+      source_of(c).read_groups(groups.data(), groups.size());
       pieces.clear();
       starts.clear();
     };
     size_t written = 0;
     size_t in_group = 0;
-    const uint64_t max_gap = source_->slice_gap();
+    const uint64_t max_gap = source_of(c).slice_gap();
     do {
       const uint64_t off = runs.offset();
       if (starts.empty() || off - group_end > max_gap || in_group >= 1024) {

@@ -378,9 +378,8 @@ class Walker {
       c.encoding_name = "raw";
       c.decoded_length = c.length;
     }
-    if (!c.shard.empty())
-      unsupported(
-          c, label("its bytes are in shard '") + c.shard + "', another file; this library does not resolve shards yet");
+    // A part in a shard: the reader opens the shard (set/v2_shards.h) and
+    // records on the part why, if it cannot.
   }
 
   static void unsupported(Component &c, const std::string &m) {

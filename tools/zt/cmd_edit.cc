@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -49,7 +50,10 @@ const char *const kMergeUsage =
     "of their file attributes. An INPUT is a .zt file or the index of a sharded\n"
     "set (a name ending in .json, e.g. model.zt.index.json; docs/sharding.md),\n"
     "which stands for all its shards, in set order; the index's own metadata is\n"
-    "not copied. Give two or more inputs, or one index. A name present in two\n"
+    "not copied. A zTensor v2 root whose parts live in shards (zt split --format 2)\n"
+    "stands for itself and its shards, found beside it (docs/v2.md, Shards): one\n"
+    "such root joins them back into one file.\n"
+    "Give two or more inputs, or one index or v2 root. A name present in two\n"
     "inputs, or an attribute key with different values, is an error and no\n"
     "output is left behind. OUT.zt may not be one of the inputs or shards.\n";
 
@@ -247,19 +251,45 @@ int cmd_remove(const std::vector<std::string> &argv) {
   return kOk;
 }
 
+// The files a v2 root's shards are (positional, beside it; docs/v2.md),
+// empty for any other file or one that cannot be opened. A root URL's are
+// named as if local (only to tell that it has shards: OUT is local).
+std::vector<std::string> v2_shard_files(const std::string &root) {
+  if (is_set_index(root)) return {};
+  zt_file *f = nullptr;
+  if ((is_url(root) ? zt_open_url(root.c_str(), nullptr, nullptr, &f) : zt_open(root.c_str(), nullptr, &f)) != ZT_OK)
+    return {};
+  const ztensor::File file = ztensor::File::adopt(f);
+  char *json = nullptr;
+  if (zt_file_to_json(f, &json) != ZT_OK) return {};
+  const nlohmann::json j = nlohmann::json::parse(json, json + std::strlen(json), nullptr, false);
+  zt_free(json);
+  std::vector<std::string> out;
+  if (!j.is_object() || !j.contains("shards") || !j["shards"].is_object()) return out;
+  const size_t slash = root.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "" : root.substr(0, slash + 1);
+  std::string stem = slash == std::string::npos ? root : root.substr(slash + 1);
+  if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".zt") == 0) stem.resize(stem.size() - 3);
+  for (const auto &item : j["shards"].items()) out.push_back(dir + stem + "-" + item.key() + ".zt");
+  return out;
+}
+
 int cmd_merge(const std::vector<std::string> &argv) {
   Args a;
   Options o;
   int rc = kOk;
   if (!parse_common("merge", argv, {"-o", "--output"}, a, o, rc)) return rc;
   const std::string out = a.get("-o", a.get("--output"));
-  const bool one_set = a.positional.size() == 1 && is_set_index(a.positional[0]);
+  const std::vector<std::string> root_shards =
+      a.positional.size() == 1 ? v2_shard_files(a.positional[0]) : std::vector<std::string>();
+  const bool one_set = a.positional.size() == 1 && (is_set_index(a.positional[0]) || !root_shards.empty());
   if ((a.positional.size() < 2 && !one_set) || out.empty())
-    return usage_error("merge", "expected INPUT... (two or more, or one set index) -o OUT.zt");
+    return usage_error("merge", "expected INPUT... (two or more, or one set index or v2 root) -o OUT.zt");
   if (int rc = refuse_url("merge", "output", out)) return rc;
   // Open sets first: their shards are inputs too, which OUT must not be.
   std::vector<ztensor::Set> sets;
   std::vector<std::string> guarded = a.positional;
+  guarded.insert(guarded.end(), root_shards.begin(), root_shards.end());
   for (const auto &p : a.positional) {
     if (!is_set_index(p)) continue;
     ztensor::Set s;

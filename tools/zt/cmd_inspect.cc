@@ -1,7 +1,9 @@
 // zt info / zt ls / zt cat: reading commands.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "commands.h"
@@ -92,6 +94,29 @@ int cmd_info(const std::vector<std::string> &argv) {
     else
       std::printf("content:    undefined (%s)\n", shown(zt_last_error()).c_str());
   }
+  // A v2 root's shard table (spec §7.1), and which shard each part is in:
+  // from the manifest's JSON form (no C call names a part's shard).
+  std::vector<std::vector<std::string>> part_shard(count);
+  if (version && version[0] == '2' && !data_shard) {
+    char *json = nullptr;
+    if (zt_file_to_json(f.handle(), &json) == ZT_OK) {
+      const nlohmann::json j = nlohmann::json::parse(json, json + std::strlen(json), nullptr, false);
+      zt_free(json);
+      if (j.is_object() && j.contains("shards") && j["shards"].is_object() && !j["shards"].empty()) {
+        std::printf("shards:     %zu (found beside the file: docs/v2.md, Shards)\n", j["shards"].size());
+        for (const auto &item : j["shards"].items())
+          std::printf("  %s: %s bytes, %s\n", shown(item.key()).c_str(),
+                      item.value().value("size", nlohmann::json()).dump().c_str(),
+                      shown(item.value().value("digest", std::string())).c_str());
+        const auto &objs = j.value("objects", nlohmann::json::array());
+        for (size_t i = 0; i < count && i < objs.size(); ++i)
+          for (const auto &c : objs[i].value("components", nlohmann::json::array()))
+            part_shard[i].push_back(c.is_object() && c.contains("shard") && c["shard"].is_string()
+                                        ? c["shard"].get<std::string>()
+                                        : std::string());
+      }
+    }
+  }
   std::printf("objects:    %zu\n", count);
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;
@@ -122,6 +147,8 @@ int cmd_info(const std::vector<std::string> &argv) {
                   static_cast<unsigned long long>(c.offset), static_cast<unsigned long long>(c.length),
                   static_cast<unsigned long long>(c.decoded_length), c.digest ? ", digest " : "",
                   shown(c.digest).c_str(), c.big_endian ? ", big-endian" : "");
+      if (k < part_shard[i].size() && !part_shard[i][k].empty())
+        std::printf("    in shard %s\n", shown(part_shard[i][k]).c_str());
     }
   }
   return kOk;
