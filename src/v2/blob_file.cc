@@ -1,6 +1,5 @@
 #include "v2/blob_file.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -67,26 +66,9 @@ void BlobFile::reserve(uint64_t end) {
   // A filesystem that cannot: the writes extend the file themselves.
 }
 
-void BlobFile::start_writeback(uint64_t end) {
-  if (end < started_ + kWritebackChunk) return;
-#ifdef SYNC_FILE_RANGE_WRITE
-  (void)::sync_file_range(fd_, static_cast<off_t>(started_), static_cast<off_t>(end - started_), SYNC_FILE_RANGE_WRITE);
-#endif
-  started_ = end;
-}
-
 // Writes the gathered bytes and then n bytes at p, contiguous, in one call
-// where it can (a call per kWritebackChunk of a large blob).
+// where it can.
 void BlobFile::write_run(const void *p, size_t n, const char *what) {
-  if (n > kWritebackChunk) {
-    const auto *b = static_cast<const uint8_t *>(p);
-    for (size_t done = 0; done < n;) {
-      const size_t k = std::min(n - done, kWritebackChunk);
-      write_run(b + done, k, what);
-      done += k;
-    }
-    return;
-  }
   reserve(run_at_ + used_ + n);
   iovec v[2];
   int cnt = 0;
@@ -110,7 +92,6 @@ void BlobFile::write_run(const void *p, size_t n, const char *what) {
   }
   run_at_ = at;
   used_ = 0;
-  start_writeback(at);
 }
 
 void BlobFile::write(uint64_t at, const void *p, size_t n, const char *what) {
@@ -158,7 +139,6 @@ void BlobFile::cut(uint64_t size) {
     fail(ZT_E_IO, std::string("v2 writer: cannot cut the layout file back: ") + std::strerror(errno));
   reserved_ = size;
   run_at_ = size;
-  started_ = std::min(started_, size);
 }
 
 void BlobFile::set_size(uint64_t size) {

@@ -9,9 +9,7 @@
 //
 // The file is grown ahead of the writes (ftruncate, a hole) so a write
 // rarely extends it (on ext4 every extending write dirties the inode);
-// set_size() states the final size. Writeback is started every 64 MiB, as
-// FileSink does (container/sink.cc): left alone, ext4 writes the whole file
-// back inside the rename that replaces the destination.
+// set_size() states the final size.
 #pragma once
 
 #include <cstddef>
@@ -48,12 +46,10 @@ class BlobFile {
   // Gathered below this, written from the caller's memory at or above it.
   static constexpr size_t kDirect = size_t{128} << 10;
   static constexpr size_t kBuffer = size_t{1} << 20;
-  static constexpr size_t kWritebackChunk = size_t{64} << 20;
 
  private:
   void write_run(const void *p, size_t n, const char *what);
   void reserve(uint64_t end);
-  void start_writeback(uint64_t end);
 
   int fd_ = -1;
   uint64_t block_ = 4096;           // the filesystem's allocation unit (st_blksize, 4 KiB .. 64 KiB)
@@ -61,7 +57,6 @@ class BlobFile {
   size_t used_ = 0;
   uint64_t run_at_ = 0;    // the file offset of buf_[0]; run_at_ + used_ is where the run ends
   uint64_t reserved_ = 0;  // the file's size as last set here (0: not yet known)
-  uint64_t started_ = 0;   // writeback started below this offset
 };
 
 }  // namespace zt::v2
