@@ -13,8 +13,9 @@ http://127.0.0.1 with zt_open_url. Prints markdown rows: the ratio
 
 --link adds the rows through a simulated wide-area link (bench/remote_link.py:
 whole-file loads against the link's limit and aria2c, opens, an 8-shard set,
-tensor-parallel splits): heavy; --big-mib and --tp-mib scale its files
-(defaults 2048 and 1024, as issue 38 sets them).
+tensor-parallel splits), --link-reps times each (medians): heavy. Its files
+are 256 MiB (whole file) and 128 MiB (tensor-parallel) unless --big-mib and
+--tp-mib say otherwise; --big takes issue 38's real sizes (2048 and 1024).
 """
 import argparse
 import ctypes
@@ -99,13 +100,17 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--dir", default=tempfile.gettempdir())
     ap.add_argument("--link", action="store_true", help="also the rows through the link simulator (heavy)")
-    ap.add_argument("--big-mib", type=int, default=2048, help="--link: the large whole file, MiB")
-    ap.add_argument("--tp-mib", type=int, default=1024, help="--link: the tensor-parallel model, MiB")
+    ap.add_argument("--big-mib", type=int, default=256, help="--link: the large whole file, MiB")
+    ap.add_argument("--tp-mib", type=int, default=128, help="--link: the tensor-parallel model, MiB")
+    ap.add_argument("--big", action="store_true", help="--link at issue 38's sizes: 2 GiB whole file, 1 GiB model")
+    ap.add_argument("--link-reps", type=int, default=3, help="--link: repetitions of each row (medians)")
     ap.add_argument("--skip-loopback", action="store_true", help="--link: only the simulated-link rows")
     ap.add_argument("--baseline-lib", help="another libztensor (e.g. main's build): its loopback HTTP load is "
                     "timed interleaved with this one's, in a child process, for a same-run ratio")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.big:
+        args.big_mib, args.tp_mib = 2048, 1024
     if args.child:  # a baseline library's load: print its seconds
         with ztensor.Reader(args.child.split("|")[1]) as r:
             order = {name: i for i, name in enumerate(r)}
@@ -184,9 +189,14 @@ def link_rows(args, server, root, work, mixed_bufs):
     with ztensor.Writer(big) as w:
         for i in range(count):
             w.add(f"t{i}", np.full(16 << 20, i, dtype=np.float32))
-    big_bufs = [np.empty(16 << 20, dtype=np.float32) for _ in range(count)]
+    # Touched once before any timed run: the first touch of 2 GiB of new
+    # memory on a machine short of free pages took 10-25 s (reclaiming page
+    # cache), which the first run alone would pay.
+    big_bufs = [np.zeros(16 << 20, dtype=np.float32) for _ in range(count)]
+    for b in big_bufs + list(mixed_bufs):
+        b.fill(0)
     rows(server, root, work, [("mixed", "mixed.zt", mixed_bufs), ("big", "big.zt", big_bufs)], args.tp_mib,
-         lambda url, bufs: read_all(url, bufs))
+         lambda url, bufs: read_all(url, bufs), reps=args.link_reps)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,17 @@ simulator in the same run.
 Limits: a whole file of n bytes: n / rate + 2 RTT, rate = the total cap (or
 16 connections' worth when there is none); a rank of W: needed / (rate / W)
 + 3 RTT. Time ratios are limit / measured (1.0 = at the limit; the target is
->= 0.8 for whole files, >= 0.67 for ranks), byte ratios fetched / needed."""
+>= 0.8 for whole files, >= 0.67 for ranks), byte ratios fetched / needed.
+Every time is the median of `reps` runs, zt and aria2c interleaved. The
+naive alternative of a rank (downloading the whole file) is aria2c's time
+for the whole file alone: W ranks doing so at once would share the link,
+so it is a lower bound of theirs."""
 import ctypes
 import json
 import multiprocessing as mp
 import os
 import shutil
+import statistics
 import subprocess
 import time
 from ctypes import byref, c_void_p
@@ -80,30 +85,35 @@ def time_aria2(url, work):
     return time.perf_counter() - t0
 
 
-def rank_job(url, plan, rank, world, whole, q):
+def rank_job(url, plan, rank, world, q):
     t0 = time.perf_counter()
-    if whole:  # the naive alternative: download everything
-        with ztensor.open(url) as r:
-            for k in r:
-                r[k]
-            st = r.io_stats()
-    else:
-        with ztensor.open(url) as r:
-            read_planned(r, plan, rank, world)
-            st = r.io_stats()
+    with ztensor.open(url) as r:
+        read_planned(r, plan, rank, world)
+        st = r.io_stats()
     q.put((rank, time.perf_counter() - t0, st["requests"], st["bytes"], st["bytes_needed"]))
 
 
-def run_ranks(url, plan, world, whole):
+def run_ranks(url, plan, world):
     ctx = mp.get_context("fork")
     q = ctx.Queue()
-    procs = [ctx.Process(target=rank_job, args=(url, plan, r, world, whole, q)) for r in range(world)]
+    procs = [ctx.Process(target=rank_job, args=(url, plan, r, world, q)) for r in range(world)]
     for p in procs:
         p.start()
     res = [q.get() for _ in procs]
     for p in procs:
         p.join()
     return sorted(res)
+
+
+def warm(path):
+    with open(path, "rb", buffering=0) as f:
+        while f.read(16 << 20):
+            pass
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
 
 
 def write_tp_model(path, mib):
@@ -145,13 +155,17 @@ def write_v2_sharded(root, shards):
     check(lib.zt_v2_make_sharded(os.path.join(d, "model.zt").encode(), arr(*paths), arr(*names), shards, 2, 0))
 
 
-def rows(server, root, work, whole_files, tp_mib, read_all):
+def rows(server, root, work, whole_files, tp_mib, read_all, reps=1):
     """Prints the markdown rows; whole_files: [(label, filename, bufs)]."""
     tp_path = os.path.join(root, "tp.zt")
     n = write_tp_model(tp_path, tp_mib)
     tp_size = os.path.getsize(tp_path)
     write_set(root, 8)
     write_v2_sharded(root, 8)
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {reps} repetition(s), medians")
+    print()
+    print("| row | measured | vs the link's limit | same-run comparison | target |")
+    print("|---|---|---|---|---|")
     for cond, rtt_ms, conn, total in CONDITIONS:
         rtt = rtt_ms / 1000
         rate = link_rate(conn, total)
@@ -160,12 +174,24 @@ def rows(server, root, work, whole_files, tp_mib, read_all):
             for label, name, bufs in whole_files:
                 url = f"{sim.base}/{name}"
                 size = os.path.getsize(os.path.join(root, name))
-                dt, reqs = read_all(url, bufs)
-                ta = time_aria2(url, work)
+                zt, aria, reqs = [], [], 0
+                for rep in range(reps):
+                    # Each run finds the file in the page cache (a busy
+                    # machine may have dropped it), and the two take turns
+                    # at going first.
+                    for first in ((0, 1) if rep % 2 == 0 else (1, 0)):
+                        warm(os.path.join(root, name))
+                        if first == 0:
+                            dt, reqs = read_all(url, bufs)
+                            zt.append(dt)
+                        else:
+                            aria.append(time_aria2(url, work))
+                dt, ta = median(zt), median(aria)
                 limit = size / rate + 2 * rtt
-                aria = f"{ta:.2f} s; aria2c / zt {ta / dt:.2f}" if ta else "aria2c missing"
-                print(f"| load {label} ({size >> 20} MiB), {cond} | {dt:.2f} s, {reqs} requests | limit "
-                      f"{limit:.2f} s: {limit / dt:.2f} | {aria} | ≥ 0.8, ≥ 1.0 |")
+                cmp = f"aria2c {ta:.2f} s; aria2c / zt {ta / dt:.2f}" if ta else "aria2c missing"
+                print(f"| load {label} ({size >> 20} MiB), {cond} | {dt:.2f} s, {reqs} requests "
+                      f"(runs {', '.join(f'{x:.2f}' for x in zt)}) | limit {limit:.2f} s: {limit / dt:.2f} | "
+                      f"{cmp} | ≥ 0.8, ≥ 1.0 |", flush=True)
             t = min(time_open(f"{sim.base}/tp.zt") for _ in range(3))
             print(f"| open tp.zt, {cond} | {t * 1000:.0f} ms = {t / rtt:.1f} RTT | — | — | 2 RTT (+1 connect) |")
             t = min(time_set_open(f"{sim.base}/set/model.zt.index.json") for _ in range(2))
@@ -173,21 +199,26 @@ def rows(server, root, work, whole_files, tp_mib, read_all):
                   f"(+ index, connect) |")
             t = min(time_open(f"{sim.base}/v2set/model.zt") for _ in range(2))
             print(f"| open an 8-shard v2 root, {cond} | {t * 1000:.0f} ms = {t / rtt:.1f} RTT | — | — | ≈ 2–3 RTT "
-                  f"(+ root, connect) |")
+                  f"(+ root, connect) |", flush=True)
+            naive = median([time_aria2(f"{sim.base}/tp.zt", work) for _ in range(reps)])
             for world in (2, 4, 8):
-                naive = run_ranks(f"{sim.base}/tp.zt", None, world, True)
-                naive_t = max(r[1] for r in naive)
                 for dim, split in ((0, "row"), (1, "column")):
                     plan = {f"l{i}.weight": dim for i in range(4)}
-                    res = run_ranks(f"{sim.base}/tp.zt", plan, world, False)
+                    runs = []
+                    for _ in range(reps):
+                        warm(tp_path)
+                        runs.append(run_ranks(f"{sim.base}/tp.zt", plan, world))
                     needed = tp_size / world
                     limit = needed / (rate / world) + 3 * rtt
-                    worst = max(r[1] for r in res)
-                    ratio = max(r[3] / max(r[4], 1) for r in res)
-                    reqs = max(r[2] for r in res)
+                    worst = median([max(r[1] for r in res) for res in runs])
+                    ratio = max(r[3] / max(r[4], 1) for res in runs for r in res)
+                    reqs = max(r[2] for res in runs for r in res)
+                    cmp = (f"aria2c, whole file: {naive:.2f} s ({naive / worst:.1f}x the rank's time)" if naive
+                           else "aria2c missing")
                     print(f"| TP W={world} {split} split of {tp_size >> 20} MiB ({n}x{n} x4), {cond} | slowest rank "
                           f"{worst:.2f} s, ≤ {reqs} requests, fetched/needed ≤ {ratio:.2f} | limit {limit:.2f} s: "
-                          f"{limit / worst:.2f} | every rank downloads all: {naive_t:.2f} s "
-                          f"({naive_t / worst:.1f}x slower) | ≥ 0.67, ≤ 1.5x bytes |")
+                          f"{limit / worst:.2f} | {cmp} | ≥ 0.67, ≤ 1.5x bytes |", flush=True)
         finally:
             sim.stop()
+    print()
+    print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")

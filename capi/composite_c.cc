@@ -13,6 +13,8 @@
 #include "composite/validate.h"
 #include "handles.h"
 #include "types/dtype.h"
+#include "util/error.h"
+#include "v2/rule.h"
 #include "ztensor_composite.h"
 
 using namespace zt;
@@ -27,20 +29,30 @@ std::string name_str(const char *name, size_t len, const char *fn) {
 
 // The logical type of opts, if any (struct_size is checked by zt_write_blob).
 std::string logical_of(const zt_blob_options *opts) {
-  if (opts && opts->struct_size >= offsetof(zt_blob_options, logical_type) + sizeof(const char *) && opts->logical_type)
-    return opts->logical_type;
+  if (opts && ZT_HAS_FIELD(opts, logical_type) && opts->logical_type) return opts->logical_type;
   return {};
 }
 
 // opts without its logical type: for index components.
+// The data rules v2's sparse profiles add to 1.2's (strictly increasing
+// column indices per CSR row, unique COO coordinates), for a v2 writer:
+// refused before anything is written, as a reader would refuse them.
+template <typename Check, typename Arrays>
+void check_v2_data_rule(zt_writer *w, Check check, const std::string &object, const Arrays &a, const char *profile) {
+  if (!w->writer->writes_v2()) return;
+  try {
+    check(object, a);
+  } catch (const Error &e) {
+    fail(e.status(), v2::rejected(v2::Rule::LayoutData, std::string("cannot write ") + profile + ": " + e.what()));
+  }
+}
+
 zt_blob_options index_options(const zt_blob_options *opts) {
   zt_blob_options o;
-  zt_blob_options_init(&o);
-  if (opts && opts->struct_size >= sizeof(zt_blob_options))
-    o = *opts;
-  else if (opts)
-    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof o));
-  o.struct_size = sizeof o;
+  if (opts)
+    o = current_struct(*opts, zt_blob_options_init);
+  else
+    zt_blob_options_init(&o);
   o.logical_type = nullptr;
   return o;
 }
@@ -78,13 +90,6 @@ void check_components_readable(const zt_object &o) {
   for (const auto &c : m.components) o.reader->check_readable(m, c);
 }
 
-template <typename T>
-void check_out_struct(const T *out, const char *fn) {
-  if (!out) fail(ZT_E_INVALID_ARG, std::string(fn) + ": out is NULL");
-  if (out->struct_size < sizeof(T))
-    fail(ZT_E_INVALID_ARG, std::string(fn) + ": out->struct_size must be set to sizeof the struct");
-}
-
 }  // namespace
 
 extern "C" {
@@ -111,6 +116,7 @@ ZT_API zt_status zt_writer_add_csr(zt_writer *w, const char *name, size_t name_l
     a.indptr_count = *rows1;
     a.values_count = nnz;
     check_csr(object, a);
+    check_v2_data_rule(w, check_csr_rows_increasing, object, a, kCsrV2);
     const size_t ibytes = u64_bytes(object, "indices", nnz), pbytes = u64_bytes(object, "indptr", *rows1);
     const uint64_t shape[2] = {rows, cols};
     NewObject declared(w, object, "sparse_csr", shape, 2);
@@ -143,6 +149,7 @@ ZT_API zt_status zt_writer_add_coo(zt_writer *w, const char *name, size_t name_l
     a.coords_count = *ccount;
     a.values_count = nnz;
     check_coo(object, a);
+    check_v2_data_rule(w, check_coo_unique, object, a, kCooV2);
     const size_t cbytes = u64_bytes(object, "coords", *ccount);
     NewObject declared(w, object, "sparse_coo", shape, ndim);
     zt_blob_options iopts = index_options(opts);
@@ -154,9 +161,7 @@ ZT_API zt_status zt_writer_add_coo(zt_writer *w, const char *name, size_t name_l
 }
 
 ZT_API void zt_quant_params_init(zt_quant_params *params) {
-  if (!params) return;
-  std::memset(params, 0, sizeof *params);
-  params->struct_size = sizeof *params;
+  if (!init_struct(params)) return;
   params->bits = 4;
   params->group_size = 128;
   params->packing = "8_per_i32";
@@ -171,7 +176,7 @@ ZT_API zt_status zt_writer_add_quantized_group(zt_writer *w, const char *name, s
     const char *fn = "zt_writer_add_quantized_group";
     writer_ref(w, fn);
     const std::string object = name_str(name, name_len, fn);
-    if (!p || p->struct_size < sizeof(zt_quant_params))
+    if (!p || !ZT_HAS_FIELD(p, zeros_len))
       invalid("zt_writer_add_quantized_group: params is NULL or struct_size unset (call zt_quant_params_init)");
     if (!p->packing) fail(ZT_E_QUANT_PARAMS, where(object) + ": packing is NULL");
     if (!shape && ndim) invalid("zt_writer_add_quantized_group: shape is NULL with ndim > 0");

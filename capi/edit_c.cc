@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 
 #include "component_stream.h"
 #include "handles.h"
 #include "manifest/cbor_tree.h"
 #include "migrate.h"
+#include "migrate/sparse_to_v2.h"
+#include "migrate/v2_to_1x.h"
 
 using namespace zt;
 using namespace zt::capi;
@@ -34,24 +37,35 @@ BlobOptions blob_options_like(const Component &c) {
   return bo;
 }
 
-void copy_component(const Reader &in, const Object &o, const Component &c, Writer &w, const std::string &name) {
+// `as`: the component's 1.2 form, when a v2 object goes to a 1.2 writer
+// (migrate/v2_to_1x.h); nullptr keeps role, dtype and logical type.
+void copy_component(const Reader &in, const Object &o, const Component &c, Writer &w, const std::string &name,
+                    const migrate::Part1x *as) {
   // Verify first, so damage in the source is not laundered into a freshly
   // digested file.
   in.verify_component(o, c, false);
   BlobOptions bo = blob_options_like(c);
+  if (as) {
+    bo.has_type = as->has_type;
+    bo.logical_type = as->logical_type;
+  }
+  const std::string &role = as ? as->role : c.role;
+  const zt_dtype dtype = as ? as->dtype : c.dtype;
   w.adapt_copy_options(bo);
-  if (copy_sparse_index_as_u64(in, o, c, w, name, bo)) return;  // a spec 1.1 sparse index: written as u64
+  // A spec 1.1 (or v2 u32) sparse index: written as u64, which 1.2 requires;
+  // v2 takes u32 indices as they are.
+  if (!v2_keeps_u32_indices(o, w) && copy_sparse_index_as_u64(in, o, c, w, name, bo)) return;
   if (c.encoding != ZT_ENCODING_RAW) {
     if (c.decoded_known && c.decoded_length <= kCopyPiece) {
       std::vector<uint8_t> bytes = in.read_vector(o, c);
-      w.write_blob(name, c.role, c.dtype, bytes.data(), bytes.size(), bo);
+      w.write_blob(name, role, dtype, bytes.data(), bytes.size(), bo);
       return;
     }
     // Large, or of unknown size (spec 1.1): decoded piece by piece, so a
     // small frame that decodes to gigabytes never sits in memory whole.
     ComponentStream s(in, nullptr, o, c);
     std::vector<uint8_t> piece(static_cast<size_t>(kCopyPiece));
-    w.blob_begin(name, c.role, c.dtype, bo);
+    w.blob_begin(name, role, dtype, bo);
     while (size_t n = s.read(piece.data(), piece.size())) w.blob_append(piece.data(), n);
     w.blob_end();
     return;
@@ -59,7 +73,7 @@ void copy_component(const Reader &in, const Object &o, const Component &c, Write
   if (in.source_of(c).data() && !needs_swap(c)) {
     size_t len = 0;
     const uint8_t *view = in.view(o, c, &len);
-    w.write_blob(name, c.role, c.dtype, view, len, bo);
+    w.write_blob(name, role, dtype, view, len, bo);
     return;
   }
   const size_t esize = zt_dtype_size(c.dtype);
@@ -67,7 +81,7 @@ void copy_component(const Reader &in, const Object &o, const Component &c, Write
   const uint64_t total = c.decoded_length / esize;
   const uint64_t per_piece = std::max<uint64_t>(1, kCopyPiece / esize);
   std::vector<uint8_t> buf(static_cast<size_t>(std::min(total, per_piece) * esize));
-  w.blob_begin(name, c.role, c.dtype, bo);
+  w.blob_begin(name, role, dtype, bo);
   for (uint64_t first = 0; first < total; first += per_piece) {
     const uint64_t count = std::min(per_piece, total - first);
     in.read_range(o, c, first, count, buf.data(), buf.size());
@@ -162,10 +176,17 @@ ZT_API zt_status zt_writer_copy_object(zt_writer *w, const zt_object *obj, const
       fail(o.status, "zt_writer_copy_object: cannot copy damaged " + where(o.name) + ": " + o.error);
     const std::string name = new_name ? std::string(new_name, new_name_len) : o.name;
     Writer &out = *wr.writer;
-    out.begin_object(name, o.format, o.shape);
-    if (o.has_attributes) out.set_object_attributes(name, o.attributes);
+    // A v2 object into a 1.2 file: its 1.2 form, or the refusal naming what
+    // 1.2 cannot hold, before anything of it is written (docs/v2.md, Migration).
+    check_sparse_data_for_v2(*src.reader, o, out);
+    std::unique_ptr<migrate::Object1x> as;
+    if (src.reader->manifest().spec == SpecVersion::V2 && !out.writes_v2())
+      as = std::make_unique<migrate::Object1x>(migrate::object_to_1x(o));
+    out.begin_object(name, as ? as->format : o.format, o.shape);
+    if (as ? as->has_attributes : o.has_attributes) out.set_object_attributes(name, as ? as->attributes : o.attributes);
     if (!o.extra.empty()) out.set_object_extra(name, o.extra);
-    for (const Component &c : o.components) copy_component(*src.reader, o, c, out, name);
+    for (size_t k = 0; k < o.components.size(); ++k)
+      copy_component(*src.reader, o, o.components[k], out, name, as ? &as->parts[k] : nullptr);
     return ZT_OK;
   });
 }

@@ -41,8 +41,7 @@ namespace {
 
 uint64_t index_limit(const zt_open_options *o) {
   uint64_t limit = kMaxManifestSize;
-  if (o && o->struct_size >= offsetof(zt_open_options, max_manifest_size) + sizeof o->max_manifest_size &&
-      o->max_manifest_size && o->max_manifest_size < limit)
+  if (o && ZT_HAS_FIELD(o, max_manifest_size) && o->max_manifest_size && o->max_manifest_size < limit)
     limit = o->max_manifest_size;
   return limit;
 }

@@ -53,9 +53,7 @@ ShardLocator locator_of(const zt_shard_options &so, const std::string &root) {
 extern "C" {
 
 ZT_API void zt_shard_options_init(zt_shard_options *o) {
-  if (!o) return;
-  std::memset(o, 0, sizeof *o);
-  o->struct_size = sizeof *o;
+  init_struct(o);
 }
 
 ZT_API zt_status zt_open_sharded(const char *root, const zt_open_options *opts, const zt_url_options *uopts,
@@ -67,7 +65,7 @@ ZT_API zt_status zt_open_sharded(const char *root, const zt_open_options *opts, 
     zt_shard_options so;
     zt_shard_options_init(&so);
     if (sopts) {
-      if (sopts->struct_size < offsetof(zt_shard_options, user) + sizeof sopts->user)
+      if (!ZT_HAS_FIELD(sopts, user))
         invalid("zt_open_sharded: zt_shard_options.struct_size is not set (call zt_shard_options_init)");
       so.resolve = sopts->resolve;
       so.user = sopts->user;

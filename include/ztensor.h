@@ -778,6 +778,9 @@ ZT_API void zt_migrate_options_init(zt_migrate_options *opts);
  * docs/v2.md, Writing) at out_path (atomically), keeping
  * every object, component, attribute and unknown field; big-endian data
  * becomes little-endian. Refuses out_path == in_path (ZT_E_INVALID_ARG).
+ * A zTensor v2 input written as 1.2 keeps every v2 feature 1.2 can hold
+ * (docs/v2.md, Migration); one it cannot (zt.mx/1, gguf.*, f4_e2m1, ...)
+ * is ZT_E_UNSUPPORTED naming the object, with nothing written.
  * Since 1.1.0 the new file is checked by an independent strict reader
  * before it replaces out_path (zt_writer_options.verify_before_replace). */
 ZT_API zt_status zt_migrate(const char *in_path, const char *out_path,

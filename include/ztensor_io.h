@@ -146,7 +146,9 @@ typedef struct zt_url_options {
   uint64_t link_bytes_per_s;      /* one connection's rate; default 0 =
                                      measured from the responses */
   uint64_t chunk_bytes;           /* the largest request a large read is cut
-                                     into; default 8 MiB (at least 1 MiB) */
+                                     into, a hard cap (at least 1 MiB);
+                                     default 0 = 32 round trips' worth
+                                     of the measured link, 8..64 MiB */
 } zt_url_options;
 
 #define ZT_S3_ADDRESSING_AUTO 0u

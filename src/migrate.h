@@ -30,6 +30,11 @@ struct MigrateOptions {
 bool copy_sparse_index_as_u64(const Reader &in, const Object &o, const Component &c, Writer &w, const std::string &name,
                               const BlobOptions &bo);
 
+// Whether a v2 writer takes o's sparse index components as they are: all
+// of them u32 (v2 allows u32 and u64, one dtype for indices and indptr);
+// otherwise each is widened to u64 as for 1.2.
+bool v2_keeps_u32_indices(const Object &o, const Writer &w);
+
 // Copies every object of `in` into `w` (which the caller finishes).
 void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts);
 

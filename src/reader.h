@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "composite/component_bytes.h"
 #include "container/layout.h"
 #include "container/source.h"
 #include "manifest/model.h"
@@ -65,7 +66,7 @@ struct VerifyFailure {
   std::string message;
 };
 
-class Reader {
+class Reader final : public ComponentBytes {
  public:
   static std::shared_ptr<Reader> open(const std::string &path, const ReaderOptions &opts);
   static std::shared_ptr<Reader> open_memory(const void *data, size_t size, const ReaderOptions &opts);
@@ -104,11 +105,11 @@ class Reader {
   size_t read_stored(const Object &o, const Component &c, void *dst, size_t capacity) const;
 
   // Decoded size; for legacy zstd of unknown size this decodes (bounded).
-  uint64_t decoded_size(const Object &o, const Component &c) const;
+  uint64_t decoded_size(const Object &o, const Component &c) const override;
   // Decodes into dst (capacity ≥ decoded size, else ZT_E_BUFFER_TOO_SMALL).
   // Returns the number of bytes written.
   size_t read(const Object &o, const Component &c, void *dst, size_t capacity) const;
-  std::vector<uint8_t> read_vector(const Object &o, const Component &c) const;
+  std::vector<uint8_t> read_vector(const Object &o, const Component &c) const override;
   // Storage elements [first, first+count).
   void read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
                   size_t capacity) const;
@@ -173,6 +174,7 @@ class Reader {
   void attach_shards();
   void check_content(const Object &o, const Component &c) const;
   void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n, const Source &src) const;
+  void read_planned(std::vector<ReadJob> &jobs, std::vector<size_t> &planned) const;
   size_t component_slot(const Object &o, const Component &c) const;
   // Digest over the stored bytes; throws ZT_E_DIGEST_MISMATCH.
   void check_digest(const Object &o, const Component &c) const;

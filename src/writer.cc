@@ -73,7 +73,9 @@ Writer::Writer(const std::string &path, const WriterOptions &opts)
 
 Writer::Writer(std::unique_ptr<Sink> sink, const WriterOptions &opts) : opts_(checked(opts)) {
   if (opts.format == 2) {
-    v2_ = std::make_unique<v2::Writer>(std::move(sink), opts.v2);
+    v2::WriterOptions v2o = opts.v2;
+    if (opts.verify_before_replace) v2o.before_commit = [](Sink &s) { check_written(s); };
+    v2_ = std::make_unique<v2::Writer>(std::move(sink), v2o);
     return;
   }
   if (opts.format != 1) fail(ZT_E_INVALID_ARG, "format generation must be 1 (spec 1.2) or 2 (v2)");
@@ -471,7 +473,7 @@ void Writer::finish() {
     put_le64(tail, man.size());
     std::memcpy(tail + 8, kMagicV1, 8);
     sink_->write(tail, 16);
-    if (opts_.verify_before_replace) check_written();
+    if (opts_.verify_before_replace) check_written(*sink_);
     sink_->commit(opts_.sync);
     state_ = State::Finished;
   } catch (...) {
@@ -486,9 +488,9 @@ void Writer::finish() {
 // before they replace anything. Our own bugs, a disk that returns
 // other bytes than it took, or a source whose damage slipped through must
 // not cost the user the file being replaced.
-void Writer::check_written() {
+void Writer::check_written(Sink &sink) {
   Sink::Written w;
-  if (!sink_->written_for_check(w)) return;  // a callback's bytes are gone
+  if (!sink.written_for_check(w)) return;  // a callback's bytes are gone
   const bool file = w.fd >= 0;
   const std::string what = !file            ? std::string("the file built in memory")
                            : w.path.empty() ? w.label

@@ -102,7 +102,9 @@ class Writer {
   unsigned zstd_threads(size_t len) const;
   // Digests and writes compressed bytes of the blob being written.
   void emit(Component &c, const uint8_t *p, size_t n);
-  void check_written();
+  // verify_before_replace: opens the bytes `sink` holds with a strict reader
+  // (1.2 or v2) and throws, naming the damage, if any check fails.
+  static void check_written(Sink &sink);
   struct Stream;
   // Encodes, digests and writes bytes of the streamed blob (in stored order).
   void store_streamed(Stream &s, Component &c, const void *data, size_t len);

@@ -32,7 +32,7 @@ TEST_PACKAGES=(
   python3-venv python3-pip python3-mesonpy python3-setuptools python3-wheel python3-dev
   golang-go clang libclang-rt-14-dev zstd binutils
   cargo rustc bindgen librust-half-dev librust-pkg-config-dev
-  nginx-light python3-botocore
+  nginx-light python3-botocore openssl aria2
 )
 
 # install_missing PACKAGE...: apt-get install of those not yet installed.

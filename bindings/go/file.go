@@ -201,11 +201,11 @@ type URLOptions struct {
 	BearerToken      string // sent as "Authorization: Bearer ..."; never in messages
 }
 
-// OpenURL opens an http:// or https:// URL with ranged GETs. Views are not
-// available (ErrNotZeroCopy).
-func OpenURL(url string, uopts *URLOptions, opts *OpenOptions) (*File, error) {
+// toC fills zt_url_options; free releases what it allocated.
+func (uopts *URLOptions) toC() (C.zt_url_options, func()) {
 	var cu C.zt_url_options
 	C.zt_url_options_init(&cu)
+	free := func() {}
 	if uopts != nil {
 		if uopts.ConnectTimeoutMs != 0 {
 			cu.connect_timeout_ms = C.uint32_t(uopts.ConnectTimeoutMs)
@@ -221,10 +221,18 @@ func OpenURL(url string, uopts *URLOptions, opts *OpenOptions) (*File, error) {
 		}
 		if uopts.BearerToken != "" {
 			t := C.CString(uopts.BearerToken)
-			defer C.free(unsafe.Pointer(t))
 			cu.bearer_token = t
+			free = func() { C.free(unsafe.Pointer(t)) }
 		}
 	}
+	return cu, free
+}
+
+// OpenURL opens an http:// or https:// URL with ranged GETs. Views are not
+// available (ErrNotZeroCopy).
+func OpenURL(url string, uopts *URLOptions, opts *OpenOptions) (*File, error) {
+	cu, free := uopts.toC()
+	defer free()
 	curl := C.CString(url)
 	defer C.free(unsafe.Pointer(curl))
 	co := opts.toC()

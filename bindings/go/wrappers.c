@@ -21,6 +21,31 @@ zt_status ztg_open_url(const char *url, const zt_url_options *u, const zt_open_o
   ZTG_CALL(zt_open_url(url, u, o, out));
 }
 
+static zt_status ztg_resolve_shard(void *user, const zt_shard_request *req, char *location, size_t capacity) {
+  return (zt_status)ztgoResolveShard((uintptr_t)user, (char *)req->name, req->size, (char *)req->digest, location,
+                                     capacity);
+}
+zt_status ztg_open_sharded(const char *root, const zt_url_options *u, const zt_open_options *o, uintptr_t handle,
+                           zt_shard_scan *scan, zt_file **out, char **err) {
+  zt_shard_options so;
+  zt_shard_options_init(&so);
+  if (scan) {
+    so.resolve = zt_shard_resolve_by_identity;
+    so.user = scan;
+  } else {
+    so.resolve = ztg_resolve_shard;
+    so.user = (void *)handle;
+  }
+  ZTG_CALL(zt_open_sharded(root, o, u, &so, out));
+}
+zt_status ztg_shard_scan_open(const char *folder, zt_shard_scan **out, char **err) {
+  ZTG_CALL(zt_shard_scan_open(folder, out));
+}
+zt_status ztg_v2_make_sharded(const char *root, const char *const *paths, const char *const *names, size_t count,
+                              zt_digest_alg alg, uint32_t sync, char **err) {
+  ZTG_CALL(zt_v2_make_sharded(root, paths, names, count, alg, sync));
+}
+
 static zt_status ztg_io_read_at(void *user, uint64_t off, size_t len, void *dst, size_t *out_len) {
   return (zt_status)ztgoReadAt((uintptr_t)user, off, len, dst, out_len);
 }

@@ -16,6 +16,13 @@
 zt_status ztg_open(const char *path, const zt_open_options *o, zt_file **out, char **err);
 zt_status ztg_open_memory(const void *data, size_t size, const zt_open_options *o, zt_file **out, char **err);
 zt_status ztg_open_url(const char *url, const zt_url_options *u, const zt_open_options *o, zt_file **out, char **err);
+/* zt_open_sharded: scan non-NULL resolves by identity (zt_shard_resolve_by_identity),
+ * else the Go resolver behind handle (ztgoResolveShard). */
+zt_status ztg_open_sharded(const char *root, const zt_url_options *u, const zt_open_options *o, uintptr_t handle,
+                           zt_shard_scan *scan, zt_file **out, char **err);
+zt_status ztg_shard_scan_open(const char *folder, zt_shard_scan **out, char **err);
+zt_status ztg_v2_make_sharded(const char *root, const char *const *paths, const char *const *names, size_t count,
+                              zt_digest_alg alg, uint32_t sync, char **err);
 zt_status ztg_open_io(uintptr_t handle, uint64_t size, const char *name, const zt_open_options *o, zt_file **out,
                       char **err);
 zt_status ztg_file_version(const zt_file *f, const char **out, char **err);

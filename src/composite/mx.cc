@@ -4,8 +4,8 @@
 #include <limits>
 #include <vector>
 
+#include "composite/component_bytes.h"
 #include "composite/parts.h"
-#include "reader.h"
 #include "types/fp8.h"
 #include "util/error.h"
 #include "v2/layout_profiles.h"
@@ -54,7 +54,7 @@ uint64_t describe_mx(const Object &obj) {
   return obj.numel;  // the sizes were checked at open
 }
 
-void dequantize_mx(const Reader &reader, const Object &obj, float *dst) {
+void dequantize_mx(const ComponentBytes &reader, const Object &obj, float *dst) {
   const uint64_t n = describe_mx(obj);
   const v2::MxParams p = v2::mx_params(obj, "");
   const Component &dc = require_component(obj, "data");

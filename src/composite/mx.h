@@ -21,7 +21,7 @@
 
 namespace zt {
 
-class Reader;
+class ComponentBytes;
 
 bool is_mx(const Object &obj);
 
@@ -33,6 +33,6 @@ float fp4_e2m1_to_float(uint8_t code);
 uint64_t describe_mx(const Object &obj);
 
 // Writes numel f32 values, in the object's logical (row-major) order.
-void dequantize_mx(const Reader &reader, const Object &obj, float *dst);
+void dequantize_mx(const ComponentBytes &reader, const Object &obj, float *dst);
 
 }  // namespace zt

@@ -68,6 +68,12 @@ class Source {
   // trips, not on cores, and wants more.
   virtual unsigned preferred_threads() const { return 0; }
   virtual void begin_plan() const {}
+  // True for a source whose every request waits a round trip (a remote
+  // one): Reader::read_many gives it all the raw blobs of a call as one
+  // plan (read_groups between begin_plan and end_plan), which it spreads
+  // over its connections in as few waves of requests as it can. Cut into
+  // 4 MiB reads on threads, each piece would wait its own round trip.
+  virtual bool plans_bulk_reads() const { return false; }
   virtual void end_plan(bool /*execute*/) const {}
   // Hints that [offset, offset+len) will be read soon (madvise/fadvise).
   virtual void will_need(uint64_t offset, uint64_t len) const;

@@ -38,6 +38,4 @@ void cbor_append_array_head(CborItem &out, uint64_t count);
 // The map {key: value, ...} as one item; keys must be valid UTF-8.
 ZT_INTERNAL CborItem cbor_map(const CborAttributes &attributes);  // zt convert too
 
-bool valid_utf8(std::string_view s);
-
 }  // namespace zt::foreign

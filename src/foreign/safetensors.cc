@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "foreign.h"
-#include "util/json_object_keys.h"
+#include "util/json_sax.h"
 
 namespace zt::foreign {
 namespace {
@@ -64,161 +64,117 @@ struct HeaderEntry {
 // The header read by a plain SAX pass: linear in its size, keeping only
 // what the import needs (the tensor entries, and the __metadata__ values
 // as CBOR), with every JSON object checked for repeated keys.
-class HeaderSax : public json::json_sax_t {
+class HeaderSax : public zt::JsonSaxBase {
  public:
   explicit HeaderSax(const std::string &what) : what_(what) {}
   std::vector<HeaderEntry> entries;
   CborAttributes metadata;
 
-  bool null() override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->null();
-    return end_value();
-  }
-  bool boolean(bool v) override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->boolean(v);
-    return end_value();
-  }
-  bool number_integer(number_integer_t v) override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->number_integer(v);
-    return end_value();
-  }
-  bool number_unsigned(number_unsigned_t v) override {
-    begin_value(Kind::Unsigned);
-    if (meta_) meta_->number_unsigned(v);
-    if (depth_ == 3 && in_entry_ && field_ == Field::Shape) entries.back().shape.push_back(v);
-    if (depth_ == 3 && in_entry_ && field_ == Field::Offsets) entries.back().offsets.push_back(v);
-    return end_value();
-  }
-  bool number_float(number_float_t v, const string_t &s) override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->number_float(v, s);
-    return end_value();
-  }
-  bool string(string_t &v) override {
-    begin_value(Kind::String);
-    if (meta_) meta_->string(v);
-    if (depth_ == 2 && in_entry_ && field_ == Field::Dtype) {
-      entries.back().dtype = v;
-      entries.back().has_dtype = true;
-    }
-    return end_value();
-  }
-  bool binary(binary_t &) override { throw format_error(what_ + ": the header is not valid JSON"); }
-  bool start_object(std::size_t) override {
-    begin_value(Kind::Object);
-    if (meta_) meta_->start_object(static_cast<std::size_t>(-1));
-    keys_.open(depth_ != 0);  // the root's keys: checked by name once sorted
-    ++depth_;
-    return true;
-  }
-  bool key(string_t &k) override {
-    keys_.add(k);
-    if (depth_ == 1) {
-      root_key_ = k;
-    } else if (depth_ == 2 && in_entry_) {
-      field_ = k == "dtype"          ? Field::Dtype
-               : k == "shape"        ? Field::Shape
-               : k == "data_offsets" ? Field::Offsets
-                                     : Field::None;
-    } else if (depth_ == 2 && in_metadata_) {
-      meta_key_ = k;
-    }
-    if (meta_ && depth_ > 2) meta_->key(k);
-    return true;
-  }
-  bool end_object() override {
-    if (const std::string *dup = keys_.close())
-      throw format_error(what_ + ": key '" + *dup + "' appears twice in one JSON object of the header");
-    if (meta_) meta_->end_object();
-    --depth_;
-    end_container();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    begin_value(Kind::Array);
-    if (meta_) meta_->start_array(static_cast<std::size_t>(-1));
-    ++depth_;
-    return true;
-  }
-  bool end_array() override {
-    if (meta_) meta_->end_array();
-    --depth_;
-    end_container();
-    return true;
-  }
   bool parse_error(std::size_t pos, const std::string &, const nlohmann::detail::exception &) override {
     throw format_error(what_ + ": the header is not valid JSON (at byte " + std::to_string(pos) + " of it)");
   }
 
  private:
-  enum class Kind { Object, Array, String, Unsigned, Other };
   enum class Field { None, Dtype, Shape, Offsets };
 
-  // A value starts at the current depth: what it means depends on where.
-  void begin_value(Kind kind) {
-    if (depth_ == 0) {
-      if (kind != Kind::Object) throw format_error(what_ + ": the header is not a JSON object");
-    } else if (depth_ == 1) {
-      if (root_key_ == "__metadata__") {
-        if (kind != Kind::Object) throw format_error(what_ + ": __metadata__ is not a JSON object");
-        if (metadata_seen_) throw format_error(what_ + ": __metadata__ appears twice in the header");
-        in_metadata_ = metadata_seen_ = true;
-      } else {
-        if (kind != Kind::Object)
-          throw format_error(what_ + ": tensor '" + root_key_ + "': entry is not a JSON object");
-        in_entry_ = true;
-        entries.emplace_back();
-        entries.back().name = root_key_;
-      }
-    } else if (depth_ == 2 && in_metadata_) {
-      // Each value becomes one CBOR item (strings stay strings, whatever
-      // they look like); nested ones are built by nlohmann's plain DOM
-      // builder, which is linear.
-      meta_value_ = json();
-      meta_.reset(new nlohmann::detail::json_sax_dom_parser<json>(meta_value_, true));
-    } else if (depth_ == 2 && in_entry_) {
-      HeaderEntry &e = entries.back();
-      if (field_ == Field::Dtype && kind != Kind::String) e.has_dtype = false;
-      if (field_ == Field::Shape) {
-        e.has_shape = true;
-        e.shape.clear();
-        e.bad_shape_type = kind != Kind::Array;
-      }
-      if (field_ == Field::Offsets) {
-        e.has_offsets = true;
-        e.offsets.clear();
-        e.bad_offsets = kind != Kind::Array;
-      }
-    } else if (depth_ == 3 && in_entry_ && kind != Kind::Unsigned) {
-      if (field_ == Field::Shape) entries.back().bad_shape = true;
-      if (field_ == Field::Offsets) entries.back().bad_offsets = true;
+  void scalar(const zt::JsonScalar &v) override {
+    begin_value(v.kind);
+    if (meta_) zt::replay(v, *meta_);
+    if (v.kind == zt::JsonKind::Unsigned && depth() == 3 && in_entry_) {
+      if (field_ == Field::Shape) entries.back().shape.push_back(v.unsigned_integer);
+      if (field_ == Field::Offsets) entries.back().offsets.push_back(v.unsigned_integer);
     }
+    if (v.kind == zt::JsonKind::String && depth() == 2 && in_entry_ && field_ == Field::Dtype) {
+      entries.back().dtype = *v.string;
+      entries.back().has_dtype = true;
+    }
+    end_value();
   }
-  void end_container() {
-    if (depth_ == 1) {
+  bool check_keys_of_next_object() override { return depth() != 0; }  // the root's: checked by name once sorted
+  void open(zt::JsonKind kind) override {
+    begin_value(kind);
+    if (meta_ && kind == zt::JsonKind::Object) meta_->start_object(static_cast<std::size_t>(-1));
+    if (meta_ && kind == zt::JsonKind::Array) meta_->start_array(static_cast<std::size_t>(-1));
+  }
+  void on_key(std::string &k) override {
+    if (depth() == 1) {
+      root_key_ = k;
+    } else if (depth() == 2 && in_entry_) {
+      field_ = k == "dtype"          ? Field::Dtype
+               : k == "shape"        ? Field::Shape
+               : k == "data_offsets" ? Field::Offsets
+                                     : Field::None;
+    } else if (depth() == 2 && in_metadata_) {
+      meta_key_ = k;
+    }
+    if (meta_ && depth() > 2) meta_->key(k);
+  }
+  void close(zt::JsonKind kind) override {
+    if (meta_ && kind == zt::JsonKind::Object) meta_->end_object();
+    if (meta_ && kind == zt::JsonKind::Array) meta_->end_array();
+    if (depth() == 1) {
       in_entry_ = in_metadata_ = false;
       field_ = Field::None;
     } else {
       end_value();
     }
   }
+  [[noreturn]] void duplicate_key(const std::string &key) override {
+    throw format_error(what_ + ": key '" + key + "' appears twice in one JSON object of the header");
+  }
+
+  // A value starts at the current depth: what it means depends on where.
+  void begin_value(zt::JsonKind kind) {
+    using zt::JsonKind;
+    if (depth() == 0) {
+      if (kind != JsonKind::Object) throw format_error(what_ + ": the header is not a JSON object");
+    } else if (depth() == 1) {
+      if (root_key_ == "__metadata__") {
+        if (kind != JsonKind::Object) throw format_error(what_ + ": __metadata__ is not a JSON object");
+        if (metadata_seen_) throw format_error(what_ + ": __metadata__ appears twice in the header");
+        in_metadata_ = metadata_seen_ = true;
+      } else {
+        if (kind != JsonKind::Object)
+          throw format_error(what_ + ": tensor '" + root_key_ + "': entry is not a JSON object");
+        in_entry_ = true;
+        entries.emplace_back();
+        entries.back().name = root_key_;
+      }
+    } else if (depth() == 2 && in_metadata_) {
+      // Each value becomes one CBOR item (strings stay strings, whatever
+      // they look like); nested ones are built by nlohmann's plain DOM
+      // builder, which is linear.
+      meta_value_ = json();
+      meta_.reset(new nlohmann::detail::json_sax_dom_parser<json>(meta_value_, true));
+    } else if (depth() == 2 && in_entry_) {
+      HeaderEntry &e = entries.back();
+      if (field_ == Field::Dtype && kind != JsonKind::String) e.has_dtype = false;
+      if (field_ == Field::Shape) {
+        e.has_shape = true;
+        e.shape.clear();
+        e.bad_shape_type = kind != JsonKind::Array;
+      }
+      if (field_ == Field::Offsets) {
+        e.has_offsets = true;
+        e.offsets.clear();
+        e.bad_offsets = kind != JsonKind::Array;
+      }
+    } else if (depth() == 3 && in_entry_ && kind != JsonKind::Unsigned) {
+      if (field_ == Field::Shape) entries.back().bad_shape = true;
+      if (field_ == Field::Offsets) entries.back().bad_offsets = true;
+    }
+  }
   // A value inside the innermost open container just ended.
-  bool end_value() {
-    if (depth_ == 2 && meta_) {
+  void end_value() {
+    if (depth() == 2 && meta_) {
       const std::vector<uint8_t> item = json::to_cbor(meta_value_);
       metadata[meta_key_] = CborItem(item.begin(), item.end());
       meta_.reset();
       meta_value_ = json();
     }
-    return true;
   }
 
   const std::string &what_;
-  zt::JsonObjectKeys keys_;
-  size_t depth_ = 0;  // containers open around the next event
   std::string root_key_, meta_key_;
   bool in_entry_ = false, in_metadata_ = false, metadata_seen_ = false;
   Field field_ = Field::None;

@@ -134,11 +134,13 @@ Outcome HttpTransport::judge(const Transfer &t, CURLcode rc) const {
       return {
           ZT_E_CHANGED, false,
           what + changed_text("its size is now " + std::to_string(t.range_total) + ", was " + std::to_string(size_))};
-    if (!t.suffix && (t.range_start != t.offset || t.range_end != t.offset + t.len - 1))
+    const bool clipped = t.clip && !t.total_unknown && t.range_start == t.offset &&
+                         t.range_end < t.offset + t.len - 1 && t.range_end + 1 == t.range_total;
+    if (!t.suffix && !clipped && (t.range_start != t.offset || t.range_end != t.offset + t.len - 1))
       return {
           ZT_E_IO, false,
           what + "the server answered with bytes " + std::to_string(t.range_start) + "-" + std::to_string(t.range_end)};
-    const uint64_t want = t.suffix ? t.range_end - t.range_start + 1 : t.len;
+    const uint64_t want = t.suffix || clipped ? t.range_end - t.range_start + 1 : t.len;
     if (t.received != want)
       return {ZT_E_IO, true,
               what + "truncated body: " + std::to_string(t.received) + " of " + std::to_string(want) + " bytes"};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "io/block_cache.h"
@@ -53,7 +54,7 @@ class HttpSource final : public Source {
     if (s_.user_agent.empty()) s_.user_agent = std::string("libztensor/") + zt_version_string();
     if (s_.max_parallel == 0) s_.max_parallel = 1;
     if (s_.tail_bytes < 64) s_.tail_bytes = 64;
-    if (s_.chunk_bytes < kDirect) s_.chunk_bytes = kDirect;
+    if (s_.chunk_bytes && s_.chunk_bytes < kDirect) s_.chunk_bytes = kDirect;
     s_.max_overfetch_percent = std::min<uint32_t>(s_.max_overfetch_percent, 10000);
     net_ = std::make_unique<HttpTransport>(fetched, path_, s_, s3_.get(), shared_);
     cache_ = std::make_unique<BlockCache>(shared_->budget, s_.cache_bytes);
@@ -110,6 +111,10 @@ class HttpSource final : public Source {
 
   // Remote strided reads leave every gap to the cost model (read_groups).
   uint64_t slice_gap() const override { return 0; }
+
+  // read_many's blobs as one plan: one wave of requests over the
+  // connections, not a round trip per 4 MiB piece on each thread.
+  bool plans_bulk_reads() const override { return true; }
 
   // Ranges of a strided slice (or of all the slices of a plan): merged into
   // requests by the cost model, each fetched as exactly its range (no cache
@@ -200,7 +205,7 @@ class HttpSource final : public Source {
       return;
     }
     if (len >= kDirect || shared_->forked()) {  // a forked child bypasses the cache (its lock)
-      const uint64_t chunk = net_->link().chunk_for(len, s_.max_parallel, s_.chunk_bytes);
+      const uint64_t chunk = net_->link().chunk_for(len, s_.max_parallel, net_->chunk_cap());
       std::vector<Transfer> ts;
       for (uint64_t off = 0; off < len; off += chunk) {
         Transfer t;
@@ -283,9 +288,23 @@ class HttpSource final : public Source {
     }
     std::vector<Transfer> ts;
     ts.push_back(std::move(t));
+    // The header block, asked in parallel with the tail (it needs no size:
+    // "bytes=0-65535" is clipped by a smaller object), so an open whose
+    // manifest fits the tail takes one round trip, not two. Its own thread
+    // and retries: a failure only means prefetch_head_and_manifest asks again.
+    SpeculativeHead head;
+    std::thread head_thread;
+    if (http_ && s_.speculative_head) head_thread = std::thread([this, &head] { fetch_head(head); });
+    struct Joiner {
+      std::thread &t;
+      ~Joiner() {
+        if (t.joinable()) t.join();
+      }
+    } joiner{head_thread};
     try {
       run_with_retries(*net_, ts);
     } catch (const Error &) {
+      if (head_thread.joinable()) head_thread.join();
       const uint64_t total = net_->no_suffix_total();
       if (!http_ || !total) throw;
       // A server without suffix ranges that told the size: the tail by an
@@ -318,7 +337,47 @@ class HttpSource final : public Source {
       held_offset_ = r.range_start;
       held_ = std::move(buf);  // judge checked: exactly range_end - range_start + 1 bytes
     }
+    if (head_thread.joinable()) head_thread.join();  // before learn: judge reads the validators
+    keep_head(head, r.etag, r.last_modified);
     net_->learn(r.etag, r.last_modified, size_);
+  }
+
+  // The speculative header block of open_tail and what became of it.
+  struct SpeculativeHead {
+    std::vector<Transfer> ts;
+    std::shared_ptr<std::vector<uint8_t>> buf;
+    bool ok = false;
+  };
+
+  void fetch_head(SpeculativeHead &h) const {
+    Transfer t;
+    t.offset = 0;
+    t.len = BlockCache::kBlock;
+    t.clip = true;
+    h.buf = std::make_shared<std::vector<uint8_t>>(t.len);
+    t.dst = h.buf->data();
+    h.ts.push_back(std::move(t));
+    try {
+      run_with_retries(*net_, h.ts);
+      h.ok = true;
+    } catch (const Error &) {
+      h.ok = false;  // asked again, with If-Match, after the tail
+    }
+  }
+
+  // The header block is kept only when it is the object the tail came
+  // from (same size and validators: the two requests raced, neither had
+  // If-Match) and there is more to the object than the tail.
+  void keep_head(SpeculativeHead &h, const std::string &etag, const std::string &last_modified) {
+    if (!h.ok || held_offset_ == 0 || h.ts.empty()) return;
+    const Transfer &t = h.ts[0];
+    const uint64_t want = std::min<uint64_t>(BlockCache::kBlock, size_);
+    if (t.code != 206 || !t.have_range || t.total_unknown || t.range_total != size_ || t.range_start != 0 ||
+        t.range_end + 1 != want || t.received != want || t.etag != etag || t.last_modified != last_modified)
+      return;
+    h.buf->resize(want);
+    cache_->insert(0, {std::const_pointer_cast<const std::vector<uint8_t>>(h.buf)});
+    head_cached_ = true;
   }
 
   // Round trip 2, when the object is larger than the tail: the header block
@@ -333,7 +392,7 @@ class HttpSource final : public Source {
     head.len = std::min<uint64_t>(BlockCache::kBlock, size_);
     auto head_buf = std::make_shared<std::vector<uint8_t>>(head.len);
     head.dst = head_buf->data();
-    ts.push_back(std::move(head));
+    if (!head_cached_) ts.push_back(std::move(head));
     const uint64_t mstart = manifest_start();
     // The footer's claim alone sizes this range: the buffer grows as its
     // bytes arrive (bounded by max_manifest_size), never zero-filled ahead.
@@ -345,8 +404,9 @@ class HttpSource final : public Source {
       m.sink = &extra;
       ts.push_back(std::move(m));
     }
+    if (ts.empty()) return;
     run_with_retries(*net_, ts);
-    cache_->insert(0, {std::const_pointer_cast<const std::vector<uint8_t>>(head_buf)});
+    if (!head_cached_) cache_->insert(0, {std::const_pointer_cast<const std::vector<uint8_t>>(head_buf)});
     if (!extra.empty()) {
       extra.insert(extra.end(), held_.begin(), held_.end());
       held_ = std::move(extra);
@@ -411,6 +471,7 @@ class HttpSource final : public Source {
   std::vector<uint8_t> held_;
   uint64_t held_offset_ = 0;
   uint64_t held_charged_ = 0;
+  bool head_cached_ = false;  // the speculative header block came with the tail
   std::unique_ptr<BlockCache> cache_;
   mutable std::atomic<uint64_t> hits_{0}, needed_{0};
 };
@@ -427,6 +488,54 @@ std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettin
 IoStats http_stats(const Source &src) {
   if (auto *h = dynamic_cast<const HttpSource *>(&src)) return h->stats();
   return {};
+}
+
+void trim_idle_connections(RemoteShared &shared, size_t keep) {
+  if (shared.forked()) return;  // the parent's handles: never touched (issue 37)
+  std::lock_guard<std::mutex> lock(shared.pool_mu);
+  while (shared.idle_multi.size() > keep) {
+    curl_multi_cleanup(shared.idle_multi.back());  // closes its connections
+    shared.idle_multi.pop_back();
+  }
+}
+
+void warm_connections(const std::string &url, const UrlSettings &settings, unsigned n) {
+  if (!settings.shared || n == 0) return;
+  UrlSettings s = settings;
+  if (s.user_agent.empty()) s.user_agent = std::string("libztensor/") + zt_version_string();
+  if (s.max_parallel == 0) s.max_parallel = 1;
+  s.retries = 0;  // a failure costs nothing: the shards connect as they would have
+  std::unique_ptr<S3Location> s3;
+  std::string fetched = url;
+  try {
+    if (is_s3_url(url)) {
+      s3 = std::make_unique<S3Location>(resolve_s3(url, s));
+      fetched = s3->http_url;
+    }
+    if (!starts_with_nocase(fetched, "http://") && !starts_with_nocase(fetched, "https://")) return;
+  } catch (const Error &) {
+    return;
+  }
+  const std::string path = redact_url(url);
+  // One request per thread: each runs on its own multi handle, which goes
+  // back to the pool holding its connection for a shard's request.
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < n; ++i)
+    threads.emplace_back([&] {
+      try {
+        UrlSettings mine = s;  // the transport keeps a reference it may adjust
+        HttpTransport net(fetched, path, mine, s3.get(), settings.shared);
+        std::vector<Transfer> ts(1);
+        ts[0].offset = 0;
+        ts[0].len = 1;
+        ts[0].clip = true;  // an empty object answers 416: ignored
+        uint8_t byte = 0;
+        ts[0].dst = &byte;
+        run_with_retries(net, ts);
+      } catch (const Error &) {
+      }
+    });
+  for (std::thread &t : threads) t.join();
 }
 
 #else  // no libcurl
@@ -457,6 +566,10 @@ std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettin
 IoStats http_stats(const Source &) {
   return {};
 }
+
+void warm_connections(const std::string &, const UrlSettings &, unsigned) {}
+
+void trim_idle_connections(RemoteShared &, size_t) {}
 
 #endif
 

@@ -27,8 +27,8 @@ struct UrlSettings {
   uint32_t timeout_ms = 60000;
   uint32_t retries = 3;
   // 1.3: 16 requests in flight (aria2c -x 16; hf_transfer and aws-c-s3
-  // run more), large reads cut into pieces of up to chunk_bytes (8 MiB,
-  // aws-c-s3's part size).
+  // run more), large reads cut into pieces of up to chunk_bytes (when 0,
+  // 32 round trips' worth of the measured link within 8..64 MiB).
   uint32_t max_parallel = 16;
   uint32_t max_redirects = 5;
   bool allow_any_scheme = false;
@@ -56,9 +56,12 @@ struct UrlSettings {
   uint32_t rtt_ms = 0;
   uint64_t link_bytes_per_s = 0;
   uint32_t max_overfetch_percent = 50;
-  uint64_t chunk_bytes = uint64_t{8} << 20;
+  uint64_t chunk_bytes = 0;  // 0 = from the link (LinkModel::chunk_cap)
   // Internal (sets): shared budget and connections; null = the source's own.
   std::shared_ptr<RemoteShared> shared;
+  // Internal: the open asks for the header block (magic) with the tail, in
+  // parallel. Off for a JSON index, read whole and never a container.
+  bool speculative_head = true;
 };
 
 struct IoStats {
@@ -77,6 +80,15 @@ std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettin
 
 // Counters of an HTTP source; zeros for any other.
 IoStats http_stats(const Source &src);
+
+// Opens n connections to url's server into settings.shared's pool (one
+// one-byte request each, in parallel, failures ignored), so that a set's
+// shards, opened next, need no connect of their own. Run while the set's
+// index is in flight: the connects overlap its round trip.
+void warm_connections(const std::string &url, const UrlSettings &settings, unsigned n);
+// Closes the pool's idle connections beyond `keep` multi handles: a set
+// keeps, once open, what its reads use, not what its open warmed.
+void trim_idle_connections(RemoteShared &shared, size_t keep);
 
 // The URL with user:pass@ and the query string replaced by placeholders
 // (util/redact_url.h, the one rule), escaped by printable(): what messages

@@ -34,6 +34,7 @@ struct Transfer {
   uint64_t len = 0;          // bytes wanted (suffix length for a suffix request)
   bool suffix = false;       // "bytes=-len"
   bool allow_whole = false;  // a 200 with the whole object is accepted (first request)
+  bool clip = false;         // the open's header block: a smaller object may answer with less (to its end)
   uint8_t *dst = nullptr;    // len bytes (suffix: len bytes of room)
   // Instead of dst: bytes are appended as they arrive, so a range whose
   // length only a footer claims is never zero-filled ahead of its bytes.
@@ -41,6 +42,12 @@ struct Transfer {
   // Instead of offset/len/dst: several ranges in one request ("Range:
   // bytes=a-b,c-d,..."), answered as multipart/byteranges (in file order).
   std::vector<RangePart> parts;
+  // Instead of dst: the body laid over these pieces in order (a null dst
+  // skips its bytes), so a request that covers several readers' ranges
+  // fills their buffers without a staging copy. The lengths sum to len.
+  std::vector<Source::Piece> scatter;
+  size_t scatter_at = 0;      // the piece the next body byte goes to
+  uint64_t scatter_used = 0;  // of which this many are filled
   // Response
   long code = 0;
   bool have_range = false;
@@ -114,6 +121,8 @@ class HttpTransport {
   bool is_http() const { return http_; }
   RemoteShared &shared() const { return *shared_; }
   LinkModel &link() const { return link_; }
+  // The largest request a read is cut into (chunk_bytes, or the link's).
+  uint64_t chunk_cap() const { return link_.chunk_cap(s_.chunk_bytes); }
 
   // One attempt at each of ts[which], up to max_parallel of the object's
   // requests in flight (across threads) on one multi handle. A failure
@@ -159,6 +168,7 @@ class HttpTransport {
   void observe(CURL *h, const Transfer &t) const;
 
   std::string url_, path_;
+  std::string ca_file_;  // CURL_CA_BUNDLE (s3: AWS_CA_BUNDLE first); empty = libcurl's store
   UrlSettings &s_;
   const S3Location *s3_;
   std::shared_ptr<RemoteShared> shared_;

@@ -34,18 +34,30 @@ void fetch_ranges(const HttpTransport &net, const Source::Group *groups, const s
                   const std::vector<size_t> &which, uint64_t needed, bool multi) {
   const UrlSettings &s = net.settings();
   constexpr uint64_t kPartCost = 256;
-  constexpr size_t kMaxParts = 256;  // ~6 KB of Range header: within nginx's 8 KiB line
+  // Apache answers more than 200 ranges (its default MaxRanges) with the
+  // whole object, which would cost the multi-range requests for good; 200
+  // ranges are ~4.5 KB of Range header, within nginx's 8 KiB line.
+  constexpr size_t kMaxParts = 200;
   MergeLimits lim;
   lim.max_gap = net.link().worthwhile_gap(std::min<uint64_t>(s.max_parallel, ranges.size()));
   if (multi) lim.max_gap = std::min(lim.max_gap, kPartCost);
   lim.max_waste = needed / 100 * s.max_overfetch_percent + needed % 100 * s.max_overfetch_percent / 100;
-  lim.max_len = s.chunk_bytes;
+  lim.max_len = net.chunk_cap();
   std::vector<size_t> order;
   const std::vector<MergedRange> merged = merge_ranges(ranges, lim, order);
+  // Small merged ranges are received into a buffer of their own and
+  // scattered after; large ones (a row split's block, a whole tensor, a
+  // run of tensors) go straight into the readers' buffers, their gaps
+  // skipped as they arrive, so a plan of any size holds no copy of it.
   std::vector<std::vector<uint8_t>> bufs(merged.size());
   std::vector<uint8_t *> dsts(merged.size());
+  uint64_t large = 0;
   for (size_t k = 0; k < merged.size(); ++k) {
     const MergedRange &m = merged[k];
+    if (m.len >= kDirect) {
+      large += m.len;
+      continue;
+    }
     const Source::Group &only = groups[which[order[m.first]]];
     if (m.first == m.last && only.n == 1) {
       dsts[k] = static_cast<uint8_t *>(only.pieces[0].dst);
@@ -54,26 +66,49 @@ void fetch_ranges(const HttpTransport &net, const Source::Group *groups, const s
       dsts[k] = bufs[k].data();
     }
   }
-  // Large ranges (a row split's block) are cut into pieces spread over
-  // the connections, all in the same wave as the small ones.
+  // Large ranges are cut into pieces spread over the connections, all in
+  // the same wave as the small ones.
   std::vector<Transfer> ts;
   std::vector<MergedRange> small;
   std::vector<uint8_t *> small_dsts;
-  uint64_t large = 0;
-  for (const MergedRange &m : merged)
-    if (m.len >= kDirect) large += m.len;
-  const uint64_t piece = large ? net.link().chunk_for(large, s.max_parallel, s.chunk_bytes) : 0;
+  const uint64_t piece = large ? net.link().chunk_for(large, s.max_parallel, net.chunk_cap()) : 0;
+  std::vector<Source::Piece> flat;
   for (size_t k = 0; k < merged.size(); ++k) {
-    if (merged[k].len < kDirect) {
-      small.push_back(merged[k]);
+    const MergedRange &m = merged[k];
+    if (m.len < kDirect) {
+      small.push_back(m);
       small_dsts.push_back(dsts[k]);
       continue;
     }
-    for (uint64_t off = 0; off < merged[k].len; off += piece) {
+    flat.clear();
+    uint64_t pos = m.offset;
+    for (size_t j = m.first; j <= m.last; ++j) {
+      const Source::Group &grp = groups[which[order[j]]];
+      if (grp.offset > pos) flat.push_back({nullptr, static_cast<size_t>(grp.offset - pos)});
+      flat.insert(flat.end(), grp.pieces, grp.pieces + grp.n);
+      pos = grp.offset + ranges[order[j]].len;
+    }
+    size_t at = 0;
+    uint64_t used = 0;  // of flat[at]
+    for (uint64_t off = 0; off < m.len; off += piece) {
       Transfer t;
-      t.offset = merged[k].offset + off;
-      t.len = std::min<uint64_t>(piece, merged[k].len - off);
-      t.dst = dsts[k] + off;
+      t.offset = m.offset + off;
+      t.len = std::min<uint64_t>(piece, m.len - off);
+      for (uint64_t want = t.len; want;) {
+        const Source::Piece &p = flat[at];
+        const uint64_t k = std::min<uint64_t>(p.len - used, want);
+        if (k) t.scatter.push_back({p.dst ? static_cast<uint8_t *>(p.dst) + used : nullptr, static_cast<size_t>(k)});
+        want -= k;
+        used += k;
+        if (used == p.len) {
+          ++at;
+          used = 0;
+        }
+      }
+      if (t.scatter.size() == 1 && t.scatter[0].dst) {  // one buffer: written directly
+        t.dst = static_cast<uint8_t *>(t.scatter[0].dst);
+        t.scatter.clear();
+      }
       ts.push_back(std::move(t));
     }
   }

@@ -41,12 +41,30 @@ uint64_t LinkModel::worthwhile_gap(uint32_t in_flight) const {
 }
 
 uint64_t LinkModel::chunk_for(uint64_t len, uint32_t parallel, uint64_t max_chunk) const {
-  // One wave of requests over all connections: each waits one round trip,
-  // then all stream at once; larger pieces would leave connections idle
-  // (a 16 MiB read behind 80 ms: 16 x 1 MiB in 0.12 s, 4 x 4 MiB in 0.25 s).
+  // As few waves of requests over all connections as max_chunk allows, in
+  // pieces of equal size: each wave waits one round trip, then all stream
+  // at once. Larger pieces would leave connections idle (a 16 MiB read
+  // behind 80 ms: 16 x 1 MiB in 0.12 s, 4 x 4 MiB in 0.25 s), and a last
+  // short wave would cost a round trip for little.
   constexpr uint64_t kMin = uint64_t{1} << 20;
   const uint64_t p = std::max<uint32_t>(1, parallel);
-  return std::min(max_chunk, std::max(kMin, (len + p - 1) / p));
+  const uint64_t cap = std::max(kMin, max_chunk);
+  const uint64_t waves = (len + cap * p - 1) / (cap * p);
+  const uint64_t pieces = std::max<uint64_t>(1, waves * p);
+  return std::min(cap, std::max(kMin, (len + pieces - 1) / pieces));
+}
+
+uint64_t LinkModel::chunk_cap(uint64_t fixed) const {
+  if (fixed) return fixed;
+  // A request is one round trip of waiting and then its body: a body of 32
+  // round trips' worth of bytes keeps a connection ~97% busy, so a large
+  // load costs a round trip per wave of pieces, not per few MiB. (Pieces
+  // are written straight into the readers' buffers: their size costs no
+  // memory, only the bytes a failed piece fetches again.)
+  constexpr uint64_t kLow = uint64_t{8} << 20, kHigh = uint64_t{64} << 20;
+  const double bdp = 32 * rtt_s() * bytes_per_s();
+  if (!(bdp < static_cast<double>(kHigh))) return kHigh;
+  return std::max(kLow, static_cast<uint64_t>(bdp));
 }
 
 std::vector<MergedRange> merge_ranges(const std::vector<NeededRange> &ranges, const MergeLimits &limits,

@@ -35,8 +35,13 @@ class LinkModel {
   // `in_flight` requests share the round trip's wait.
   uint64_t worthwhile_gap(uint32_t in_flight) const;
   // The size to cut a large read into for `parallel` connections: the read
-  // spread over all of them, at least 1 MiB, at most max_chunk.
+  // spread evenly over all of them in as few waves as max_chunk allows, at
+  // least 1 MiB, at most max_chunk.
   uint64_t chunk_for(uint64_t len, uint32_t parallel, uint64_t max_chunk) const;
+  // The largest request: `fixed` when the caller set one (chunk_bytes, a
+  // hard cap), else 32 round trips' worth of one connection's bytes
+  // within 8..64 MiB (a request waits a round trip before its body).
+  uint64_t chunk_cap(uint64_t fixed) const;
 
  private:
   const bool fixed_rtt_, fixed_rate_;

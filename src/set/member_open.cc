@@ -35,6 +35,8 @@ std::string url_base(const std::string &url) {
 
 namespace {
 
+constexpr unsigned kWarmConnections = 16;
+
 [[noreturn]] void too_large(const std::string &what, uint64_t size, uint64_t limit) {
   fail(ZT_E_MANIFEST_LIMIT, what + ": " + std::to_string(size) + " bytes exceed the limit of " + std::to_string(limit) +
                                 " (zt_open_options.max_manifest_size)");
@@ -45,7 +47,9 @@ namespace {
 std::string read_index_text(const std::string &location, uint64_t limit, const UrlSettings *remote,
                             const std::string &what) {
   if (remote) {
-    auto src = open_http_source(location, *remote, limit);
+    UrlSettings plain = *remote;
+    plain.speculative_head = false;  // JSON, read whole: no header block to ask for
+    auto src = open_http_source(location, plain, limit);
     if (src->size() > limit) too_large(what, src->size(), limit);
     std::string text(static_cast<size_t>(src->size()), '\0');
     if (!text.empty()) src->read(0, text.size(), text.data());
@@ -129,11 +133,24 @@ OpenedSet open_index_set(const std::string &index_location, const ReaderOptions 
   const std::string shown = remote ? redact_url(index_location) : printable(index_location);
   const std::string what = "index '" + shown + "'";
   const std::string base = remote ? url_base(index_location) : index_location;
+  // A remote set's shards hold their tails and cache blocks within one
+  // cache_bytes budget, not one each, and share their connections, opened
+  // while the index is in flight (each shard's open asks for two ranges at
+  // once: 16 connections serve 8 shards without a connect).
+  std::thread warm;
+  struct Joiner {
+    std::thread &t;
+    ~Joiner() {
+      if (t.joinable()) t.join();
+    }
+  } joiner{warm};
+  if (remote) {
+    remote->shared = make_remote_shared(remote->cache_bytes);
+    warm = std::thread([&] { warm_connections(index_location, *remote, kWarmConnections); });
+  }
   const ShardIndex idx =
       parse_shard_index(read_index_text(index_location, index_limit, remote, what), what, max_shards);
-  // A remote set's shards hold their tails and cache blocks within one
-  // cache_bytes budget, not one each, and share their connections.
-  if (remote) remote->shared = make_remote_shared(remote->cache_bytes);
+  if (warm.joinable()) warm.join();
   std::unique_ptr<IndexFolder> folder;
   if (!remote) folder = std::make_unique<IndexFolder>(index_location);
   ReaderOptions ropts = ropts_in;
@@ -171,6 +188,7 @@ OpenedSet open_index_set(const std::string &index_location, const ReaderOptions 
     }
     if (!remote) add_objects(s);
   });
+  if (remote) trim_idle_connections(*remote->shared, 8);
   if (remote)
     for (size_t s = 0; s < count; ++s) add_objects(s);
   // Index and shards must agree both ways: first every listed tensor is

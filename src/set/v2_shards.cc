@@ -79,8 +79,22 @@ class Located : public ShardOpener {
   Located(ShardLocator locate, UrlSettings s) : locate_(std::move(locate)), settings_(std::move(s)) {
     if (!settings_.shared) settings_.shared = make_remote_shared(settings_.cache_bytes);
   }
+  void prepare(const std::vector<const Manifest::ShardEntry *> &entries) const override {
+    for (const Manifest::ShardEntry *e : entries) {
+      Located::Answer &a = answers_[e];
+      try {
+        a.where = locate_(*e);
+      } catch (const Error &err) {
+        a.failure = std::make_unique<Error>(err);
+      }
+    }
+  }
   std::unique_ptr<Source> open(const Manifest::ShardEntry &e, const ReaderOptions &ropts) const override {
-    const std::string where = locate_(e);
+    // answers_ is complete before the concurrent opens start: read only here.
+    auto found = answers_.find(&e);
+    if (found == answers_.end()) fail(ZT_E_INTERNAL, shard_ctx(e) + ": opened without prepare()");
+    if (found->second.failure) throw *found->second.failure;
+    const std::string &where = found->second.where;
     if (where.empty())
       fail(ZT_E_NOT_FOUND, shard_ctx(e) + ": the shard resolver found no file of size " + std::to_string(e.size) +
                                " and digest " + e.digest);
@@ -93,10 +107,16 @@ class Located : public ShardOpener {
       fail(e2.status(), ctx + ": " + e2.what());
     }
   }
+  bool concurrent() const override { return true; }
 
  private:
+  struct Answer {
+    std::string where;
+    std::unique_ptr<Error> failure;  // the resolver's own status, kept for the shard's parts
+  };
   ShardLocator locate_;
   UrlSettings settings_;
+  mutable std::map<const Manifest::ShardEntry *, Answer> answers_;
 };
 
 }  // namespace
@@ -189,6 +209,7 @@ std::string IdentityScan::find(uint64_t size, const std::string &digest) const {
           auto src = open_pread_source(path);
           if (src->size() != size) continue;  // changed since the listing
           Digester d(want.alg);
+          ++hashed_;
           std::vector<uint8_t> buf(static_cast<size_t>(std::min<uint64_t>(kPiece, size)));
           for (uint64_t done = 0; done < size;) {
             const size_t n = static_cast<size_t>(std::min<uint64_t>(kPiece, size - done));
@@ -204,6 +225,11 @@ std::string IdentityScan::find(uint64_t size, const std::string &digest) const {
   }
   auto hit = bucket->second.find(key);
   return hit == bucket->second.end() ? std::string() : hit->second;
+}
+
+uint64_t IdentityScan::files_hashed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hashed_;
 }
 
 }  // namespace zt

@@ -39,6 +39,10 @@ class ShardOpener {
   // True when open() may run on several threads at once (remote shards:
   // all their tails are then fetched in parallel).
   virtual bool concurrent() const { return false; }
+  // Called once, on the opening thread, with every entry open() will then be
+  // asked for: an opener whose lookup must stay on that thread (a caller's
+  // resolver) does it here, so that the opens themselves may run at once.
+  virtual void prepare(const std::vector<const Manifest::ShardEntry *> &entries) const { (void)entries; }
 };
 
 // Appendix B: the file name a shard `name` has beside the root at
@@ -56,7 +60,9 @@ std::shared_ptr<const ShardOpener> positional_remote_shards(const std::string &r
 
 // A caller's convention: `locate` maps an entry to a location, a path or an
 // http(s)/s3 URL, opened as given (the caller chose it), or returns an empty
-// string when it knows no such shard. Called on one thread at a time.
+// string when it knows no such shard. Called on the opening thread, one call
+// at a time (in prepare(), the C ABI's promise); the files it names are then
+// opened at once, as positional remote shards are.
 using ShardLocator = std::function<std::string(const Manifest::ShardEntry &)>;
 std::shared_ptr<const ShardOpener> located_shards(ShardLocator locate, UrlSettings settings);
 
@@ -71,6 +77,9 @@ class IdentityScan {
   explicit IdentityScan(const std::string &folder);
   std::string find(uint64_t size, const std::string &digest) const;
   const std::string &folder() const { return folder_; }
+  // How many whole-file digests find() has computed so far: the promise
+  // above, counted (tests/core/v2_identity_scan_test.cc).
+  uint64_t files_hashed() const;
 
  private:
   std::string folder_;
@@ -78,6 +87,7 @@ class IdentityScan {
   mutable std::mutex mu_;
   // (size, algorithm) -> digest string -> path
   mutable std::map<std::pair<uint64_t, int>, std::map<std::string, std::string>> digests_;
+  mutable uint64_t hashed_ = 0;
 };
 
 // §7.3 rungs 1 and 2: a v2 footer (magic, version, the footer's own rules)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "internal/internal_api.h"
+#include "util/utf8.h"  // valid_utf8, which every name check beside fail() uses
 #include "ztensor.h"
 
 namespace zt {
@@ -31,7 +32,5 @@ std::string where(const std::string &object, const std::string &role = {});
 
 // Printable form of a name (escapes control bytes and invalid UTF-8).
 std::string printable(const std::string &s);
-
-bool valid_utf8(const char *s, size_t n);
 
 }  // namespace zt

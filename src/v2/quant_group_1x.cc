@@ -75,8 +75,8 @@ std::string quant_group_attributes(const QuantGroup1x &q, const std::string &whe
   uint32_t k = t.first_child(t.root());
   for (uint64_t pair = 0; pair < t.node(t.root()).value; ++pair) {
     const uint32_t v = t.next(k);
-    const bool known = t.node(k).kind == cbor::Kind::Text &&
-                       (t.text(k) == "bits" || t.text(k) == "group_size" || t.text(k) == "packing");
+    const bool known = t.node(k).kind == cbor::Kind::Text && (t.text(k) == "bits" || t.text(k) == "group_size" ||
+                                                              t.text(k) == "packing" || t.text(k) == "scale_form");
     if (!known) entries.emplace_back(std::string(t.raw(k)), std::string(t.raw(v)));
     k = t.next(v);
   }
@@ -93,7 +93,15 @@ std::string quant_group_attributes(const QuantGroup1x &q, const std::string &whe
     emit_sorted_map(m, p, where);
     add("packing", m.out);
   }
-  add("scale_form", text_item("f32_factors"));  // 1.x widens every scale to f32
+  // 1.x widens every scale to f32, unless the object came from a v2
+  // "f16_factors" one (migrate/v2_to_1x.cc keeps that key for the way back).
+  std::string scale_form = "f32_factors";
+  if (const uint32_t i = t.find(t.root(), "scale_form")) {
+    if (t.node(i).kind != cbor::Kind::Text || (t.text(i) != "f32_factors" && t.text(i) != "f16_factors"))
+      refuse(where, "'scale_form' is not \"f32_factors\" or \"f16_factors\"");
+    scale_form = std::string(t.text(i));
+  }
+  add("scale_form", text_item(scale_form.c_str()));
   {
     std::vector<std::pair<std::string, std::string>> z;
     if (q.has_zeros) {

@@ -22,7 +22,8 @@ struct QuantGroup1x {
 };
 
 // The zt.quant_group/1 attributes (deterministic CBOR map; 1.x keys other
-// than bits, group_size and packing are kept). Throws ZT_E_UNSUPPORTED,
+// than bits, group_size, packing and scale_form are kept; a scale_form of
+// "f16_factors" from a v2 file migrated to 1.x is restated). Throws ZT_E_UNSUPPORTED,
 // naming `where` and the reason, for what the profile cannot state: a
 // group or a word that would span two rows (cols not a multiple of
 // group_size or of the codes per word), an unknown packing.

@@ -17,6 +17,7 @@
 #include "v2/footer.h"
 #include "v2/nfc.h"
 #include "v2/v2_logical_types.h"
+#include "v2/write_checks.h"
 #include "v2/zstd_seekable_encode.h"
 
 namespace zt::v2 {

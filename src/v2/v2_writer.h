@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -44,6 +45,10 @@ struct WriterOptions {
   zt_encoding encoding = ZT_ENCODING_RAW;    // default per part: ZSTD = zt.zstd-seekable/1
   int zstd_level = 3;
   bool sync = true;
+  // Called with the finished file's sink (its bytes all written) just
+  // before it is committed over the destination; a throw abandons it
+  // instead. zt::Writer's verify_before_replace.
+  std::function<void(Sink &)> before_commit;
 };
 
 struct PartOptions {

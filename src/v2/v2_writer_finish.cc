@@ -12,6 +12,7 @@
 #include "util/error.h"
 #include "v2/footer.h"
 #include "v2/v2_writer.h"
+#include "v2/write_checks.h"
 
 namespace zt::v2 {
 namespace {
@@ -108,6 +109,11 @@ void Writer::finish() {
       if (o.parts.empty())
         fail(ZT_E_COMPONENT_MISSING, where(o.name) + ": an object has at least one part (v2 spec §3.3)");
       if (o.layout == "quantized_group") restate_quantized(o);
+      if (o.layout != "dense") {  // dense sizes were checked part by part
+        std::vector<PartFacts> facts;
+        for (const Part &p : o.parts) facts.push_back({p.name, p.dtype, p.type, p.decoded_length});
+        check_layout_before_write(o.name, o.layout, o.shape, o.numel, o.attributes, facts);
+      }
     }
     uint64_t manifest_at = 0;
     place_blobs(manifest_at);
@@ -125,6 +131,7 @@ void Writer::finish() {
       file_.write(manifest_at, manifest.data(), manifest.size(), "the manifest");
       file_.write(manifest_at + manifest.size(), footer, kFooterSize, "the footer");
       file_.set_size(manifest_at + manifest.size() + kFooterSize);
+      if (opts_.before_commit) opts_.before_commit(*sink_);
       sink_->commit(opts_.sync);
     } else if (file) {
       // The layout file was a spool: the blobs go in canonical order into a
@@ -134,11 +141,13 @@ void Writer::finish() {
       copy_out(out, manifest_at, manifest);
       pwrite_exact(out, manifest.data(), manifest.size(), manifest_at, "the manifest");
       pwrite_exact(out, footer, kFooterSize, manifest_at + manifest.size(), "the footer");
+      if (opts_.before_commit) opts_.before_commit(*final_sink);
       final_sink->commit(opts_.sync);
       sink_->abandon();
     } else {
       stream_out(*sink_, manifest_at, manifest, manifest_at + manifest.size() + kFooterSize);
       sink_->write(footer, kFooterSize);
+      if (opts_.before_commit) opts_.before_commit(*sink_);
       sink_->commit(opts_.sync);
     }
     state_ = State::Finished;

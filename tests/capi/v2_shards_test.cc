@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifndef _WIN32
@@ -305,10 +306,12 @@ TEST(V2Shards, MemoryOpenReachesNoOtherFile) {
 struct Asked {
   std::string dir;
   std::vector<std::string> names;
+  std::vector<std::thread::id> threads;
 };
 zt_status by_name_table(void *user, const zt_shard_request *req, char *location, size_t capacity) {
   auto *a = static_cast<Asked *>(user);
   a->names.push_back(req->name);
+  a->threads.push_back(std::this_thread::get_id());
   if (std::string(req->name) == "00002") return ZT_E_NOT_FOUND;
   const std::string p = a->dir + "/blob-" + req->name;
   if (p.size() + 1 > capacity) return ZT_E_BUFFER_TOO_SMALL;
@@ -321,7 +324,7 @@ TEST(V2Shards, ResolverCallback) {
   Model m;
   write_file(dir.file("root.zt"), str(m.root));
   write_file(dir.file("blob-00001"), str(m.shard1));
-  Asked asked{dir.path(), {}};
+  Asked asked{dir.path(), {}, {}};
   zt_shard_options so;
   zt_shard_options_init(&so);
   so.resolve = by_name_table;
@@ -329,6 +332,9 @@ TEST(V2Shards, ResolverCallback) {
   zt_file *f = nullptr;
   ASSERT_EQ(ZT_OK, zt_open_sharded(dir.file("root.zt").c_str(), nullptr, nullptr, &so, &f)) << zt_last_error();
   EXPECT_EQ((std::vector<std::string>{"00001", "00002"}), asked.names);
+  // The files are opened at once, but the resolver is still called as the C
+  // ABI promises: on the opening thread, one call at a time.
+  EXPECT_EQ(std::vector<std::thread::id>(2, std::this_thread::get_id()), asked.threads);
   zt_status st;
   EXPECT_EQ(m.a, read_object(f, "a", &st)) << zt_last_error();
   read_object(f, "b", &st);

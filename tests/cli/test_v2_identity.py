@@ -68,5 +68,37 @@ class V2IdentityTest(ztcli.TmpCase):
         self.assertIn("v2", r.stderr)
 
 
+    def test_info_json_content_digest_and_canonical(self):
+        a = np.arange(6, dtype="<f4")
+        canonical, zstd, none = self.path("c.zt"), self.path("z.zt"), self.path("n.zt")
+        self.convert(a, canonical, "--format", "2")
+        self.convert(a, zstd, "--format", "2", "--no-canonical", "--zstd", "3")
+        self.convert(a, none, "--format", "2", "--no-canonical", "--digest", "none")
+        j = ztcli.info(canonical)
+        self.assertEqual("2", j["version"])
+        self.assertRegex(j["content_digest"]["sha256"], r"^sha256:[0-9a-f]{64}$")
+        self.assertRegex(j["content_digest"]["xxh3"], r"^xxh3:[0-9a-f]{16}$")
+        self.assertEqual(content_line(canonical), j["content_digest"]["sha256"])
+        self.assertIs(True, j["canonical"])
+        z = ztcli.info(zstd)
+        self.assertEqual(j["content_digest"], z["content_digest"], "raw and zstd-seekable hold the same model")
+        self.assertEqual(4, z["canonical"]["rule"])
+        self.assertIn("rule 4: 'src'/'data'", z["canonical"]["misses"])
+        n = ztcli.info(none)
+        self.assertEqual(["undefined"], list(n["content_digest"]))
+        self.assertIn("part 'data' carries no digest", n["content_digest"]["undefined"])
+        # The text form: the verdict and the first rule missed.
+        lines = ztcli.run("info", zstd).stdout.splitlines()
+        self.assertIn("canonical:  no, v2 spec §6.3 rule 4: 'src'/'data'", "\n".join(lines))
+        self.assertIn("canonical:  yes (v2 spec §6.3)", ztcli.run("info", canonical).stdout)
+        # 1.x files have neither.
+        one = self.path("one.zt")
+        self.convert(a, one)
+        j1 = ztcli.info(one)
+        self.assertNotIn("content_digest", j1)
+        self.assertNotIn("canonical", j1)
+        self.assertNotIn("canonical:", ztcli.run("info", one).stdout)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -68,6 +68,30 @@ class V2WriteTest(ztcli.TmpCase):
         self.assertEqual(131072, gq["parts"]["data"]["blob"][0])
         self.assertTrue(gq["parts"]["data"]["digest"].startswith("xxh3:"))
 
+    def test_convert_refuses_sub_byte_types_the_target_cannot_hold(self):
+        f4 = self.path("f4.safetensors")  # 16 f4_e2m1 elements, 8 bytes
+        with open(f4, "wb") as fh:
+            fh.write(ztcli.safetensors_bytes([("w.fp4", "F4", [4, 4], bytes(range(8)))]))
+        f6 = self.path("f6.safetensors")  # 16 f6_e3m2 elements, 12 bytes
+        with open(f6, "wb") as fh:
+            fh.write(ztcli.safetensors_bytes([("w.fp6", "F6_E3M2", [4, 4], bytes(range(12)))]))
+        for src, fmt, why in [(f4, "1.2", "use --format 2"), (f6, "1.2", "no zTensor version holds it"),
+                              (f6, "2", "registers no f6 logical type")]:
+            out = self.path("o.zt")
+            p = ztcli.run("convert", src, "-o", out, "--format", fmt, check=False)
+            self.assertEqual(1, p.returncode, p.stderr)
+            name = "w.fp4" if src == f4 else "w.fp6"
+            self.assertIn("tensor '%s' is packed" % name, p.stderr)
+            self.assertIn(why, p.stderr)
+            self.assertNotIn("does not match", p.stderr)  # not the writer's bare size check
+            self.assertFalse(os.path.exists(out))
+        out = self.path("f4.zt")  # v2 holds f4_e2m1: written and read back typed
+        ztcli.run("convert", f4, "-o", out, "--format", "2")
+        b, m = read_v2(out)
+        part = m["objects"]["w.fp4"]["parts"]["data"]
+        self.assertEqual("f4_e2m1", part["type"])
+        self.assertEqual(bytes(range(8)), blob(b, part))
+
     def write_12(self, path, digest="crc32c", zstd=False):
         """A 1.2 file with a dense tensor, a CSR matrix and attributes."""
         src = self.path("src.npy")
@@ -135,6 +159,27 @@ class V2WriteTest(ztcli.TmpCase):
         ztcli.run("append", za, "--from", zb, "--format", "2")
         _b, m2 = read_v2(za)
         self.assertEqual(["a", "b"], sorted(m2["objects"]))
+
+    def test_migrate_v2_to_12(self):
+        # What 1.2 cannot hold is refused naming object and profile, and
+        # nothing is written; what it can is mapped (docs/v2.md, Migration).
+        golden = os.path.join(os.environ.get("ZT_SOURCE_ROOT", "."), "tests", "data", "v2-golden")
+        out = self.path("out.zt")
+        r = ztcli.run("migrate", os.path.join(golden, "layouts.zt"), "-o", out, "--to", "1.2", check=False)
+        self.assertEqual(1, r.returncode, r.stderr)
+        self.assertIn("object 'gg'", r.stderr)
+        self.assertIn("gguf.q8_0/1", r.stderr)
+        self.assertIn("no spec 1.2 form", r.stderr)
+        self.assertFalse(os.path.exists(out))
+        ztcli.run("migrate", os.path.join(golden, "many.zt"), "-o", out, "--to", "1.2")
+        info = ztcli.info(out)
+        self.assertEqual("1.2.0", info["version"])
+        self.assertEqual(30, len(info["objects"]))
+        self.assertTrue(info["objects"][0]["components"][0]["digest"].startswith("crc32c:"))
+        back = self.path("back.zt")
+        ztcli.run("migrate", out, "-o", back, "--to", "2")
+        with open(os.path.join(golden, "many.zt"), "rb") as x, open(back, "rb") as y:
+            self.assertEqual(x.read(), y.read())
 
     def test_no_canonical_needs_format_2(self):
         one = self.path("one.zt")

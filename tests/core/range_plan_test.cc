@@ -95,6 +95,23 @@ TEST(LinkModel, LearnsFromResponses) {
   EXPECT_EQ(l.chunk_for(uint64_t{256} << 20, 16, 8 << 20), 8u << 20);
   EXPECT_EQ(l.chunk_for(16 << 20, 16, 8 << 20), 1u << 20);
   EXPECT_EQ(l.chunk_for(3 << 20, 16, 8 << 20), 1u << 20);
+  // Two waves of equal pieces, not one full wave and a short one.
+  EXPECT_EQ(l.chunk_for(uint64_t{17} << 20, 1, 16 << 20), uint64_t{17} << 19);
+  EXPECT_EQ(l.chunk_for(uint64_t{260} << 20, 16, 16 << 20), 8519680u);  // ceil(260 MiB / 32)
+}
+
+TEST(LinkModel, ChunkCapFollowsTheLinkUnlessSet) {
+  // 32 round trips' worth of one connection, within 8..64 MiB.
+  EXPECT_NEAR(static_cast<double>(LinkModel(10, 100000000).chunk_cap(0)), 32e6, 2);  // 10 ms, 100 MB/s
+  EXPECT_EQ(LinkModel(25, 125000000).chunk_cap(0), 64u << 20);                       // 1 Gbit/s, 25 ms: the top
+  EXPECT_EQ(LinkModel(1, 125000000).chunk_cap(0), 8u << 20);                         // a datacenter: the floor
+  // The caller's chunk_bytes is a hard cap, whatever the link.
+  EXPECT_EQ(LinkModel(80, 25000000).chunk_cap(2 << 20), 2u << 20);
+  // Measured: 20 ms, 25 MB/s.
+  LinkModel l(0, 0);
+  l.observe(0.020, 100, 0.0001);
+  l.observe(0.020, 4 << 20, 4.0 * (1 << 20) / 25e6);
+  EXPECT_NEAR(static_cast<double>(l.chunk_cap(0)), 16e6, 1e3);
 }
 
 }  // namespace

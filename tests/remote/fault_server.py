@@ -160,11 +160,12 @@ class FaultServer:
             h.end_headers()
         elif path == "/changing":  # a new ETag on every response
             self.send_range(h, etag=f'"v{n}"')
-        elif path == "/star":  # after the first response, Content-Range "a-b/*": the size is no longer known
+        elif path == "/star":  # after the open (the tail and the header block, sent together), "a-b/*"
             a, b = self.range_of(h)
             body = self.data[a:b + 1]
+            opening = h.headers.get("Range", "").startswith("bytes=-") or h.headers.get("Range") == "bytes=0-65535"
             h.send_response(206)
-            h.send_header("Content-Range", f"bytes {a}-{b}/{len(self.data) if n == 0 else '*'}")
+            h.send_header("Content-Range", f"bytes {a}-{b}/{len(self.data) if opening else '*'}")
             h.send_header("Content-Length", str(len(body)))
             h.send_header("ETag", '"v1"')
             h.end_headers()

@@ -6,30 +6,50 @@ what passes through it. The kernel here has no netem.
         --total-mbit 10000 [--lifetime 600] [--port-file PATH]
 
 The model, per connection:
-- client to server: each chunk is delivered half a round trip after it was
+- client to server: each chunk is delivered one round trip after it was
   sent; the first one of a connection one round trip more (the TCP
   handshake a real connection costs before its first request);
 - server to client: each chunk leaves at the connection's rate (and within
-  the total rate over all connections, when set), and arrives half a
-  round trip later.
+  the total rate over all connections, when set) and is delivered when its
+  last byte has left.
 So a small request on an open connection takes one RTT, on a new one two,
-and n bytes take RTT + n / rate.
+and n bytes take RTT + n / rate: the same as a link that spends half the
+round trip each way, for a request and its answer. (The whole round trip
+is spent on the way up so that the answer never waits in the proxy: its
+bytes go from one socket to the other with splice(2), never copied
+through Python, so the proxy moves GB/s on a busy machine instead of
+~100 MB/s, and the client, not the proxy, is what a benchmark measures.)
 
 Counters (connections, requests, bytes each way) are served as JSON at
-http://HOST:STATS_PORT/stats; /reset zeroes them. Both ports are printed on
-the first line of stdout ("PORT STATS_PORT") and written to --port-file.
-Only loopback addresses (127.0.0.1, ::1) are accepted, to listen on and to
-forward to. The proxy ends by itself after --lifetime seconds, or when the
-process that started it is gone."""
+http://HOST:STATS_PORT/stats; /reset zeroes them. Requests are counted by
+the ends of HTTP/1 headers (an HTTP/2 connection's requests are not: count
+them at the server). Both ports are printed on the first line of stdout
+("PORT STATS_PORT") and written to --port-file. Only loopback addresses
+(127.0.0.1, ::1) are accepted, to listen on and to forward to. The proxy
+ends by itself after --lifetime seconds, or when the process that started
+it is gone."""
 import argparse
-import asyncio
+import collections
+import fcntl
 import json
 import os
+import socket
 import sys
+import threading
 import time
 
 LOOPBACK = ("127.0.0.1", "::1")
-CHUNK = 64 << 10  # the pacing granularity: 0.5 ms at 1 Gbit/s
+F_SETPIPE_SZ = 1031
+PIPE_BYTES = 1 << 20  # the most a pipe holds without privileges (pipe-max-size)
+MIN_CHUNK = 64 << 10
+# A chunk is what one connection sends in about this long at its rate: the
+# pacing's granularity (4 ms at 1 Gbit/s is 500 KB), within 64 KiB..1 MiB.
+CHUNK_SECONDS = 0.004
+# A pacing thread woken late (a busy machine's run queue) sends its next
+# chunks at once until it is back on schedule, if it is at most this late:
+# the rate holds over a transfer instead of losing every late wakeup's
+# time. A connection idle for longer starts afresh (no burst).
+CATCH_UP_SECONDS = 0.020
 
 
 class Link:
@@ -38,130 +58,205 @@ class Link:
         self.conn_rate = conn_rate    # bytes/s, 0 = unpaced
         self.total_rate = total_rate  # bytes/s, 0 = no cap
         self.total_free = 0.0         # when the shared link is next free
+        self.lock = threading.Lock()
         self.reset()
 
     def reset(self):
-        self.stats = {"connections": 0, "requests": 0, "bytes_down": 0, "bytes_up": 0, "open": 0}
+        with self.lock:
+            self.stats = {"connections": 0, "requests": 0, "bytes_down": 0, "bytes_up": 0, "open": 0}
+
+    def count(self, **kw):
+        with self.lock:
+            for k, v in kw.items():
+                self.stats[k] += v
+
+    def chunk(self):
+        rate = self.conn_rate or self.total_rate
+        if not rate:
+            return PIPE_BYTES
+        return max(MIN_CHUNK, min(PIPE_BYTES, int(rate * CHUNK_SECONDS)))
+
+    def schedule(self, now, conn_free, n):
+        """When n bytes offered at `now` on a connection free from
+        `conn_free` on have left: the shared link's share taken under its
+        lock. Each schedule continues from where the last left off when it
+        is at most CATCH_UP_SECONDS in the past (a late wakeup, not idle
+        time)."""
+        start = caught_up(now, conn_free)
+        done = start
+        if self.conn_rate:
+            done = start + n / self.conn_rate
+        if self.total_rate:
+            with self.lock:
+                begin = max(start, caught_up(now, self.total_free))
+                self.total_free = begin + n / self.total_rate
+                done = max(done, self.total_free)
+        return done
 
 
-async def deliver(queue, writer):
-    """Writes each queued chunk at its arrival time; None ends."""
-    loop = asyncio.get_running_loop()
-    try:
-        while True:
-            item = await queue.get()
-            if item is None:
-                break
-            when, data = item
-            wait = when - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
+def caught_up(now, free):
+    return free if free >= now - CATCH_UP_SECONDS else now
+
+
+def sleep_until(when):
+    wait = when - time.monotonic()
+    if wait > 0:
+        time.sleep(wait)
+
+
+def shut(*socks):
+    for s in socks:
         try:
-            writer.close()
-        except Exception:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
             pass
 
 
-async def pump_up(link, reader, queue, accepted):
-    """Client to server: half an RTT late; the first bytes of a connection
-    no earlier than 1.5 RTT after it was accepted (the handshake's round
-    trip, counted from the accept, whatever connecting upstream took).
-    Requests counted by their header ends (GET and HEAD have no body)."""
-    loop = asyncio.get_running_loop()
-    first, tail = True, b""
-    try:
-        while True:
-            data = await reader.read(CHUNK)
-            if not data:
-                break
-            link.stats["bytes_up"] += len(data)
-            seen = tail + data
-            link.stats["requests"] += seen.count(b"\r\n\r\n")
-            tail = seen[-3:]
-            when = loop.time() + link.rtt / 2
-            if first:
-                when = max(when, accepted + 1.5 * link.rtt)
-            first = False
-            await queue.put((when, data))
-    except (ConnectionError, OSError):
-        pass
-    await queue.put(None)
+class Connection:
+    """One client connection and its upstream one; three threads: the
+    client's bytes read (timestamped), the same delivered upstream a round
+    trip later, and the server's bytes paced back by splice."""
 
+    def __init__(self, link, client, upstream):
+        self.link = link
+        self.client = client
+        self.accepted = time.monotonic()
+        self.server = socket.create_connection(upstream)
+        for s in (self.client, self.server):
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.up = collections.deque()
+        self.up_ready = threading.Condition()
+        self.up_done = False
+        self.finished = 0
+        self.finish_lock = threading.Lock()
 
-async def pump_down(link, reader, queue):
-    """Server to client: each chunk sent at the connection's rate (and the
-    shared rate), arriving half an RTT after it left."""
-    loop = asyncio.get_running_loop()
-    conn_free = 0.0
-    try:
-        while True:
-            data = await reader.read(CHUNK)
-            if not data:
-                break
-            now = loop.time()
-            start = max(now, conn_free)
-            if link.total_rate:
-                start = max(start, link.total_free)
-            done = start
-            if link.conn_rate:
-                conn_free = start + len(data) / link.conn_rate
-                done = conn_free
-            if link.total_rate:
-                link.total_free = start + len(data) / link.total_rate
-                done = max(done, link.total_free)
-            link.stats["bytes_down"] += len(data)
-            await queue.put((done + link.rtt / 2, data))
-    except (ConnectionError, OSError):
-        pass
-    await queue.put(None)
+    def start(self):
+        self.link.count(connections=1, open=1)
+        for target in (self.read_up, self.write_up, self.pump_down):
+            threading.Thread(target=target, daemon=True).start()
 
+    def finish(self):
+        """Either side closing ends the connection; the last thread out
+        closes the sockets."""
+        shut(self.client, self.server)
+        with self.up_ready:
+            self.up_done = True
+            self.up_ready.notify()
+        with self.finish_lock:
+            self.finished += 1
+            last = self.finished == 3
+        if last:
+            self.client.close()
+            self.server.close()
+            self.link.count(open=-1)
 
-async def handle(link, upstream, client_reader, client_writer):
-    accepted = asyncio.get_running_loop().time()
-    link.stats["connections"] += 1
-    link.stats["open"] += 1
-    try:
-        server_reader, server_writer = await asyncio.open_connection(upstream[0], upstream[1], limit=CHUNK * 4)
-    except OSError:
-        client_writer.close()
-        link.stats["open"] -= 1
-        return
-    up, down = asyncio.Queue(maxsize=256), asyncio.Queue(maxsize=256)
-    tasks = [asyncio.create_task(pump_up(link, client_reader, up, accepted)),
-             asyncio.create_task(deliver(up, server_writer)),
-             asyncio.create_task(pump_down(link, server_reader, down)),
-             asyncio.create_task(deliver(down, client_writer))]
-    # Either side closing ends the connection.
-    await asyncio.wait([tasks[1], tasks[3]], return_when=asyncio.FIRST_COMPLETED)
-    for t in tasks:
-        t.cancel()
-    for w in (server_writer, client_writer):
+    def read_up(self):
+        """Client to server: each chunk due one RTT after it came; the first
+        of the connection no earlier than 2 RTT after the accept (the
+        handshake's round trip). Requests counted by their header ends."""
+        first, tail = True, b""
         try:
-            w.close()
-        except Exception:
+            while True:
+                data = self.client.recv(1 << 16)
+                if not data:
+                    break
+                seen = tail + data
+                self.link.count(bytes_up=len(data), requests=seen.count(b"\r\n\r\n"))
+                tail = seen[-3:]
+                when = time.monotonic() + self.link.rtt
+                if first:
+                    when = max(when, self.accepted + 2 * self.link.rtt)
+                first = False
+                with self.up_ready:
+                    self.up.append((when, data))
+                    self.up_ready.notify()
+        except OSError:
             pass
-    link.stats["open"] -= 1
+        self.finish()
+
+    def write_up(self):
+        try:
+            while True:
+                with self.up_ready:
+                    while not self.up and not self.up_done:
+                        self.up_ready.wait()
+                    if not self.up:
+                        break
+                    when, data = self.up.popleft()
+                sleep_until(when)
+                self.server.sendall(data)
+        except OSError:
+            pass
+        self.finish()
+
+    def pump_down(self):
+        """Server to client: each chunk taken into a pipe (no copy), held
+        until the connection's rate (and the shared one) has let it leave,
+        then spliced to the client."""
+        link = self.link
+        chunk = link.chunk()
+        pr, pw = os.pipe()
+        try:
+            try:
+                fcntl.fcntl(pw, F_SETPIPE_SZ, PIPE_BYTES)
+            except OSError:
+                chunk = min(chunk, MIN_CHUNK)
+            src, dst = self.server.fileno(), self.client.fileno()
+            conn_free = 0.0
+            while True:
+                n = os.splice(src, pw, chunk)
+                if n == 0:
+                    break
+                now = time.monotonic()
+                done = link.schedule(now, conn_free, n)
+                conn_free = done if link.conn_rate else now
+                link.count(bytes_down=n)
+                sleep_until(done)
+                while n:
+                    n -= os.splice(pr, dst, n)
+        except OSError:
+            pass
+        finally:
+            os.close(pr)
+            os.close(pw)
+            self.finish()
 
 
-async def stats_server(link, reader, writer):
-    try:
-        line = await reader.readline()
-        while (await reader.readline()) not in (b"\r\n", b"\n", b""):
+def accept_loop(link, listener, upstream):
+    while True:
+        try:
+            client, _ = listener.accept()
+        except OSError:
+            return
+        try:
+            Connection(link, client, upstream).start()
+        except OSError:
+            client.close()
+
+
+def stats_loop(link, listener):
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return
+        try:
+            conn.settimeout(5)
+            f = conn.makefile("rb")
+            line = f.readline()
+            while f.readline() not in (b"\r\n", b"\n", b""):
+                pass
+            path = line.split()[1] if len(line.split()) > 1 else b"/"
+            if path == b"/reset":
+                link.reset()
+            with link.lock:
+                body = json.dumps(link.stats).encode()
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                         b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        except OSError:
             pass
-        path = line.split()[1] if len(line.split()) > 1 else b"/"
-        if path == b"/reset":
-            link.reset()
-        body = json.dumps(link.stats).encode()
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
-                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
-        await writer.drain()
-    finally:
-        writer.close()
+        finally:
+            conn.close()
 
 
 def loopback(host):
@@ -175,14 +270,22 @@ def parse_hostport(text):
     return loopback(host.strip("[]")), int(port)
 
 
-async def main(args):
+def listen(host):
+    s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((host, 0))
+    s.listen(256)
+    return s
+
+
+def main(args):
     link = Link(args.rtt_ms / 1000.0, args.conn_mbit * 1e6 / 8, args.total_mbit * 1e6 / 8)
     upstream = parse_hostport(args.upstream)
     host = loopback(args.listen)
-    proxy = await asyncio.start_server(lambda r, w: handle(link, upstream, r, w), host, 0, limit=CHUNK * 4)
-    stats = await asyncio.start_server(lambda r, w: stats_server(link, r, w), host, 0)
-    port = proxy.sockets[0].getsockname()[1]
-    stats_port = stats.sockets[0].getsockname()[1]
+    proxy, stats = listen(host), listen(host)
+    port, stats_port = proxy.getsockname()[1], stats.getsockname()[1]
+    threading.Thread(target=accept_loop, args=(link, proxy, upstream), daemon=True).start()
+    threading.Thread(target=stats_loop, args=(link, stats), daemon=True).start()
     print(f"{port} {stats_port}", flush=True)
     if args.port_file:
         with open(args.port_file + ".tmp", "w") as f:
@@ -191,7 +294,7 @@ async def main(args):
     parent = os.getppid()
     end = time.monotonic() + args.lifetime
     while time.monotonic() < end and os.getppid() == parent:
-        await asyncio.sleep(0.2)
+        time.sleep(0.2)
     proxy.close()
     stats.close()
 
@@ -206,6 +309,8 @@ if __name__ == "__main__":
     ap.add_argument("--lifetime", type=float, default=600.0, help="seconds before the proxy ends by itself")
     ap.add_argument("--port-file")
     try:
-        asyncio.run(main(ap.parse_args()))
+        main(ap.parse_args())
     except KeyboardInterrupt:
-        sys.exit(0)
+        pass
+    sys.stdout.flush()
+    os._exit(0)  # connection threads are daemons: nothing to wait for

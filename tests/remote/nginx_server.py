@@ -9,6 +9,8 @@ import subprocess
 import time
 
 ACCESS_FORMAT = '$request_method $uri $status "$http_range" $body_bytes_sent "$http_authorization"'
+# A second log: which connection carried each request, and its protocol.
+CONN_FORMAT = '$connection $server_protocol $status'
 
 
 def find_nginx():
@@ -28,12 +30,19 @@ class Nginx:
     """Serves `root`; /norange/ is the same tree with Range support off
     (max_ranges 0), as a server that ignores Range would; /onerange/ with
     one range per request (max_ranges 1: a multi-range request gets the
-    whole object), as S3 and many CDNs do."""
+    whole object), as S3 and many CDNs do; /maxranges200/ answers at most
+    200 ranges in one request (more get the whole object), as Apache's
+    default MaxRanges does. tls=(cert, key) serves https;
+    http2 then offers HTTP/2 (ALPN)."""
 
-    def __init__(self, binary, workdir, root):
+    def __init__(self, binary, workdir, root, tls=None, http2=False):
         self.binary, self.workdir, self.root = binary, workdir, root
         self.port = free_port()
+        self.tls = tls
         self.access_log = os.path.join(workdir, "access.log")
+        self.conn_log = os.path.join(workdir, "conn.log")
+        listen = f"127.0.0.1:{self.port}" + (" ssl" if tls else "") + (" http2" if http2 else "")
+        certs = f"ssl_certificate {tls[0]}; ssl_certificate_key {tls[1]};" if tls else ""
         self.proc = None
         for d in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
             os.makedirs(os.path.join(workdir, d), exist_ok=True)
@@ -46,7 +55,9 @@ error_log {workdir}/error.log warn;
 events {{ worker_connections 256; }}
 http {{
   log_format zt '{ACCESS_FORMAT}';
+  log_format conn '{CONN_FORMAT}';
   access_log {self.access_log} zt;
+  access_log {self.conn_log} conn;
   client_body_temp_path {workdir}/body;
   proxy_temp_path {workdir}/proxy;
   fastcgi_temp_path {workdir}/fastcgi;
@@ -55,10 +66,12 @@ http {{
   default_type application/octet-stream;
   keepalive_requests 100000;
   server {{
-    listen 127.0.0.1:{self.port};
+    listen {listen};
+    {certs}
     root {root};
     location /norange/ {{ alias {root}/; max_ranges 0; }}
     location /onerange/ {{ alias {root}/; max_ranges 1; }}
+    location /maxranges200/ {{ alias {root}/; max_ranges 200; }}
   }}
 }}
 """
@@ -68,7 +81,7 @@ http {{
 
     @property
     def base(self):
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def start(self):
         self.proc = subprocess.Popen([self.binary, "-p", self.workdir, "-c", self.conf, "-e",

@@ -36,7 +36,8 @@ const char *const kConvertUsage =
     "                f8_e5m2fnuz, C64 becomes f32 + complex64; __metadata__\n"
     "                becomes file attributes. The sub-byte F4 / F6_E2M3 /\n"
     "                F6_E3M2 are packed u8 bytes as f4_e2m1 / f6_e2m3 / f6_e3m2:\n"
-    "                --format 2 holds f4_e2m1; spec 1.2 refuses them.\n"
+    "                --format 2 holds f4_e2m1 and refuses the f6 types (v2\n"
+    "                registers none); spec 1.2 refuses all three.\n"
     "  .npy          one object named after the file's stem (w.npy -> w).\n"
     "  .npz          one object per member, named without '.npy'; stored and\n"
     "                deflated members. Byte orders '<', '>', '|' ('>' is stored\n"
@@ -115,6 +116,25 @@ void to_v2_projection(zt::foreign::Tensor &t) {
   }
 }
 
+// Refuses, naming the tensor and why, a sub-byte tensor the target version
+// cannot hold (docs/foreign.md): spec 1.2 sizes data as shape × element size
+// and has no packed logical type, so F4 / F6 cannot be written without
+// reinterpreting their bytes; v2 registers f4_e2m1 but no f6 type
+// (Appendix A), and a file with one would read back only structurally.
+void refuse_unrepresentable(const zt::foreign::Tensor &t, uint32_t format) {
+  const std::string &lt = t.logical_type;
+  const bool f4 = lt == "f4_e2m1", f6 = lt == "f6_e2m3" || lt == "f6_e3m2";
+  if (!f4 && !f6) return;
+  const std::string what = "tensor '" + t.name + "' is packed " + lt + " (" + (f4 ? "4" : "6") + " bits per element)";
+  if (format != 2)
+    throw zt::foreign::format_error(what + ": spec 1.2 has no sub-byte type (its data size is shape x element size); " +
+                                    (f4 ? "use --format 2, which holds f4_e2m1" : "no zTensor version holds it"));
+  if (f6)
+    throw zt::foreign::format_error(what +
+                                    ": zTensor v2 registers no f6 logical type (spec Appendix A), and a file "
+                                    "with one would read back only structurally");
+}
+
 // Writes the tensors of `inputs` and `attributes` as one .zt file at `out`
 // (atomically: on failure nothing is left). Returns kOk or an exit code
 // after a message.
@@ -144,6 +164,7 @@ int write_zt(std::vector<zt::foreign::Imported> &inputs, const zt::foreign::Cbor
       {
         zt::foreign::Tensor &t = *tp;
         const std::string where = "convert: object '" + t.name + "'";
+        refuse_unrepresentable(t, wo.format);
         if (wo.format == 2) to_v2_projection(t);
         check(zt_writer_begin_object(w, t.name.data(), t.name.size(), t.format.c_str(), t.shape.data(), t.shape.size()),
               where);

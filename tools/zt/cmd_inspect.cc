@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli.h"
 #include "commands.h"
@@ -11,6 +12,53 @@
 #include "terminal_text.h"
 
 namespace ztcli {
+namespace {
+
+// The v2 content digest (spec §6.4) as a JSON member for zt info --json:
+// "content_digest":{"sha256":"sha256:..","xxh3":"xxh3:.."}, or
+// {"undefined":"<why>"} (a part without a digest, a data shard); "" for
+// other files (1.x, foreign), which have none.
+std::string content_digest_member(const zt_file *f) {
+  const char *version = nullptr;
+  if (zt_file_version(f, &version) != ZT_OK || !version || std::string(version) != "2") return "";
+  nlohmann::json d = nlohmann::json::object();
+  for (zt_digest_alg alg : {ZT_DIGEST_SHA256, ZT_DIGEST_XXH3}) {
+    size_t len = 0;
+    std::string digest(80, '\0');
+    if (zt_file_content_digest(f, alg, &digest[0], digest.size(), &len) != ZT_OK) {
+      d = {{"undefined", zt_last_error()}};
+      break;
+    }
+    d[alg == ZT_DIGEST_SHA256 ? "sha256" : "xxh3"] = digest.substr(0, len);
+  }
+  return "\"content_digest\":" + d.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Canonical form (v2 spec §6.3): 0 and "" when the file is canonical, else
+// the first rule missed and every miss ("rule N: ...; rule M: ..."). False
+// when it cannot be told (not v2, a data shard): *why says so.
+bool canonical_verdict(const zt_file *f, uint32_t *rule, std::string *why) {
+  char *text = nullptr;
+  const zt_status st = zt_file_canonical(f, rule, &text);
+  *why = st == ZT_OK ? (text ? text : "") : zt_last_error();
+  zt_free(text);
+  return st == ZT_OK;
+}
+
+std::string canonical_member(const zt_file *f) {
+  uint32_t rule = 0;
+  std::string why;
+  nlohmann::json c;
+  if (!canonical_verdict(f, &rule, &why))
+    c = {{"undefined", why}};
+  else if (rule == 0)
+    c = true;
+  else
+    c = {{"rule", rule}, {"misses", why}};
+  return "\"canonical\":" + c.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
 
 const char *const kInfoUsage =
     "usage: zt info FILE [--json]\n\n"
@@ -20,7 +68,11 @@ const char *const kInfoUsage =
     "listed with their error. For a zTensor v2 file, 'content' is its content\n"
     "digest (v2 spec §6.4: the same tensors give the same one whatever the\n"
     "placement, encoding or number of files), or why it is undefined.\n"
-    "--json prints the whole model as one JSON document.\n"
+    "'canonical' says whether it is in canonical form (v2 spec §6.3) and, if\n"
+    "not, every rule it misses (as zt verify --canonical).\n"
+    "--json prints the whole model as one JSON document; for v2 it has\n"
+    "\"content_digest\": {\"sha256\": ..., \"xxh3\": ...} or {\"undefined\": WHY},\n"
+    "and \"canonical\": true or {\"rule\": N, \"misses\": TEXT}.\n"
     "FILE may also be a .safetensors, .npy, .npz or .gguf file (by extension, or\n"
     "the magic bytes of the last three): it is described the same way, with\n"
     "version 'none' (in JSON: \"version\": null and \"source_format\"), every\n"
@@ -66,7 +118,12 @@ int cmd_info(const std::vector<std::string> &argv) {
     char *json = nullptr;
     zt_status st = zt_file_to_json(f.handle(), &json);
     if (st != ZT_OK) return report("info", st);
-    std::printf("%s\n", json);
+    std::string out = json;
+    // After "version" (the document's first member), where a reader looks.
+    const std::string member = content_digest_member(f.handle()), head = "{\"version\":\"2\",";
+    if (!member.empty() && out.compare(0, head.size(), head) == 0)
+      out.insert(head.size(), member + "," + canonical_member(f.handle()) + ",");
+    std::printf("%s\n", out.c_str());
     zt_free(json);
     return kOk;
   }
@@ -93,6 +150,21 @@ int cmd_info(const std::vector<std::string> &argv) {
       std::printf("content:    %s\n", digest.substr(0, len).c_str());
     else
       std::printf("content:    undefined (%s)\n", shown(zt_last_error()).c_str());
+    uint32_t rule = 0;
+    std::string why;
+    if (!canonical_verdict(f.handle(), &rule, &why))
+      std::printf("canonical:  unknown (%s)\n", shown(why).c_str());
+    else if (rule == 0)
+      std::printf("canonical:  yes (v2 spec §6.3)\n");
+    else {
+      // The first miss; a file may miss rules for every part.
+      const size_t cut = why.find("; rule ");
+      size_t more = 0;
+      for (size_t at = cut; at != std::string::npos; at = why.find("; rule ", at + 1)) ++more;
+      std::printf("canonical:  no, v2 spec §6.3 %s", shown(why.substr(0, cut)).c_str());
+      if (more) std::printf(" (and %zu more: zt verify --canonical lists them)", more);
+      std::printf("\n");
+    }
   }
   // A v2 root's shard table (spec §7.1), and which shard each part is in:
   // from the manifest's JSON form (no C call names a part's shard).

@@ -1,4 +1,4 @@
-// zt migrate: any readable version → spec 1.2.0.
+// zt migrate: any readable version → spec 1.2.0 or zTensor v2.
 #include <cstdio>
 
 #include "cli.h"
@@ -15,11 +15,15 @@ const char *const kMigrateUsage =
     "With --to 2 the output is zTensor v2, canonical (spec §6.3: raw parts, xxh3\n"
     "digests) unless --no-canonical (then zstd becomes zt.zstd-seekable/1, crc32c\n"
     "becomes xxh3); see docs/v2.md. Otherwise:\n"
-    "Rewrites any readable file (spec 0.1.0, 1.1.0, 1.2.0) as spec 1.2.0, keeping\n"
+    "Rewrites any readable file (spec 0.1.0, 1.1.0, 1.2.0, v2) as spec 1.2.0, keeping\n"
     "every object, component, attribute and custom field. Legacy big-endian data\n"
     "becomes little-endian. Components keep their encoding unless --zstd LEVEL or\n"
     "--raw is given; digests keep their algorithm (recomputed) unless --digest is\n"
-    "given. OUT is written atomically; IN is never overwritten.\n";
+    "given. OUT is written atomically; IN is never overwritten.\n"
+    "A v2 input with --to 1.2 keeps what 1.2 can hold (sparse and quantized\n"
+    "profiles, f8/complex/bool, attributes; xxh3 digests become crc32c) and is\n"
+    "refused, naming object and profile, for what it cannot (zt.mx/1, gguf.*,\n"
+    "f4_e2m1, f8_e8m0, unknown layouts); nothing is written then.\n";
 
 int cmd_migrate(const std::vector<std::string> &argv) {
   Args a;

@@ -44,6 +44,7 @@ from ._handle import is_url
 from ._identity import CanonicalForm
 from ._v2 import Caps, Location, Source, V2Tensor, Verification, convert, detect, page_size, verify
 from ._v2_index import index
+from ._shards import IdentityScan
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
@@ -63,7 +64,7 @@ __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo",
            "ZTensorError", "SafetensorError", "SafetensorFileError", "TensorNotFoundError", "_safe_open_handle", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
            "load_sharded", "bf16_to_float32", "float32_to_bf16", "library_version", "library_path",
            "library_source", "extension_path", "LibraryNotFoundError", "__version__", "open", "open_url",
-           "Source", "V2Tensor", "Caps", "Location", "Verification", "verify", "detect", "convert", "page_size", "index",
+           "IdentityScan", "Source", "V2Tensor", "Caps", "Location", "Verification", "verify", "detect", "convert", "page_size", "index",
            "CanonicalForm"]
 
 

@@ -6,7 +6,7 @@ import functools
 from ctypes import byref
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, cast, overload
 
-from ._lib import ComponentInfo as _CComponentInfo, check, lib
+from ._lib import ComponentInfo as _CComponentInfo, check, lib, new_struct
 from ._types import Array
 
 if TYPE_CHECKING:
@@ -96,8 +96,7 @@ def _holding(method: _F) -> _F:
 
 
 def _component_info(obj: Optional[int], index: int) -> _CComponentInfo:
-    ci = _CComponentInfo()
-    ci.struct_size = ctypes.sizeof(ci)
+    ci = new_struct(_CComponentInfo)
     check(lib.zt_object_component(obj, index, byref(ci)))
     return ci
 

@@ -37,6 +37,11 @@ class DuplicateNameError(ZTensorError, ValueError):
     """ztensor.open([paths]) with a name in two files: a ValueError, as 2.x raises."""
 
 
+class VerificationFailedError(ZTensorError, ValueError):
+    """verify() or Source.verify() finding damage: a ValueError, as 2.x raises
+    for a digest mismatch or a rejected file (and still a ZTensorError)."""
+
+
 class NoDLPackTypeError(TypeError, BufferError):
     """A logical type DLPack cannot name (f4_e2m1, ...): 2.x raises TypeError,
     a DLPack exporter BufferError; this is both."""
@@ -147,10 +152,7 @@ class V2Tensor(np.ndarray, Tensor):  # type: ignore[type-arg, misc]
 
     def __dlpack__(self, stream: Optional[int] = None, max_version: Optional[Tuple[int, int]] = None,
                    dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> object:
-        if stream is not None and stream != -1:
-            raise ValueError("ztensor tensors live on the CPU; no stream applies")
-        if dl_device is not None and tuple(dl_device) != (1, 0):
-            raise BufferError(f"ztensor tensors live on the CPU, not on device {dl_device}")
+        _dlpack.check_cpu_request(stream, dl_device)
         if self._typed is None:
             raise NoDLPackTypeError(f"{self.name!r}: its type ({self.logical or self._dtype}) has no DLPack type: "
                               "read its bytes (tobytes, memoryview)")
@@ -322,7 +324,10 @@ class Source(Mapping):  # type: ignore[type-arg]
         files read as one), "projection" (another format seen as tensors)."""
         if len(self._readers) > 1:
             return "data-shard"
-        return "root" if detect(self.files[0]) == "zt" else "projection"
+        try:
+            return "root" if detect(self.files[0]) == "zt" else "projection"
+        except (OSError, ValueError):  # in memory, or gone since opened
+            return "projection" if self._readers[0].format != "zt" else "root"
 
     def verify(self, deep: bool = False) -> Verification:
         self._check()
@@ -349,47 +354,77 @@ def _verify_readers(readers: List[Reader], deep: bool) -> Verification:
                     checked += 1
                 else:
                     undigested += 1
-        r.verify(strict=deep)  # raises ZTensorError naming what is damaged
+        try:
+            r.verify(strict=deep)  # raises ZTensorError naming what is damaged
+        except ZTensorError as e:
+            if isinstance(e, OSError):  # an I/O failure stays an OSError, as 2.x
+                raise
+            raise VerificationFailedError(e.status, e.message) from e
     return Verification(checked, undigested)
 
 
 def verify(path: PathLike, deep: bool = False) -> Verification:
     """Checks a file: every digest (and with deep=True the format's strict
     rules); raises ZTensorError on damage, else (checked, undigested) parts."""
-    with Reader(path) as r:
+    try:
+        reader = Reader(path)
+    except ZTensorError as e:
+        if isinstance(e, OSError):
+            raise
+        raise VerificationFailedError(e.status, e.message) from e  # rejected: 2.x's ValueError
+    with reader as r:
         return _verify_readers([r], deep)
 
 
 def detect(path: PathLike) -> str:
-    """The format of the file at path: "zt", "safetensors", "gguf", "npy",
-    "npz", "pytorch", "onnx", "hdf5" or "unknown", from its first bytes."""
+    """The format of the file at path, from its first bytes as the original
+    2.x package sniffs them: "zt" (1.x or v2), "safetensors", "gguf", "hdf5",
+    "npz", "pt" (a zip holding data.pkl) or "onnx" (by extension, protobuf
+    has no magic); beyond 2.x's list, "npy" and "pt" for a legacy pickle,
+    which this library also reads. Anything else raises ValueError
+    ("unsupported: cannot detect the format of PATH"), as 2.x does."""
     with open(path, "rb") as f:
-        head = f.read(16)
+        head = f.read(9)
     if head[:4] == b"ZTEN" or head[:8] == b"\x89ZT2\r\n\x1a\n":  # 1.x, v2
         return "zt"
     if head[:4] == b"GGUF":
         return "gguf"
-    if head[:6] == b"\x93NUMPY":
-        return "npy"
     if head[:8] == b"\x89HDF\r\n\x1a\n":
         return "hdf5"
     if head[:4] == b"PK\x03\x04":
-        return "npz" if os.fsdecode(path).endswith(".npz") else "pytorch"
+        return "pt" if _zip_holds_pickle(path) else "npz"
+    if head[:6] == b"\x93NUMPY":
+        return "npy"
     if head[:1] == b"\x80":
-        return "pytorch"
-    if len(head) >= 9 and head[8:9] == b"{" and int.from_bytes(head[:8], "little") < (1 << 31):
+        return "pt"
+    if len(head) >= 9 and head[8:9] == b"{" and 0 < int.from_bytes(head[:8], "little") < (100 << 20):
         return "safetensors"
-    return "unknown"
+    if os.fsdecode(path).endswith(".onnx"):
+        return "onnx"
+    raise ValueError(f"unsupported: cannot detect the format of {os.fsdecode(path)}")
+
+
+def _zip_holds_pickle(path: PathLike) -> bool:
+    """2.x's rule: a zip is a torch checkpoint when a member ends in data.pkl."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(os.fsdecode(path)) as z:
+            return any(n.endswith("data.pkl") for n in z.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
 
 
 def convert(src: PathLike, dst: PathLike, align: Optional[int] = None) -> int:
     """Writes every object of src (any format the library reads) into the
-    .zt file dst, atomically; returns its size in bytes."""
+    .zt file dst, atomically, as 2.x does: zTensor v2, canonical, or with
+    align= (a multiple of 4096) non-canonical at that alignment; every part
+    digested. Returns the file's size in bytes."""
     if align is not None and (align <= 0 or align & (align - 1)):
         raise ValueError(f"align must be a power of two, not {align}")
     from .writer import Writer
     with Reader(src) as r:
-        w = Writer(dst, digest="crc32c")  # every part digested, as 2.x convert gives
+        w = (Writer(dst, format=2) if align is None else
+             Writer(dst, format=2, canonical=False, alignment=align, digest="xxh3"))
         try:
             handle = r._require_open()
             check(lib.zt_writer_copy_file_fields(w._handle(), (c_void_p * 1)(handle.ptr), 1))

@@ -47,10 +47,7 @@ class IndexedTensor(V2Tensor):
 
     def __dlpack__(self, stream: Optional[int] = None, max_version: Optional[Tuple[int, int]] = None,
                    dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> object:
-        if stream is not None and stream != -1:
-            raise ValueError("ztensor tensors live on the CPU; no stream applies")
-        if dl_device is not None and tuple(dl_device) != (1, 0):
-            raise BufferError(f"ztensor tensors live on the CPU, not on device {dl_device}")
+        _dlpack.check_cpu_request(stream, dl_device)
         if self._element is None:
             raise NoDLPackTypeError(f"{self.name!r}: its type ({self.logical or self._dtype}) has no DLPack type: "
                                     "read its bytes (tobytes)")

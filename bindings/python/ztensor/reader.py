@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Literal, Optional, Tuple
 
 import numpy as np
 
-from . import _attributes, _composite, _dlpack, _identity, _openers
+from . import _attributes, _composite, _dlpack, _identity, _openers, _shards
 from ._bulk import MappedBuffer
 from ._dtypes import BY_CODE, PACKED_BITS, numpy_dtype, packed_shape, zt_type_name
 from ._file_object import open_file_object
@@ -20,7 +20,7 @@ from ._handle import _component_info, _FileHandle, _holding, _is_buffer, _text, 
 from ._info import ComponentInfo, ObjectInfo, Quantized, SparseCOO, SparseCSR, TensorMetadata
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, IoStats,
                    ObjectInfo as _CObjectInfo, OpenOptions, UrlOptions, ZTensorError, ZTensorFileNotFoundError,
-                   check, lib, take_string, text_field, verify_file)
+                   check, lib, new_struct, take_string, text_field, verify_file)
 from ._redact import redact_url
 from . import _reader_bulk, _reader_original
 from ._slicing import Index
@@ -112,7 +112,7 @@ class Reader(Mapping[str, ObjectValue]):
     def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
                  sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False,
                  bearer_token: Optional[str] = None, url_options: Optional[Mapping[str, Any]] = None,
-                 prefetch: bool = False) -> None:
+                 prefetch: bool = False, shard_resolver: Optional["_shards.Resolver"] = None) -> None:
         if sparse not in ("tuple", "scipy"):
             raise ValueError('sparse must be "tuple" or "scipy"')
         self._sparse = sparse
@@ -121,8 +121,7 @@ class Reader(Mapping[str, ObjectValue]):
         buffer: Optional[Array] = None
         keep: Any = None
         if isinstance(source, (str, os.PathLike)) and is_url(source):
-            uopts = UrlOptions()
-            lib.zt_url_options_init(byref(uopts))
+            uopts = new_struct(UrlOptions)
             token = bearer_token.encode() if bearer_token is not None else None
             uopts.bearer_token = token
             for key, value in (url_options or {}).items():
@@ -134,12 +133,16 @@ class Reader(Mapping[str, ObjectValue]):
                 else:
                     setattr(uopts, key, int(value))
             url = os.fsdecode(source)
-            check(lib.zt_open_url(url.encode(), byref(uopts), byref(opts), byref(out)))
+            if shard_resolver is not None:  # a v2 root's shards, by the caller's convention
+                check(_shards.open_sharded(url, byref(opts), byref(uopts), shard_resolver, out))
+            else:
+                check(lib.zt_open_url(url.encode(), byref(uopts), byref(opts), byref(out)))
             self.path: Optional[str] = url
         elif bearer_token is not None or url_options:
             raise ValueError("bearer_token and url_options apply to http(s):// and s3:// URLs only")
         elif isinstance(source, (str, os.PathLike)):
-            status = lib.zt_open(os.fsencode(source), byref(opts), byref(out))
+            status = lib.zt_open(os.fsencode(source), byref(opts), byref(out)) if shard_resolver is None else \
+                _shards.open_sharded(os.fsencode(source), byref(opts), None, shard_resolver, out)
             if status != ZT_OK and not os.path.exists(source):
                 raise ZTensorFileNotFoundError(redact_url(os.fsdecode(source)),  # ftp://..., file://...: refused
                                                lib.zt_last_error().decode("utf-8", "replace"))
@@ -153,6 +156,8 @@ class Reader(Mapping[str, ObjectValue]):
                     status = lib.zt_open_memory(c_void_p(buffer.ctypes.data), buffer.size, byref(opts), byref(out))
             check(status)
             self.path = os.fsdecode(source)
+        elif shard_resolver is not None:
+            raise ValueError("shard_resolver applies to a path or URL (a root whose shards are other files)")
         elif hasattr(source, "read") and hasattr(source, "seek") and not _is_buffer(source):
             keep = open_file_object(source, opts, out)
             self.path = None
@@ -182,8 +187,7 @@ class Reader(Mapping[str, ObjectValue]):
         needed (the open's included), `ratio` (bytes / bytes_needed: what
         was fetched per byte needed) and `wait_s` (seconds reading calls
         waited on requests) of a remote file (zeros for a local one)."""
-        st = IoStats()
-        st.struct_size = ctypes.sizeof(IoStats)
+        st = new_struct(IoStats)
         check(lib.zt_file_io_stats(self._require_open().ptr, byref(st)))
         needed = int(st.bytes_needed)
         return {"requests": int(st.requests), "bytes": int(st.bytes), "cache_hits": int(st.cache_hits),
@@ -350,8 +354,7 @@ class Reader(Mapping[str, ObjectValue]):
         """zt_open_options for these settings: verify=True makes the library
         check digests as it reads; prefetch asks it to read the file into
         the page cache in the background."""
-        opts = OpenOptions()
-        lib.zt_open_options_init(byref(opts))
+        opts = new_struct(OpenOptions)
         opts.access = 0 if mmap else 1
         opts.strict = 1 if strict else 0
         opts.verify_on_read = 1 if verify else 0
@@ -424,8 +427,7 @@ class Reader(Mapping[str, ObjectValue]):
 
     @staticmethod
     def _c_info(obj: Optional[int]) -> _CObjectInfo:
-        info = _CObjectInfo()
-        info.struct_size = ctypes.sizeof(info)
+        info = new_struct(_CObjectInfo)
         check(lib.zt_object_get_info(obj, byref(info)))
         return info
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _attributes, _writer_composite, _writer_parts
 from ._dtypes import code_for_name, storage_for
-from ._lib import BlobOptions, WriteCallback, WriterOptions, ZTensorError, check, lib, shape_array
+from ._lib import BlobOptions, WriteCallback, WriterOptions, ZTensorError, check, lib, new_struct, shape_array
 from ._types import ArrayLike, PathLike
 from ._writer_types import _USE_DEFAULT, Shape, _c_text, _digest_code, _name_bytes, _UseDefault, format_code, set_format
 from ._writer_types import Digest as Digest, Format as Format, Zstd as Zstd  # re-exported: the option types
@@ -81,8 +81,7 @@ class Writer:
         self._digest_default = digest
         if mode not in ("w", "a"):
             raise ValueError(f'mode must be "w" (a new file) or "a" (append to an existing one), not {mode!r}')
-        opts = WriterOptions()
-        lib.zt_writer_options_init(byref(opts))
+        opts = new_struct(WriterOptions)
         opts.digest = _digest_code(digest)
         set_format(opts, fmt, canonical, alignment, digest)
         self._v2 = fmt == 2
@@ -178,8 +177,7 @@ class Writer:
                 return 1
 
         writer._callback = WriteCallback(write)  # must live as long as the writer
-        opts = WriterOptions()
-        lib.zt_writer_options_init(byref(opts))
+        opts = new_struct(WriterOptions)
         opts.digest = _digest_code(digest)
         opts.encoding, level = cls._encoding(zstd)
         if level is not None:
@@ -214,8 +212,7 @@ class Writer:
 
     def _blob_options(self, zstd: Union[Zstd, _UseDefault], digest: Union[Digest, _UseDefault],
                       logical_type: Optional[str] = None) -> BlobOptions:
-        opts = BlobOptions()
-        lib.zt_blob_options_init(byref(opts))
+        opts = new_struct(BlobOptions)
         if not isinstance(zstd, _UseDefault):
             opts.encoding, level = self._encoding(zstd)
             if level is not None:
@@ -239,8 +236,7 @@ class Writer:
         switch, self._v2_on_2x_form = self._v2_on_2x_form, None
         if switch is not None and self._w is not None:
             canonical, alignment, sync = switch
-            opts = WriterOptions()
-            lib.zt_writer_options_init(byref(opts))
+            opts = new_struct(WriterOptions)
             opts.sync = 1 if sync else 0
             set_format(opts, 2, canonical, alignment, None)
             out = c_void_p()

@@ -125,7 +125,7 @@ impl File {
         Ok(File::from_raw(out, None))
     }
 
-    fn from_raw(raw: *mut sys::zt_file, memory: Option<Memory>) -> File {
+    pub(crate) fn from_raw(raw: *mut sys::zt_file, memory: Option<Memory>) -> File {
         File { raw: NonNull::new(raw).expect("zt_open returned ZT_OK without a handle"), memory }
     }
 

@@ -66,6 +66,7 @@ mod error;
 mod file;
 mod options;
 mod set;
+mod shards;
 mod types;
 mod writer;
 
@@ -76,6 +77,7 @@ pub use file::{
 pub use half::{bf16, f16};
 pub use options::{Access, BlobOptions, OpenOptions, UrlOptions, WriterOptions};
 pub use set::Set;
+pub use shards::IdentityScan;
 pub use types::{DigestAlg, Dtype, Element, Encoding};
 pub use writer::{BlobStream, Writer};
 pub use ztensor_sys as sys;
