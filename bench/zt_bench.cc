@@ -848,10 +848,15 @@ int main(int argc, char **argv) {
   std::string mk = "mkdir -p '" + cfg.dir + "'";
   if (std::system(mk.c_str()) != 0) die("cannot create " + cfg.dir);
 
-  // --only write_v2: just the v2 write rows, on every workload.
-  if (cfg.only == "write_v2") {
-    for (auto make : {make_large, make_mixed, make_small}) bench_write_v2(cfg, make(cfg.scale));
-    bench_write_v2(cfg, make_many(100000));
+  // --only write_v2: just the v2 write rows, on every workload;
+  // --only write_v2:small (or :large, :mixed, :many100k): one workload.
+  if (cfg.only.rfind("write_v2", 0) == 0) {
+    const std::string one = cfg.only.size() > 9 ? cfg.only.substr(9) : "";
+    for (auto make : {make_large, make_mixed, make_small}) {
+      Workload w = make(cfg.scale);
+      if (one.empty() || one == w.name) bench_write_v2(cfg, w);
+    }
+    if (one.empty() || one == "many100k") bench_write_v2(cfg, make_many(100000));
     print_table();
     return 0;
   }

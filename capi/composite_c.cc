@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "composite/mx.h"
 #include "composite/parts.h"
 #include "composite/quantized.h"
 #include "composite/sparse.h"
@@ -309,6 +310,15 @@ ZT_API zt_status zt_object_dequantize(const zt_object *obj, float *dst, size_t c
   return guard([&] {
     const zt_object &o = object_ref(obj, "zt_object_dequantize");
     check_components_readable(o);
+    if (is_mx(*o.obj)) {  // zt.mx/1: OCP MX blocks (composite/mx.h)
+      const uint64_t numel = describe_mx(*o.obj);
+      if (numel > count)
+        fail(ZT_E_BUFFER_TOO_SMALL,
+             where(o.obj->name) + ": " + std::to_string(numel) + " values do not fit in " + std::to_string(count));
+      if (numel && !dst) invalid("zt_object_dequantize: dst is NULL");
+      dequantize_mx(*o.reader, *o.obj, dst);
+      return ZT_OK;
+    }
     QuantLayout q = describe_quantized(*o.obj);
     const uint64_t numel = q.rows * q.cols;  // no overflow: checked by describe_quantized
     if (numel > count)

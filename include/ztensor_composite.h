@@ -201,7 +201,9 @@ ZT_API zt_status zt_object_quant_info(const zt_object *obj, zt_quant_info *out);
 
 /* Dequantizes a quantized_group object into dst: rows x cols f32 values,
  * row-major, w = (q - zero) * scale. ZT_E_BUFFER_TOO_SMALL when count is
- * below numel; ZT_E_UNSUPPORTED for an unknown packing. */
+ * below numel; ZT_E_UNSUPPORTED for an unknown packing. A v2 zt.mx/1
+ * object (blocks along the last axis) gives its numel values,
+ * 2^(scale - 127) x element (docs/v2.md). */
 ZT_API zt_status zt_object_dequantize(const zt_object *obj, float *dst, size_t count);
 
 /* Converts src_len bytes of host-order storage elements of `dtype` (what a

@@ -270,6 +270,16 @@ void validate_mx(const Object &o, const std::string &pre) {
   k.size_is(scales, o.numel / block, "of one scale a block");
 }
 
+MxParams mx_params(const Object &o, const std::string &pre) {
+  const Checker k{o, pre, "zt.mx/1"};
+  const Attrs a = k.attrs();
+  MxParams m;
+  m.block_size = k.uint_at(a, a.find("block_size"), "block_size");
+  m.axis = o.shape.empty() ? 0 : o.shape.size() - 1;
+  if (auto p = a.find("axis")) m.axis = k.uint_at(a, p, "axis");
+  return m;
+}
+
 QuantGroupParams quant_group_params(const Object &o, const std::string &pre) {
   const Checker k{o, pre, "zt.quant_group/1"};
   const Attrs a = k.attrs();

@@ -28,6 +28,13 @@ struct QuantGroupParams {
 };
 QuantGroupParams quant_group_params(const Object &o, const std::string &pre);
 
+// The zt.mx/1 attributes of an object (axis defaults to the last
+// dimension; read after the validator accepted it).
+struct MxParams {
+  uint64_t block_size = 0, axis = 0;
+};
+MxParams mx_params(const Object &o, const std::string &pre);
+
 // "gguf.q4_0/1", ... for the ggml types the profile lists.
 bool is_gguf_layout(std::string_view id);
 

@@ -14,8 +14,8 @@
 #include "util/error.h"
 #include "util/temp_file.h"
 #include "v2/det_cbor_encode.h"
+#include "v2/footer.h"
 #include "v2/nfc.h"
-#include "v2/quant_group_1x.h"
 #include "v2/v2_logical_types.h"
 #include "v2/write_checks.h"
 #include "v2/zstd_seekable_encode.h"
@@ -23,17 +23,9 @@
 namespace zt::v2 {
 namespace {
 
-constexpr uint8_t kMagicV2[8] = {0x89, 'Z', 'T', '2', 0x0D, 0x0A, 0x1A, 0x0A};
-constexpr size_t kFooterSize = 40;
-constexpr uint64_t kMaxManifest = uint64_t{1} << 30;
 constexpr size_t kMaxName = 1024;
 constexpr size_t kMaxRank = 64;
 constexpr size_t kCompareChunk = size_t{1} << 20;
-constexpr const char *kSeekable = "zt.zstd-seekable/1";
-
-void put_le(uint8_t *p, uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
 
 std::string digest_text(const char *alg, uint64_t h) {
   char buf[32];
@@ -47,19 +39,6 @@ std::string layout_id(const std::string &format) {
   if (format == "sparse_csr") return "zt.sparse_csr/1";
   if (format == "sparse_coo") return "zt.sparse_coo/1";
   return format;
-}
-
-void pread_all(int fd, void *p, size_t n, uint64_t at) {
-  auto *b = static_cast<uint8_t *>(p);
-  while (n) {
-    const ssize_t r = ::pread(fd, b, n, static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0)
-      fail(ZT_E_IO, std::string("v2 writer: reading back a blob failed: ") + std::strerror(r < 0 ? errno : EIO));
-    b += r;
-    n -= static_cast<size_t>(r);
-    at += static_cast<uint64_t>(r);
-  }
 }
 
 }  // namespace
@@ -119,13 +98,14 @@ Writer::Writer(std::unique_ptr<Sink> sink, const WriterOptions &opts) : opts_(op
     if (fd_ < 0) fail(ZT_E_IO, "v2 writer: cannot create a spool file in '" + dir + "': " + std::strerror(errno));
     own_fd_ = true;
   }
+  file_.attach(fd_);
   next_at_ = opts_.canonical ? kCanonicalAlignment : opts_.alignment;
   // Test hook (tests/capi/v2_write_test.cc): every blob of one length is a
   // sharing candidate, as if all their digests collided, so the tests can
   // show that sharing is decided on the bytes.
   const char *weak = std::getenv("ZT_TEST_V2_WEAK_CONTENT_KEY");
   weak_content_key_ = weak && *weak == '1';
-  pwrite_all(fd_, kMagicV2, 8, 0, "the magic");
+  file_.write(0, kMagic, 8, "the magic");
 }
 
 Writer::~Writer() {
@@ -146,19 +126,6 @@ void Writer::fail_writer() {
 
 void Writer::check_open() const {
   if (state_ != State::Open) fail(ZT_E_MISUSE, "writer is already finished or failed");
-}
-
-void Writer::pwrite_all(int fd, const void *p, size_t n, uint64_t at, const char *what) {
-  auto *b = static_cast<const uint8_t *>(p);
-  while (n) {
-    const ssize_t r = ::pwrite(fd, b, std::min(n, size_t{1} << 30), static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0)
-      fail(ZT_E_IO, std::string("v2 writer: writing ") + what + " failed: " + std::strerror(r < 0 ? errno : EIO));
-    b += r;
-    n -= static_cast<size_t>(r);
-    at += static_cast<uint64_t>(r);
-  }
 }
 
 void Writer::check_name(const std::string &name, const char *what) const {
@@ -349,11 +316,11 @@ void Writer::store(const uint8_t *p, size_t n) {
   s.decoded += n;
   if (s.zstd) {
     s.zstd->update(p, n, [&](const uint8_t *q, size_t m) {
-      pwrite_all(fd_, q, m, s.at + s.stored, "a blob");
+      file_.write(s.at + s.stored, q, m, "a blob");
       s.stored += m;
     });
   } else {
-    pwrite_all(fd_, p, n, s.at + s.stored, "a blob");
+    file_.write(s.at + s.stored, p, n, "a blob");
     s.stored += n;
   }
 }
@@ -448,10 +415,10 @@ void Writer::close_stream(const uint8_t *whole) {
   Stream &s = *stream_;
   Object &o = objects_[s.object];
   Part &p = o.parts[s.part];
-  const std::string ctx = where(o.name, p.name);
+  auto ctx = [&] { return where(o.name, p.name); };
   if (s.zstd)
     s.zstd->finish([&](const uint8_t *q, size_t m) {
-      pwrite_all(fd_, q, m, s.at + s.stored, "a blob");
+      file_.write(s.at + s.stored, q, m, "a blob");
       s.stored += m;
     });
   if (o.layout == "dense") {
@@ -459,12 +426,12 @@ void Writer::close_stream(const uint8_t *whole) {
         s.type ? s.type->size(o.numel)
                : (p.type.empty() ? checked_mul(o.numel, dtype_size(dtype_from_short_name(p.dtype))) : std::nullopt);
     if ((s.type || p.type.empty()) && (!want || *want != s.decoded))
-      fail(ZT_E_LENGTH, ctx + ": " + std::to_string(s.decoded) + " bytes, but the shape and type need " +
+      fail(ZT_E_LENGTH, ctx() + ": " + std::to_string(s.decoded) + " bytes, but the shape and type need " +
                             (want ? std::to_string(*want) : std::string("more than 2^64")) +
                             " (v2 spec §5.1, dense size equation)");
     if (p.type == "f4_e2m1" && (o.numel & 1) && (s.last_byte & 0xF0))
       fail(ZT_E_INVALID_ARG,
-           ctx + ": the unused high nibble of the last f4_e2m1 byte must be zero (v2 spec Appendix A)");
+           ctx() + ": the unused high nibble of the last f4_e2m1 byte must be zero (v2 spec Appendix A)");
   }
   p.decoded_length = s.decoded;
   uint64_t content_hash = 0;
@@ -485,16 +452,15 @@ void Writer::close_stream(const uint8_t *whole) {
   const bool shareable = !p.encoded && !p.digest.empty();
   const uint64_t key = stored * 0x9E3779B97F4A7C15ull ^ (weak_content_key_ ? 0 : content_hash);
   if (shareable) {
-    auto it = by_content_.find(key);
-    if (it != by_content_.end()) {
-      for (size_t b : it->second) {
+    const size_t first = by_content_.find(key);
+    if (first != SIZE_MAX) {
+      for (size_t b = first; b != SIZE_MAX; b = blobs_[b].same_key) {
         if (blobs_[b].length == stored && same_bytes(blobs_[b].at, s.at, stored, whole)) {
           p.blob = b;
           if (!whole) {  // take the streamed copy back
             next_at_ = s.saved_next_at;
             data_end_ = s.saved_data_end;
-            if (::ftruncate(fd_, static_cast<off_t>(std::max<uint64_t>(data_end_, 8))) != 0)
-              fail(ZT_E_IO, ctx + ": cannot cut the layout file back: " + std::strerror(errno));
+            file_.cut(std::max<uint64_t>(data_end_, 8));
           }
           have_last_key_ = true;
           if (in_order_) {
@@ -507,13 +473,19 @@ void Writer::close_stream(const uint8_t *whole) {
       }
     }
   }
-  if (whole && stored) pwrite_all(fd_, whole, stored, s.at, "a blob");
+  if (whole && stored) file_.write(s.at, whole, static_cast<size_t>(stored), "a blob");
   Blob b;
   b.at = s.at;
   b.length = stored;
   blobs_.push_back(b);
   p.blob = blobs_.size() - 1;
-  if (shareable) by_content_[key].push_back(p.blob);
+  if (shareable) {
+    const size_t first = by_content_.insert(key, p.blob);
+    if (first != SIZE_MAX) {  // chained behind the first: a collision (or the test hook) costs a compare
+      blobs_[p.blob].same_key = blobs_[first].same_key;
+      blobs_[first].same_key = p.blob;
+    }
+  }
   data_end_ = s.at + stored;
   next_at_ = next_offset(s.at, stored);
   have_last_key_ = true;
@@ -524,260 +496,51 @@ void Writer::close_stream(const uint8_t *whole) {
   stream_.reset();
 }
 
+size_t Writer::ContentIndex::find(uint64_t key) const {
+  if (slots_.empty()) return SIZE_MAX;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = slot(key);; i = (i + 1) & mask) {
+    if (slots_[i].second == SIZE_MAX) return SIZE_MAX;
+    if (slots_[i].first == key) return slots_[i].second;
+  }
+}
+
+size_t Writer::ContentIndex::insert(uint64_t key, size_t blob) {
+  if ((used_ + 1) * 2 > slots_.size()) {  // at most half full
+    std::vector<std::pair<uint64_t, size_t>> old(std::max<size_t>(64, slots_.size() * 2), {0, SIZE_MAX});
+    old.swap(slots_);
+    --shift_;
+    if (old.empty()) shift_ = 64 - 6;
+    used_ = 0;
+    for (const auto &e : old)
+      if (e.second != SIZE_MAX) insert(e.first, e.second);
+  }
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = slot(key);; i = (i + 1) & mask) {
+    if (slots_[i].second == SIZE_MAX) {
+      slots_[i] = {key, blob};
+      ++used_;
+      return SIZE_MAX;
+    }
+    if (slots_[i].first == key) return slots_[i].second;
+  }
+}
+
 bool Writer::same_bytes(uint64_t a, uint64_t b, uint64_t len, const uint8_t *mem) {
   std::vector<uint8_t> x(static_cast<size_t>(std::min<uint64_t>(len, kCompareChunk)));
   std::vector<uint8_t> y(mem ? 0 : x.size());
   for (uint64_t done = 0; done < len;) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(len - done, kCompareChunk));
-    pread_all(fd_, x.data(), n, a + done);
+    file_.read(a + done, x.data(), n);
     if (mem) {
       if (std::memcmp(x.data(), mem + done, n) != 0) return false;
     } else {
-      pread_all(fd_, y.data(), n, b + done);
+      file_.read(b + done, y.data(), n);
       if (std::memcmp(x.data(), y.data(), n) != 0) return false;
     }
     done += n;
   }
   return true;
-}
-
-std::string Writer::encode_manifest() const {
-  std::vector<std::pair<std::string, std::string>> objects;
-  objects.reserve(objects_.size());
-  for (const Object &o : objects_) {
-    std::vector<std::pair<std::string, std::string>> parts;
-    for (const Part &p : o.parts) {
-      const Blob &b = blobs_[p.blob];
-      std::vector<std::pair<std::string, std::string>> f;
-      auto field = [&](const char *k, auto &&emit) {
-        DetCbor kk, vv;
-        kk.text(k);
-        emit(vv);
-        f.emplace_back(std::move(kk.out), std::move(vv.out));
-      };
-      field("dtype", [&](DetCbor &v) { v.text(p.dtype); });
-      if (!p.type.empty()) field("type", [&](DetCbor &v) { v.text(p.type); });
-      field("blob", [&](DetCbor &v) {
-        v.array(2);
-        v.uint(b.offset);
-        v.uint(b.length);
-      });
-      if (p.encoded) {
-        field("encoding", [&](DetCbor &v) { v.text(kSeekable); });
-        field("decoded_length", [&](DetCbor &v) { v.uint(p.decoded_length); });
-      }
-      if (!p.digest.empty()) field("digest", [&](DetCbor &v) { v.text(p.digest); });
-      DetCbor k, v;
-      k.text(p.name);
-      emit_sorted_map(v, f, "part");
-      parts.emplace_back(std::move(k.out), std::move(v.out));
-    }
-    std::vector<std::pair<std::string, std::string>> f;
-    {
-      DetCbor k, v;
-      k.text("shape");
-      v.array(o.shape.size());
-      for (uint64_t d : o.shape) v.uint(d);
-      f.emplace_back(std::move(k.out), std::move(v.out));
-    }
-    {
-      DetCbor k, v;
-      k.text("layout");
-      v.text(o.layout);
-      f.emplace_back(std::move(k.out), std::move(v.out));
-    }
-    if (!o.attributes.empty()) {
-      DetCbor k;
-      k.text("attributes");
-      f.emplace_back(std::move(k.out), o.attributes);
-    }
-    {
-      DetCbor k, v;
-      k.text("parts");
-      emit_sorted_map(v, parts, where(o.name));
-      f.emplace_back(std::move(k.out), std::move(v.out));
-    }
-    DetCbor k, v;
-    k.text(o.name);
-    emit_sorted_map(v, f, where(o.name));
-    objects.emplace_back(std::move(k.out), std::move(v.out));
-  }
-  std::vector<std::pair<std::string, std::string>> root;
-  if (!attributes_.empty()) {
-    DetCbor k;
-    k.text("attributes");
-    root.emplace_back(std::move(k.out), attributes_);
-  }
-  DetCbor k, v;
-  k.text("objects");
-  emit_sorted_map(v, objects, "objects");
-  root.emplace_back(std::move(k.out), std::move(v.out));
-  DetCbor out;
-  emit_sorted_map(out, root, "manifest");
-  return std::move(out.out);
-}
-
-// Final offsets: the layout file's own while everything came in canonical
-// order (or the file is not canonical), else packed afresh in that order.
-void Writer::place_blobs(uint64_t &manifest_at) {
-  if (in_order_ || !opts_.canonical) {
-    for (Blob &b : blobs_) b.offset = b.at;
-    manifest_at = next_at_;
-    return;
-  }
-  std::vector<const Object *> objs;
-  objs.reserve(objects_.size());
-  for (const Object &o : objects_) objs.push_back(&o);
-  std::sort(objs.begin(), objs.end(), [](const Object *a, const Object *b) { return a->name < b->name; });
-  uint64_t cur = kCanonicalAlignment;
-  for (const Object *o : objs) {
-    std::vector<const Part *> parts;
-    for (const Part &p : o->parts) parts.push_back(&p);
-    std::sort(parts.begin(), parts.end(), [](const Part *a, const Part *b) { return a->name < b->name; });
-    for (const Part *p : parts) {
-      Blob &b = blobs_[p->blob];
-      if (b.placed) continue;
-      b.placed = true;
-      b.offset = cur;
-      cur = next_offset(cur, b.length);
-    }
-  }
-  manifest_at = cur;
-}
-
-// A 1.x quantized_group object becomes zt.quant_group/1: its packed part is
-// "data" (1.x: "packed_weight"), and its attributes state every parameter.
-// The parts keep their relative name order, so the placement stands.
-void Writer::restate_quantized(Object &o) {
-  QuantGroup1x q;
-  q.attributes = o.attributes;
-  q.shape = o.shape;
-  Part *data = nullptr, *scales = nullptr;
-  for (Part &p : o.parts) {
-    if (p.name == "packed_weight" || p.name == "data") {
-      if (data) fail(ZT_E_UNSUPPORTED, where(o.name) + ": both 'packed_weight' and 'data' parts");
-      data = &p;
-    } else if (p.name == "scales") {
-      scales = &p;
-    } else if (p.name == "zeros") {
-      q.has_zeros = true;
-    } else {
-      fail(ZT_E_UNSUPPORTED, where(o.name, p.name) + ": not a part of a quantized_group object");
-    }
-  }
-  if (!data || !scales)
-    fail(ZT_E_COMPONENT_MISSING, where(o.name) + ": a quantized_group object needs packed_weight and scales");
-  q.data_dtype = data->dtype;
-  q.scales_dtype = scales->dtype;
-  q.scales_type = scales->type;
-  o.attributes = quant_group_attributes(q, where(o.name));
-  data->name = "data";
-  o.layout = "zt.quant_group/1";
-}
-
-void Writer::copy_out(int out_fd, uint64_t manifest_at, const std::string &manifest) {
-  pwrite_all(out_fd, kMagicV2, 8, 0, "the magic");
-  std::vector<uint8_t> buf;
-  for (const Blob &b : blobs_) {
-    uint64_t done = 0;
-#ifdef __linux__
-    while (done < b.length) {
-      loff_t in = static_cast<loff_t>(b.at + done), out = static_cast<loff_t>(b.offset + done);
-      const ssize_t r = ::copy_file_range(fd_, &in, out_fd, &out, static_cast<size_t>(b.length - done), 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) break;  // not here (another filesystem, an old kernel): by hand below
-      done += static_cast<uint64_t>(r);
-    }
-#endif
-    if (done < b.length && buf.empty()) buf.resize(kCompareChunk);
-    while (done < b.length) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(b.length - done, buf.size()));
-      pread_all(fd_, buf.data(), n, b.at + done);
-      pwrite_all(out_fd, buf.data(), n, b.offset + done, "a blob");
-      done += n;
-    }
-  }
-  (void)manifest_at;
-  (void)manifest;
-}
-
-void Writer::stream_out(Sink &sink, uint64_t manifest_at, const std::string &manifest, uint64_t file_size) {
-  (void)file_size;
-  sink.write(kMagicV2, 8);
-  std::vector<const Blob *> order;
-  for (const Blob &b : blobs_) order.push_back(&b);
-  std::sort(order.begin(), order.end(), [](const Blob *a, const Blob *b) { return a->offset < b->offset; });
-  std::vector<uint8_t> buf(kCompareChunk);
-  for (const Blob *b : order) {
-    if (b->length == 0) continue;  // it may share its offset with the next blob
-    sink.write_zeros(static_cast<size_t>(b->offset - sink.position()));
-    for (uint64_t done = 0; done < b->length;) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(b->length - done, buf.size()));
-      pread_all(fd_, buf.data(), n, b->at + done);
-      sink.write(buf.data(), n);
-      done += n;
-    }
-  }
-  sink.write_zeros(static_cast<size_t>(manifest_at - sink.position()));
-  sink.write(manifest.data(), manifest.size());
-}
-
-void Writer::finish() {
-  check_open();
-  try {
-    if (stream_) fail(ZT_E_MISUSE, "a blob is still being streamed (end it before finishing)");
-    for (Object &o : objects_) {
-      if (o.parts.empty())
-        fail(ZT_E_COMPONENT_MISSING, where(o.name) + ": an object has at least one part (v2 spec §3.3)");
-      if (o.layout == "quantized_group") restate_quantized(o);
-      if (o.layout != "dense") {  // dense sizes were checked part by part
-        std::vector<PartFacts> facts;
-        for (const Part &p : o.parts) facts.push_back({p.name, p.dtype, p.type, p.decoded_length});
-        check_layout_before_write(o.name, o.layout, o.shape, o.numel, o.attributes, facts);
-      }
-    }
-    uint64_t manifest_at = 0;
-    place_blobs(manifest_at);
-    const std::string manifest = encode_manifest();
-    if (manifest.size() > kMaxManifest) fail(ZT_E_LIMIT, "the v2 manifest is over 1 GiB (v2 spec §3.1)");
-    uint8_t footer[kFooterSize] = {};
-    put_le(footer, manifest_at, 8);
-    put_le(footer + 8, manifest.size(), 8);
-    put_le(footer + 16, XXH3_64bits(manifest.data(), manifest.size()), 8);
-    put_le(footer + 24, 2, 4);
-    std::memcpy(footer + 32, kMagicV2, 8);
-    auto *file = dynamic_cast<FileSink *>(sink_.get());
-    const bool reordered = !(in_order_ || !opts_.canonical);
-    if (file && !reordered) {
-      pwrite_all(fd_, manifest.data(), manifest.size(), manifest_at, "the manifest");
-      pwrite_all(fd_, footer, kFooterSize, manifest_at + manifest.size(), "the footer");
-      if (opts_.before_commit) opts_.before_commit(*sink_);
-      sink_->commit(opts_.sync);
-    } else if (file) {
-      // The layout file was a spool: the blobs go in canonical order into a
-      // new temporary for the same destination, and the spool is dropped.
-      auto final_sink = std::make_unique<FileSink>(file->path());
-      const int out = final_sink->positional_fd();
-      copy_out(out, manifest_at, manifest);
-      pwrite_all(out, manifest.data(), manifest.size(), manifest_at, "the manifest");
-      pwrite_all(out, footer, kFooterSize, manifest_at + manifest.size(), "the footer");
-      if (opts_.before_commit) opts_.before_commit(*final_sink);
-      final_sink->commit(opts_.sync);
-      sink_->abandon();
-    } else {
-      stream_out(*sink_, manifest_at, manifest, manifest_at + manifest.size() + kFooterSize);
-      sink_->write(footer, kFooterSize);
-      if (opts_.before_commit) opts_.before_commit(*sink_);
-      sink_->commit(opts_.sync);
-    }
-    state_ = State::Finished;
-    if (own_fd_ && fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  } catch (...) {
-    state_ = State::Failed;
-    sink_->abandon();
-    throw;
-  }
 }
 
 }  // namespace zt::v2

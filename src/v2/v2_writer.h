@@ -30,6 +30,7 @@
 #include "container/sink.h"
 #include "digest/digest.h"
 #include "types/dtype.h"
+#include "v2/blob_file.h"
 #include "ztensor.h"
 
 namespace zt::v2 {
@@ -107,6 +108,7 @@ class Writer {
     uint64_t length = 0;
     uint64_t offset = 0;  // in the final file
     bool placed = false;
+    size_t same_key = SIZE_MAX;  // the next blob with the same content key
   };
   struct Stream;
 
@@ -122,7 +124,6 @@ class Writer {
   void close_stream(const uint8_t *whole);
   uint64_t next_offset(uint64_t at, uint64_t len) const;
   bool same_bytes(uint64_t a, uint64_t b, uint64_t len, const uint8_t *mem);
-  void pwrite_all(int fd, const void *p, size_t n, uint64_t at, const char *what);
   void place_blobs(uint64_t &manifest_at);
   void restate_quantized(Object &o);
   void copy_out(int out_fd, uint64_t manifest_at, const std::string &manifest);
@@ -132,6 +133,7 @@ class Writer {
   WriterOptions opts_;
   std::unique_ptr<Sink> sink_;
   int fd_ = -1;                             // the layout file
+  BlobFile file_;                           // its writes, gathered
   bool own_fd_ = false;                     // an anonymous spool of ours (memory and callback writers)
   uint64_t next_at_ = kCanonicalAlignment;  // where the next blob goes in the layout file
   uint64_t data_end_ = 8;                   // end of the last blob written
@@ -145,9 +147,24 @@ class Writer {
   bool names_sorted_ = true;  // objects_ in increasing name order: no index_ needed
   std::unordered_map<std::string, size_t> index_;
   std::vector<Blob> blobs_;
-  // A hash of (length, digest) → blobs with that content key; equality is
-  // confirmed on the bytes before two parts share one.
-  std::unordered_map<uint64_t, std::vector<size_t>> by_content_;
+  // A hash of (length, digest) → the blobs with that content key (chained
+  // through Blob::same_key); equality is confirmed on the bytes before two
+  // parts share one.
+  // Content key → the first blob with it, open addressing: every part is
+  // looked up, and a node-based map costs a cache miss more per lookup.
+  class ContentIndex {
+   public:
+    size_t find(uint64_t key) const;  // SIZE_MAX if absent
+    // The first blob already under `key`, or SIZE_MAX once `blob` is put there.
+    size_t insert(uint64_t key, size_t blob);
+
+   private:
+    size_t slot(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_); }
+    std::vector<std::pair<uint64_t, size_t>> slots_;  // blob SIZE_MAX: empty
+    size_t used_ = 0;
+    unsigned shift_ = 64;
+  };
+  ContentIndex by_content_;
   std::unique_ptr<Stream> stream_;
   enum class State { Open, Finished, Failed } state_ = State::Open;
 };
