@@ -3,15 +3,6 @@
 // ordinary zt_object handles. The index and every shard are reached through
 // read_index() and open_member(), the two places that know what a location
 // is: a local path, or an http(s) URL (zt_open_url, docs/remote.md).
-#ifdef _WIN32
-#include <io.h>
-#include <windows.h>
-#else
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
-
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -24,14 +15,10 @@
 #include "handles.h"
 #include "io/http_source.h"
 #include "io/s3_location.h"
+#include "platform/file.h"
 #include "set/open_beneath.h"
 #include "set/shard_index.h"
 #include "url_settings.h"
-#ifdef _WIN32
-#include "platform/win32.h"
-#else
-#include "util/regular_file.h"
-#endif
 #include "ztensor_io.h"
 #include "ztensor_set.h"
 
@@ -93,44 +80,15 @@ std::string read_index(const std::string &location, uint64_t limit, const zt_url
     if (!text.empty()) src->read(0, text.size(), text.data());
     return text;
   }
-#ifdef _WIN32
-  uint64_t size = 0;
-  const int fd = win32::open_read(location, &size);
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::_close(fd); }
-  } closer{fd};
+  // A FIFO, a device or a folder is refused at once (platform/file.h).
+  const platform::InputFile file(location, "index '" + printable(location) + "'");
+  const uint64_t size = file.size();
   if (size > limit)
     fail(ZT_E_MANIFEST_LIMIT, "index '" + printable(location) + "': " + std::to_string(size) +
                                   " bytes exceed the limit of " + std::to_string(limit) +
                                   " (zt_open_options.max_manifest_size)");
   std::string text(static_cast<size_t>(size), '\0');
-  if (size) win32::pread_all(fd, printable(location), 0, &text[0], text.size());
-#else
-  struct stat st;
-  const char *kind = nullptr;
-  const int fd = open_regular_file(AT_FDCWD, location.c_str(), 0, &st, &kind);
-  if (fd < 0 && kind) fail(ZT_E_IO, "index '" + printable(location) + "' is " + kind + ", not a regular file");
-  if (fd < 0) fail(ZT_E_IO, "index '" + printable(location) + "': cannot open: " + std::strerror(errno));
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size > limit)
-    fail(ZT_E_MANIFEST_LIMIT, "index '" + printable(location) + "': " + std::to_string(size) +
-                                  " bytes exceed the limit of " + std::to_string(limit) +
-                                  " (zt_open_options.max_manifest_size)");
-  std::string text(size, '\0');
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::pread(fd, text.data() + done, size - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(ZT_E_IO, "index '" + printable(location) + "': read failed: " + std::strerror(errno));
-    if (n == 0) fail(ZT_E_IO, "index '" + printable(location) + "': shrank while being read");
-    done += static_cast<size_t>(n);
-  }
-#endif
+  if (size) platform::read_at(file.get(), "index '" + printable(location) + "'", 0, &text[0], text.size());
   return text;
 }
 

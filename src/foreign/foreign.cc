@@ -18,10 +18,10 @@
 #ifdef _WIN32
 #include <io.h>
 
-#include "platform/win32.h"
+#include "platform/win32/win32.h"
 #include "util/error.h"
 #else
-#include "util/regular_file.h"
+#include "platform/posix/regular_file.h"
 #endif
 
 namespace zt::foreign {

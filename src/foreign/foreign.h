@@ -120,7 +120,7 @@ const GgmlTypeInfo *ggml_type_info(uint32_t id);
 
 // Maps `path` and dispatches on its extension (.safetensors, .npy, .npz,
 // .gguf); unknown extensions are recognised by their magic bytes.
-// The zt tool only (Windows: read whole through src/platform/win32.h).
+// The zt tool only (Windows: read whole through src/platform/win32/win32.h).
 Imported import_file(const std::string &path, const Limits &limits);
 
 // The foreign format of a file by its first bytes (at least 16, fewer only

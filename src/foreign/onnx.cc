@@ -18,7 +18,7 @@
 #else
 #include <io.h>
 
-#include "platform/win32.h"
+#include "platform/win32/win32.h"
 #endif
 
 #include <climits>

@@ -12,7 +12,7 @@
 #include "util/error.h"
 
 #ifndef _WIN32
-#include "util/regular_file.h"
+#include "platform/posix/regular_file.h"
 #endif
 
 namespace zt {

@@ -4,13 +4,13 @@
 #include <io.h>
 #include <windows.h>
 
-#include "platform/win32.h"
+#include "platform/win32/win32.h"
 #else
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/regular_file.h"
+#include "platform/posix/regular_file.h"
 #endif
 
 #include <cerrno>

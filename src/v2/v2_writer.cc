@@ -1,8 +1,5 @@
 #include "v2/v2_writer.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -10,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "platform/file.h"
 #include "util/endian.h"
 #include "util/error.h"
-#include "util/temp_file.h"
 #include "v2/det_cbor_encode.h"
 #include "v2/nfc.h"
 #include "v2/quant_group_1x.h"
@@ -49,16 +46,7 @@ std::string layout_id(const std::string &format) {
 }
 
 void pread_all(int fd, void *p, size_t n, uint64_t at) {
-  auto *b = static_cast<uint8_t *>(p);
-  while (n) {
-    const ssize_t r = ::pread(fd, b, n, static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0)
-      fail(ZT_E_IO, std::string("v2 writer: reading back a blob failed: ") + std::strerror(r < 0 ? errno : EIO));
-    b += r;
-    n -= static_cast<size_t>(r);
-    at += static_cast<uint64_t>(r);
-  }
+  platform::read_at(fd, "the v2 writer's layout file (reading back a blob)", at, p, n);
 }
 
 }  // namespace
@@ -107,15 +95,7 @@ Writer::Writer(std::unique_ptr<Sink> sink, const WriterOptions &opts) : opts_(op
   if (auto *file = dynamic_cast<FileSink *>(sink_.get())) {
     fd_ = file->positional_fd();
   } else {
-    const char *tmp = std::getenv("TMPDIR");
-    const std::string dir = tmp && *tmp ? tmp : "/tmp";
-    fd_ = open_anonymous_temp(dir);
-    if (fd_ < 0) {
-      std::string name;
-      fd_ = create_named_temp(dir + "/zt-v2-spool", "-", name);
-      if (fd_ >= 0) ::unlink(name.c_str());
-    }
-    if (fd_ < 0) fail(ZT_E_IO, "v2 writer: cannot create a spool file in '" + dir + "': " + std::strerror(errno));
+    fd_ = platform::open_scratch_file(platform::temp_folder(), "the v2 writer's spool file");
     own_fd_ = true;
   }
   next_at_ = opts_.canonical ? kCanonicalAlignment : opts_.alignment;
@@ -134,7 +114,7 @@ Writer::~Writer() {
 void Writer::discard() noexcept {
   if (state_ == State::Open) state_ = State::Failed;
   stream_.reset();
-  if (own_fd_ && fd_ >= 0) ::close(fd_);
+  if (own_fd_ && fd_ >= 0) platform::close_file(fd_);
   fd_ = -1;
   if (sink_ && state_ != State::Finished) sink_->abandon();
 }
@@ -148,16 +128,7 @@ void Writer::check_open() const {
 }
 
 void Writer::pwrite_all(int fd, const void *p, size_t n, uint64_t at, const char *what) {
-  auto *b = static_cast<const uint8_t *>(p);
-  while (n) {
-    const ssize_t r = ::pwrite(fd, b, std::min(n, size_t{1} << 30), static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0)
-      fail(ZT_E_IO, std::string("v2 writer: writing ") + what + " failed: " + std::strerror(r < 0 ? errno : EIO));
-    b += r;
-    n -= static_cast<size_t>(r);
-    at += static_cast<uint64_t>(r);
-  }
+  platform::write_at(fd, std::string("the v2 writer's file (") + what + ")", at, p, n);
 }
 
 void Writer::check_name(const std::string &name, const char *what) const {
@@ -492,8 +463,7 @@ void Writer::close_stream(const uint8_t *whole) {
           if (!whole) {  // take the streamed copy back
             next_at_ = s.saved_next_at;
             data_end_ = s.saved_data_end;
-            if (::ftruncate(fd_, static_cast<off_t>(std::max<uint64_t>(data_end_, 8))) != 0)
-              fail(ZT_E_IO, ctx + ": cannot cut the layout file back: " + std::strerror(errno));
+            platform::truncate_file(fd_, std::max<uint64_t>(data_end_, 8), ctx + ": the layout file");
           }
           have_last_key_ = true;
           if (in_order_) {
@@ -678,16 +648,8 @@ void Writer::copy_out(int out_fd, uint64_t manifest_at, const std::string &manif
   pwrite_all(out_fd, kMagicV2, 8, 0, "the magic");
   std::vector<uint8_t> buf;
   for (const Blob &b : blobs_) {
-    uint64_t done = 0;
-#ifdef __linux__
-    while (done < b.length) {
-      loff_t in = static_cast<loff_t>(b.at + done), out = static_cast<loff_t>(b.offset + done);
-      const ssize_t r = ::copy_file_range(fd_, &in, out_fd, &out, static_cast<size_t>(b.length - done), 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) break;  // not here (another filesystem, an old kernel): by hand below
-      done += static_cast<uint64_t>(r);
-    }
-#endif
+    // In the kernel where it can (copy_file_range), by hand below for the rest.
+    uint64_t done = platform::copy_in_kernel(fd_, b.at, out_fd, b.offset, b.length);
     if (done < b.length && buf.empty()) buf.resize(kCompareChunk);
     while (done < b.length) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(b.length - done, buf.size()));
@@ -762,7 +724,7 @@ void Writer::finish() {
       sink_->commit(opts_.sync);
     }
     state_ = State::Finished;
-    if (own_fd_ && fd_ >= 0) ::close(fd_);
+    if (own_fd_ && fd_ >= 0) platform::close_file(fd_);
     fd_ = -1;
   } catch (...) {
     state_ = State::Failed;

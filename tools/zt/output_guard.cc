@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "terminal_text.h"
 #ifdef _WIN32
-#include "platform/win32.h"
+#include "platform/win32/win32.h"
 #endif
 
 namespace ztcli {
