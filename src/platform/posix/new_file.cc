@@ -26,6 +26,7 @@ int create_temp_beside(const ReplaceTarget &target, const std::string &path, con
   int fd = open_anonymous_temp(temp_dir_of(target.path), temp_create_mode(target));
   if (fd < 0) {
     // No O_TMPFILE here: the temporary has a name from the start.
+    const FolderChange change(temp_dir_of(target.path));
     fd = create_named_temp(target.path, tag, temp_path, temp_create_mode(target));
     if (fd < 0) fail(ZT_E_IO, "cannot create a temporary file beside '" + path + "': " + std::strerror(errno));
   }
@@ -65,6 +66,7 @@ void flush_to_disk(int fd, const std::string &what) {
 
 void name_temp(int fd, const std::string &target, const char *tag, std::string &temp_path) {
   if (!temp_path.empty()) return;
+  const FolderChange change(temp_dir_of(target));
   if (!link_anonymous_temp(fd, target, tag, temp_path)) {
     temp_path.clear();
     fail(ZT_E_IO, "cannot give the new file a name beside '" + target + "' (linkat): " + std::strerror(errno));
@@ -73,6 +75,7 @@ void name_temp(int fd, const std::string &target, const char *tag, std::string &
 
 void replace_file(const std::string &temp, const std::string &target, const std::string &what, bool *in_background) {
   ReplacedFile replaced(target);
+  const FolderChange change(temp_dir_of(target));
   if (::rename(temp.c_str(), target.c_str()) != 0)
     fail(ZT_E_IO, "cannot rename " + what + " over '" + target + "': " + std::strerror(errno));
   replaced.release();
@@ -88,7 +91,12 @@ void sync_folder_of(const std::string &target) noexcept {
 }
 
 void remove_temp(const std::string &temp_path) noexcept {
-  ::unlink(temp_path.c_str());
+  try {
+    const FolderChange change(temp_dir_of(temp_path));
+    ::unlink(temp_path.c_str());
+  } catch (...) {  // no memory for the folder's name: unlinked all the same
+    ::unlink(temp_path.c_str());
+  }
 }
 
 }  // namespace platform

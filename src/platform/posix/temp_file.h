@@ -9,6 +9,9 @@
 //   too) removes such files of writers that are gone: the pid is not alive
 //   and nobody holds the lock (the lock speaks for a writer in another pid
 //   namespace or on another NFS client, whose pid means nothing here).
+//   The scan reads the whole folder, so a process scans a folder only when
+//   it has changed since the process last left it clean (see
+//   FolderScans): N files written into one folder cost one scan, not N.
 //
 // Header-only and free of the library's types: the zt tool's exports and
 // set folders use the same names and rules.
@@ -22,11 +25,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -165,20 +171,144 @@ inline void remove_flat_folder(int parent, const std::string &name) {
   (void)::unlinkat(parent, name.c_str(), AT_REMOVEDIR);
 }
 
-// Removes, in the folder of `target`, the temporaries "<base><tag><pid>-*"
-// left by writers that are gone (see the top of this file). A folder of
-// that name (a set's temporary folder) is emptied and removed. Best
-// effort: what cannot be checked or removed stays.
+// The folders this process scanned for stale temporaries (per tag), each
+// with its state (device, inode, mtime, ctime) as the process left it:
+// clean of stale temporaries. A temporary left by another writer since
+// then was created in the folder, which changed its mtime, so a folder
+// whose state is unchanged needs no scan. The process's own changes (its
+// temporaries, renames, removals) are recorded as they are made
+// (FolderChange), so writing N files into one folder costs one scan and
+// 2N stat calls, not N scans of up to N entries. Exact where the
+// filesystem's timestamps are fine-grained once read (Linux 6.13+
+// multigrain timestamps: ext4, xfs, btrfs, tmpfs); elsewhere a temporary
+// created by another process within the same clock tick as this process's
+// own last change in the folder is left to a later scan. Bounded: the
+// least recently recorded folder is forgotten past kMax.
+class FolderScans {
+ public:
+  static constexpr size_t kMax = 256;
+  static FolderScans &instance() {
+    static FolderScans *s = new FolderScans;  // never destroyed: writers may run at exit
+    return *s;
+  }
+  // Whether `st` (of a folder) is exactly as the process left it clean.
+  bool clean(const struct stat &st, const std::string &tag) {
+    renew_after_fork();
+    std::lock_guard<std::mutex> lock(mu_);
+    const Entry *e = find(st, tag);
+    return e && same_time(e->mtime, st.st_mtim) && same_time(e->ctime, st.st_ctim);
+  }
+  // The folder is clean in state `st`.
+  void remember(const struct stat &st, const std::string &tag) {
+    renew_after_fork();
+    std::lock_guard<std::mutex> lock(mu_);
+    Entry *e = find(st, tag);
+    if (!e) {
+      if (entries_.size() >= kMax) entries_.erase(entries_.begin());
+      entries_.push_back(Entry{st.st_dev, st.st_ino, tag, {}, {}});
+      e = &entries_.back();
+    }
+    e->mtime = st.st_mtim;
+    e->ctime = st.st_ctim;
+  }
+  // The process changed the folder from `before` to `after`: still clean
+  // if it was clean before (and nobody else changed it in between).
+  void changed(const struct stat &before, const struct stat &after) {
+    renew_after_fork();
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Entry &e : entries_) {
+      if (e.dev != before.st_dev || e.ino != before.st_ino) continue;
+      if (same_time(e.mtime, before.st_mtim) && same_time(e.ctime, before.st_ctim) && after.st_ino == e.ino) {
+        e.mtime = after.st_mtim;
+        e.ctime = after.st_ctim;
+      } else {
+        e.ino = 0;  // forgotten: the next writer scans
+      }
+    }
+  }
+  // Folder scans (readdir passes) so far, for tests.
+  unsigned long scans() const { return scans_.load(std::memory_order_relaxed); }
+  void count_scan() { scans_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  struct Entry {
+    dev_t dev;
+    ino_t ino;
+    std::string tag;
+    struct timespec mtime, ctime;
+  };
+  // A forked child starts afresh: its parent's temporaries are another
+  // process's now, and the lock may have been held by a thread the child
+  // does not have (platform/process.h).
+  void renew_after_fork() {
+    const pid_t now = ::getpid();
+    if (pid_.load(std::memory_order_relaxed) == now) return;
+    new (&mu_) std::mutex;  // the old one's memory is reused, never unlocked
+    entries_.clear();
+    pid_.store(now, std::memory_order_relaxed);
+  }
+  static bool same_time(const struct timespec &a, const struct timespec &b) {
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+  }
+  Entry *find(const struct stat &st, const std::string &tag) {
+    for (Entry &e : entries_)
+      if (e.dev == st.st_dev && e.ino == st.st_ino && e.tag == tag) return &e;
+    return nullptr;
+  }
+  std::mutex mu_;
+  std::vector<Entry> entries_;
+  std::atomic<pid_t> pid_{::getpid()};
+  std::atomic<unsigned long> scans_{0};
+};
+
+// A change this process makes in a folder (creating or linking a
+// temporary, a rename, a removal), recorded in FolderScans around it.
+class FolderChange {
+ public:
+  explicit FolderChange(const std::string &dir) : dir_(dir) { ok_ = ::stat(dir_.c_str(), &before_) == 0; }
+  ~FolderChange() {
+    struct stat after;
+    if (ok_ && ::stat(dir_.c_str(), &after) == 0) FolderScans::instance().changed(before_, after);
+  }
+  FolderChange(const FolderChange &) = delete;
+  FolderChange &operator=(const FolderChange &) = delete;
+
+ private:
+  std::string dir_;
+  struct stat before_;
+  bool ok_ = false;
+};
+
+// Removes, in the folder of `target`, the temporaries "<name><tag><pid>-*"
+// (of any destination in it) left by writers that are gone (see the top of
+// this file). A folder of that name (a set's temporary folder) is emptied
+// and removed. Best effort: what cannot be checked or removed stays. Skipped
+// when the folder is as this process last left it clean (FolderScans).
 inline void remove_stale_temps(const std::string &target, const char *tag) {
   const std::string dir = temp_dir_of(target);
-  const std::string prefix = temp_base_of(target) + tag;
+  struct stat before;
+  if (::stat(dir.c_str(), &before) != 0) return;
+  FolderScans &scans = FolderScans::instance();
+  if (scans.clean(before, tag)) return;
+  const std::string t = tag;
   DIR *d = ::opendir(dir.c_str());
   if (!d) return;
+  scans.count_scan();
   std::vector<std::string> stale;
+  // A temporary of a live writer in another process may be left behind
+  // later, with no change to the folder: then the folder is not clean.
+  bool others = false;
+  const long self = static_cast<long>(::getpid());
   while (const dirent *e = ::readdir(d)) {
     const std::string n = e->d_name;
-    if (n.compare(0, prefix.size(), prefix) != 0) continue;
-    if (temp_owner_alive(temp_pid(n, prefix.size()))) continue;
+    const size_t at = n.rfind(t);
+    if (at == std::string::npos) continue;
+    const long pid = temp_pid(n, at + t.size());
+    if (pid <= 0 || pid == self) continue;  // not a name we make, or ours
+    if (temp_owner_alive(pid)) {
+      others = true;
+      continue;
+    }
     stale.push_back(n);
   }
   const int dfd = ::dirfd(d);
@@ -196,6 +326,15 @@ inline void remove_stale_temps(const std::string &target, const char *tag) {
     ::close(fd);
   }
   ::closedir(d);
+  // Clean as of now, unless another process's temporary is still there (a
+  // live writer's, or one this process may not remove): then the next
+  // writer looks again.
+  for (const auto &n : stale) {
+    struct stat st;
+    if (::lstat((dir + "/" + n).c_str(), &st) == 0) others = true;
+  }
+  struct stat after;
+  if (!others && ::stat(dir.c_str(), &after) == 0 && after.st_ino == before.st_ino) scans.remember(after, tag);
 }
 
 }  // namespace zt
