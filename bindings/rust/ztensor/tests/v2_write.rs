@@ -28,7 +28,12 @@ fn v2_canonical_is_order_independent() {
 
 #[test]
 fn v2_non_canonical_options() {
-    let opts = WriterOptions::new().v2().canonical(false).encoding(Encoding::Zstd).v2_digest(DigestAlg::Sha256).alignment(4096);
+    let opts = WriterOptions::new()
+        .v2()
+        .canonical(false)
+        .encoding(Encoding::Zstd)
+        .v2_digest(DigestAlg::Sha256)
+        .alignment(4096);
     let f = write(&["x"], &opts);
     let text = String::from_utf8_lossy(&f);
     assert!(text.contains("zt.zstd-seekable/1"));
@@ -50,24 +55,43 @@ fn content_digest(bytes: Vec<u8>, alg: DigestAlg) -> ztensor::Result<String> {
 #[test]
 fn v2_content_digest_ignores_placement_order_and_encoding() {
     let canonical = write(&["a", "bb"], &WriterOptions::new().v2());
-    let floor = write(&["bb", "a"], &WriterOptions::new().v2().canonical(false).alignment(4096));
-    let zstd = write(&["a", "bb"], &WriterOptions::new().v2().canonical(false).encoding(Encoding::Zstd));
+    let floor = write(
+        &["bb", "a"],
+        &WriterOptions::new().v2().canonical(false).alignment(4096),
+    );
+    let zstd = write(
+        &["a", "bb"],
+        &WriterOptions::new().v2().canonical(false).encoding(Encoding::Zstd),
+    );
     assert_ne!(canonical, floor);
     assert_ne!(canonical, zstd);
     for alg in [DigestAlg::Sha256, DigestAlg::Xxh3] {
         let d = content_digest(canonical.clone(), alg).unwrap();
-        assert!(d.starts_with(if alg == DigestAlg::Sha256 { "sha256:" } else { "xxh3:" }), "{d}");
+        assert!(
+            d.starts_with(if alg == DigestAlg::Sha256 { "sha256:" } else { "xxh3:" }),
+            "{d}"
+        );
         assert_eq!(d, content_digest(floor.clone(), alg).unwrap());
         assert_eq!(d, content_digest(zstd.clone(), alg).unwrap());
     }
     let other = write(&["a", "cc"], &WriterOptions::new().v2());
-    assert_ne!(content_digest(canonical, DigestAlg::Sha256).unwrap(), content_digest(other, DigestAlg::Sha256).unwrap());
+    assert_ne!(
+        content_digest(canonical, DigestAlg::Sha256).unwrap(),
+        content_digest(other, DigestAlg::Sha256).unwrap()
+    );
 }
 
 #[test]
 fn v2_content_digest_undefined_without_part_digests() {
-    let f = write(&["w"], &WriterOptions::new().v2().canonical(false).v2_digest(DigestAlg::None));
+    let f = write(
+        &["w"],
+        &WriterOptions::new().v2().canonical(false).v2_digest(DigestAlg::None),
+    );
     let e = content_digest(f, DigestAlg::Sha256).unwrap_err();
     assert_eq!(e.status(), ztensor::Status::Unsupported);
-    assert!(e.message().contains("'w' part 'data' carries no digest"), "{}", e.message());
+    assert!(
+        e.message().contains("'w' part 'data' carries no digest"),
+        "{}",
+        e.message()
+    );
 }
