@@ -4,7 +4,7 @@
 // folder only when it changed since the process last left it clean. What
 // must hold: N writes into one folder cost one scan; a temporary a dead
 // writer of another process left (named, as without O_TMPFILE) is still
-// removed by the next writer in that folder, including one whose writer was
+// removed by the next writer to its destination, including one whose writer was
 // alive at the last scan and died since.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -84,8 +84,11 @@ TEST(StaleTempScan, DeadWritersTemporaryIsRemovedByTheNextWriter) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_FALSE(stray.empty());
   ASSERT_TRUE(exists(stray)) << stray;
-  // The next writer in the folder, to another destination, removes it.
+  // A writer to another destination leaves it to the destination's own.
   write_file(dir.file("third.zt"));
+  EXPECT_TRUE(exists(stray)) << "another destination's temporary was removed";
+  // The next writer to the destination removes it.
+  write_file(dest);
   EXPECT_FALSE(exists(stray)) << stray << " survived the next writer";
 }
 

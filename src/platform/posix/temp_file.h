@@ -191,25 +191,46 @@ class FolderScans {
     static FolderScans *s = new FolderScans;  // never destroyed: writers may run at exit
     return *s;
   }
-  // Whether `st` (of a folder) is exactly as the process left it clean.
-  bool clean(const struct stat &st, const std::string &tag) {
+  // Whether `st` (of a folder) is exactly as the process left it clean;
+  // then `mine` gets (and the record forgets) the stale temporaries of
+  // other destinations the last scan left alone whose names start with
+  // `prefix` (the caller's destination's).
+  bool clean(const struct stat &st, const std::string &tag, const std::string &prefix, std::vector<std::string> &mine) {
     renew_after_fork();
     std::lock_guard<std::mutex> lock(mu_);
-    const Entry *e = find(st, tag);
-    return e && same_time(e->mtime, st.st_mtim) && same_time(e->ctime, st.st_ctim);
+    Entry *e = find(st, tag);
+    if (!e || !same_time(e->mtime, st.st_mtim) || !same_time(e->ctime, st.st_ctim)) return false;
+    for (auto it = e->leftovers.begin(); it != e->leftovers.end();) {
+      if (it->compare(0, prefix.size(), prefix) == 0) {
+        mine.push_back(*it);
+        it = e->leftovers.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return true;
   }
-  // The folder is clean in state `st`.
-  void remember(const struct stat &st, const std::string &tag) {
+  // The next writer in the folder scans it again.
+  void forget(const struct stat &st) {
+    renew_after_fork();
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Entry &e : entries_)
+      if (e.dev == st.st_dev && e.ino == st.st_ino) e.ino = 0;
+  }
+  // The folder is clean in state `st`, but for `leftovers`: stale
+  // temporaries of other destinations (their next writer removes them).
+  void remember(const struct stat &st, const std::string &tag, std::vector<std::string> leftovers) {
     renew_after_fork();
     std::lock_guard<std::mutex> lock(mu_);
     Entry *e = find(st, tag);
     if (!e) {
       if (entries_.size() >= kMax) entries_.erase(entries_.begin());
-      entries_.push_back(Entry{st.st_dev, st.st_ino, tag, {}, {}});
+      entries_.push_back(Entry{st.st_dev, st.st_ino, tag, {}, {}, {}});
       e = &entries_.back();
     }
     e->mtime = st.st_mtim;
     e->ctime = st.st_ctim;
+    e->leftovers = std::move(leftovers);
   }
   // The process changed the folder from `before` to `after`: still clean
   // if it was clean before (and nobody else changed it in between).
@@ -236,6 +257,7 @@ class FolderScans {
     ino_t ino;
     std::string tag;
     struct timespec mtime, ctime;
+    std::vector<std::string> leftovers;
   };
   // A forked child starts afresh: its parent's temporaries are another
   // process's now, and the lock may have been held by a thread the child
@@ -279,22 +301,57 @@ class FolderChange {
   bool ok_ = false;
 };
 
-// Removes, in the folder of `target`, the temporaries "<name><tag><pid>-*"
-// (of any destination in it) left by writers that are gone (see the top of
-// this file). A folder of that name (a set's temporary folder) is emptied
-// and removed. Best effort: what cannot be checked or removed stays. Skipped
-// when the folder is as this process last left it clean (FolderScans).
+// Removes the temporary `n` in the folder `dfd` if nobody holds its lock
+// (see the top of this file); a folder of that name (a set's temporary
+// folder) is emptied and removed. False when it is still there.
+inline bool remove_unlocked_temp(int dfd, const std::string &n) {
+  const int fd = ::openat(dfd, n.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return errno == ENOENT;
+  struct stat st;
+  // The lock decides: a live writer (in another pid namespace, say) holds it.
+  if (::fstat(fd, &st) == 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    if (S_ISREG(st.st_mode))
+      (void)::unlinkat(dfd, n.c_str(), 0);
+    else if (S_ISDIR(st.st_mode))
+      remove_flat_folder(dfd, n);
+  }
+  ::close(fd);
+  struct stat left;
+  return ::fstatat(dfd, n.c_str(), &left, AT_SYMLINK_NOFOLLOW) != 0;
+}
+
+// Removes, in the folder of `target`, the temporaries "<base><tag><pid>-*"
+// of `target` left by writers that are gone (see the top of this file).
+// Best effort: what cannot be checked or removed stays. The folder is read
+// only when it changed since this process last left it clean
+// (FolderScans); the scan also notes other destinations' stale
+// temporaries, which their own next writer in this process then removes
+// without reading the folder.
 inline void remove_stale_temps(const std::string &target, const char *tag) {
   const std::string dir = temp_dir_of(target);
+  const std::string prefix = temp_base_of(target) + tag;
   struct stat before;
   if (::stat(dir.c_str(), &before) != 0) return;
   FolderScans &scans = FolderScans::instance();
-  if (scans.clean(before, tag)) return;
+  std::vector<std::string> mine;
+  if (scans.clean(before, tag, prefix, mine)) {
+    if (mine.empty()) return;
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return scans.forget(before);
+    bool all = true;
+    {
+      const FolderChange change(dir);
+      for (const auto &n : mine) all = remove_unlocked_temp(dfd, n) && all;
+    }
+    ::close(dfd);
+    if (!all) scans.forget(before);
+    return;
+  }
   const std::string t = tag;
   DIR *d = ::opendir(dir.c_str());
   if (!d) return;
   scans.count_scan();
-  std::vector<std::string> stale;
+  std::vector<std::string> stale, leftovers;
   // A temporary of a live writer in another process may be left behind
   // later, with no change to the folder: then the folder is not clean.
   bool others = false;
@@ -307,34 +364,22 @@ inline void remove_stale_temps(const std::string &target, const char *tag) {
     if (pid <= 0 || pid == self) continue;  // not a name we make, or ours
     if (temp_owner_alive(pid)) {
       others = true;
-      continue;
+    } else if (n.compare(0, prefix.size(), prefix) == 0) {
+      stale.push_back(n);
+    } else {
+      leftovers.push_back(n);  // another destination's: its next writer judges
     }
-    stale.push_back(n);
   }
   const int dfd = ::dirfd(d);
-  for (const auto &n : stale) {
-    const int fd = ::openat(dfd, n.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) continue;
-    struct stat st;
-    // The lock decides: a live writer (in another pid namespace, say) holds it.
-    if (::fstat(fd, &st) == 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      if (S_ISREG(st.st_mode))
-        (void)::unlinkat(dfd, n.c_str(), 0);
-      else if (S_ISDIR(st.st_mode))
-        remove_flat_folder(dfd, n);
-    }
-    ::close(fd);
-  }
+  // Clean as of now, unless another process's temporary of this
+  // destination is still there (a live writer's, or one this process may
+  // not remove): then the next writer looks again.
+  for (const auto &n : stale)
+    if (!remove_unlocked_temp(dfd, n)) others = true;
   ::closedir(d);
-  // Clean as of now, unless another process's temporary is still there (a
-  // live writer's, or one this process may not remove): then the next
-  // writer looks again.
-  for (const auto &n : stale) {
-    struct stat st;
-    if (::lstat((dir + "/" + n).c_str(), &st) == 0) others = true;
-  }
   struct stat after;
-  if (!others && ::stat(dir.c_str(), &after) == 0 && after.st_ino == before.st_ino) scans.remember(after, tag);
+  if (!others && leftovers.size() <= 64 && ::stat(dir.c_str(), &after) == 0 && after.st_ino == before.st_ino)
+    scans.remember(after, tag, std::move(leftovers));
 }
 
 }  // namespace zt
