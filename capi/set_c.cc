@@ -16,7 +16,7 @@
 #include "io/http_source.h"
 #include "io/s3_location.h"
 #include "platform/file.h"
-#include "set/open_beneath.h"
+#include "platform/open_beneath.h"
 #include "set/shard_index.h"
 #include "url_settings.h"
 #include "ztensor_io.h"

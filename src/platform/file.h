@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace zt {
@@ -35,6 +36,41 @@ class InputFile {
   int fd_ = -1;
   uint64_t size_ = 0;
 };
+
+// A whole regular file as one read-only buffer, for parsers that read a
+// buffer: a private read-only map (POSIX: pages of the page cache, not
+// counted as the process's data), or on Windows the file read whole into
+// memory (a file mapped there could not be replaced while it is parsed).
+// Throws zt::Error: ZT_E_IO (InputFile's, or the map or read failed),
+// ZT_E_LIMIT (larger than this process can address), ZT_E_CHANGED (not
+// `expected_size` bytes, when given: replaced since it was opened),
+// ZT_E_NOMEM.
+class FileView {
+ public:
+  static constexpr uint64_t kAnySize = UINT64_MAX;
+  explicit FileView(const std::string &path, uint64_t expected_size = kAnySize);
+  ~FileView();
+  FileView(const FileView &) = delete;
+  FileView &operator=(const FileView &) = delete;
+  // Never null (an empty file: a static byte).
+  const uint8_t *data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  const uint8_t *data_ = nullptr;
+  size_t size_ = 0;
+  void *map_ = nullptr;              // POSIX
+  std::unique_ptr<uint8_t[]> copy_;  // Windows
+};
+
+// What read_small_file found.
+enum class SmallFile { kRead, kMissing, kTooLarge };
+// The whole text of a small file (a configuration file), read safely
+// whatever the path names: InputFile's rules (a FIFO or device refused
+// without blocking), at most `limit` bytes (one byte past it is read: the
+// file may grow). kMissing when there is nothing at `path`. Throws
+// zt::Error (ZT_E_IO) naming the file as `label`.
+SmallFile read_small_file(const std::string &path, uint64_t limit, const std::string &label, std::string &text);
 
 // Reads exactly len bytes at offset, with no shared file position (threads
 // may read one file at once). `what` names the file in messages ("'<path>'");

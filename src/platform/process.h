@@ -18,4 +18,9 @@ namespace zt {
 // src/platform/win32/process.cc).
 unsigned long current_process_id() noexcept;
 
+// Registers functions run around fork(2): before it in the forking thread,
+// after it in the parent and in the child (pthread_atfork). Nothing on
+// Windows, which has no fork.
+void at_fork(void (*prepare)(), void (*parent)(), void (*child)()) noexcept;
+
 }  // namespace zt

@@ -2,6 +2,7 @@
 #include "platform/file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "platform/posix/regular_file.h"
 #include "platform/posix/temp_file.h"
@@ -44,6 +46,60 @@ InputFile::InputFile(int fd, const std::string &path) : fd_(fd) {
 void InputFile::close() noexcept {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+}
+
+FileView::FileView(const std::string &path, uint64_t expected_size) {
+  static const uint8_t kEmpty = 0;
+  data_ = &kEmpty;
+  InputFile file(path);
+  if (expected_size != kAnySize && file.size() != expected_size)
+    fail(ZT_E_CHANGED, "'" + path + "' changed size while being opened (" + std::to_string(expected_size) + " -> " +
+                           std::to_string(file.size()) + " bytes)");
+  if (file.size() > std::numeric_limits<size_t>::max())
+    fail(ZT_E_LIMIT, "'" + path + "' (" + std::to_string(file.size()) + " bytes) is larger than this " +
+                         std::to_string(8 * sizeof(size_t)) + "-bit process can map");
+  size_ = static_cast<size_t>(file.size());
+  if (size_ == 0) return;
+  void *a = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.get(), 0);
+  if (a == MAP_FAILED) fail(ZT_E_IO, "cannot map '" + path + "': " + std::strerror(errno));
+  map_ = a;
+  data_ = static_cast<const uint8_t *>(a);
+}
+
+FileView::~FileView() {
+  if (map_) ::munmap(map_, size_);
+}
+
+SmallFile read_small_file(const std::string &path, uint64_t limit, const std::string &label, std::string &text) {
+  struct stat st;
+  const char *kind = nullptr;
+  const int fd = open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &kind);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return SmallFile::kMissing;
+    if (kind) fail(ZT_E_IO, label + " is " + kind + ", not a regular file; refused");
+    fail(ZT_E_IO, "cannot read " + label + ": " + std::strerror(errno));
+  }
+  if (static_cast<uint64_t>(st.st_size) > limit) {
+    ::close(fd);
+    return SmallFile::kTooLarge;
+  }
+  // Read up to one byte past the cap: the file may grow after the fstat.
+  text.assign(static_cast<size_t>(limit) + 1, '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, &text[got], text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      fail(ZT_E_IO, "cannot read " + label + ": " + std::strerror(e));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(got);
+  return got > limit ? SmallFile::kTooLarge : SmallFile::kRead;
 }
 
 void read_at(int fd, const std::string &what, uint64_t offset, void *dst, size_t len) {

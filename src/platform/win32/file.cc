@@ -5,6 +5,8 @@
 #include <windows.h>
 
 #include <algorithm>
+#include <limits>
+#include <new>
 
 #include "platform/win32/win32.h"
 #include "util/error.h"
@@ -29,6 +31,36 @@ InputFile::InputFile(int fd, const std::string &path) : fd_(fd) {
 void InputFile::close() noexcept {
   if (fd_ >= 0) _close(fd_);
   fd_ = -1;
+}
+
+FileView::FileView(const std::string &path, uint64_t expected_size) {
+  static const uint8_t kEmpty = 0;
+  data_ = &kEmpty;
+  InputFile file(path);
+  if (expected_size != kAnySize && file.size() != expected_size)
+    fail(ZT_E_CHANGED, "'" + path + "' changed size while being opened (" + std::to_string(expected_size) + " -> " +
+                           std::to_string(file.size()) + " bytes)");
+  if (file.size() > std::numeric_limits<size_t>::max())
+    fail(ZT_E_LIMIT, "'" + path + "' (" + std::to_string(file.size()) + " bytes) is larger than this " +
+                         std::to_string(8 * sizeof(size_t)) + "-bit process can read");
+  size_ = static_cast<size_t>(file.size());
+  if (size_ == 0) return;
+  // Read whole rather than mapped: Windows cannot replace a mapped file.
+  copy_.reset(new (std::nothrow) uint8_t[size_]);
+  if (!copy_) fail(ZT_E_NOMEM, "'" + path + "': cannot allocate " + std::to_string(size_) + " bytes to read it");
+  read_at(file.get(), "'" + path + "'", 0, copy_.get(), size_);
+  data_ = copy_.get();
+}
+
+FileView::~FileView() = default;
+
+SmallFile read_small_file(const std::string &path, uint64_t limit, const std::string &label, std::string &text) {
+  if (win32::path_kind(path) == 0) return SmallFile::kMissing;
+  InputFile file(path, label);
+  if (file.size() > limit) return SmallFile::kTooLarge;
+  text.assign(static_cast<size_t>(file.size()), '\0');
+  if (!text.empty()) read_at(file.get(), label, 0, &text[0], text.size());
+  return SmallFile::kRead;
 }
 
 void read_at(int fd, const std::string &what, uint64_t offset, void *dst, size_t len) {
