@@ -38,19 +38,6 @@ inline std::vector<uint8_t> host_to_le(const void *data, size_t len, size_t elem
   return v;
 }
 
-// Sets (or, with nullptr, removes) an environment variable of this
-// process, on every platform (Windows has no setenv/unsetenv).
-inline void set_env(const char *name, const char *value) {
-#ifdef _WIN32
-  _putenv_s(name, value ? value : "");
-#else
-  if (value)
-    setenv(name, value, 1);
-  else
-    unsetenv(name);
-#endif
-}
-
 inline std::string sha256_hex(const void *data, size_t len) {
 #ifdef _WIN32
   unsigned char md[32] = {};
