@@ -178,7 +178,7 @@ def main():
             r_copy = "%.2f×" % (med["own"] / med["copy"]) if own else "—"
             r_views = "%.2f×" % (med["own"] / med["views"]) if own else "—"
             if own and fmt not in zero_copy:
-                r_views += " (copies: ONNX tensors are parsed)"
+                r_views += " (raw_data in place; views only where its offset happens to be aligned)"
             print("| %s | %s | %s | %s | %s | %s | %s |" % (fmt, "cold" if cold else "warm", own_cell, cell("copy"),
                                                              r_copy, cell("views"), r_views))
             sys.stdout.flush()

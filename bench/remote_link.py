@@ -127,12 +127,31 @@ def write_set(root, shards):
         json.dump({"weight_map": weight_map}, f)
 
 
+def write_v2_sharded(root, shards):
+    """An 8-shard v2 model: v2 files made data shards of root v2set/model.zt
+    (zt_v2_make_sharded, what zt split --format 2 does)."""
+    d = os.path.join(root, "v2set")
+    os.makedirs(d, exist_ok=True)
+    paths, names = [], []
+    for s in range(shards):
+        name = f"{s + 1:05d}"
+        path = os.path.join(d, f"model-{name}.zt")
+        ztensor.save_file({f"s{s}.w": np.ones((256, 1024), dtype=np.float32)}, path, format=2)
+        paths.append(path.encode())
+        names.append(name.encode())
+    arr = ctypes.c_char_p * shards
+    lib.zt_v2_make_sharded.restype = ctypes.c_int
+    lib.zt_v2_make_sharded.argtypes = [ctypes.c_char_p, arr, arr, ctypes.c_size_t, ctypes.c_int, ctypes.c_uint32]
+    check(lib.zt_v2_make_sharded(os.path.join(d, "model.zt").encode(), arr(*paths), arr(*names), shards, 2, 0))
+
+
 def rows(server, root, work, whole_files, tp_mib, read_all):
     """Prints the markdown rows; whole_files: [(label, filename, bufs)]."""
     tp_path = os.path.join(root, "tp.zt")
     n = write_tp_model(tp_path, tp_mib)
     tp_size = os.path.getsize(tp_path)
     write_set(root, 8)
+    write_v2_sharded(root, 8)
     for cond, rtt_ms, conn, total in CONDITIONS:
         rtt = rtt_ms / 1000
         rate = link_rate(conn, total)
@@ -152,6 +171,9 @@ def rows(server, root, work, whole_files, tp_mib, read_all):
             t = min(time_set_open(f"{sim.base}/set/model.zt.index.json") for _ in range(2))
             print(f"| open an 8-shard set, {cond} | {t * 1000:.0f} ms = {t / rtt:.1f} RTT | — | — | ≈ 2–3 RTT "
                   f"(+ index, connect) |")
+            t = min(time_open(f"{sim.base}/v2set/model.zt") for _ in range(2))
+            print(f"| open an 8-shard v2 root, {cond} | {t * 1000:.0f} ms = {t / rtt:.1f} RTT | — | — | ≈ 2–3 RTT "
+                  f"(+ root, connect) |")
             for world in (2, 4, 8):
                 naive = run_ranks(f"{sim.base}/tp.zt", None, world, True)
                 naive_t = max(r[1] for r in naive)

@@ -26,20 +26,17 @@ std::string name_str(const char *name, size_t len, const char *fn) {
 
 // The logical type of opts, if any (struct_size is checked by zt_write_blob).
 std::string logical_of(const zt_blob_options *opts) {
-  if (opts && opts->struct_size >= offsetof(zt_blob_options, logical_type) + sizeof(const char *) && opts->logical_type)
-    return opts->logical_type;
+  if (opts && ZT_HAS_FIELD(opts, logical_type) && opts->logical_type) return opts->logical_type;
   return {};
 }
 
 // opts without its logical type: for index components.
 zt_blob_options index_options(const zt_blob_options *opts) {
   zt_blob_options o;
-  zt_blob_options_init(&o);
-  if (opts && opts->struct_size >= sizeof(zt_blob_options))
-    o = *opts;
-  else if (opts)
-    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof o));
-  o.struct_size = sizeof o;
+  if (opts)
+    o = current_struct(*opts, zt_blob_options_init);
+  else
+    zt_blob_options_init(&o);
   o.logical_type = nullptr;
   return o;
 }
@@ -75,13 +72,6 @@ void check_components_readable(const zt_object &o) {
   const Object &m = *o.obj;
   if (m.status != ZT_OK) fail(m.status, m.error);
   for (const auto &c : m.components) o.reader->check_readable(m, c);
-}
-
-template <typename T>
-void check_out_struct(const T *out, const char *fn) {
-  if (!out) fail(ZT_E_INVALID_ARG, std::string(fn) + ": out is NULL");
-  if (out->struct_size < sizeof(T))
-    fail(ZT_E_INVALID_ARG, std::string(fn) + ": out->struct_size must be set to sizeof the struct");
 }
 
 }  // namespace
@@ -153,9 +143,7 @@ ZT_API zt_status zt_writer_add_coo(zt_writer *w, const char *name, size_t name_l
 }
 
 ZT_API void zt_quant_params_init(zt_quant_params *params) {
-  if (!params) return;
-  std::memset(params, 0, sizeof *params);
-  params->struct_size = sizeof *params;
+  if (!init_struct(params)) return;
   params->bits = 4;
   params->group_size = 128;
   params->packing = "8_per_i32";
@@ -170,7 +158,7 @@ ZT_API zt_status zt_writer_add_quantized_group(zt_writer *w, const char *name, s
     const char *fn = "zt_writer_add_quantized_group";
     writer_ref(w, fn);
     const std::string object = name_str(name, name_len, fn);
-    if (!p || p->struct_size < sizeof(zt_quant_params))
+    if (!p || !ZT_HAS_FIELD(p, zeros_len))
       invalid("zt_writer_add_quantized_group: params is NULL or struct_size unset (call zt_quant_params_init)");
     if (!p->packing) fail(ZT_E_QUANT_PARAMS, where(object) + ": packing is NULL");
     if (!shape && ndim) invalid("zt_writer_add_quantized_group: shape is NULL with ndim > 0");

@@ -104,6 +104,18 @@ ZT_API zt_status zt_object_to_dlpack(const zt_object *obj, DLManagedTensor **out
     const Object &m = *o.obj;
     const Component &c = data_component(m);
     const DLDataType dtype = element_type(m, c);
+    // A packed sub-byte type (f4_e2m1, safetensors' F6_*: u8 bytes holding
+    // shape × 4 or 6 bits) has fewer bytes than shape × the storage element,
+    // and no DLPack type: a tensor of the shape would reach past its bytes.
+    const auto numel = shape_numel(m.shape);
+    const auto need = numel ? checked_mul(*numel, uint64_t{dtype.bits} / 8 * dtype.lanes) : std::nullopt;
+    if (!need || *need != o.reader->decoded_size(m, c))
+      fail(ZT_E_UNSUPPORTED, where(m.name, c.role) + ": " +
+                                 (c.has_type ? "logical type '" + printable(c.logical_type) + "'"
+                                             : "dtype '" + printable(c.dtype_name) + "'") +
+                                 " packs its elements below a byte (" + std::to_string(o.reader->decoded_size(m, c)) +
+                                 " bytes for " + (numel ? std::to_string(*numel) : std::string("2^64 or more")) +
+                                 " elements); it has no DLPack equivalent");
 
     auto holder = std::make_unique<DlpackHolder>();
     holder->shape.reserve(m.shape.size() + 1);  // data() non-NULL for scalars too

@@ -56,7 +56,7 @@ void copy_component(const Reader &in, const Object &o, const Component &c, Write
     w.blob_end();
     return;
   }
-  if (in.source().data() && !needs_swap(c)) {
+  if (in.source_of(c).data() && !needs_swap(c)) {
     size_t len = 0;
     const uint8_t *view = in.view(o, c, &len);
     w.write_blob(name, c.role, c.dtype, view, len, bo);

@@ -14,25 +14,21 @@ namespace zt::capi {
 ReaderOptions to_reader_options(const zt_open_options *o) {
   ReaderOptions r;
   if (!o) return r;
-  if (o->struct_size < sizeof(uint32_t) * 2)
+  if (!ZT_HAS_FIELD(o, access))
     fail(ZT_E_INVALID_ARG, "zt_open_options.struct_size is not set (call zt_open_options_init)");
   // Fields beyond what the caller's struct holds keep their defaults.
-  auto has = [&](size_t end) { return o->struct_size >= end; };
-  if (has(offsetof(zt_open_options, access) + sizeof o->access)) {
+  if (ZT_HAS_FIELD(o, access)) {
     if (o->access > ZT_ACCESS_PREAD) fail(ZT_E_INVALID_ARG, "zt_open_options.access must be MMAP or PREAD");
     r.access = static_cast<zt_access>(o->access);
   }
-  if (has(offsetof(zt_open_options, strict) + sizeof o->strict)) r.strict = o->strict != 0;
-  if (has(offsetof(zt_open_options, threads) + sizeof o->threads)) r.threads = o->threads;
-  if (has(offsetof(zt_open_options, max_manifest_size) + sizeof o->max_manifest_size) && o->max_manifest_size)
-    r.max_manifest_size = o->max_manifest_size;
-  if (has(offsetof(zt_open_options, max_decoded_size) + sizeof o->max_decoded_size) && o->max_decoded_size)
-    r.max_decoded_size = o->max_decoded_size;
+  if (ZT_HAS_FIELD(o, strict)) r.strict = o->strict != 0;
+  if (ZT_HAS_FIELD(o, threads)) r.threads = o->threads;
+  if (ZT_HAS_FIELD(o, max_manifest_size) && o->max_manifest_size) r.max_manifest_size = o->max_manifest_size;
+  if (ZT_HAS_FIELD(o, max_decoded_size) && o->max_decoded_size) r.max_decoded_size = o->max_decoded_size;
   // Since 1.1.0; an older caller's smaller struct leaves it off.
-  if (has(offsetof(zt_open_options, verify_on_read) + sizeof o->verify_on_read))
-    r.verify_on_read = o->verify_on_read != 0;
+  if (ZT_HAS_FIELD(o, verify_on_read)) r.verify_on_read = o->verify_on_read != 0;
   // Since 1.2.0.
-  if (has(offsetof(zt_open_options, prefetch) + sizeof o->prefetch)) {
+  if (ZT_HAS_FIELD(o, prefetch)) {
     if (o->prefetch > 1) fail(ZT_E_INVALID_ARG, "zt_open_options.prefetch must be 0 or 1");
     r.prefetch = o->prefetch != 0;
   }
@@ -75,9 +71,7 @@ zt_status verify_file(const zt_file *file, uint32_t strict, const char *fn, Repo
 extern "C" {
 
 ZT_API void zt_open_options_init(zt_open_options *o) {
-  if (!o) return;
-  std::memset(o, 0, sizeof *o);
-  o->struct_size = sizeof *o;
+  if (!init_struct(o)) return;
   o->access = ZT_ACCESS_MMAP;
   o->max_manifest_size = kMaxManifestSize;
   o->max_decoded_size = uint64_t{64} << 30;
@@ -92,11 +86,11 @@ ZT_API void zt_open_options_init(zt_open_options *o) {
 // (capi/ztensor.map), which fills the whole struct.
 #if defined(__ELF__)
 extern "C" __attribute__((visibility("default"))) void ztensor_open_options_init_1_0(zt_open_options *o) {
-  init_older_struct(o, offsetof(zt_open_options, max_decoded_size) + sizeof(uint64_t), zt_open_options_init);
+  init_older_struct(o, ZT_SIZE_THROUGH(zt_open_options, max_decoded_size), zt_open_options_init);
 }
 __asm__(".symver ztensor_open_options_init_1_0, zt_open_options_init@ZTENSOR_1");
 extern "C" __attribute__((visibility("default"))) void ztensor_open_options_init_1_1(zt_open_options *o) {
-  init_older_struct(o, offsetof(zt_open_options, verify_on_read) + sizeof(uint32_t), zt_open_options_init);
+  init_older_struct(o, ZT_SIZE_THROUGH(zt_open_options, verify_on_read), zt_open_options_init);
 }
 __asm__(".symver ztensor_open_options_init_1_1, zt_open_options_init@ZTENSOR_1.1");
 #endif

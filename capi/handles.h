@@ -12,6 +12,7 @@
 
 #include "container/memory_sink.h"
 #include "reader.h"
+#include "struct_size.h"
 #include "util/error.h"
 #include "util/redact_url.h"
 #include "writer.h"
@@ -107,18 +108,6 @@ const zt_file &file_ref(const zt_file *f, const char *fn);
 zt_writer &writer_ref(zt_writer *w, const char *fn);
 const zt_object &object_ref(const zt_object *o, const char *fn);
 const zt::Component &component_ref(const zt_object &o, size_t index, const char *fn);
-
-// The body of an init kept for callers built against an older, smaller
-// version of a struct_size struct: fills the current struct with `init`
-// and hands over only its first `old_size` bytes, struct_size saying so.
-template <typename Options>
-void init_older_struct(Options *o, size_t old_size, void (*init)(Options *)) {
-  if (!o) return;
-  Options full;
-  init(&full);
-  full.struct_size = static_cast<uint32_t>(old_size);
-  std::memcpy(o, &full, old_size);
-}
 
 // Copies a string into malloc'd memory the caller frees with zt_free.
 char *dup_string(const std::string &s);

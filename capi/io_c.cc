@@ -7,6 +7,7 @@
 #include "handles.h"
 #include "io/callback_source.h"
 #include "io/http_source.h"
+#include "set/v2_shards.h"
 #include "url_settings.h"
 #include "ztensor_io.h"
 
@@ -16,7 +17,7 @@ using namespace zt::capi;
 namespace {
 
 // The members an io must hold for the library to use it (through close).
-constexpr size_t kIoMinSize = offsetof(zt_io, close) + sizeof(zt_io::close);
+constexpr size_t kIoMinSize = ZT_SIZE_THROUGH(zt_io, close);
 
 }  // namespace
 
@@ -25,13 +26,12 @@ namespace zt::capi {
 UrlSettings to_url_settings(const zt_url_options *u, const char *fn) {
   UrlSettings s;
   if (u) {
-    if (u->struct_size < sizeof(uint32_t) * 2)
+    if (!ZT_HAS_FIELD(u, connect_timeout_ms))
       invalid((std::string(fn) + ": zt_url_options.struct_size is not set (call zt_url_options_init)").c_str());
-    // Fields beyond what the caller's struct holds keep their defaults;
-    // zero means the default too.
-    auto has = [&](size_t end) { return u->struct_size >= end; };
+      // Fields beyond what the caller's struct holds keep their defaults;
+      // zero means the default too.
 #define ZT_URL_FIELD(name) \
-  if (has(offsetof(zt_url_options, name) + sizeof u->name) && u->name != 0) s.name = u->name
+  if (ZT_HAS_FIELD(u, name) && u->name != 0) s.name = u->name
     ZT_URL_FIELD(connect_timeout_ms);
     ZT_URL_FIELD(timeout_ms);
     ZT_URL_FIELD(max_parallel);
@@ -41,24 +41,19 @@ UrlSettings to_url_settings(const zt_url_options *u, const char *fn) {
     ZT_URL_FIELD(max_header_bytes);
 #undef ZT_URL_FIELD
     // Zero is meaningful for these: take them as given.
-    if (has(offsetof(zt_url_options, retries) + sizeof u->retries)) s.retries = u->retries;
-    if (has(offsetof(zt_url_options, allow_any_scheme) + sizeof u->allow_any_scheme))
-      s.allow_any_scheme = u->allow_any_scheme != 0;
-    if (has(offsetof(zt_url_options, max_unranged_bytes) + sizeof u->max_unranged_bytes))
-      s.max_unranged_bytes = u->max_unranged_bytes;
-    if (has(offsetof(zt_url_options, bearer_token) + sizeof u->bearer_token) && u->bearer_token)
-      s.bearer_token = u->bearer_token;
-    if (has(offsetof(zt_url_options, user_agent) + sizeof u->user_agent) && u->user_agent) s.user_agent = u->user_agent;
+    if (ZT_HAS_FIELD(u, retries)) s.retries = u->retries;
+    if (ZT_HAS_FIELD(u, allow_any_scheme)) s.allow_any_scheme = u->allow_any_scheme != 0;
+    if (ZT_HAS_FIELD(u, max_unranged_bytes)) s.max_unranged_bytes = u->max_unranged_bytes;
+    if (ZT_HAS_FIELD(u, bearer_token) && u->bearer_token) s.bearer_token = u->bearer_token;
+    if (ZT_HAS_FIELD(u, user_agent) && u->user_agent) s.user_agent = u->user_agent;
     // 1.2 fields. A member past the caller's struct_size is never read,
     // not even to be ignored: a 1.1 caller's struct ends before these (ASan
     // caught such a read when the size check came after it).
-    if (has(offsetof(zt_url_options, low_speed_bytes) + sizeof u->low_speed_bytes))
-      s.low_speed_bytes = u->low_speed_bytes;
-    if (has(offsetof(zt_url_options, low_speed_time_ms) + sizeof u->low_speed_time_ms) && u->low_speed_time_ms)
-      s.low_speed_time_ms = u->low_speed_time_ms;
-    if (has(offsetof(zt_url_options, deadline_ms) + sizeof u->deadline_ms)) s.deadline_ms = u->deadline_ms;
+    if (ZT_HAS_FIELD(u, low_speed_bytes)) s.low_speed_bytes = u->low_speed_bytes;
+    if (ZT_HAS_FIELD(u, low_speed_time_ms) && u->low_speed_time_ms) s.low_speed_time_ms = u->low_speed_time_ms;
+    if (ZT_HAS_FIELD(u, deadline_ms)) s.deadline_ms = u->deadline_ms;
 #define ZT_URL_TEXT(name) \
-  if (has(offsetof(zt_url_options, name) + sizeof u->name) && u->name) s.name = u->name
+  if (ZT_HAS_FIELD(u, name) && u->name) s.name = u->name
     ZT_URL_TEXT(s3_region);
     ZT_URL_TEXT(s3_endpoint);
     ZT_URL_TEXT(s3_profile);
@@ -66,22 +61,19 @@ UrlSettings to_url_settings(const zt_url_options *u, const char *fn) {
     ZT_URL_TEXT(aws_secret_access_key);
     ZT_URL_TEXT(aws_session_token);
 #undef ZT_URL_TEXT
-    if (has(offsetof(zt_url_options, s3_addressing) + sizeof u->s3_addressing)) {
+    if (ZT_HAS_FIELD(u, s3_addressing)) {
       if (u->s3_addressing > ZT_S3_ADDRESSING_VIRTUAL)
         invalid((std::string(fn) + ": zt_url_options.s3_addressing is " + std::to_string(u->s3_addressing) +
                  " (ZT_S3_ADDRESSING_AUTO, _PATH or _VIRTUAL)")
                     .c_str());
       s.s3_addressing = u->s3_addressing;
     }
-    if (has(offsetof(zt_url_options, s3_unsigned) + sizeof u->s3_unsigned)) s.s3_unsigned = u->s3_unsigned != 0;
+    if (ZT_HAS_FIELD(u, s3_unsigned)) s.s3_unsigned = u->s3_unsigned != 0;
     // 1.3 fields: the range cost model.
-    if (has(offsetof(zt_url_options, rtt_ms) + sizeof u->rtt_ms)) s.rtt_ms = u->rtt_ms;
-    if (has(offsetof(zt_url_options, max_overfetch_percent) + sizeof u->max_overfetch_percent))
-      s.max_overfetch_percent = u->max_overfetch_percent;
-    if (has(offsetof(zt_url_options, link_bytes_per_s) + sizeof u->link_bytes_per_s))
-      s.link_bytes_per_s = u->link_bytes_per_s;
-    if (has(offsetof(zt_url_options, chunk_bytes) + sizeof u->chunk_bytes) && u->chunk_bytes)
-      s.chunk_bytes = u->chunk_bytes;
+    if (ZT_HAS_FIELD(u, rtt_ms)) s.rtt_ms = u->rtt_ms;
+    if (ZT_HAS_FIELD(u, max_overfetch_percent)) s.max_overfetch_percent = u->max_overfetch_percent;
+    if (ZT_HAS_FIELD(u, link_bytes_per_s)) s.link_bytes_per_s = u->link_bytes_per_s;
+    if (ZT_HAS_FIELD(u, chunk_bytes) && u->chunk_bytes) s.chunk_bytes = u->chunk_bytes;
   }
   return s;
 }
@@ -91,9 +83,7 @@ UrlSettings to_url_settings(const zt_url_options *u, const char *fn) {
 extern "C" {
 
 ZT_API void zt_io_init(zt_io *io) {
-  if (!io) return;
-  std::memset(io, 0, sizeof *io);
-  io->struct_size = sizeof *io;
+  if (!init_struct(io)) return;
 }
 
 ZT_API void zt_io_set_error(const char *message) {
@@ -110,10 +100,7 @@ ZT_API zt_status zt_open_io(const zt_io *io, const zt_open_options *opts, zt_fil
       fail(ZT_E_INVALID_ARG, "zt_open_io: zt_io.struct_size is " + std::to_string(io->struct_size) + ", below the " +
                                  std::to_string(kIoMinSize) + " bytes of the 1.1 members (call zt_io_init)");
     // From here on the caller's user pointer is ours: every failure closes it.
-    zt_io copy;
-    zt_io_init(&copy);
-    std::memcpy(&copy, io, std::min<size_t>(io->struct_size, sizeof copy));
-    copy.struct_size = sizeof copy;
+    zt_io copy = current_struct(*io, zt_io_init);
     auto close_user = [&] {
       if (copy.close) copy.close(copy.user);
     };
@@ -140,9 +127,7 @@ ZT_API zt_status zt_open_io(const zt_io *io, const zt_open_options *opts, zt_fil
 }
 
 ZT_API void zt_url_options_init(zt_url_options *u) {
-  if (!u) return;
-  std::memset(u, 0, sizeof *u);
-  u->struct_size = sizeof *u;
+  if (!init_struct(u)) return;
   const UrlSettings d;
   u->connect_timeout_ms = d.connect_timeout_ms;
   u->timeout_ms = d.timeout_ms;
@@ -164,13 +149,13 @@ ZT_API void zt_url_options_init(zt_url_options *u) {
 // zt_url_options_init@@ZTENSOR_1.2 (capi/ztensor.map).
 #if defined(__ELF__)
 extern "C" __attribute__((visibility("default"))) void ztensor_url_options_init_1_1(zt_url_options *u) {
-  init_older_struct(u, offsetof(zt_url_options, user_agent) + sizeof(const char *), zt_url_options_init);
+  init_older_struct(u, ZT_SIZE_THROUGH(zt_url_options, user_agent), zt_url_options_init);
 }
 __asm__(".symver ztensor_url_options_init_1_1, zt_url_options_init@ZTENSOR_1.1");
 // 1.3 appended the cost model's fields: a program built against 1.2 calls
 // zt_url_options_init@ZTENSOR_1.2, which writes the 1.2 struct only.
 extern "C" __attribute__((visibility("default"))) void ztensor_url_options_init_1_2(zt_url_options *u) {
-  init_older_struct(u, offsetof(zt_url_options, s3_unsigned) + sizeof(uint32_t), zt_url_options_init);
+  init_older_struct(u, ZT_SIZE_THROUGH(zt_url_options, s3_unsigned), zt_url_options_init);
 }
 __asm__(".symver ztensor_url_options_init_1_2, zt_url_options_init@ZTENSOR_1.2");
 #endif
@@ -182,6 +167,8 @@ ZT_API zt_status zt_open_url(const char *url, const zt_url_options *u, const zt_
     if (!url) invalid("zt_open_url: url is NULL");
     const UrlSettings s = to_url_settings(u, "zt_open_url");
     ReaderOptions ropts = to_reader_options(opts);
+    // A v2 root's shards: positional, next to its URL (set/v2_shards.h).
+    ropts.shards = positional_remote_shards(url, s);
     return finish_open(Reader::open_source(open_http_source(url, s, ropts.max_manifest_size), ropts), out);
   });
 }
@@ -190,18 +177,17 @@ ZT_API zt_status zt_file_io_stats(const zt_file *file, zt_io_stats *out) {
   return guard([&] {
     const zt_file &f = file_ref(file, "zt_file_io_stats");
     if (!out) invalid("zt_file_io_stats: out is NULL");
-    if (out->struct_size < offsetof(zt_io_stats, requests))
-      invalid("zt_file_io_stats: zt_io_stats.struct_size is not set");
+    if (!ZT_HAS_FIELD(out, reserved0)) invalid("zt_file_io_stats: zt_io_stats.struct_size is not set");
     IoStats st = http_stats(f.reader->source());
     // Only the fields the caller's struct holds are written.
-    auto put = [&](size_t off, uint64_t v) {
-      if (out->struct_size >= off + sizeof(uint64_t)) std::memcpy(reinterpret_cast<char *>(out) + off, &v, sizeof v);
-    };
-    put(offsetof(zt_io_stats, requests), st.requests);
-    put(offsetof(zt_io_stats, bytes), st.bytes);
-    put(offsetof(zt_io_stats, cache_hits), st.cache_hits);
-    put(offsetof(zt_io_stats, bytes_needed), st.bytes_needed);
-    put(offsetof(zt_io_stats, wait_ns), st.wait_ns);
+#define ZT_PUT_STAT(F) \
+  if (ZT_HAS_FIELD(out, F)) out->F = st.F
+    ZT_PUT_STAT(requests);
+    ZT_PUT_STAT(bytes);
+    ZT_PUT_STAT(cache_hits);
+    ZT_PUT_STAT(bytes_needed);
+    ZT_PUT_STAT(wait_ns);
+#undef ZT_PUT_STAT
     return ZT_OK;
   });
 }

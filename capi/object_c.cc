@@ -14,21 +14,6 @@ using namespace zt::capi;
 
 namespace {
 
-template <typename T>
-void check_struct(const T *out, const char *fn, size_t min_size) {
-  if (!out) fail(ZT_E_INVALID_ARG, std::string(fn) + ": out is NULL");
-  if (out->struct_size < min_size)
-    fail(ZT_E_INVALID_ARG, std::string(fn) + ": out->struct_size must be set to sizeof the struct");
-}
-
-// Whether the caller's struct (its struct_size) reaches past the field at
-// `offset` of `size` bytes: fields appended in a later release are written
-// only into structs compiled with them.
-template <typename T>
-bool covers(const T *out, size_t offset, size_t size) {
-  return out->struct_size >= offset + size;
-}
-
 // The index of the component whose role is exactly `role` (NULs included).
 size_t component_by_role(const zt_object &o, std::string_view role) {
   const auto &comps = o.obj->components;
@@ -44,7 +29,7 @@ extern "C" {
 ZT_API zt_status zt_object_get_info(const zt_object *obj, zt_object_info *out) {
   return guard([&] {
     const zt_object &o = object_ref(obj, "zt_object_get_info");
-    check_struct(out, "zt_object_get_info", offsetof(zt_object_info, has_attributes) + sizeof(uint32_t));
+    check_out_struct(out, "zt_object_get_info", ZT_SIZE_THROUGH(zt_object_info, has_attributes));
     const Object &m = *o.obj;
     out->name = m.name.c_str();
     out->name_len = m.name.size();
@@ -54,7 +39,7 @@ ZT_API zt_status zt_object_get_info(const zt_object *obj, zt_object_info *out) {
     out->component_count = m.components.size();
     out->status = m.status;
     out->has_attributes = m.has_attributes ? 1 : 0;
-    if (covers(out, offsetof(zt_object_info, format_len), sizeof out->format_len)) out->format_len = m.format.size();
+    if (ZT_HAS_FIELD(out, format_len)) out->format_len = m.format.size();
     return ZT_OK;
   });
 }
@@ -117,7 +102,7 @@ ZT_API zt_status zt_object_extra_fields_cbor(const zt_object *obj, uint8_t **out
 ZT_API zt_status zt_object_component(const zt_object *obj, size_t index, zt_component_info *out) {
   return guard([&] {
     const zt_object &o = object_ref(obj, "zt_object_component");
-    check_struct(out, "zt_object_component", offsetof(zt_component_info, status) + sizeof(zt_status));
+    check_out_struct(out, "zt_object_component", ZT_SIZE_THROUGH(zt_component_info, status));
     const Component &c = component_ref(o, index, "zt_object_component");
     out->role = c.role.c_str();
     out->dtype = c.dtype;
@@ -135,7 +120,7 @@ ZT_API zt_status zt_object_component(const zt_object *obj, size_t index, zt_comp
     out->digest_alg = c.has_digest ? c.parsed_digest.alg : ZT_DIGEST_NONE;
     out->status = c.status;
     // 1.3 fields, written only into a struct that has them.
-    if (covers(out, offsetof(zt_component_info, encoding_name_len), sizeof(size_t))) {
+    if (ZT_HAS_FIELD(out, encoding_name_len)) {
       out->role_len = c.role.size();
       out->dtype_name_len = c.dtype_name.size();
       out->logical_type_len = c.has_type ? c.logical_type.size() : 0;
@@ -163,20 +148,38 @@ ZT_API zt_status zt_object_component_index_n(const zt_object *obj, const char *r
   });
 }
 
+}  // extern "C"
+
+namespace {
+
+// The size checks of a whole-component read into the caller's buffer:
+// `need` bytes (`what`: "stored" or "decoded"), reported through *out_size
+// (0 until known) even when the buffer is too small. `beyond` says what to
+// use instead when this process cannot address that many bytes.
+void check_read_size(const zt_object &o, const Component &c, uint64_t need, const char *what, const char *beyond,
+                     void *dst, size_t dst_capacity, size_t *out_size, const char *fn) {
+  if (!fits_size_t(need))  // *out_size cannot hold it: say so rather than cut it short
+    fail(ZT_E_LIMIT, where(o.obj->name, c.role) + ": " + what + " size is " + std::to_string(need) +
+                         " bytes, more than this process can address" + beyond);
+  if (out_size) *out_size = static_cast<size_t>(need);
+  if (dst_capacity < need)
+    fail(ZT_E_BUFFER_TOO_SMALL, where(o.obj->name, c.role) + ": " + what + " size is " + std::to_string(need) +
+                                    " bytes, buffer has " + std::to_string(dst_capacity));
+  if (!dst && need) invalid((std::string(fn) + ": dst is NULL").c_str());
+}
+
+}  // namespace
+
+extern "C" {
+
 ZT_API zt_status zt_component_read_stored(const zt_object *obj, size_t index, void *dst, size_t dst_capacity,
                                           size_t *out_size) {
   return guard([&] {
-    const zt_object &o = object_ref(obj, "zt_component_read_stored");
-    const Component &c = component_ref(o, index, "zt_component_read_stored");
+    const char *fn = "zt_component_read_stored";
+    const zt_object &o = object_ref(obj, fn);
+    const Component &c = component_ref(o, index, fn);
     if (out_size) *out_size = 0;
-    if (!fits_size_t(c.length))
-      fail(ZT_E_LIMIT, where(o.obj->name, c.role) + ": stored size is " + std::to_string(c.length) +
-                           " bytes, more than this process can address");
-    if (out_size) *out_size = static_cast<size_t>(c.length);
-    if (dst_capacity < c.length)
-      fail(ZT_E_BUFFER_TOO_SMALL, where(o.obj->name, c.role) + ": stored size is " + std::to_string(c.length) +
-                                      " bytes, buffer has " + std::to_string(dst_capacity));
-    if (!dst && c.length) invalid("zt_component_read_stored: dst is NULL");
+    check_read_size(o, c, c.length, "stored", "", dst, dst_capacity, out_size, fn);
     size_t n = o.reader->read_stored(*o.obj, c, dst, dst_capacity);
     if (out_size) *out_size = n;
     return ZT_OK;
@@ -186,18 +189,12 @@ ZT_API zt_status zt_component_read_stored(const zt_object *obj, size_t index, vo
 ZT_API zt_status zt_component_read(const zt_object *obj, size_t index, void *dst, size_t dst_capacity,
                                    size_t *out_size) {
   return guard([&] {
-    const zt_object &o = object_ref(obj, "zt_component_read");
-    const Component &c = component_ref(o, index, "zt_component_read");
+    const char *fn = "zt_component_read";
+    const zt_object &o = object_ref(obj, fn);
+    const Component &c = component_ref(o, index, fn);
     if (out_size) *out_size = 0;
-    uint64_t need = o.reader->decoded_size(*o.obj, c);
-    if (!fits_size_t(need))  // *out_size cannot hold it: say so rather than cut it short
-      fail(ZT_E_LIMIT, where(o.obj->name, c.role) + ": decoded size is " + std::to_string(need) +
-                           " bytes, more than this process can address; use zt_component_read_range");
-    if (out_size) *out_size = static_cast<size_t>(need);
-    if (dst_capacity < need)
-      fail(ZT_E_BUFFER_TOO_SMALL, where(o.obj->name, c.role) + ": decoded size is " + std::to_string(need) +
-                                      " bytes, buffer has " + std::to_string(dst_capacity));
-    if (!dst && need) invalid("zt_component_read: dst is NULL");
+    check_read_size(o, c, o.reader->decoded_size(*o.obj, c), "decoded", "; use zt_component_read_range", dst,
+                    dst_capacity, out_size, fn);
     size_t n = o.reader->read(*o.obj, c, dst, dst_capacity);
     if (out_size) *out_size = n;
     return ZT_OK;

@@ -18,7 +18,7 @@ std::string name_of(const char *name, size_t len, const char *fn) {
 BlobOptions to_blob_options(const zt_blob_options *o) {
   BlobOptions b;
   if (!o) return b;
-  if (o->struct_size < offsetof(zt_blob_options, logical_type) + sizeof(const char *))
+  if (!ZT_HAS_FIELD(o, logical_type))
     fail(ZT_E_INVALID_ARG, "zt_blob_options.struct_size is not set (call zt_blob_options_init)");
   if (o->encoding > ZT_ENCODING_ZSTD) fail(ZT_E_INVALID_ARG, "zt_blob_options.encoding is out of range");
   if (o->digest > ZT_DIGEST_XXH3) fail(ZT_E_INVALID_ARG, "zt_blob_options.digest is out of range");
@@ -60,9 +60,8 @@ std::string attributes_from_json(const char *json, const char *fn) {
 WriterOptions to_writer_options(const zt_writer_options *opts) {
   WriterOptions wo;
   if (!opts) return wo;
-  if (opts->struct_size < offsetof(zt_writer_options, validate) + sizeof(uint32_t))
-    invalid("zt_writer_options.struct_size is not set (call zt_writer_options_init)");
-  const bool v2 = opts->struct_size >= offsetof(zt_writer_options, alignment) + sizeof(uint64_t) && opts->format == 2;
+  if (!ZT_HAS_FIELD(opts, validate)) invalid("zt_writer_options.struct_size is not set (call zt_writer_options_init)");
+  const bool v2 = ZT_HAS_FIELD(opts, alignment) && opts->format == 2;
   if (!v2 && opts->digest > ZT_DIGEST_SHA256) invalid("zt_writer_options.digest must be NONE, CRC32C or SHA256");
   if (opts->encoding != ZT_ENCODING_RAW && opts->encoding != ZT_ENCODING_ZSTD)
     invalid("zt_writer_options.encoding must be RAW or ZSTD");
@@ -73,10 +72,9 @@ WriterOptions to_writer_options(const zt_writer_options *opts) {
   wo.sync = opts->sync != 0;
   wo.validate = opts->validate != 0;
   // Since 1.1.0; an older caller's smaller struct leaves it off.
-  if (opts->struct_size >= offsetof(zt_writer_options, verify_before_replace) + sizeof(uint32_t))
-    wo.verify_before_replace = opts->verify_before_replace != 0;
+  if (ZT_HAS_FIELD(opts, verify_before_replace)) wo.verify_before_replace = opts->verify_before_replace != 0;
   // Since 1.3.0: the format generation and v2's options.
-  if (opts->struct_size >= offsetof(zt_writer_options, alignment) + sizeof(uint64_t)) {
+  if (ZT_HAS_FIELD(opts, alignment)) {
     if (opts->format != 1 && opts->format != 2) invalid("zt_writer_options.format must be 1 (spec 1.2) or 2 (v2)");
     wo.format = static_cast<int>(opts->format);
     if (wo.format == 2) {
@@ -98,9 +96,7 @@ WriterOptions to_writer_options(const zt_writer_options *opts) {
 extern "C" {
 
 ZT_API void zt_writer_options_init(zt_writer_options *o) {
-  if (!o) return;
-  std::memset(o, 0, sizeof *o);
-  o->struct_size = sizeof *o;
+  if (!init_struct(o)) return;
   o->digest = ZT_DIGEST_NONE;
   o->encoding = ZT_ENCODING_RAW;
   o->zstd_level = 3;
@@ -117,30 +113,26 @@ ZT_API void zt_writer_options_init(zt_writer_options *o) {
 // smaller struct; programs built against 1.1 get @@ZTENSOR_1.1.
 #if defined(__ELF__)
 extern "C" __attribute__((visibility("default"))) void ztensor_writer_options_init_1_0(zt_writer_options *o) {
-  init_older_struct(o, offsetof(zt_writer_options, validate) + sizeof(uint32_t), zt_writer_options_init);
+  init_older_struct(o, ZT_SIZE_THROUGH(zt_writer_options, validate), zt_writer_options_init);
 }
 __asm__(".symver ztensor_writer_options_init_1_0, zt_writer_options_init@ZTENSOR_1");
 // 1.3.0 appended format, canonical, v2_digest and alignment: a program
 // built against 1.1 or 1.2 calls zt_writer_options_init@ZTENSOR_1.1.
 extern "C" __attribute__((visibility("default"))) void ztensor_writer_options_init_1_1(zt_writer_options *o) {
-  init_older_struct(o, offsetof(zt_writer_options, verify_before_replace) + sizeof(uint32_t), zt_writer_options_init);
+  init_older_struct(o, ZT_SIZE_THROUGH(zt_writer_options, verify_before_replace), zt_writer_options_init);
 }
 __asm__(".symver ztensor_writer_options_init_1_1, zt_writer_options_init@ZTENSOR_1.1");
 #endif
 
 ZT_API void zt_blob_options_init(zt_blob_options *o) {
-  if (!o) return;
-  std::memset(o, 0, sizeof *o);
-  o->struct_size = sizeof *o;
+  if (!init_struct(o)) return;
   o->encoding = ZT_ENCODING_UNKNOWN;
   o->zstd_level = INT32_MIN;  // writer default
   o->digest = ZT_DIGEST_UNKNOWN;
 }
 
 ZT_API void zt_migrate_options_init(zt_migrate_options *o) {
-  if (!o) return;
-  std::memset(o, 0, sizeof *o);
-  o->struct_size = sizeof *o;
+  if (!init_struct(o)) return;
   o->zstd_level = 3;
   o->digest = ZT_DIGEST_UNKNOWN;
   o->sync = 1;
@@ -153,7 +145,7 @@ ZT_API void zt_migrate_options_init(zt_migrate_options *o) {
 // older struct.
 #if defined(__ELF__)
 extern "C" __attribute__((visibility("default"))) void ztensor_migrate_options_init_1_0(zt_migrate_options *o) {
-  init_older_struct(o, offsetof(zt_migrate_options, sync) + sizeof(uint32_t), zt_migrate_options_init);
+  init_older_struct(o, ZT_SIZE_THROUGH(zt_migrate_options, sync), zt_migrate_options_init);
 }
 __asm__(".symver ztensor_migrate_options_init_1_0, zt_migrate_options_init@ZTENSOR_1");
 #endif
@@ -345,7 +337,7 @@ ZT_API zt_status zt_migrate(const char *in_path, const char *out_path, const zt_
     refuse_url_path("zt_migrate", "output", out_path, nullptr);
     MigrateOptions mo;
     if (opts) {
-      if (opts->struct_size < offsetof(zt_migrate_options, sync) + sizeof(uint32_t))
+      if (!ZT_HAS_FIELD(opts, sync))
         invalid("zt_migrate_options.struct_size is not set (call zt_migrate_options_init)");
       if (opts->recompress < -1 || opts->recompress > 1) invalid("zt_migrate_options.recompress must be -1, 0 or 1");
       if (opts->digest > ZT_DIGEST_UNKNOWN) invalid("zt_migrate_options.digest is out of range");
@@ -353,7 +345,7 @@ ZT_API zt_status zt_migrate(const char *in_path, const char *out_path, const zt_
       mo.zstd_level = opts->zstd_level;
       mo.digest = static_cast<zt_digest_alg>(opts->digest);
       mo.sync = opts->sync != 0;
-      if (opts->struct_size >= offsetof(zt_migrate_options, canonical) + sizeof(uint32_t)) {
+      if (ZT_HAS_FIELD(opts, canonical)) {
         if (opts->format != 1 && opts->format != 2) invalid("zt_migrate_options.format must be 1 (spec 1.2) or 2 (v2)");
         mo.format = static_cast<int>(opts->format);
         mo.canonical = opts->canonical != 0;

@@ -448,7 +448,9 @@ ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index,
  * from the start only as far as the box's last byte, in bounded memory.
  * Errors: ZT_E_INVALID_ARG (ndim not the component's rank, start > stop,
  * stop past the dimension, NULL pointers), ZT_E_BUFFER_TOO_SMALL,
- * ZT_E_UNSUPPORTED (a dtype without an element size).
+ * ZT_E_UNSUPPORTED (a dtype without an element size; the dense data of a
+ * packed sub-byte type, f4_e2m1 or safetensors' F6, whose elements are not
+ * whole bytes).
  * Since 1.1.0. */
 ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index,
                                          size_t ndim, const uint64_t *start,

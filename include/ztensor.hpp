@@ -8,8 +8,11 @@
 //
 // Failures throw ztensor::Error, carrying the zt_status and the library's
 // detail message (fetched on the failing thread, right after the call).
-// File and Writer own their handle and are move-only; Object is a borrowed
-// view valid while its File is open. ByteView and Span<T> are non-owning
+// File, Set and Writer own their handle and are move-only; Object is a
+// borrowed view valid while its File (or Set) is open. A handle made by a C
+// call the wrapper does not cover (zt_open_url, zt_open_io, ...) is taken
+// over with File::adopt / Set::adopt / Writer::adopt, and given back with
+// release(). ByteView and Span<T> are non-owning
 // (pointer, size) views, standing in for std::span before C++20.
 //
 // Options are plain structs whose unset (std::nullopt) members keep the
@@ -38,6 +41,7 @@
 
 #include "ztensor.h"
 #include "ztensor_composite.h"
+#include "ztensor_set.h"
 #if defined(__has_include)
 #if __has_include(<dlpack/dlpack.h>)
 #include "ztensor_dlpack.h"
@@ -749,6 +753,8 @@ class Object {
 // manifest order.
 class File {
  public:
+  // No file (is_open() false) until one is assigned.
+  File() noexcept = default;
   explicit File(const std::string &path, const zt_open_options *opts = nullptr) {
     detail::check(zt_open(path.c_str(), opts, &h_));
   }
@@ -777,6 +783,11 @@ class File {
   File(const File &) = delete;
   File &operator=(const File &) = delete;
   ~File() { zt_close(h_); }
+
+  // Takes ownership of an open handle (nullptr gives an empty File).
+  static File adopt(zt_file *h) noexcept { return File(h); }
+  // Gives up ownership: the caller closes the handle (zt_close).
+  zt_file *release() noexcept { return std::exchange(h_, nullptr); }
 
   // Closes now (the destructor then does nothing); reports a failure.
   void close() { detail::check(zt_close(std::exchange(h_, nullptr))); }
@@ -962,6 +973,78 @@ class File {
   zt_file *h_ = nullptr;
 };
 
+// An open sharded set (ztensor_set.h; owning, move-only): one index and its
+// shards, whose objects are Objects as a File's are.
+class Set {
+ public:
+  // No set (is_open() false) until one is assigned.
+  Set() noexcept = default;
+  explicit Set(const std::string &index_path, const zt_open_options *opts = nullptr) {
+    detail::check(zt_open_set(index_path.c_str(), opts, &h_));
+  }
+  Set(Set &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  Set &operator=(Set &&o) noexcept {
+    if (this != &o) {
+      zt_set_close(h_);
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
+  Set(const Set &) = delete;
+  Set &operator=(const Set &) = delete;
+  ~Set() { zt_set_close(h_); }
+
+  // Takes ownership of an open handle (zt_open_set_url's, say).
+  static Set adopt(zt_set *h) noexcept {
+    Set s;
+    s.h_ = h;
+    return s;
+  }
+  // Gives up ownership: the caller closes the handle (zt_set_close).
+  zt_set *release() noexcept { return std::exchange(h_, nullptr); }
+  void close() { detail::check(zt_set_close(std::exchange(h_, nullptr))); }
+  bool is_open() const noexcept { return h_ != nullptr; }
+  const zt_set *handle() const noexcept { return h_; }
+
+  // Objects of all shards (shards in location order, each in manifest order).
+  size_t size() const {
+    size_t n = 0;
+    detail::check(zt_set_object_count(h_, &n));
+    return n;
+  }
+  Object at(size_t index) const {
+    const zt_object *o = nullptr;
+    detail::check(zt_set_object_at(h_, index, &o));
+    return Object(o);
+  }
+  // Throws Error(ZT_E_NOT_FOUND) when no shard holds it.
+  Object get(std::string_view name) const {
+    const zt_object *o = nullptr;
+    detail::check(zt_set_object_by_name(h_, name.data(), name.size(), &o));
+    return Object(o);
+  }
+  // The index's "metadata" as compact JSON ("null" when it has none).
+  std::string metadata_json() const {
+    char *p = nullptr;
+    detail::check(zt_set_metadata_json(h_, &p));
+    return detail::take_string(p);
+  }
+  size_t shard_count() const {
+    size_t n = 0;
+    detail::check(zt_set_shard_count(h_, &n));
+    return n;
+  }
+  // A shard's location as the index writes it.
+  std::string shard_location(size_t index) const {
+    const char *loc = nullptr;
+    detail::check(zt_set_shard_at(h_, index, nullptr, &loc));
+    return loc ? loc : "";
+  }
+
+ private:
+  zt_set *h_ = nullptr;
+};
+
 // A file being written (owning, move-only). Nothing appears at `path` until
 // finish(); a Writer destroyed without finish() discards its temporary.
 class Writer {
@@ -1012,6 +1095,16 @@ class Writer {
   Writer &operator=(const Writer &) = delete;
   ~Writer() { zt_writer_discard(h_); }
 
+  // Takes ownership of a writer handle (nullptr gives an empty Writer,
+  // whose destructor does nothing); a Writer destroyed unfinished discards.
+  static Writer adopt(zt_writer *h) noexcept {
+    Writer w;
+    w.h_ = h;
+    return w;
+  }
+  // Gives up ownership: the caller finishes or discards the handle.
+  zt_writer *release() noexcept { return std::exchange(h_, nullptr); }
+  bool is_open() const noexcept { return h_ != nullptr; }
   zt_writer *handle() const noexcept { return h_; }
 
   Writer &set_attributes_json(const std::string &json) {

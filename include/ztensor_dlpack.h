@@ -44,7 +44,9 @@ extern "C" {
  * On success *out is owned by the caller, who hands it to a consumer or
  * calls (*out)->deleter(*out) exactly once. On failure *out is NULL.
  * Errors: ZT_E_WRONG_FORMAT (not dense), ZT_E_COMPONENT_MISSING (no "data"),
- * ZT_E_UNSUPPORTED (dtype without a DLPack code), ZT_E_LIMIT (a dimension
+ * ZT_E_UNSUPPORTED (dtype without a DLPack code, or a packed sub-byte
+ * logical type such as f4_e2m1 or safetensors' F6, whose bytes are fewer
+ * than shape × one element: since 1.3.0), ZT_E_LIMIT (a dimension
  * beyond INT64_MAX), the object's own status if it is damaged, and any error
  * of a read (decoding, ZT_E_NOMEM). */
 ZT_API zt_status zt_object_to_dlpack(const zt_object *obj,

@@ -93,6 +93,99 @@ ZT_API zt_status zt_set_shard_at(const zt_set *set, size_t index,
                                  const zt_file **out_file,
                                  const char **out_location);
 
+/* ---- Format v2 shards (spec §7; docs/v2.md, "Shards") -------------------
+ *
+ * A v2 root's parts may live in other files, named in its shard table by a
+ * label plus each file's exact size and whole-file digest. zt_open and
+ * zt_open_url resolve them by the positional convention (Appendix B): for a
+ * root <stem>.zt, shard n is the file <stem>-<n>.zt beside it, opened
+ * beneath the root's folder exactly as a local set's shards are (never
+ * outside it, no symbolic link), or next to the root's URL. Every shard the
+ * parts name is opened with the root (remote ones in parallel) and checked:
+ * v2 footer magic and version, and the exact size the table states. A shard
+ * that is missing or fails a check does not fail the open: each part in it
+ * then reports why (its status: ZT_E_IO, ZT_E_NOT_FOUND, or a rejection
+ * naming the rule ShardIdentity) on every read and verify. zt_file_verify
+ * also checks each shard's whole-file digest. Any .zt v2 file, one with its
+ * own manifest included, may serve as a shard. zt_open_memory and
+ * zt_open_io reach no other file: their shard parts report ZT_E_UNSUPPORTED.
+ *
+ * zt_open_sharded takes a resolver for any other convention. Added in
+ * 1.3.0 (symbol version ZTENSOR_1.3). */
+
+/* What a resolver is asked for. Borrowed for the call only. */
+typedef struct zt_shard_request {
+  uint32_t struct_size; /* sizeof(zt_shard_request) as the library knows it */
+  uint32_t reserved;
+  const char *root;   /* the root's location as given to zt_open_sharded */
+  const char *name;   /* the shard's name (1-64 of A-Z a-z 0-9 . _ -) */
+  uint64_t size;      /* its exact size in bytes, from the root's table */
+  const char *digest; /* its whole-file digest, "sha256:<hex>" or "xxh3:<hex>" */
+} zt_shard_request;
+
+/* The longest location a resolver may write, its NUL included. */
+#define ZT_SHARD_LOCATION_MAX 4096
+
+/* Writes the shard's location, a path or an http(s)/s3 URL (opened as
+ * given: the resolver is trusted), NUL-terminated, into location (capacity
+ * bytes, ZT_SHARD_LOCATION_MAX), and returns ZT_OK; or returns
+ * ZT_E_NOT_FOUND when it knows no such file, or another status on failure.
+ * The parts in a shard it does not
+ * resolve report that status. Called once per shard the root's parts name,
+ * from the thread that opens the root, one call at a time. */
+typedef zt_status (*zt_shard_resolver)(void *user, const zt_shard_request *req, char *location,
+                                       size_t capacity);
+
+typedef struct zt_shard_options {
+  uint32_t struct_size; /* sizeof(zt_shard_options), set by init */
+  uint32_t reserved;
+  zt_shard_resolver resolve; /* NULL: positional, as zt_open */
+  void *user;                /* passed to resolve */
+} zt_shard_options;
+
+/* Fills every field with its default (positional resolution). */
+ZT_API void zt_shard_options_init(zt_shard_options *sopts);
+
+/* Opens a v2 root (a path, or an http://, https:// or s3:// URL read as
+ * zt_open_url reads it, with uopts) and resolves its shards with sopts
+ * (NULL: positional). opts and uopts may be NULL. Any other file opens as
+ * zt_open / zt_open_url open it. */
+ZT_API zt_status zt_open_sharded(const char *root, const zt_open_options *opts, const zt_url_options *uopts,
+                                 const zt_shard_options *sopts, zt_file **out);
+
+/* A resolver by identity (Appendix B), the one convention that survives any
+ * renaming: zt_shard_scan_open lists the files directly in `folder` whose
+ * names end in ".zt", by size (reading none); zt_shard_resolve_by_identity,
+ * given the scan as `user`, answers with the file whose size and whole-file
+ * digest are the shard's (the first in bytewise path order), ZT_E_NOT_FOUND
+ * if none. Each group of files of one size is hashed once per algorithm, the
+ * first time a shard of that size is asked for: a model of n shards of
+ * equal size costs n digests, not n². A scan may serve several opens, from
+ * several threads; close it with zt_shard_scan_close once no open that uses
+ * it is running (opened files do not need it). */
+typedef struct zt_shard_scan zt_shard_scan;
+ZT_API zt_status zt_shard_scan_open(const char *folder, zt_shard_scan **out);
+ZT_API zt_status zt_shard_scan_close(zt_shard_scan *scan);
+ZT_API zt_status zt_shard_resolve_by_identity(void *user, const zt_shard_request *req, char *location,
+                                              size_t capacity);
+
+/* Writing a v2 multi-file model (what `zt split --format 2` does): each
+ * shard_paths[i], a complete v2 file as a v2 zt_writer writes it (its
+ * manifest last, no shard table), is rewritten in place as a data shard
+ * (§7.2) named shard_names[i] (§7.1 characters), and a new root is written
+ * at root_path (which must not exist) naming every object of every file,
+ * each part pointing into its shard, with the shard table: each shard's
+ * exact size and whole-file digest by `alg`, ZT_DIGEST_SHA256 (what §6.5
+ * advises: a signature over the root then covers every shard byte) or
+ * ZT_DIGEST_XXH3. The root keeps the first file's attributes. Every file is
+ * checked first (valid v2, manifest last, object names unique across the
+ * files, names valid): on those failures nothing is changed. sync: 1 to
+ * fsync each file. For the positional convention, name the files
+ * <stem>-<name>.zt beside <stem>.zt. */
+ZT_API zt_status zt_v2_make_sharded(const char *root_path, const char *const *shard_paths,
+                                    const char *const *shard_names, size_t count, zt_digest_alg alg,
+                                    uint32_t sync);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,7 +29,7 @@ ComponentStream::ComponentStream(const Reader &reader, std::shared_ptr<const Rea
     limit_ = c.decoded_known ? c.decoded_length : reader_->options().max_decoded_size;
     dctx_ = ZSTD_createDCtx();
     if (!dctx_) fail(ZT_E_NOMEM, ctx_ + ": cannot allocate a zstd decompression context");
-    if (!reader_->source().data()) in_buf_.resize(static_cast<size_t>(std::min<uint64_t>(c.length, kInputChunk)));
+    if (!reader_->source_of(c).data()) in_buf_.resize(static_cast<size_t>(std::min<uint64_t>(c.length, kInputChunk)));
   }
   if (c.seekable) {
     // zt.zstd-seekable/1: the seek table is checked first; its digest
@@ -85,11 +85,11 @@ size_t ComponentStream::read(void *dst, size_t capacity) {
 bool ComponentStream::next_input(const uint8_t *&p, size_t &n) {
   if (stored_pos_ >= c_.length) return false;
   n = static_cast<size_t>(std::min<uint64_t>(c_.length - stored_pos_, kInputChunk));
-  if (reader_->source().data()) {
-    reader_->source().materialize(c_.offset + stored_pos_, n);
-    p = reader_->source().data() + c_.offset + stored_pos_;
+  if (reader_->source_of(c_).data()) {
+    reader_->source_of(c_).materialize(c_.offset + stored_pos_, n);
+    p = reader_->source_of(c_).data() + c_.offset + stored_pos_;
   } else {
-    reader_->source().read(c_.offset + stored_pos_, n, in_buf_.data());
+    reader_->source_of(c_).read(c_.offset + stored_pos_, n, in_buf_.data());
     p = in_buf_.data();
   }
   if (digest_) digest_->update(p, n);
@@ -100,7 +100,7 @@ bool ComponentStream::next_input(const uint8_t *&p, size_t &n) {
 size_t ComponentStream::read_raw(uint8_t *dst, size_t want) {
   const size_t n = static_cast<size_t>(std::min<uint64_t>(want, c_.length - produced_));
   if (n) {
-    reader_->source().read(c_.offset + produced_, n, dst);
+    reader_->source_of(c_).read(c_.offset + produced_, n, dst);
     if (digest_) digest_->update(dst, n);  // before any byte swap: the stored bytes
     produced_ += n;
     stored_pos_ = produced_;

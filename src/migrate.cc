@@ -73,7 +73,7 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
       if (copy_sparse_index_as_u64(in, o, c, w, o.name, bo)) continue;
       size_t len = 0;
       const uint8_t *view = nullptr;
-      if (c.encoding == ZT_ENCODING_RAW && in.source().data() && !needs_swap(c)) {
+      if (c.encoding == ZT_ENCODING_RAW && in.source_of(c).data() && !needs_swap(c)) {
         view = in.view(o, c, &len);
         w.write_blob(o.name, c.role, c.dtype, view, len, bo);
       } else if (c.decoded_known && c.decoded_length <= kWholeCopyMax) {

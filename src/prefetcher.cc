@@ -102,6 +102,7 @@ void Prefetcher::settle(const Manifest &m) {
   std::vector<ByteRange> ranges;
   for (const Object &o : m.objects)
     for (const Component &c : o.components) {
+      if (!c.shard.empty()) continue;  // v2: in another file
       const uint64_t begin = std::max(c.offset, window_begin_);
       // An offset + length past 2^64 is damage the decoder recorded; it is
       // cut at the window like any range past the data.

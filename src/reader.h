@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "composite/component_bytes.h"
 #include "container/layout.h"
 #include "container/source.h"
 #include "manifest/model.h"
@@ -18,6 +19,7 @@
 namespace zt {
 
 class Prefetcher;
+class ShardOpener;
 
 // Whether a component's multi-byte elements are stored in another byte order
 // than the host's, so reads swap them and views are refused (util/endian.h).
@@ -39,6 +41,10 @@ struct ReaderOptions {
   // Read the data into the page cache in the background from the open on
   // (src/prefetcher.h); files opened by path only.
   bool prefetch = false;
+  // Format v2 roots (spec §7): how the files a root's parts live in are
+  // found (set/v2_shards.h). Null: positional beside a root opened by path
+  // (Reader::open), none for other opens (those parts then report why).
+  std::shared_ptr<const ShardOpener> shards;
 };
 
 // One request of a batched read (zt_file_read_many). A job whose status is
@@ -60,7 +66,7 @@ struct VerifyFailure {
   std::string message;
 };
 
-class Reader {
+class Reader final : public ComponentBytes {
  public:
   static std::shared_ptr<Reader> open(const std::string &path, const ReaderOptions &opts);
   static std::shared_ptr<Reader> open_memory(const void *data, size_t size, const ReaderOptions &opts);
@@ -76,6 +82,13 @@ class Reader {
   // not a local file, nothing to read).
   const Prefetcher *prefetcher() const { return prefetcher_.get(); }
   const Source &source() const { return *source_; }
+  // The file a component's bytes are in: this one, or (v2) the shard it
+  // names, opened with the root (a part whose shard could not be opened has
+  // a status that every read checks first).
+  const Source &source_of(const Component &c) const { return c.file ? *shard_src_[c.file - 1] : *source_; }
+  // The shards a v2 root's parts name, in shard-table order (null: not
+  // opened: unnamed by any part, or not found; see shard_error()).
+  const std::vector<std::unique_ptr<Source>> &shard_sources() const { return shard_src_; }
   const ReaderOptions &options() const { return opts_; }
   unsigned threads() const;
 
@@ -92,11 +105,11 @@ class Reader {
   size_t read_stored(const Object &o, const Component &c, void *dst, size_t capacity) const;
 
   // Decoded size; for legacy zstd of unknown size this decodes (bounded).
-  uint64_t decoded_size(const Object &o, const Component &c) const;
+  uint64_t decoded_size(const Object &o, const Component &c) const override;
   // Decodes into dst (capacity ≥ decoded size, else ZT_E_BUFFER_TOO_SMALL).
   // Returns the number of bytes written.
   size_t read(const Object &o, const Component &c, void *dst, size_t capacity) const;
-  std::vector<uint8_t> read_vector(const Object &o, const Component &c) const;
+  std::vector<uint8_t> read_vector(const Object &o, const Component &c) const override;
   // Storage elements [first, first+count).
   void read_range(const Object &o, const Component &c, uint64_t first, uint64_t count, void *dst,
                   size_t capacity) const;
@@ -155,6 +168,10 @@ class Reader {
  private:
   Reader(std::unique_ptr<Source> src, const ReaderOptions &opts, bool foreign_ok = false);
   void init_verify_slots();
+  // Opens the shards the v2 manifest's parts name (set/v2_shards.h) and
+  // checks the ladder's cheap rungs; a shard that fails leaves its parts
+  // with the failure as their status.
+  void attach_shards();
   void check_content(const Object &o, const Component &c) const;
   void read_batch(std::vector<ReadJob> &jobs, const size_t *idx, size_t n, const Source &src) const;
   size_t component_slot(const Object &o, const Component &c) const;
@@ -163,6 +180,7 @@ class Reader {
   // Starts prefetcher_ over [begin, end) when the option asks for it.
   void start_prefetch(uint64_t begin, uint64_t end);
   std::unique_ptr<Source> source_;
+  std::vector<std::unique_ptr<Source>> shard_src_;  // by shard-table index
   ReaderOptions opts_;
   Manifest manifest_;
   std::unique_ptr<Prefetcher> prefetcher_;

@@ -9,7 +9,7 @@ namespace zt {
 
 std::unique_ptr<v2::ZstdSeekableDecoder> Reader::seekable_decoder(const Object &o, const Component &c) const {
   const uint64_t base = c.offset;
-  const Source *src = source_.get();
+  const Source *src = &source_of(c);
   return std::make_unique<v2::ZstdSeekableDecoder>(
       [src, base](uint64_t off, size_t len, uint8_t *dst) { src->read(base + off, len, dst); }, c.length,
       c.decoded_length, "'" + source_->path() + "': " + where(o.name, c.role));

@@ -100,6 +100,19 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
                                ": f4_e2m1 packs two elements a byte; an N-d slice needs whole-byte elements "
                                "(read the component, or a byte range of it)");
   const uint64_t total = decoded_size(o, c);
+  // Any other packed type (safetensors' F6_*: four elements in three bytes)
+  // is seen by its size: fewer bytes than the shape's elements, none cut at
+  // a byte. Cutting by the shape would read past the component.
+  if (dense_data) {
+    const auto numel = shape_numel(o.shape);
+    const auto want = numel ? checked_mul(*numel, storage_size * c.ratio) : std::nullopt;
+    if (want && *want != total)
+      fail(ZT_E_UNSUPPORTED, ctx + ": " +
+                                 (c.has_type ? "logical type '" + printable(c.logical_type) + "'" : "its type") +
+                                 " packs " + std::to_string(*numel) + " elements in " + std::to_string(total) +
+                                 " bytes; an N-d slice needs whole-byte elements (read the component, or a byte "
+                                 "range of it)");
+  }
   uint64_t flat_dim = 0;
   const uint64_t *dims = nullptr;
   size_t rank = 0;
@@ -150,13 +163,13 @@ size_t Reader::read_slice(const Object &o, const Component &c, size_t ndim, cons
         const size_t end = g + 1 < starts.size() ? starts[g + 1].second : pieces.size();
         groups[g] = {c.offset + starts[g].first, pieces.data() + starts[g].second, end - starts[g].second};
       }
-      source_->read_groups(groups.data(), groups.size());
+      source_of(c).read_groups(groups.data(), groups.size());
       pieces.clear();
       starts.clear();
     };
     size_t written = 0;
     size_t in_group = 0;
-    const uint64_t max_gap = source_->slice_gap();
+    const uint64_t max_gap = source_of(c).slice_gap();
     do {
       const uint64_t off = runs.offset();
       if (starts.empty() || off - group_end > max_gap || in_group >= 1024) {

@@ -45,6 +45,7 @@ import "C"
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -278,6 +279,45 @@ func (f *File) ContentDigest(alg DigestAlg) (string, error) {
 		return "", err
 	}
 	return string(buf[:int(n)]), nil
+}
+
+// CanonicalForm is what File.Canonical finds (v2 spec §6.3).
+type CanonicalForm struct {
+	// Rule is 0 when the file is canonical; else the number (1..6) of the
+	// first rule it misses.
+	Rule uint32
+	// Misses lists every miss, "rule N: ...", naming the part and offsets
+	// (empty when canonical).
+	Misses []string
+}
+
+// IsCanonical reports whether the file is in canonical form.
+func (c CanonicalForm) IsCanonical() bool { return c.Rule == 0 }
+
+// Canonical reports whether a zTensor v2 file is in canonical form (v2 spec
+// §6.3: one manifest and no unreferenced blobs; blobs at 64 KiB boundaries
+// in name order; identical parts sharing a blob; raw parts with xxh3
+// digests; NFC names; no shard table), and which rules it misses. An error
+// with ErrWrongFormat for a file that is not v2.
+func (f *File) Canonical() (CanonicalForm, error) {
+	defer runtime.KeepAlive(f) // reachable until the C call returns (see the package doc)
+	if err := f.g.enter(); err != nil {
+		return CanonicalForm{}, err
+	}
+	defer f.g.leave()
+	var rule C.uint32_t
+	var msg, e *C.char
+	if err := check(C.ztg_file_canonical(f.h, &rule, &msg, &e), e); err != nil {
+		return CanonicalForm{}, err
+	}
+	form := CanonicalForm{Rule: uint32(rule)}
+	if msg != nil {
+		defer C.zt_free(unsafe.Pointer(msg))
+		if text := C.GoString(msg); text != "" {
+			form.Misses = strings.Split(text, "; ")
+		}
+	}
+	return form, nil
 }
 
 func (f *File) Version() (string, error) {

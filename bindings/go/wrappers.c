@@ -4,11 +4,11 @@
 
 #include "_cgo_export.h"
 
-#define ZTG_CALL(expr)                                        \
-  do {                                                        \
-    zt_status s_ = (expr);                                    \
-    if (s_ != ZT_OK && err) *err = strdup(zt_last_error());  \
-    return s_;                                                \
+#define ZTG_CALL(expr)                                      \
+  do {                                                      \
+    zt_status s_ = (expr);                                  \
+    if (s_ != ZT_OK && err) *err = strdup(zt_last_error()); \
+    return s_;                                              \
   } while (0)
 
 zt_status ztg_open(const char *path, const zt_open_options *o, zt_file **out, char **err) {
@@ -24,7 +24,9 @@ zt_status ztg_open_url(const char *url, const zt_url_options *u, const zt_open_o
 static zt_status ztg_io_read_at(void *user, uint64_t off, size_t len, void *dst, size_t *out_len) {
   return (zt_status)ztgoReadAt((uintptr_t)user, off, len, dst, out_len);
 }
-static void ztg_io_close(void *user) { ztgoIOClose((uintptr_t)user); }
+static void ztg_io_close(void *user) {
+  ztgoIOClose((uintptr_t)user);
+}
 
 zt_status ztg_open_io(uintptr_t handle, uint64_t size, const char *name, const zt_open_options *o, zt_file **out,
                       char **err) {
@@ -37,12 +39,18 @@ zt_status ztg_open_io(uintptr_t handle, uint64_t size, const char *name, const z
   io.name = name;
   ZTG_CALL(zt_open_io(&io, o, out));
 }
-zt_status ztg_file_version(const zt_file *f, const char **out, char **err) { ZTG_CALL(zt_file_version(f, out)); }
-zt_status ztg_file_content_digest(const zt_file *f, zt_digest_alg alg, char *dst, size_t cap, size_t *len,
-                                  char **err) {
+zt_status ztg_file_version(const zt_file *f, const char **out, char **err) {
+  ZTG_CALL(zt_file_version(f, out));
+}
+zt_status ztg_file_content_digest(const zt_file *f, zt_digest_alg alg, char *dst, size_t cap, size_t *len, char **err) {
   ZTG_CALL(zt_file_content_digest(f, alg, dst, cap, len));
 }
-zt_status ztg_object_count(const zt_file *f, size_t *out, char **err) { ZTG_CALL(zt_file_object_count(f, out)); }
+zt_status ztg_file_canonical(const zt_file *f, uint32_t *rule, char **message, char **err) {
+  ZTG_CALL(zt_file_canonical(f, rule, message));
+}
+zt_status ztg_object_count(const zt_file *f, size_t *out, char **err) {
+  ZTG_CALL(zt_file_object_count(f, out));
+}
 zt_status ztg_object_at(const zt_file *f, size_t i, const zt_object **out, char **err) {
   ZTG_CALL(zt_file_object_at(f, i, out));
 }
@@ -108,7 +116,9 @@ zt_status ztg_view(const zt_object *o, size_t i, const void **out, size_t *len, 
 zt_status ztg_component_verify(const zt_object *o, size_t i, zt_verify_result *out, char **err) {
   ZTG_CALL(zt_component_verify(o, i, out));
 }
-zt_status ztg_object_verify(const zt_object *o, char **err) { ZTG_CALL(zt_object_verify(o)); }
+zt_status ztg_object_verify(const zt_object *o, char **err) {
+  ZTG_CALL(zt_object_verify(o));
+}
 zt_status ztg_stream_open(const zt_object *o, size_t i, zt_component_stream **out, char **err) {
   ZTG_CALL(zt_component_stream_open(o, i, out));
 }
@@ -121,7 +131,9 @@ zt_status ztg_writer_create(const char *path, const zt_writer_options *o, zt_wri
 zt_status ztg_writer_create_memory(const zt_writer_options *o, zt_writer **out, char **err) {
   ZTG_CALL(zt_writer_create_memory(o, out));
 }
-zt_status ztg_writer_finish(zt_writer *w, char **err) { ZTG_CALL(zt_writer_finish(w)); }
+zt_status ztg_writer_finish(zt_writer *w, char **err) {
+  ZTG_CALL(zt_writer_finish(w));
+}
 zt_status ztg_writer_finish_memory(zt_writer *w, uint8_t **out, size_t *len, char **err) {
   ZTG_CALL(zt_writer_finish_memory(w, out, len));
 }
@@ -131,16 +143,16 @@ zt_status ztg_set_attributes_json(zt_writer *w, const char *json, char **err) {
 zt_status ztg_set_object_attributes_json(zt_writer *w, const char *name, size_t len, const char *json, char **err) {
   ZTG_CALL(zt_writer_set_object_attributes_json(w, name, len, json));
 }
-zt_status ztg_add_dense(zt_writer *w, const char *name, size_t len, zt_dtype dtype, const uint64_t *shape,
-                        size_t ndim, const void *data, size_t data_len, const zt_blob_options *o, char **err) {
+zt_status ztg_add_dense(zt_writer *w, const char *name, size_t len, zt_dtype dtype, const uint64_t *shape, size_t ndim,
+                        const void *data, size_t data_len, const zt_blob_options *o, char **err) {
   ZTG_CALL(zt_writer_add_dense(w, name, len, dtype, shape, ndim, data, data_len, o));
 }
 zt_status ztg_begin_object(zt_writer *w, const char *name, size_t len, const char *format, const uint64_t *shape,
                            size_t ndim, char **err) {
   ZTG_CALL(zt_writer_begin_object(w, name, len, format, shape, ndim));
 }
-zt_status ztg_write_blob(zt_writer *w, const char *name, size_t len, const char *role, zt_dtype dtype,
-                         const void *data, size_t data_len, const zt_blob_options *o, char **err) {
+zt_status ztg_write_blob(zt_writer *w, const char *name, size_t len, const char *role, zt_dtype dtype, const void *data,
+                         size_t data_len, const zt_blob_options *o, char **err) {
   ZTG_CALL(zt_write_blob(w, name, len, role, dtype, data, data_len, o));
 }
 zt_status ztg_blob_begin(zt_writer *w, const char *name, size_t len, const char *role, zt_dtype dtype,
@@ -150,11 +162,15 @@ zt_status ztg_blob_begin(zt_writer *w, const char *name, size_t len, const char 
 zt_status ztg_blob_append(zt_writer *w, const void *data, size_t len, char **err) {
   ZTG_CALL(zt_write_blob_append(w, data, len));
 }
-zt_status ztg_blob_end(zt_writer *w, char **err) { ZTG_CALL(zt_write_blob_end(w)); }
+zt_status ztg_blob_end(zt_writer *w, char **err) {
+  ZTG_CALL(zt_write_blob_end(w));
+}
 zt_status ztg_open_set(const char *path, const zt_open_options *o, zt_set **out, char **err) {
   ZTG_CALL(zt_open_set(path, o, out));
 }
-zt_status ztg_set_object_count(const zt_set *s, size_t *out, char **err) { ZTG_CALL(zt_set_object_count(s, out)); }
+zt_status ztg_set_object_count(const zt_set *s, size_t *out, char **err) {
+  ZTG_CALL(zt_set_object_count(s, out));
+}
 zt_status ztg_set_object_at(const zt_set *s, size_t i, const zt_object **out, char **err) {
   ZTG_CALL(zt_set_object_at(s, i, out));
 }

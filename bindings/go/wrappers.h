@@ -19,8 +19,8 @@ zt_status ztg_open_url(const char *url, const zt_url_options *u, const zt_open_o
 zt_status ztg_open_io(uintptr_t handle, uint64_t size, const char *name, const zt_open_options *o, zt_file **out,
                       char **err);
 zt_status ztg_file_version(const zt_file *f, const char **out, char **err);
-zt_status ztg_file_content_digest(const zt_file *f, zt_digest_alg alg, char *dst, size_t cap, size_t *len,
-                                  char **err);
+zt_status ztg_file_content_digest(const zt_file *f, zt_digest_alg alg, char *dst, size_t cap, size_t *len, char **err);
+zt_status ztg_file_canonical(const zt_file *f, uint32_t *rule, char **message, char **err);
 zt_status ztg_object_count(const zt_file *f, size_t *out, char **err);
 zt_status ztg_object_at(const zt_file *f, size_t i, const zt_object **out, char **err);
 zt_status ztg_object_by_name(const zt_file *f, const char *name, size_t len, const zt_object **out, char **err);
@@ -48,12 +48,12 @@ zt_status ztg_writer_finish(zt_writer *w, char **err);
 zt_status ztg_writer_finish_memory(zt_writer *w, uint8_t **out, size_t *len, char **err);
 zt_status ztg_set_attributes_json(zt_writer *w, const char *json, char **err);
 zt_status ztg_set_object_attributes_json(zt_writer *w, const char *name, size_t len, const char *json, char **err);
-zt_status ztg_add_dense(zt_writer *w, const char *name, size_t len, zt_dtype dtype, const uint64_t *shape,
-                        size_t ndim, const void *data, size_t data_len, const zt_blob_options *o, char **err);
+zt_status ztg_add_dense(zt_writer *w, const char *name, size_t len, zt_dtype dtype, const uint64_t *shape, size_t ndim,
+                        const void *data, size_t data_len, const zt_blob_options *o, char **err);
 zt_status ztg_begin_object(zt_writer *w, const char *name, size_t len, const char *format, const uint64_t *shape,
                            size_t ndim, char **err);
-zt_status ztg_write_blob(zt_writer *w, const char *name, size_t len, const char *role, zt_dtype dtype,
-                         const void *data, size_t data_len, const zt_blob_options *o, char **err);
+zt_status ztg_write_blob(zt_writer *w, const char *name, size_t len, const char *role, zt_dtype dtype, const void *data,
+                         size_t data_len, const zt_blob_options *o, char **err);
 zt_status ztg_blob_begin(zt_writer *w, const char *name, size_t len, const char *role, zt_dtype dtype,
                          const zt_blob_options *o, char **err);
 zt_status ztg_blob_append(zt_writer *w, const void *data, size_t len, char **err);

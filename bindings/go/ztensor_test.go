@@ -525,3 +525,54 @@ func TestContentDigestV2(t *testing.T) {
 		t.Fatalf("want ErrUnsupported naming the part, got %v", err)
 	}
 }
+
+// Canonical form (spec §6.3): the canonical writer's file is canonical; 4 KiB
+// placement misses rule 2, zstd rule 4; a 1.x file has no
+// canonical form (ErrWrongFormat).
+func TestCanonicalFormV2(t *testing.T) {
+	form := func(order []string, opts *ztensor.WriterOptions) (ztensor.CanonicalForm, error) {
+		w, err := ztensor.CreateMemory(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range order {
+			if err := ztensor.AddDense(w, name, []uint64{2}, []float32{1, 2}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := w.FinishMemory()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ztensor.OpenMemory(b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		return f.Canonical()
+	}
+	c, err := form([]string{"bb", "a"}, &ztensor.WriterOptions{Format: 2})
+	if err != nil || !c.IsCanonical() || c.Rule != 0 || len(c.Misses) != 0 {
+		t.Fatalf("canonical writer: %+v %v", c, err)
+	}
+	c, err = form([]string{"a", "bb"}, &ztensor.WriterOptions{Format: 2, NonCanonical: true, Alignment: 4096})
+	if err != nil || c.IsCanonical() || c.Rule != 2 || len(c.Misses) == 0 {
+		t.Fatalf("4 KiB placement: %+v %v", c, err)
+	}
+	for _, m := range c.Misses {
+		if !strings.HasPrefix(m, "rule 2: ") {
+			t.Fatalf("miss %q", m)
+		}
+	}
+	if !strings.Contains(c.Misses[0], "'a'") {
+		t.Fatalf("first miss %q does not name 'a'", c.Misses[0])
+	}
+	c, err = form([]string{"a"}, &ztensor.WriterOptions{Format: 2, NonCanonical: true, Encoding: ztensor.Zstd})
+	if err != nil || c.Rule != 4 {
+		t.Fatalf("zstd: %+v %v", c, err)
+	}
+	_, err = form([]string{"a"}, nil)
+	if !errors.Is(err, ztensor.ErrWrongFormat) || !strings.Contains(err.Error(), "v2 files only") {
+		t.Fatalf("a 1.x file: want ErrWrongFormat, got %v", err)
+	}
+}

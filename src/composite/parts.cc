@@ -4,7 +4,6 @@
 #include <type_traits>
 
 #include "composite/sparse.h"
-#include "reader.h"
 #include "types/dtype.h"
 #include "util/error.h"
 
@@ -47,7 +46,7 @@ uint64_t element_count(const Component &c) {
   return e ? c.decoded_length / e : 0;
 }
 
-uint64_t element_count(const Reader &reader, const Object &obj, const Component &c) {
+uint64_t element_count(const ComponentBytes &reader, const Object &obj, const Component &c) {
   if (c.decoded_known) return element_count(c);
   uint64_t e = element_bytes(c);
   return e ? reader.decoded_size(obj, c) / e : 0;
@@ -97,7 +96,7 @@ bool is_sparse_index(const std::string &format, const std::string &role) {
          (is_coo_format(format) && role == "coords");
 }
 
-std::vector<uint64_t> read_index_component(const Reader &reader, const Object &obj, const Component &c,
+std::vector<uint64_t> read_index_component(const ComponentBytes &reader, const Object &obj, const Component &c,
                                            zt_status negative_status) {
   const std::string ctx = where(obj.name, c.role);
   if (!dtype_is_integer(c.dtype))

@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "composite/component_bytes.h"
 #include "manifest/model.h"
 
 namespace zt {
-
-class Reader;
 
 // The component with that role, or nullptr.
 const Component *find_component(const Object &obj, const std::string &role);
@@ -20,10 +19,10 @@ const Component &require_component(const Object &obj, const std::string &role);
 
 // Logical elements a component holds: decoded bytes / (dtype size × ratio).
 // 0 for a zstd component whose decoded size is not declared (spec 1.1 has no
-// uncompressed_length): use the Reader overload, which decodes to count.
+// uncompressed_length): use the ComponentBytes overload, which decodes to count.
 uint64_t element_count(const Component &c);
 // The same for any component; one of unknown decoded size is decoded.
-uint64_t element_count(const Reader &reader, const Object &obj, const Component &c);
+uint64_t element_count(const ComponentBytes &reader, const Object &obj, const Component &c);
 // Bytes of one logical element (dtype size × ratio).
 uint64_t element_bytes(const Component &c);
 
@@ -33,7 +32,7 @@ bool is_sparse_index(const std::string &format, const std::string &role);
 
 // Reads an index component as u64. ZT_E_INDEX_DTYPE if its dtype is not an
 // integer; a negative entry (signed dtypes) fails with `negative_status`.
-std::vector<uint64_t> read_index_component(const Reader &reader, const Object &obj, const Component &c,
+std::vector<uint64_t> read_index_component(const ComponentBytes &reader, const Object &obj, const Component &c,
                                            zt_status negative_status);
 
 // Converts host-order integers of `dtype` to u64 (same rules). `first` is

@@ -8,7 +8,6 @@
 #include "composite/parts.h"
 #include "composite/to_f32.h"
 #include "manifest/cbor_tree.h"
-#include "reader.h"
 #include "types/dtype.h"
 #include "util/error.h"
 #include "v2/layout_profiles.h"
@@ -156,7 +155,7 @@ QuantLayout describe_quant_group_v2(const Object &obj) {
 
 }  // namespace
 
-QuantLayout describe_quantized(const Object &obj, const Reader *reader) {
+QuantLayout describe_quantized(const Object &obj, const ComponentBytes *reader) {
   if (obj.format == "zt.quant_group/1") return describe_quant_group_v2(obj);
   if (obj.format != "quantized_group")
     fail(ZT_E_WRONG_FORMAT, where(obj.name) + ": format is '" + obj.format + "', not quantized_group");
@@ -224,7 +223,7 @@ QuantLayout describe_quantized(const Object &obj, const Reader *reader) {
   return q;
 }
 
-void dequantize(const Reader &reader, const Object &obj, float *dst) {
+void dequantize(const ComponentBytes &reader, const Object &obj, float *dst) {
   QuantLayout q = describe_quantized(obj, &reader);
   if (!q.packing)
     fail(ZT_E_UNSUPPORTED, where(obj.name) + ": packing '" + q.packing_name + "' (bits " + n(q.bits) +

@@ -31,11 +31,10 @@
 #include <cstdint>
 #include <string>
 
+#include "composite/component_bytes.h"
 #include "manifest/model.h"
 
 namespace zt {
-
-class Reader;
 
 struct Packing {
   const char *name;
@@ -76,11 +75,11 @@ struct QuantLayout {
 // overflow), ZT_E_QUANT_SIZE (packed, scales or zeros count wrong). A
 // component whose decoded size is not declared (zstd in a spec 1.1 file) is
 // decoded to count its elements when `reader` is given, else not counted.
-QuantLayout describe_quantized(const Object &obj, const Reader *reader = nullptr);
+QuantLayout describe_quantized(const Object &obj, const ComponentBytes *reader = nullptr);
 
 // Validates (as above), reads the components and writes rows × cols f32
 // values, row-major, into dst.
-void dequantize(const Reader &reader, const Object &obj, float *dst);
+void dequantize(const ComponentBytes &reader, const Object &obj, float *dst);
 
 // The object attributes the writer stores: {bits, group_size, packing} as
 // one CBOR map, keys in the reference writer's (bytewise) order.

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "composite/parts.h"
-#include "reader.h"
 #include "types/dtype.h"
 #include "util/error.h"
 #include "v2/rule.h"
@@ -134,45 +133,45 @@ void check_coo_unique(const std::string &object, const CooArrays &a) {
 
 namespace {
 
-LoadedSparse load_csr_v2(const Reader &reader, const Object &obj) {
-  // Data-rule failures are the profile's LayoutData rule.
+// sparse_csr (spec 1.2) and zt.sparse_csr/1: the parts read, the index
+// rules checked.
+LoadedSparse load_csr(const ComponentBytes &reader, const Object &obj) {
+  LoadedSparse s;
+  s.csr = true;
+  s.values = &require_component(obj, "values");
+  s.values_count = element_count(reader, obj, *s.values);
+  const Component &ind = require_component(obj, "indices");
+  const Component &ptr = require_component(obj, "indptr");
+  check_sparse_shape(obj);
+  s.indptr = read_index_component(reader, obj, ptr, ZT_E_SPARSE_INDPTR);
+  s.indices = read_index_component(reader, obj, ind, ZT_E_SPARSE_INDEX);
+  check_csr(obj.name, s.csr_arrays(obj));
+  return s;
+}
+
+// sparse_coo (spec 1.2: nnz is the values' count) and zt.sparse_coo/1
+// (nnz_from_coords: the profile derives it from coords).
+LoadedSparse load_coo(const ComponentBytes &reader, const Object &obj, bool nnz_from_coords) {
+  LoadedSparse s;
+  s.values = &require_component(obj, "values");
+  if (!nnz_from_coords) s.values_count = element_count(reader, obj, *s.values);
+  const Component &co = require_component(obj, "coords");
+  check_sparse_shape(obj);
+  s.coords = read_index_component(reader, obj, co, ZT_E_SPARSE_INDEX);
+  if (nnz_from_coords) s.values_count = s.coords.size() / obj.shape.size();  // exact: checked at open
+  check_coo(obj.name, s.coo_arrays(obj));
+  return s;
+}
+
+// The v2 profiles: data-rule failures are the profile's LayoutData rule.
+template <typename Load>
+LoadedSparse load_v2(Load load) {
   try {
-    LoadedSparse s;
-    s.csr = true;
-    s.values = &require_component(obj, "values");
-    s.values_count = element_count(reader, obj, *s.values);
-    const Component &ind = require_component(obj, "indices");
-    const Component &ptr = require_component(obj, "indptr");
-    check_sparse_shape(obj);
-    s.indptr = read_index_component(reader, obj, ptr, ZT_E_SPARSE_INDPTR);
-    s.indices = read_index_component(reader, obj, ind, ZT_E_SPARSE_INDEX);
-    check_csr(obj.name, s.csr_arrays(obj));
-    check_csr_rows_increasing(obj.name, s.csr_arrays(obj));
-    return s;
+    return load();
   } catch (const Error &e) {
     const zt_status st = e.status();
     if (st == ZT_E_SPARSE_INDPTR || st == ZT_E_SPARSE_INDEX || st == ZT_E_SPARSE_NNZ)
       fail(st, v2::rejected(v2::Rule::LayoutData, e.what()));
-    throw;
-  }
-}
-
-// zt.sparse_coo/1: nnz from coords (the profile's derivation), then the
-// data rules (in range, unique) as LayoutData.
-LoadedSparse load_coo_v2(const Reader &reader, const Object &obj) {
-  try {
-    LoadedSparse s;
-    s.values = &require_component(obj, "values");
-    const Component &co = require_component(obj, "coords");
-    check_sparse_shape(obj);
-    s.coords = read_index_component(reader, obj, co, ZT_E_SPARSE_INDEX);
-    s.values_count = s.coords.size() / obj.shape.size();  // exact: checked at open
-    check_coo(obj.name, s.coo_arrays(obj));
-    check_coo_unique(obj.name, s.coo_arrays(obj));
-    return s;
-  } catch (const Error &e) {
-    const zt_status st = e.status();
-    if (st == ZT_E_SPARSE_INDEX || st == ZT_E_SPARSE_NNZ) fail(st, v2::rejected(v2::Rule::LayoutData, e.what()));
     throw;
   }
 }
@@ -187,33 +186,22 @@ bool is_coo_format(const std::string &format) {
   return format == "sparse_coo" || format == kCooV2;
 }
 
-LoadedSparse load_sparse(const Reader &reader, const Object &obj) {
-  LoadedSparse s;
-  if (obj.format == kCsrV2) {
-    return load_csr_v2(reader, obj);
-  } else if (obj.format == kCooV2) {
-    return load_coo_v2(reader, obj);
-  } else if (obj.format == "sparse_csr") {
-    s.csr = true;
-    s.values = &require_component(obj, "values");
-    s.values_count = element_count(reader, obj, *s.values);
-    const Component &ind = require_component(obj, "indices");
-    const Component &ptr = require_component(obj, "indptr");
-    check_sparse_shape(obj);
-    s.indptr = read_index_component(reader, obj, ptr, ZT_E_SPARSE_INDPTR);
-    s.indices = read_index_component(reader, obj, ind, ZT_E_SPARSE_INDEX);
-    check_csr(obj.name, s.csr_arrays(obj));
-  } else if (obj.format == "sparse_coo") {
-    s.values = &require_component(obj, "values");
-    s.values_count = element_count(reader, obj, *s.values);
-    const Component &co = require_component(obj, "coords");
-    check_sparse_shape(obj);
-    s.coords = read_index_component(reader, obj, co, ZT_E_SPARSE_INDEX);
-    check_coo(obj.name, s.coo_arrays(obj));
-  } else {
-    fail(ZT_E_WRONG_FORMAT, where(obj.name) + ": format is '" + obj.format + "', not sparse_csr or sparse_coo");
-  }
-  return s;
+LoadedSparse load_sparse(const ComponentBytes &reader, const Object &obj) {
+  if (obj.format == kCsrV2)
+    return load_v2([&] {
+      LoadedSparse s = load_csr(reader, obj);
+      check_csr_rows_increasing(obj.name, s.csr_arrays(obj));
+      return s;
+    });
+  if (obj.format == kCooV2)
+    return load_v2([&] {
+      LoadedSparse s = load_coo(reader, obj, true);
+      check_coo_unique(obj.name, s.coo_arrays(obj));
+      return s;
+    });
+  if (obj.format == "sparse_csr") return load_csr(reader, obj);
+  if (obj.format == "sparse_coo") return load_coo(reader, obj, false);
+  fail(ZT_E_WRONG_FORMAT, where(obj.name) + ": format is '" + obj.format + "', not sparse_csr or sparse_coo");
 }
 
 }  // namespace zt

@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "composite/component_bytes.h"
 #include "manifest/model.h"
 
 namespace zt {
-
-class Reader;
 
 // CSR of a rows × cols matrix. Rules, each with its own status:
 //   indptr has rows+1 entries, starts at 0, never decreases, ends at nnz
@@ -77,6 +76,6 @@ struct LoadedSparse {
   CooArrays coo_arrays(const Object &obj) const;
 };
 // ZT_E_WRONG_FORMAT for other formats; every rule above for these.
-LoadedSparse load_sparse(const Reader &reader, const Object &obj);
+LoadedSparse load_sparse(const ComponentBytes &reader, const Object &obj);
 
 }  // namespace zt

@@ -3,12 +3,11 @@
 #include "composite/parts.h"
 #include "composite/quantized.h"
 #include "composite/sparse.h"
-#include "reader.h"
 #include "util/error.h"
 
 namespace zt {
 
-void validate_object_structure(const Reader &reader, const Object &obj) {
+void validate_object_structure(const ComponentBytes &reader, const Object &obj) {
   if (obj.format == "dense") {
     require_component(obj, "data");
   } else if (is_csr_format(obj.format) || is_coo_format(obj.format)) {

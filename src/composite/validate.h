@@ -4,17 +4,16 @@
 // listed in sparse.h and quantized.h.
 #pragma once
 
+#include "composite/component_bytes.h"
 #include "manifest/model.h"
 
 namespace zt {
-
-class Reader;
 
 // Throws zt::Error with the format-specific status (ZT_E_SPARSE_*,
 // ZT_E_QUANT_*, ZT_E_COMPONENT_MISSING, ZT_E_INDEX_DTYPE, ZT_E_SHAPE) naming
 // the object, the component and the first bad position. Dense objects need a
 // "data" component; objects of other (unknown) formats pass. The components
 // involved must be readable (verified) before this is called.
-void validate_object_structure(const Reader &reader, const Object &obj);
+void validate_object_structure(const ComponentBytes &reader, const Object &obj);
 
 }  // namespace zt

@@ -22,6 +22,17 @@ int hexval(char c) {
   return -1;
 }
 
+// The value of up to 16 hex digits (callers check the count first).
+uint64_t hex_number(std::string_view hex, const char *alg) {
+  uint64_t v = 0;
+  for (char c : hex) {
+    const int x = hexval(c);
+    if (x < 0) fail(ZT_E_DIGEST_FORMAT, std::string(alg) + " digest has a non-hex digit");
+    v = v * 16 + static_cast<uint64_t>(x);
+  }
+  return v;
+}
+
 #ifndef ZT_HAVE_ISAL
 // Portable slicing-by-8 CRC-32C (Castagnoli, reflected 0x82F63B78).
 struct CrcTables {
@@ -105,24 +116,12 @@ ParsedDigest parse_digest(std::string_view text) {
   } else if (alg == "crc32c") {
     if (hex.size() >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex.remove_prefix(2);
     if (hex.empty() || hex.size() > 8) fail(ZT_E_DIGEST_FORMAT, "crc32c digest must have 1 to 8 hex digits");
-    uint32_t v = 0;
-    for (char c : hex) {
-      int x = hexval(c);
-      if (x < 0) fail(ZT_E_DIGEST_FORMAT, "crc32c digest has a non-hex digit");
-      v = v * 16 + static_cast<uint32_t>(x);
-    }
-    d.crc = v;
+    d.crc = static_cast<uint32_t>(hex_number(hex, "crc32c"));
     d.alg = ZT_DIGEST_CRC32C;
   } else if (alg == "xxh3") {
     if (hex.size() != 16)
       fail(ZT_E_DIGEST_FORMAT, "xxh3 digest must have 16 hex digits, has " + std::to_string(hex.size()));
-    uint64_t v = 0;
-    for (char c : hex) {
-      int x = hexval(c);
-      if (x < 0) fail(ZT_E_DIGEST_FORMAT, "xxh3 digest has a non-hex digit");
-      v = v * 16 + static_cast<uint64_t>(x);
-    }
-    d.xxh3 = v;
+    d.xxh3 = hex_number(hex, "xxh3");
     d.alg = ZT_DIGEST_XXH3;
   } else {
     d.alg = ZT_DIGEST_UNKNOWN;

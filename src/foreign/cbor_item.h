@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "internal/internal_api.h"
+
 namespace zt::foreign {
 
 // One encoded CBOR data item.
@@ -34,8 +36,6 @@ void cbor_append_text(CborItem &out, std::string_view s);  // s must be valid UT
 void cbor_append_array_head(CborItem &out, uint64_t count);
 
 // The map {key: value, ...} as one item; keys must be valid UTF-8.
-CborItem cbor_map(const CborAttributes &attributes);
-
-bool valid_utf8(std::string_view s);
+ZT_INTERNAL CborItem cbor_map(const CborAttributes &attributes);  // zt convert too
 
 }  // namespace zt::foreign

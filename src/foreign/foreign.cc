@@ -10,6 +10,7 @@
 
 #include "platform/file.h"
 #include "util/error.h"
+#include "util/json_sax.h"
 
 namespace zt::foreign {
 
@@ -43,23 +44,8 @@ void refuse_overlapping(std::vector<DataRange> ranges, const std::string &what) 
 }
 
 void check_json_depth(const char *p, size_t n, const std::string &what) {
-  size_t depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < n; ++i) {
-    char c = p[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > 64) throw format_error(what + ": JSON header nests deeper than 64 levels");
-    } else if ((c == ']' || c == '}') && depth) {
-      --depth;
-    }
-  }
+  if (json_too_deep_at(std::string_view(p, n), 64) != std::string_view::npos)
+    throw format_error(what + ": JSON header nests deeper than 64 levels");
 }
 
 std::string hex(const uint8_t *p, size_t n) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cbor_item.h"
+#include "internal/internal_api.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -116,12 +117,13 @@ struct GgmlTypeInfo {
   zt_dtype dtype;       // direct zTensor dtype, or UNKNOWN for block types
 };
 // nullptr for an id the importer does not know.
-const GgmlTypeInfo *ggml_type_info(uint32_t id);
+ZT_INTERNAL const GgmlTypeInfo *ggml_type_info(uint32_t id);
 
 // Maps `path` and dispatches on its extension (.safetensors, .npy, .npz,
 // .gguf); unknown extensions are recognised by their magic bytes.
-// The zt tool only (Windows: read whole through src/platform/win32/win32.h).
-Imported import_file(const std::string &path, const Limits &limits);
+// The zt tool only, through the internal interface (ZT_INTERNAL; Windows:
+// read whole, platform/file.h FileView).
+ZT_INTERNAL Imported import_file(const std::string &path, const Limits &limits);
 
 // The foreign format of a file by its first bytes (at least 16, fewer only
 // for a shorter file) and its size: by magic for .npy ("\x93NUMPY"), .npz
@@ -148,7 +150,7 @@ struct ShardIndexFile {
   std::string metadata_json = "null";                           // compact JSON text, document order
   std::vector<std::pair<std::string, std::string>> weight_map;  // tensor → shard, sorted by tensor
 };
-ShardIndexFile read_shard_index(const std::string &path, const Limits &limits);
+ZT_INTERNAL ShardIndexFile read_shard_index(const std::string &path, const Limits &limits);
 
 // Helpers shared by the readers.
 uint64_t checked_mul(uint64_t a, uint64_t b, const std::string &ctx);

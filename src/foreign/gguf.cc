@@ -10,6 +10,7 @@
 #include <set>
 
 #include "foreign.h"
+#include "util/utf8.h"
 
 namespace zt::foreign {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "foreign.h"
-#include "util/json_object_keys.h"
+#include "util/json_sax.h"
 
 namespace zt::foreign {
 namespace {
@@ -16,21 +16,37 @@ struct StDtype {
   const char *name;
   zt_dtype dtype;
   const char *logical;  // "" = none
-  uint32_t ratio;       // storage elements per element
+  uint32_t bits;        // bits per element (safetensors' Dtype::bitsize)
 };
 
-// Every safetensors dtype with a zTensor storage type. Sub-byte types (F4,
-// F6_*) have none and are refused by name.
+// Every safetensors dtype (its Dtype enum). The sub-byte ones are stored as
+// u8 bytes under a logical type naming the element: F4 as v2's f4_e2m1
+// (two elements a byte), F6_E2M3 / F6_E3M2 as f6_e2m3 / f6_e3m2 (four
+// elements in three bytes, MX's packing); safetensors requires a whole
+// number of bytes (shape × bits divisible by 8), and so does this import.
 constexpr StDtype kDtypes[] = {
-    {"F64", ZT_F64, "", 1},           {"F32", ZT_F32, "", 1},
-    {"F16", ZT_F16, "", 1},           {"BF16", ZT_BF16, "", 1},
-    {"I64", ZT_I64, "", 1},           {"I32", ZT_I32, "", 1},
-    {"I16", ZT_I16, "", 1},           {"I8", ZT_I8, "", 1},
-    {"U64", ZT_U64, "", 1},           {"U32", ZT_U32, "", 1},
-    {"U16", ZT_U16, "", 1},           {"U8", ZT_U8, "", 1},
-    {"BOOL", ZT_BOOL, "", 1},         {"F8_E4M3", ZT_U8, "f8_e4m3fn", 1},
-    {"F8_E5M2", ZT_U8, "f8_e5m2", 1}, {"F8_E8M0", ZT_U8, "f8_e8m0fnu", 1},
-    {"C64", ZT_F32, "complex64", 2},
+    {"F64", ZT_F64, "", 64},
+    {"F32", ZT_F32, "", 32},
+    {"F16", ZT_F16, "", 16},
+    {"BF16", ZT_BF16, "", 16},
+    {"I64", ZT_I64, "", 64},
+    {"I32", ZT_I32, "", 32},
+    {"I16", ZT_I16, "", 16},
+    {"I8", ZT_I8, "", 8},
+    {"U64", ZT_U64, "", 64},
+    {"U32", ZT_U32, "", 32},
+    {"U16", ZT_U16, "", 16},
+    {"U8", ZT_U8, "", 8},
+    {"BOOL", ZT_BOOL, "", 8},
+    {"F8_E4M3", ZT_U8, "f8_e4m3fn", 8},
+    {"F8_E5M2", ZT_U8, "f8_e5m2", 8},
+    {"F8_E8M0", ZT_U8, "f8_e8m0fnu", 8},
+    {"F8_E4M3FNUZ", ZT_U8, "f8_e4m3fnuz", 8},
+    {"F8_E5M2FNUZ", ZT_U8, "f8_e5m2fnuz", 8},
+    {"F4", ZT_U8, "f4_e2m1", 4},
+    {"F6_E2M3", ZT_U8, "f6_e2m3", 6},
+    {"F6_E3M2", ZT_U8, "f6_e3m2", 6},
+    {"C64", ZT_F32, "complex64", 64},
 };
 
 // One tensor entry of the header, as the SAX pass found it; checked after
@@ -48,161 +64,117 @@ struct HeaderEntry {
 // The header read by a plain SAX pass: linear in its size, keeping only
 // what the import needs (the tensor entries, and the __metadata__ values
 // as CBOR), with every JSON object checked for repeated keys.
-class HeaderSax : public json::json_sax_t {
+class HeaderSax : public zt::JsonSaxBase {
  public:
   explicit HeaderSax(const std::string &what) : what_(what) {}
   std::vector<HeaderEntry> entries;
   CborAttributes metadata;
 
-  bool null() override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->null();
-    return end_value();
-  }
-  bool boolean(bool v) override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->boolean(v);
-    return end_value();
-  }
-  bool number_integer(number_integer_t v) override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->number_integer(v);
-    return end_value();
-  }
-  bool number_unsigned(number_unsigned_t v) override {
-    begin_value(Kind::Unsigned);
-    if (meta_) meta_->number_unsigned(v);
-    if (depth_ == 3 && in_entry_ && field_ == Field::Shape) entries.back().shape.push_back(v);
-    if (depth_ == 3 && in_entry_ && field_ == Field::Offsets) entries.back().offsets.push_back(v);
-    return end_value();
-  }
-  bool number_float(number_float_t v, const string_t &s) override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->number_float(v, s);
-    return end_value();
-  }
-  bool string(string_t &v) override {
-    begin_value(Kind::String);
-    if (meta_) meta_->string(v);
-    if (depth_ == 2 && in_entry_ && field_ == Field::Dtype) {
-      entries.back().dtype = v;
-      entries.back().has_dtype = true;
-    }
-    return end_value();
-  }
-  bool binary(binary_t &) override { throw format_error(what_ + ": the header is not valid JSON"); }
-  bool start_object(std::size_t) override {
-    begin_value(Kind::Object);
-    if (meta_) meta_->start_object(static_cast<std::size_t>(-1));
-    keys_.open(depth_ != 0);  // the root's keys: checked by name once sorted
-    ++depth_;
-    return true;
-  }
-  bool key(string_t &k) override {
-    keys_.add(k);
-    if (depth_ == 1) {
-      root_key_ = k;
-    } else if (depth_ == 2 && in_entry_) {
-      field_ = k == "dtype"          ? Field::Dtype
-               : k == "shape"        ? Field::Shape
-               : k == "data_offsets" ? Field::Offsets
-                                     : Field::None;
-    } else if (depth_ == 2 && in_metadata_) {
-      meta_key_ = k;
-    }
-    if (meta_ && depth_ > 2) meta_->key(k);
-    return true;
-  }
-  bool end_object() override {
-    if (const std::string *dup = keys_.close())
-      throw format_error(what_ + ": key '" + *dup + "' appears twice in one JSON object of the header");
-    if (meta_) meta_->end_object();
-    --depth_;
-    end_container();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    begin_value(Kind::Array);
-    if (meta_) meta_->start_array(static_cast<std::size_t>(-1));
-    ++depth_;
-    return true;
-  }
-  bool end_array() override {
-    if (meta_) meta_->end_array();
-    --depth_;
-    end_container();
-    return true;
-  }
   bool parse_error(std::size_t pos, const std::string &, const nlohmann::detail::exception &) override {
     throw format_error(what_ + ": the header is not valid JSON (at byte " + std::to_string(pos) + " of it)");
   }
 
  private:
-  enum class Kind { Object, Array, String, Unsigned, Other };
   enum class Field { None, Dtype, Shape, Offsets };
 
-  // A value starts at the current depth: what it means depends on where.
-  void begin_value(Kind kind) {
-    if (depth_ == 0) {
-      if (kind != Kind::Object) throw format_error(what_ + ": the header is not a JSON object");
-    } else if (depth_ == 1) {
-      if (root_key_ == "__metadata__") {
-        if (kind != Kind::Object) throw format_error(what_ + ": __metadata__ is not a JSON object");
-        if (metadata_seen_) throw format_error(what_ + ": __metadata__ appears twice in the header");
-        in_metadata_ = metadata_seen_ = true;
-      } else {
-        if (kind != Kind::Object)
-          throw format_error(what_ + ": tensor '" + root_key_ + "': entry is not a JSON object");
-        in_entry_ = true;
-        entries.emplace_back();
-        entries.back().name = root_key_;
-      }
-    } else if (depth_ == 2 && in_metadata_) {
-      // Each value becomes one CBOR item (strings stay strings, whatever
-      // they look like); nested ones are built by nlohmann's plain DOM
-      // builder, which is linear.
-      meta_value_ = json();
-      meta_.reset(new nlohmann::detail::json_sax_dom_parser<json>(meta_value_, true));
-    } else if (depth_ == 2 && in_entry_) {
-      HeaderEntry &e = entries.back();
-      if (field_ == Field::Dtype && kind != Kind::String) e.has_dtype = false;
-      if (field_ == Field::Shape) {
-        e.has_shape = true;
-        e.shape.clear();
-        e.bad_shape_type = kind != Kind::Array;
-      }
-      if (field_ == Field::Offsets) {
-        e.has_offsets = true;
-        e.offsets.clear();
-        e.bad_offsets = kind != Kind::Array;
-      }
-    } else if (depth_ == 3 && in_entry_ && kind != Kind::Unsigned) {
-      if (field_ == Field::Shape) entries.back().bad_shape = true;
-      if (field_ == Field::Offsets) entries.back().bad_offsets = true;
+  void scalar(const zt::JsonScalar &v) override {
+    begin_value(v.kind);
+    if (meta_) zt::replay(v, *meta_);
+    if (v.kind == zt::JsonKind::Unsigned && depth() == 3 && in_entry_) {
+      if (field_ == Field::Shape) entries.back().shape.push_back(v.unsigned_integer);
+      if (field_ == Field::Offsets) entries.back().offsets.push_back(v.unsigned_integer);
     }
+    if (v.kind == zt::JsonKind::String && depth() == 2 && in_entry_ && field_ == Field::Dtype) {
+      entries.back().dtype = *v.string;
+      entries.back().has_dtype = true;
+    }
+    end_value();
   }
-  void end_container() {
-    if (depth_ == 1) {
+  bool check_keys_of_next_object() override { return depth() != 0; }  // the root's: checked by name once sorted
+  void open(zt::JsonKind kind) override {
+    begin_value(kind);
+    if (meta_ && kind == zt::JsonKind::Object) meta_->start_object(static_cast<std::size_t>(-1));
+    if (meta_ && kind == zt::JsonKind::Array) meta_->start_array(static_cast<std::size_t>(-1));
+  }
+  void on_key(std::string &k) override {
+    if (depth() == 1) {
+      root_key_ = k;
+    } else if (depth() == 2 && in_entry_) {
+      field_ = k == "dtype"          ? Field::Dtype
+               : k == "shape"        ? Field::Shape
+               : k == "data_offsets" ? Field::Offsets
+                                     : Field::None;
+    } else if (depth() == 2 && in_metadata_) {
+      meta_key_ = k;
+    }
+    if (meta_ && depth() > 2) meta_->key(k);
+  }
+  void close(zt::JsonKind kind) override {
+    if (meta_ && kind == zt::JsonKind::Object) meta_->end_object();
+    if (meta_ && kind == zt::JsonKind::Array) meta_->end_array();
+    if (depth() == 1) {
       in_entry_ = in_metadata_ = false;
       field_ = Field::None;
     } else {
       end_value();
     }
   }
+  [[noreturn]] void duplicate_key(const std::string &key) override {
+    throw format_error(what_ + ": key '" + key + "' appears twice in one JSON object of the header");
+  }
+
+  // A value starts at the current depth: what it means depends on where.
+  void begin_value(zt::JsonKind kind) {
+    using zt::JsonKind;
+    if (depth() == 0) {
+      if (kind != JsonKind::Object) throw format_error(what_ + ": the header is not a JSON object");
+    } else if (depth() == 1) {
+      if (root_key_ == "__metadata__") {
+        if (kind != JsonKind::Object) throw format_error(what_ + ": __metadata__ is not a JSON object");
+        if (metadata_seen_) throw format_error(what_ + ": __metadata__ appears twice in the header");
+        in_metadata_ = metadata_seen_ = true;
+      } else {
+        if (kind != JsonKind::Object)
+          throw format_error(what_ + ": tensor '" + root_key_ + "': entry is not a JSON object");
+        in_entry_ = true;
+        entries.emplace_back();
+        entries.back().name = root_key_;
+      }
+    } else if (depth() == 2 && in_metadata_) {
+      // Each value becomes one CBOR item (strings stay strings, whatever
+      // they look like); nested ones are built by nlohmann's plain DOM
+      // builder, which is linear.
+      meta_value_ = json();
+      meta_.reset(new nlohmann::detail::json_sax_dom_parser<json>(meta_value_, true));
+    } else if (depth() == 2 && in_entry_) {
+      HeaderEntry &e = entries.back();
+      if (field_ == Field::Dtype && kind != JsonKind::String) e.has_dtype = false;
+      if (field_ == Field::Shape) {
+        e.has_shape = true;
+        e.shape.clear();
+        e.bad_shape_type = kind != JsonKind::Array;
+      }
+      if (field_ == Field::Offsets) {
+        e.has_offsets = true;
+        e.offsets.clear();
+        e.bad_offsets = kind != JsonKind::Array;
+      }
+    } else if (depth() == 3 && in_entry_ && kind != JsonKind::Unsigned) {
+      if (field_ == Field::Shape) entries.back().bad_shape = true;
+      if (field_ == Field::Offsets) entries.back().bad_offsets = true;
+    }
+  }
   // A value inside the innermost open container just ended.
-  bool end_value() {
-    if (depth_ == 2 && meta_) {
+  void end_value() {
+    if (depth() == 2 && meta_) {
       const std::vector<uint8_t> item = json::to_cbor(meta_value_);
       metadata[meta_key_] = CborItem(item.begin(), item.end());
       meta_.reset();
       meta_value_ = json();
     }
-    return true;
   }
 
   const std::string &what_;
-  zt::JsonObjectKeys keys_;
-  size_t depth_ = 0;  // containers open around the next event
   std::string root_key_, meta_key_;
   bool in_entry_ = false, in_metadata_ = false, metadata_seen_ = false;
   Field field_ = Field::None;
@@ -258,7 +230,7 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
     const StDtype *d = nullptr;
     for (const auto &k : kDtypes)
       if (dt == k.name) d = &k;
-    if (!d) throw format_error(ctx + ": dtype '" + dt + "' has no zTensor storage type");
+    if (!d) throw format_error(ctx + ": dtype '" + printable(dt) + "' is not a safetensors dtype");
     Tensor t;
     t.name = name;
     t.dtype = d->dtype;
@@ -268,8 +240,11 @@ Imported read_safetensors(const uint8_t *data, size_t size, const std::string &w
       t.shape.push_back(dim);
       numel = checked_mul(numel, dim, ctx + ": shape");
     }
-    const uint64_t esize = zt_dtype_size(d->dtype) * d->ratio;
-    t.nbytes = checked_mul(numel, esize, ctx + ": shape × element size");
+    const uint64_t nbits = checked_mul(numel, d->bits, ctx + ": shape × element size");
+    if (nbits % 8 != 0)  // safetensors' MisalignedSlice
+      throw format_error(ctx + ": " + std::to_string(numel) + " " + dt + " elements of " + std::to_string(d->bits) +
+                         " bits are not a whole number of bytes");
+    t.nbytes = nbits / 8;
     const uint64_t begin = e.offsets[0], end = e.offsets[1];
     if (begin > end || end > data_size)
       throw format_error(ctx + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +

@@ -12,7 +12,9 @@
 
 #include "manifest/cbor_tree.h"
 #include "types/half.h"
+#include "util/cbor_out.h"
 #include "util/error.h"
+#include "util/json_sax.h"
 #include "util/u128.h"
 
 namespace zt {
@@ -161,83 +163,67 @@ struct JValue {
   }
 };
 
-constexpr int kMaxJsonDepth = 200;
+constexpr size_t kMaxJsonDepth = 200;
 
 // Builds a JValue from nlohmann's SAX events. Duplicate keys in an object
-// are refused (sorting its keys once the object is complete: O(k log k)):
-// a silently dropped value is lost data.
-class JsonBuilder : public nlohmann::json_sax<nlohmann::json> {
+// are refused (JsonSaxBase sorts its keys once the object is complete:
+// O(k log k)): a silently dropped value is lost data.
+class JsonBuilder : public JsonSaxBase {
  public:
+  JsonBuilder() : JsonSaxBase(kMaxJsonDepth) {}
   JValue root;
 
-  bool null() override { return put(JValue{}); }
-  bool boolean(bool v) override {
-    JValue j;
-    j.type = JValue::Type::Bool;
-    j.b = v;
-    return put(std::move(j));
-  }
-  bool number_integer(number_integer_t v) override {
-    JValue j;
-    j.type = JValue::Type::Int;
-    j.i = v;
-    return put(std::move(j));
-  }
-  bool number_unsigned(number_unsigned_t v) override {
-    JValue j;
-    j.type = JValue::Type::Uint;
-    j.u = v;
-    return put(std::move(j));
-  }
-  bool number_float(number_float_t v, const string_t &) override {
-    JValue j;
-    j.type = JValue::Type::Float;
-    j.d = v;
-    return put(std::move(j));
-  }
-  bool string(string_t &v) override {
-    JValue j;
-    j.type = JValue::Type::String;
-    j.s = std::move(v);
-    return put(std::move(j));
-  }
-  bool binary(binary_t &) override { fail(ZT_E_INVALID_ARG, "invalid JSON: binary values are not JSON"); }
-  bool start_object(std::size_t) override {
-    JValue j;
-    j.type = JValue::Type::Object;
-    return open(std::move(j));
-  }
-  bool key(string_t &k) override {
-    stack_.back()->members.emplace_back(std::move(k), JValue{});
-    return true;
-  }
-  bool end_object() override {
-    const JValue &o = *stack_.back();
-    std::vector<const std::string *> keys;
-    keys.reserve(o.members.size());
-    for (const auto &m : o.members) keys.push_back(&m.first);
-    std::sort(keys.begin(), keys.end(), [](const std::string *a, const std::string *b) { return *a < *b; });
-    for (size_t k = 1; k < keys.size(); ++k)
-      if (*keys[k - 1] == *keys[k])
-        fail(ZT_E_INVALID_ARG, "invalid JSON: the key \"" + printable(*keys[k]) + "\" appears twice in one object");
-    stack_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    JValue j;
-    j.type = JValue::Type::Array;
-    return open(std::move(j));
-  }
-  bool end_array() override {
-    stack_.pop_back();
-    return true;
-  }
   bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) override {
     fail(ZT_E_INVALID_ARG, std::string("invalid JSON: ") + e.what());
   }
 
  private:
   std::vector<JValue *> stack_;
+
+  void scalar(const JsonScalar &v) override {
+    JValue j;
+    switch (v.kind) {
+      case JsonKind::Null:
+        break;
+      case JsonKind::Bool:
+        j.type = JValue::Type::Bool;
+        j.b = v.boolean;
+        break;
+      case JsonKind::Integer:
+        j.type = JValue::Type::Int;
+        j.i = v.integer;
+        break;
+      case JsonKind::Unsigned:
+        j.type = JValue::Type::Uint;
+        j.u = v.unsigned_integer;
+        break;
+      case JsonKind::Float:
+        j.type = JValue::Type::Float;
+        j.d = v.real;
+        break;
+      case JsonKind::String:
+        j.type = JValue::Type::String;
+        j.s = std::move(*v.string);
+        break;
+      case JsonKind::Object:
+      case JsonKind::Array:
+        break;
+    }
+    *slot() = std::move(j);
+  }
+  void open(JsonKind kind) override {
+    JValue j;
+    j.type = kind == JsonKind::Object ? JValue::Type::Object : JValue::Type::Array;
+    JValue *at = slot();
+    *at = std::move(j);
+    stack_.push_back(at);
+  }
+  void on_key(std::string &k) override { stack_.back()->members.emplace_back(std::move(k), JValue{}); }
+  void close(JsonKind) override { stack_.pop_back(); }
+  [[noreturn]] void duplicate_key(const std::string &key) override {
+    fail(ZT_E_INVALID_ARG, "invalid JSON: the key \"" + printable(key) + "\" appears twice in one object");
+  }
+  [[noreturn]] void too_deep() override { fail(ZT_E_LIMIT, "JSON nesting deeper than 200 levels"); }
 
   // Where the next value goes: the root, the end of an array, or the member
   // whose key was just read.
@@ -250,43 +236,7 @@ class JsonBuilder : public nlohmann::json_sax<nlohmann::json> {
     }
     return &top.members.back().second;
   }
-  bool put(JValue v) {
-    *slot() = std::move(v);
-    return true;
-  }
-  bool open(JValue v) {
-    if (stack_.size() >= kMaxJsonDepth) fail(ZT_E_LIMIT, "JSON nesting deeper than 200 levels");
-    JValue *at = slot();
-    *at = std::move(v);
-    stack_.push_back(at);
-    return true;
-  }
 };
-
-// libcbor 0.8 takes array and map sizes as size_t, 0.10 as uint64_t (and
-// every other head value as uint64_t): N is whatever `enc` takes.
-template <typename N>
-void put(std::string &out, size_t (*enc)(N, unsigned char *, size_t), uint64_t v) {
-  static_assert(std::is_unsigned<N>::value, "CBOR heads are unsigned");
-  if (v > std::numeric_limits<N>::max()) fail(ZT_E_LIMIT, "CBOR item count " + std::to_string(v) + " beyond size_t");
-  unsigned char buf[9];
-  size_t n = enc(static_cast<N>(v), buf, sizeof buf);
-  out.append(reinterpret_cast<char *>(buf), n);
-}
-
-void put_text(std::string &out, std::string_view s) {
-  unsigned char buf[9];
-  size_t n = cbor_encode_string_start(s.size(), buf, sizeof buf);
-  out.append(reinterpret_cast<char *>(buf), n);
-  out.append(s.data(), s.size());
-}
-
-void put_bytes(std::string &out, const std::string &b) {
-  unsigned char buf[9];
-  size_t n = cbor_encode_bytestring_start(b.size(), buf, sizeof buf);
-  out.append(reinterpret_cast<char *>(buf), n);
-  out += b;
-}
 
 // The narrowest IEEE width holding d exactly.
 void put_float(std::string &out, double d) {
@@ -330,20 +280,20 @@ void put_bigint(std::string &out, const std::string &s) {
     if (!x.times10_plus(static_cast<unsigned>(s[i] - '0'))) fail(ZT_E_INVALID_ARG, "JSON $bigint beyond 128 bits");
   }
   if (neg) {
-    if (x.is_zero()) return put(out, cbor_encode_uint, 0);
+    if (x.is_zero()) return cbor::put_uint(out, 0);
     const U128 m = x.minus_one();
-    if (m.fits_u64()) return put(out, cbor_encode_negint, m.lo);
+    if (m.fits_u64()) return cbor::put_negint(out, m.lo);
     x = m;
   } else if (x.fits_u64()) {
-    return put(out, cbor_encode_uint, x.lo);
+    return cbor::put_uint(out, x.lo);
   }
   std::string b;
   while (!x.is_zero()) {
     b.insert(b.begin(), static_cast<char>(x.low_byte()));
     x = x.shifted_out();
   }
-  put(out, cbor_encode_tag, neg ? 3 : 2);
-  put_bytes(out, b);
+  cbor::put_tag(out, neg ? 3 : 2);
+  cbor::put_bytes(out, b);
 }
 
 void encode(const JValue &j, std::string &out) {
@@ -355,21 +305,22 @@ void encode(const JValue &j, std::string &out) {
       out += static_cast<char>(j.b ? 0xf5 : 0xf4);
       return;
     case JValue::Type::Uint:
-      return put(out, cbor_encode_uint, j.u);
+      return cbor::put_uint(out, j.u);
     case JValue::Type::Int:
-      if (j.i >= 0) return put(out, cbor_encode_uint, static_cast<uint64_t>(j.i));
-      return put(out, cbor_encode_negint, static_cast<uint64_t>(-1 - j.i));
+      if (j.i >= 0) return cbor::put_uint(out, static_cast<uint64_t>(j.i));
+      return cbor::put_negint(out, static_cast<uint64_t>(-1 - j.i));
     case JValue::Type::Float:
       return put_float(out, j.d);
     case JValue::Type::String:
-      return put_text(out, j.s);
+      return cbor::put_text(out, j.s);
     case JValue::Type::Array:
-      put(out, cbor_encode_array_start, j.items.size());
+      cbor::put_array(out, j.items.size());
       for (const auto &e : j.items) encode(e, out);
       return;
     case JValue::Type::Object: {
       // The conventions of cbor_to_json, read back (see json.h).
-      if (const JValue *v = j.only("$bytes"); v && v->type == JValue::Type::String) return put_bytes(out, unhex(v->s));
+      if (const JValue *v = j.only("$bytes"); v && v->type == JValue::Type::String)
+        return cbor::put_bytes(out, unhex(v->s));
       if (const JValue *v = j.only("$float"); v && v->type == JValue::Type::String) {
         if (v->s == "nan") return put_float(out, NAN);
         if (v->s == "inf") return put_float(out, INFINITY);
@@ -388,12 +339,12 @@ void encode(const JValue &j, std::string &out) {
           if (m.first == "$value") value = &m.second;
         }
         if (tag && value && (tag->type == JValue::Type::Uint || (tag->type == JValue::Type::Int && tag->i >= 0))) {
-          put(out, cbor_encode_tag, tag->type == JValue::Type::Uint ? tag->u : static_cast<uint64_t>(tag->i));
+          cbor::put_tag(out, tag->type == JValue::Type::Uint ? tag->u : static_cast<uint64_t>(tag->i));
           return encode(*value, out);
         }
       }
       if (const JValue *v = j.only("$map"); v && v->type == JValue::Type::Array) {
-        put(out, cbor_encode_map_start, v->items.size());
+        cbor::put_map(out, v->items.size());
         for (const auto &p : v->items) {
           if (p.type != JValue::Type::Array || p.items.size() != 2)
             fail(ZT_E_INVALID_ARG, "JSON $map entries must be [key, value]");
@@ -402,9 +353,9 @@ void encode(const JValue &j, std::string &out) {
         }
         return;
       }
-      put(out, cbor_encode_map_start, j.members.size());
+      cbor::put_map(out, j.members.size());
       for (const auto &m : j.members) {
-        put_text(out, m.first);
+        cbor::put_text(out, m.first);
         encode(m.second, out);
       }
       return;

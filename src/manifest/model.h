@@ -52,6 +52,9 @@ struct Component {
   // The shard (§7.1) that holds the blob; empty: this file. A part in
   // another file has status ZT_E_UNSUPPORTED until a resolver reaches it.
   std::string shard;
+  // 1 + its index in the shard table when `shard` is set (the reader's
+  // shard sources, src/set/v2_shards.h); 0: this file.
+  uint32_t file = 0;
   // The content rule of its logical type, checked when the bytes are read
   // or verified (v2::ContentCheck: 0 none, 1 bool 0/1, 2 f4 padding nibble).
   uint8_t content_check = 0;

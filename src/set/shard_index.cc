@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
-#include "util/json_object_keys.h"
+#include "util/json_sax.h"
 
 namespace zt {
 namespace {
@@ -22,25 +22,10 @@ constexpr size_t kMaxDepth = 64;
 // nlohmann's parser keeps a stack per nesting level: bound the depth before
 // handing it hostile text. One linear pass.
 void check_depth(std::string_view text, const std::string &what) {
-  size_t depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth)
-        fail(ZT_E_CBOR_DEPTH, what + ": JSON nests deeper than " + std::to_string(kMaxDepth) + " levels (offset " +
-                                  std::to_string(i) + ")");
-    } else if ((c == ']' || c == '}') && depth) {
-      --depth;
-    }
-  }
+  const size_t at = json_too_deep_at(text, kMaxDepth);
+  if (at != std::string_view::npos)
+    fail(ZT_E_CBOR_DEPTH, what + ": JSON nests deeper than " + std::to_string(kMaxDepth) + " levels (offset " +
+                              std::to_string(at) + ")");
 }
 
 // The "metadata" member written back as compact JSON text while it is
@@ -51,7 +36,9 @@ class JsonTextWriter {
   std::string out;
   void null() { value("null"); }
   void boolean(bool v) { value(v ? "true" : "false"); }
-  void number(const std::string &text) { value(text); }
+  void number_integer(int64_t v) { value(std::to_string(v)); }
+  void number_unsigned(uint64_t v) { value(std::to_string(v)); }
+  void number_float(double, const std::string &text) { value(text); }  // as written: no rounding through double
   void string(const std::string &s) {
     comma();
     escape(s);
@@ -117,7 +104,7 @@ class JsonTextWriter {
 // quadratic in the entries). Only what the set needs is kept: the tensor
 // names, one id per distinct shard location, and the "metadata" member as
 // JSON text. Every object is checked for a key that appears twice.
-class IndexSax : public json::json_sax_t {
+class IndexSax : public JsonSaxBase {
  public:
   IndexSax(const std::string &what, size_t max_shards) : what_(what), max_shards_(max_shards) {}
 
@@ -126,103 +113,55 @@ class IndexSax : public json::json_sax_t {
   std::string metadata_json = "null";
   bool has_weight_map = false;
 
-  bool null() override {
-    begin_value(Kind::Null);
-    if (meta_) meta_->null();
-    return end_value();
-  }
-  bool boolean(bool v) override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->boolean(v);
-    return end_value();
-  }
-  bool number_integer(number_integer_t v) override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->number(std::to_string(v));
-    return end_value();
-  }
-  bool number_unsigned(number_unsigned_t v) override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->number(std::to_string(v));
-    return end_value();
-  }
-  bool number_float(number_float_t, const string_t &s) override {
-    begin_value(Kind::Other);
-    if (meta_) meta_->number(s);  // as written: no rounding through double
-    return end_value();
-  }
-  bool string(string_t &v) override {
-    begin_value(Kind::String);
-    if (meta_) meta_->string(v);
-    if (depth_ == 2 && in_weight_map_) add_tensor(v);
-    return end_value();
-  }
-  bool binary(binary_t &) override { fail(ZT_E_MANIFEST, what_ + ": the index is not valid JSON"); }
-  bool start_object(std::size_t) override {
-    begin_value(Kind::Object);
-    if (meta_) meta_->open('{');
-    // weight_map's keys are kept in `tensors` anyway, and checked there.
-    keys_.open(!(depth_ == 1 && root_key_ == "weight_map"));
-    ++depth_;
-    return true;
-  }
-  bool key(string_t &k) override {
-    keys_.add(k);
-    if (meta_) meta_->key(k);
-    if (depth_ == 1)
-      root_key_ = k;
-    else if (depth_ == 2 && in_weight_map_)
-      tensor_ = std::move(k);
-    return true;
-  }
-  bool end_object() override {
-    if (const std::string *dup = keys_.close())
-      fail(ZT_E_DUPLICATE_KEY, what_ + ": key '" + printable(*dup) + "' appears twice in one JSON object");
-    if (meta_) meta_->close('}');
-    --depth_;
-    return end_container();
-  }
-  bool start_array(std::size_t) override {
-    begin_value(Kind::Array);
-    if (meta_) meta_->open('[');
-    ++depth_;
-    return true;
-  }
-  bool end_array() override {
-    if (meta_) meta_->close(']');
-    --depth_;
-    return end_container();
-  }
   bool parse_error(std::size_t pos, const std::string &, const nlohmann::detail::exception &) override {
     fail(ZT_E_MANIFEST,
          what_ + ": the index is not valid JSON (or not UTF-8) at byte " + std::to_string(pos == 0 ? 0 : pos - 1));
   }
 
  private:
-  enum class Kind { Null, Object, Array, String, Other };
-
-  void begin_value(Kind kind) {
-    if (depth_ == 0) {
-      if (kind != Kind::Object) fail(ZT_E_MANIFEST, what_ + ": the index is not a JSON object");
-    } else if (depth_ == 1 && root_key_ == "metadata") {
-      if (kind == Kind::Null) return;
-      if (kind != Kind::Object) fail(ZT_E_MANIFEST, what_ + ": \"metadata\" is not a JSON object");
-      meta_.reset(new JsonTextWriter());
-    } else if (depth_ == 1 && root_key_ == "weight_map") {
-      if (kind != Kind::Object) fail(ZT_E_MANIFEST, what_ + ": \"weight_map\" is not a JSON object");
-      in_weight_map_ = has_weight_map = true;
-    } else if (depth_ == 2 && in_weight_map_ && kind != Kind::String) {
-      fail(ZT_E_MANIFEST, what_ + ": tensor '" + printable(tensor_) + "': its shard is not a JSON string");
-    }
+  void scalar(const JsonScalar &v) override {
+    begin_value(v.kind);
+    if (meta_) replay(v, *meta_);
+    if (v.kind == JsonKind::String && depth() == 2 && in_weight_map_) add_tensor(*v.string);
   }
-  bool end_value() { return true; }
-  bool end_container() {
-    if (depth_ == 1) {
+  // weight_map's keys are kept in `tensors` anyway, and checked there.
+  bool check_keys_of_next_object() override { return !(depth() == 1 && root_key_ == "weight_map"); }
+  void open(JsonKind kind) override {
+    begin_value(kind);
+    if (meta_) meta_->open(kind == JsonKind::Object ? '{' : '[');
+  }
+  void on_key(std::string &k) override {
+    if (meta_) meta_->key(k);
+    if (depth() == 1)
+      root_key_ = k;
+    else if (depth() == 2 && in_weight_map_)
+      tensor_ = std::move(k);
+  }
+  void close(JsonKind kind) override {
+    if (meta_) meta_->close(kind == JsonKind::Object ? '}' : ']');
+    if (depth() == 1) {
       if (meta_) metadata_json = std::move(meta_->out);
       meta_.reset();
       in_weight_map_ = false;
     }
-    return true;
+  }
+  [[noreturn]] void duplicate_key(const std::string &key) override {
+    fail(ZT_E_DUPLICATE_KEY, what_ + ": key '" + printable(key) + "' appears twice in one JSON object");
+  }
+
+  void begin_value(JsonKind kind) {
+    if (depth() == 0) {
+      if (kind != JsonKind::Object) fail(ZT_E_MANIFEST, what_ + ": the index is not a JSON object");
+    } else if (depth() == 1 && root_key_ == "metadata") {
+      if (kind == JsonKind::Null) return;
+      if (kind != JsonKind::Object) fail(ZT_E_MANIFEST, what_ + ": \"metadata\" is not a JSON object");
+      meta_.reset(new JsonTextWriter());
+    } else if (depth() == 1 && root_key_ == "weight_map") {
+      if (kind != JsonKind::Object) fail(ZT_E_MANIFEST, what_ + ": \"weight_map\" is not a JSON object");
+      in_weight_map_ = has_weight_map = true;
+    } else if (depth() == 2 && in_weight_map_ && kind != JsonKind::String) {
+      fail(ZT_E_MANIFEST, what_ + ": tensor '" + printable(tensor_) + "': its shard is not a JSON string");
+    }
   }
   void add_tensor(const std::string &loc) {
     auto found = shard_ids.find(loc);
@@ -238,8 +177,6 @@ class IndexSax : public json::json_sax_t {
 
   const std::string &what_;
   const size_t max_shards_;
-  JsonObjectKeys keys_;
-  size_t depth_ = 0;  // containers open around the next event
   std::string root_key_, tensor_;
   bool in_weight_map_ = false;
   std::unique_ptr<JsonTextWriter> meta_;

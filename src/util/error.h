@@ -6,11 +6,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "internal/internal_api.h"
+#include "util/utf8.h"  // valid_utf8, which every name check beside fail() uses
 #include "ztensor.h"
 
 namespace zt {
 
-class Error : public std::runtime_error {
+// ZT_INTERNAL: one type_info for the library and the zt tool, which catches
+// what the foreign importers throw (src/internal/internal_api.h).
+class ZT_INTERNAL Error : public std::runtime_error {
  public:
   Error(zt_status status, const std::string &message) : std::runtime_error(message), status_(status) {}
   zt_status status() const noexcept { return status_; }
@@ -28,7 +32,5 @@ std::string where(const std::string &object, const std::string &role = {});
 
 // Printable form of a name (escapes control bytes and invalid UTF-8).
 std::string printable(const std::string &s);
-
-bool valid_utf8(const char *s, size_t n);
 
 }  // namespace zt

@@ -222,38 +222,6 @@ class Recoder {
 
 }  // namespace
 
-void DetCbor::head(unsigned major, uint64_t arg) {
-  const char mt = static_cast<char>(major << 5);
-  if (arg < 24) {
-    out.push_back(static_cast<char>(mt | static_cast<char>(arg)));
-    return;
-  }
-  int len;
-  char ai;
-  if (arg <= 0xFF) {
-    len = 1;
-    ai = 24;
-  } else if (arg <= 0xFFFF) {
-    len = 2;
-    ai = 25;
-  } else if (arg <= 0xFFFFFFFFu) {
-    len = 4;
-    ai = 26;
-  } else {
-    len = 8;
-    ai = 27;
-  }
-  out.push_back(static_cast<char>(mt | ai));
-  for (int i = len - 1; i >= 0; --i) out.push_back(static_cast<char>(arg >> (8 * i)));
-}
-
-void DetCbor::integer(int64_t v) {
-  if (v >= 0)
-    uint(static_cast<uint64_t>(v));
-  else
-    nint(static_cast<uint64_t>(-(v + 1)));
-}
-
 void DetCbor::float64(double v) {
   if (std::isnan(v)) {
     out.append("\xF9\x7E\x00", 3);

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/cbor_out.h"
+
 namespace zt::v2 {
 
 // Nesting limit of §3.1, counted from the manifest root (the root map is 0).
@@ -20,27 +22,22 @@ class DetCbor {
  public:
   std::string out;
 
-  void uint(uint64_t v) { head(0, v); }
-  void nint(uint64_t n) { head(1, n); }  // the value -1 - n
-  void integer(int64_t v);
-  void text(std::string_view s) {
-    head(3, s.size());
-    out.append(s.data(), s.size());
-  }
-  void bytes(std::string_view s) {
-    head(2, s.size());
-    out.append(s.data(), s.size());
-  }
-  void array(uint64_t n) { head(4, n); }
-  void map(uint64_t n) { head(5, n); }
-  void boolean(bool b) { out.push_back(static_cast<char>(b ? 0xF5 : 0xF4)); }
-  void null() { out.push_back(static_cast<char>(0xF6)); }
+  // Heads are the shortest form: util/cbor_out.h, the tree's one builder.
+  void uint(uint64_t v) { ::zt::cbor::put_uint(out, v); }
+  void nint(uint64_t n) { ::zt::cbor::put_negint(out, n); }  // the value -1 - n
+  void integer(int64_t v) { ::zt::cbor::put_int(out, v); }
+  void text(std::string_view s) { ::zt::cbor::put_text(out, s); }
+  void bytes(std::string_view s) { ::zt::cbor::put_bytes(out, s); }
+  void array(uint64_t n) { ::zt::cbor::put_array(out, n); }
+  void map(uint64_t n) { ::zt::cbor::put_map(out, n); }
+  void boolean(bool b) { ::zt::cbor::put_bool(out, b); }
+  void null() { ::zt::cbor::put_null(out); }
   // The shortest of half, single, double that holds exactly this value.
   void float64(double v);
   // An already deterministic item, appended as it is.
   void raw(std::string_view item) { out.append(item.data(), item.size()); }
 
-  void head(unsigned major, uint64_t arg);
+  void head(unsigned major, uint64_t arg) { ::zt::cbor::put_head(out, major, arg); }
 };
 
 // A map from (encoded key, encoded value) pairs: sorted bytewise on the

@@ -24,6 +24,8 @@ namespace {
 static_assert(!std::is_copy_constructible_v<ztensor::File>, "File owns its handle");
 static_assert(std::is_nothrow_move_constructible_v<ztensor::File>, "File is movable");
 static_assert(!std::is_copy_constructible_v<ztensor::Writer>, "Writer owns its handle");
+static_assert(!std::is_copy_constructible_v<ztensor::Set>, "Set owns its handle");
+static_assert(std::is_nothrow_move_constructible_v<ztensor::Set>, "Set is movable");
 
 zt_writer_options no_sync() {
   zt_writer_options o;
@@ -159,6 +161,88 @@ TEST(CppWrapper, MoveTransfersOwnershipAndCloseIsOnce) {
   ztensor::File c = std::move(b);
   c.close();
   EXPECT_FALSE(c.is_open());
+}
+
+// Handles made by C calls the wrapper does not cover (zt_open_url, the
+// zt tool's own option handling) are taken over and given back.
+TEST(CppWrapper, AdoptAndReleaseHandOwnershipOver) {
+  TempDir tmp;
+  const std::string path = write_sample(tmp);
+  ztensor::File empty;
+  EXPECT_FALSE(empty.is_open());
+  zt_file *raw = nullptr;
+  ASSERT_EQ(zt_open(path.c_str(), nullptr, &raw), ZT_OK);
+  ztensor::File f = ztensor::File::adopt(raw);
+  EXPECT_TRUE(f.is_open());
+  EXPECT_EQ(f.handle(), raw);
+  EXPECT_EQ(f.size(), 5u);
+  zt_file *back = f.release();
+  EXPECT_EQ(back, raw);
+  EXPECT_FALSE(f.is_open());
+  // Still open: release did not close it, and closing it now is the first close.
+  size_t n = 0;
+  EXPECT_EQ(zt_file_object_count(back, &n), ZT_OK);
+  EXPECT_EQ(n, 5u);
+  EXPECT_EQ(zt_close(back), ZT_OK);
+
+  // An adopted writer left unfinished is discarded; a released one is the caller's.
+  const std::string out = tmp.file("adopted.zt");
+  zt_writer_options wo = no_sync();
+  zt_writer *w = nullptr;
+  ASSERT_EQ(zt_writer_create(out.c_str(), &wo, &w), ZT_OK);
+  { ztensor::Writer owner = ztensor::Writer::adopt(w); }
+  EXPECT_TRUE(zttest::read_file(out).empty());
+  ASSERT_EQ(zt_writer_create(out.c_str(), &wo, &w), ZT_OK);
+  {
+    ztensor::Writer owner = ztensor::Writer::adopt(w);
+    EXPECT_TRUE(owner.is_open());
+    owner.add<double>("x", {1}, std::vector<double>{2.0});
+    EXPECT_EQ(zt_writer_finish(owner.release()), ZT_OK);
+    EXPECT_FALSE(owner.is_open());
+  }
+  EXPECT_EQ(ztensor::File(out).get("x").read_as<double>("data"), std::vector<double>{2.0});
+}
+
+TEST(CppWrapper, SetOpensShardsAndFindsObjects) {
+  TempDir tmp;
+  zt_writer_options wo = no_sync();
+  {
+    ztensor::Writer a(tmp.file("part-1.zt"), &wo);
+    a.add<float>("a", {2}, std::vector<float>{1.f, 2.f});
+    a.finish();
+    ztensor::Writer b(tmp.file("part-2.zt"), &wo);
+    b.add<int32_t>("b", {1}, std::vector<int32_t>{7});
+    b.finish();
+  }
+  const std::string index = tmp.file("model.zt.index.json");
+  std::ofstream(index) << R"({"metadata": {"step": 3}, "weight_map": {"b": "part-2.zt", "a": "part-1.zt"}})";
+  ztensor::Set s(index);
+  EXPECT_TRUE(s.is_open());
+  EXPECT_EQ(s.size(), 2u);
+  EXPECT_EQ(s.at(0).name(), "a");
+  EXPECT_EQ(s.get("b").read_as<int32_t>("data"), std::vector<int32_t>{7});
+  EXPECT_EQ(s.metadata_json(), R"({"step":3})");
+  ASSERT_EQ(s.shard_count(), 2u);
+  EXPECT_EQ(s.shard_location(1), "part-2.zt");
+  try {
+    (void)s.get("missing");
+    FAIL() << "expected ztensor::Error";
+  } catch (const ztensor::Error &e) {
+    EXPECT_EQ(e.status(), ZT_E_NOT_FOUND);
+  }
+  ztensor::Set moved = std::move(s);
+  EXPECT_FALSE(s.is_open());
+  zt_set *raw = moved.release();
+  ztensor::Set again = ztensor::Set::adopt(raw);
+  EXPECT_EQ(again.handle(), raw);
+  again.close();
+  EXPECT_FALSE(again.is_open());
+  try {
+    ztensor::Set bad(tmp.file("missing.zt.index.json"));
+    FAIL() << "expected ztensor::Error";
+  } catch (const ztensor::Error &e) {
+    EXPECT_NE(e.status(), ZT_OK);
+  }
 }
 
 TEST(CppWrapper, WriterLeftUnfinishedLeavesNothing) {

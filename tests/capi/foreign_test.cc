@@ -15,6 +15,7 @@
 
 #include "test_util.h"
 #include "ztensor.h"
+#include "ztensor_dlpack.h"
 
 namespace {
 
@@ -129,6 +130,117 @@ TEST(Foreign, SafetensorsReadsInPlaceWithMetadata) {
     EXPECT_EQ(std::memcmp(p, kF.data(), 24), 0);
   }
   EXPECT_EQ(zt_file_verify(f.f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+}
+
+// safetensors' sub-byte and FNUZ dtypes (its Dtype enum, tensor.rs): u8
+// bytes under a logical type; a sub-byte tensor holds shape × bits / 8 bytes,
+// and one that is not a whole number of bytes is refused as safetensors
+// refuses it (MisalignedSlice).
+TEST(Foreign, SafetensorsSubByteAndFnuzDtypes) {
+  TempDir d;
+  const std::string header = R"({"f4":{"dtype":"F4","shape":[2,4],"data_offsets":[0,4]},)"
+                             R"("e2m3":{"dtype":"F6_E2M3","shape":[4],"data_offsets":[4,7]},)"
+                             R"("e3m2":{"dtype":"F6_E3M2","shape":[2,4],"data_offsets":[7,13]},)"
+                             R"("e8m0":{"dtype":"F8_E8M0","shape":[2],"data_offsets":[13,15]},)"
+                             R"("e4nuz":{"dtype":"F8_E4M3FNUZ","shape":[1],"data_offsets":[15,16]},)"
+                             R"("e5nuz":{"dtype":"F8_E5M2FNUZ","shape":[1],"data_offsets":[16,17]}})";
+  std::string data;
+  for (int i = 0; i < 17; ++i) data += static_cast<char>(0x10 + i);
+  write_file(d.file("m.safetensors"), safetensors(header, data));
+  File f;
+  ASSERT_EQ(open_path(d.file("m.safetensors"), f), ZT_OK) << zt_last_error();
+  struct Want {
+    const char *name, *logical;
+    std::vector<uint64_t> shape;
+    size_t begin, len;
+  };
+  const Want wants[] = {{"f4", "f4_e2m1", {2, 4}, 0, 4},      {"e2m3", "f6_e2m3", {4}, 4, 3},
+                        {"e3m2", "f6_e3m2", {2, 4}, 7, 6},    {"e8m0", "f8_e8m0fnu", {2}, 13, 2},
+                        {"e4nuz", "f8_e4m3fnuz", {1}, 15, 1}, {"e5nuz", "f8_e5m2fnuz", {1}, 16, 1}};
+  for (const Want &w : wants) {
+    SCOPED_TRACE(w.name);
+    const zt_object *o = object(f, w.name);
+    ASSERT_NE(o, nullptr);
+    zt_component_info ci{};
+    ci.struct_size = sizeof ci;
+    ASSERT_EQ(zt_object_component(o, 0, &ci), ZT_OK) << zt_last_error();
+    EXPECT_EQ(ci.dtype, ZT_U8);
+    ASSERT_NE(ci.logical_type, nullptr);
+    EXPECT_STREQ(ci.logical_type, w.logical);
+    EXPECT_EQ(ci.decoded_length, w.len);
+    EXPECT_EQ(shape_of(o), w.shape);
+    EXPECT_EQ(read_all<char>(o), std::vector<char>(data.begin() + w.begin, data.begin() + w.begin + w.len));
+  }
+  EXPECT_EQ(zt_file_verify(f.f, 1, nullptr, nullptr), ZT_OK) << zt_last_error();
+
+  // 3 F4 elements are 12 bits: not a whole number of bytes.
+  write_file(d.file("odd.safetensors"),
+             safetensors(R"({"w":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", std::string(2, '\0')));
+  File odd;
+  EXPECT_EQ(open_path(d.file("odd.safetensors"), odd), ZT_E_FORMAT);
+  EXPECT_NE(std::string(zt_last_error()).find("3 F4 elements of 4 bits are not a whole number of bytes"),
+            std::string::npos)
+      << zt_last_error();
+  // The shape must match the packed size: 4 F4 elements are 2 bytes, not 4.
+  write_file(d.file("span.safetensors"),
+             safetensors(R"({"w":{"dtype":"F4","shape":[4],"data_offsets":[0,4]}})", std::string(4, '\0')));
+  File span;
+  EXPECT_EQ(open_path(d.file("span.safetensors"), span), ZT_E_FORMAT);
+  EXPECT_NE(std::string(zt_last_error()).find("needs 2"), std::string::npos) << zt_last_error();
+}
+
+// A packed sub-byte tensor (safetensors F4 and F6_*, v2's f4_e2m1) holds
+// fewer bytes than its shape × one byte: DLPack, which has no such type,
+// refuses it instead of handing out a tensor that reaches past its bytes.
+TEST(Foreign, PackedSubByteTypesHaveNoDlpackTensor) {
+  TempDir d;
+  write_file(d.file("m.safetensors"), safetensors(R"({"f4":{"dtype":"F4","shape":[2,4],"data_offsets":[0,4]},)"
+                                                  R"("f6":{"dtype":"F6_E3M2","shape":[4],"data_offsets":[4,7]},)"
+                                                  R"("e8m0":{"dtype":"F8_E8M0","shape":[2],"data_offsets":[7,9]}})",
+                                                  std::string(9, '\x11')));
+  File f;
+  ASSERT_EQ(open_path(d.file("m.safetensors"), f), ZT_OK) << zt_last_error();
+  for (const char *name : {"f4", "f6"}) {
+    DLManagedTensor *t = nullptr;
+    EXPECT_EQ(zt_object_to_dlpack(object(f, name), &t), ZT_E_UNSUPPORTED) << name;
+    EXPECT_EQ(t, nullptr);
+    EXPECT_NE(std::string(zt_last_error()).find("packs its elements below a byte"), std::string::npos)
+        << zt_last_error();
+  }
+  // Nor is an F6 tensor cut by its shape: 4 elements are 3 bytes.
+  const uint64_t start[] = {0}, stop[] = {4};
+  char buf[4] = {};
+  EXPECT_EQ(zt_component_read_slice(object(f, "f6"), 0, 1, start, stop, buf, sizeof buf), ZT_E_UNSUPPORTED);
+  EXPECT_NE(std::string(zt_last_error()).find("packs 4 elements in 3 bytes"), std::string::npos) << zt_last_error();
+  DLManagedTensor *t = nullptr;  // a byte-sized logical type travels as its bytes
+  ASSERT_EQ(zt_object_to_dlpack(object(f, "e8m0"), &t), ZT_OK) << zt_last_error();
+  EXPECT_EQ(t->dl_tensor.shape[0], 2);
+  t->deleter(t);
+
+  // The same for a v2 file's f4_e2m1: 32 elements in 16 bytes.
+  zt_writer_options wo;
+  zt_writer_options_init(&wo);
+  wo.format = 2;
+  zt_writer *w = nullptr;
+  ASSERT_EQ(zt_writer_create_memory(&wo, &w), ZT_OK) << zt_last_error();
+  zt_blob_options bo;
+  zt_blob_options_init(&bo);
+  bo.logical_type = "f4_e2m1";
+  const uint64_t shape[] = {32};
+  const std::string bytes(16, '\x21');
+  ASSERT_EQ(zt_writer_add_dense(w, "q", 1, ZT_U8, shape, 1, bytes.data(), bytes.size(), &bo), ZT_OK) << zt_last_error();
+  uint8_t *out = nullptr;
+  size_t out_len = 0;
+  ASSERT_EQ(zt_writer_finish_memory(w, &out, &out_len), ZT_OK) << zt_last_error();
+  const std::string file(reinterpret_cast<const char *>(out), out_len);
+  zt_free(out);
+  File v2;
+  ASSERT_EQ(zt_open_memory(file.data(), file.size(), nullptr, &v2.f), ZT_OK) << zt_last_error();
+  t = nullptr;
+  EXPECT_EQ(zt_object_to_dlpack(object(v2, "q"), &t), ZT_E_UNSUPPORTED);
+  EXPECT_NE(std::string(zt_last_error()).find("'f4_e2m1' packs its elements below a byte (16 bytes for 32 elements)"),
+            std::string::npos)
+      << zt_last_error();
 }
 
 TEST(Foreign, MisalignedDataIsCopiedNotViewed) {

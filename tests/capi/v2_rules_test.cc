@@ -314,7 +314,8 @@ TEST(V2Shards, TableAndReferences) {
   expect_reject(assemble(8, manifest({{"t", dense("u8", {1 << 20}, 4096, 1 << 20, {{"shard", t("base")}})}},
                                      {{"shards", table("base", good_entry())}})),
                 "BlobBounds");
-  // A part in another shard opens; its bytes are not reachable yet.
+  // A part in another shard opens; opened from memory, no other file is
+  // reachable (v2_shards_test.cc resolves shards of roots opened by path).
   auto o = open_image(with(table("base", good_entry())));
   ASSERT_EQ(o->status, ZT_OK);
   uint8_t buf[8];

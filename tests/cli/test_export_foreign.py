@@ -117,6 +117,29 @@ class ExportTest(ztcli.TmpCase):
             self.assertEqual(n1 % 8, 0)
             os.remove(self.path("m.zt"))
 
+    def test_safetensors_sub_byte_and_fnuz_dtypes_round_trip(self):
+        # safetensors' Dtype enum (tensor.rs): F4 packs two elements a byte,
+        # F6_* four in three; listed in its serialization order (larger
+        # dtypes first, the enum's order). zt reads them (u8 under a logical
+        # type) and writes them back as they were; through a v2 file too,
+        # which knows f4_e2m1 (F6 has no v2 logical type).
+        sub = [("n5", "F8_E5M2FNUZ", [1], b"\x05"), ("n4", "F8_E4M3FNUZ", [1], b"\x04"),
+               ("e8", "F8_E8M0", [2], b"\x7f\x80"), ("g", "F6_E3M2", [2, 4], bytes(range(6))),
+               ("f", "F4", [2, 4], b"\x21\x43\x65\x07")]
+        src = self.write("sub.safetensors", safetensors_bytes(sub))
+        run("export", src, "--to", "safetensors", "-o", self.path("out.safetensors"), "--quiet")
+        out = read_bytes(self.path("out.safetensors"))
+        self.assertEqual(parse_safetensors(out)[:2], parse_safetensors(read_bytes(src))[:2])
+        self.assertEqual(list(parse_safetensors(out)[0]), ["n5", "n4", "e8", "g", "f"])  # its order
+        no_f6 = [t for t in sub if t[0] != "g"]
+        src = self.write("v2.safetensors", safetensors_bytes(no_f6))
+        run("convert", src, "-o", self.path("m.zt"), "--format", "2", "--quiet")
+        info = run("info", self.path("m.zt")).stdout
+        self.assertIn("u8 as f4_e2m1", info)
+        run("export", self.path("m.zt"), "--to", "safetensors", "-o", self.path("out2.safetensors"), "--quiet")
+        self.assertEqual(parse_safetensors(read_bytes(self.path("out2.safetensors")))[:2],
+                         parse_safetensors(read_bytes(src))[:2])
+
     def test_safetensors_from_another_order_keeps_every_tensor(self):
         shuffled = list(reversed(CANONICAL))
         src = self.write("in.safetensors", safetensors_bytes(shuffled))

@@ -56,7 +56,7 @@ CASES = {
     "notjson.safetensors": (struct.pack("<Q", 8) + b"{not js}", "not valid JSON"),
     "notobject.safetensors": (struct.pack("<Q", 8) + b"[1,2,3] ", "not a JSON object"),
     "deep.safetensors": (struct.pack("<Q", 2000) + b"[" * 1000 + b"]" * 1000, "deeper"),
-    "dtype.safetensors": (safetensors_bytes([("w", "F4", [4], b"\0\0")]), "F4"),
+    "dtype.safetensors": (safetensors_bytes([("w", "F4", [3], b"\0\0")]), "3 F4 elements of 4 bits are not a whole number of bytes"),
     "unknowndtype.safetensors": (safetensors_bytes([("w", "Q9", [4], b"\0" * 4)]), "Q9"),
     "offsets.safetensors": (GOOD_ST[:-4], "outside"),
     "span.safetensors": (safetensors_bytes([("w", "F32", [3], b"\0" * 16)]), "needs 12"),

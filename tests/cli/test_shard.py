@@ -127,6 +127,69 @@ class ShardTest(ztcli.TmpCase):
         self.assertFalse(os.path.exists(self.path("m.zt")))
 
 
+    def test_v2_split_then_merge(self):
+        """--format 2: data shards plus a root with the shard table (spec §7),
+        found again beside the root; zt merge joins them back."""
+        import hashlib
+        src = self.make_input()
+        out = self.path("out2")
+        p = run("split", src, "--max-shard-size", "800B", "-o", out, "--format", "2", "--json")
+        self.assertEqual(json.loads(p.stdout)["shards"], 3)
+        names = ["model-0000%d-of-00003.zt" % i for i in (1, 2, 3)]
+        self.assertEqual(sorted(os.listdir(out)), sorted(names + ["model.zt"]))  # no index
+        root = os.path.join(out, "model.zt")
+        meta = info(root)
+        self.assertEqual(meta["version"], "2")
+        self.assertEqual(meta["attributes"], {"k": "v"})
+        table = meta["shards"]
+        self.assertEqual(sorted(table), ["00001-of-00003", "00002-of-00003", "00003-of-00003"])
+        for name, entry in table.items():
+            data = read_bytes(os.path.join(out, "model-%s.zt" % name))
+            self.assertEqual(entry["size"], len(data))
+            self.assertEqual(entry["digest"], "sha256:" + hashlib.sha256(data).hexdigest())  # §6.5's default
+            self.assertEqual(data[-40:-16], bytes(24))  # a data shard: no manifest (§7.2)
+            self.assertTrue(info(os.path.join(out, "model-%s.zt" % name)).get("data_shard"))
+        where = {o["name"]: {c["shard"] for c in o["components"]} for o in meta["objects"]}
+        self.assertEqual(where, {"t0": {"00001-of-00003"}, "t1": {"00001-of-00003"}, "t2": {"00002-of-00003"},
+                                 "t3": {"00003-of-00003"}, "t4": {"00003-of-00003"}})
+        for name in objects(src):
+            self.assertEqual(cat(root, name), cat(src, name))
+        run("verify", root)
+        text = run("info", root).stdout
+        self.assertIn("shards:     3", text)
+        self.assertIn("00002-of-00003: %d bytes, sha256:" % table["00002-of-00003"]["size"], text)
+        self.assertIn("    in shard 00003-of-00003", text)
+        # deep verify catches a shard whose bytes changed but not its size
+        third = os.path.join(out, names[2])
+        data = bytearray(read_bytes(third))
+        data[10] ^= 1  # padding before the first blob: reads cannot see it
+        with open(third, "wb") as f:
+            f.write(data)
+        self.assertEqual(cat(root, "t3"), cat(src, "t3"))
+        p = run("verify", root, check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("ShardIdentity", p.stdout + p.stderr)
+        data[10] ^= 1
+        with open(third, "wb") as f:
+            f.write(data)
+        merged = self.path("merged2.zt")
+        run("merge", root, "-o", merged, "--quiet")
+        self.assertEqual(list(objects(merged)), ["t0", "t1", "t2", "t3", "t4"])
+        self.assertEqual(info(merged)["attributes"], {"k": "v"})
+        for name in objects(src):
+            self.assertEqual(cat(merged, name), cat(src, name))
+        run("verify", merged)
+        # the output may not be one of the root's shards
+        p = run("merge", root, "-o", os.path.join(out, names[0]), check=False)
+        self.assertNotEqual(p.returncode, 0)
+        # xxh3 identities on request; --shard-digest needs --format 2
+        out3 = self.path("out3")
+        run("split", src, "--max-shard-size", "800B", "-o", out3, "--format", "2", "--shard-digest", "xxh3", "--quiet")
+        self.assertTrue(all(e["digest"].startswith("xxh3:") for e in info(os.path.join(out3, "model.zt"))["shards"].values()))
+        p = run("split", src, "--max-shard-size", "800B", "-o", self.path("out4"), "--shard-digest", "xxh3", check=False)
+        self.assertEqual(p.returncode, 2)
+
+
 class ConvertShardedTest(ztcli.TmpCase):
     """zt convert of a sharded safetensors checkpoint (index + shards) into a zt set."""
 
@@ -196,6 +259,7 @@ class ConvertShardedTest(ztcli.TmpCase):
         p = run("convert", src, "-o", self.path("out"), check=False)
         self.assertEqual(p.returncode, 1)
         self.assertIn("name the index", p.stderr)
+
 
 
 if __name__ == "__main__":

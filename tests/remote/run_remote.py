@@ -25,7 +25,7 @@ extra = sys.argv[2:] if mode != "http" else sys.argv[1:]
 files = {"http": ["test_remote.py", "test_log_redaction.py"],
          "s3": ["test_s3_sig.py", "test_s3rver.py", "test_credential_scope.py"],
          "dist": ["test_distributed.py"],
-         "link": ["test_link_sim.py", "test_remote_plan.py"]}[mode]
+         "link": ["test_link_sim.py", "test_remote_plan.py", "test_remote_shards.py"]}[mode]
 
 
 def give_up(what):

@@ -124,6 +124,23 @@ def test_sharded_set_in_a_bucket(s3rver, aws_env, tmp_path):
         np.testing.assert_array_equal(r["b"], b["b"])
 
 
+def test_v2_sharded_root_in_a_bucket(s3rver, aws_env, tmp_path):
+    """A v2 root's shards (zt split --format 2) next to its s3:// key."""
+    t = {f"t{i}": np.full(1024, i, dtype=np.float32) for i in range(3)}
+    ztensor.save_file(t, str(tmp_path / "model.zt"))
+    out = tmp_path / "out"
+    p = run_zt(["split", str(tmp_path / "model.zt"), "--max-shard-size", "4KiB", "-o", str(out), "--format", "2",
+                "--quiet"], dict(os.environ))
+    assert p.returncode == 0, p.stderr
+    for f in sorted(os.listdir(out)):
+        s3rver.put(BUCKET, "v2/" + f, (out / f).read_bytes())
+    with ztensor.Reader(f"s3://{BUCKET}/v2/model.zt") as r:
+        assert sorted(r) == sorted(t)
+        for name, want in t.items():
+            np.testing.assert_array_equal(r[name], want)
+        r.verify()
+
+
 def test_column_split_through_link_simulator(s3rver, aws_env, tmp_path):
     # s3rver behind a 20 ms link (tests/remote/link_sim.py): s3:// never
     # asks several ranges in one request (S3 answers those with the whole

@@ -68,7 +68,7 @@ std::string display_path(const std::string &path) {
   return zt::redact_url_text(path);
 }
 
-int open_input(const std::string &path, FilePtr &out, const std::string &what) {
+int open_input(const std::string &path, ztensor::File &out, const std::string &what) {
   zt_open_options opts;
   zt_open_options_init(&opts);
   if (read_options().pread) opts.access = ZT_ACCESS_PREAD;
@@ -84,7 +84,7 @@ int open_input(const std::string &path, FilePtr &out, const std::string &what) {
     st = zt_open(path.c_str(), &opts, &f);
   }
   if (st != ZT_OK) return report(what.empty() ? "cannot open '" + display_path(path) + "'" : what, st);
-  out.reset(f);
+  out = ztensor::File::adopt(f);
   return kOk;
 }
 
@@ -103,7 +103,7 @@ int stream_component(const zt_object *o, size_t index, const std::string &what,
   zt_component_stream *s = nullptr;
   zt_status st = zt_component_stream_open(o, index, &s);
   if (st != ZT_OK) return report(what, st);
-  std::unique_ptr<zt_component_stream, zt_status (*)(zt_component_stream *)> guard(s, zt_component_stream_close);
+  const ztensor::Object::Stream owner(s);  // closes s
   std::vector<uint8_t> buf(size_t{8} << 20);
   for (;;) {
     size_t n = 0;
@@ -119,7 +119,7 @@ bool is_set_index(const std::string &path) {
   return p.size() >= 5 && p.compare(p.size() - 5, 5, ".json") == 0;
 }
 
-int open_set_input(const std::string &path, SetPtr &out, const std::string &what) {
+int open_set_input(const std::string &path, ztensor::Set &out, const std::string &what) {
   zt_open_options opts;
   zt_open_options_init(&opts);
   if (read_options().pread) opts.access = ZT_ACCESS_PREAD;
@@ -134,7 +134,7 @@ int open_set_input(const std::string &path, SetPtr &out, const std::string &what
     st = zt_open_set(path.c_str(), &opts, &s);
   }
   if (st != ZT_OK) return report(what.empty() ? "cannot open set '" + display_path(path) + "'" : what, st);
-  out.reset(s);
+  out = ztensor::Set::adopt(s);
   return kOk;
 }
 

@@ -1,6 +1,7 @@
 // Shared plumbing of the `zt` tool: argument parsing helpers, error
 // reporting, and the command table. Each command lives in its own file and
-// is written against the public C API only.
+// is written against the public API: the C ABI, with the C++ wrapper
+// ztensor.hpp owning the handles (ztensor::File, Set, Writer).
 #pragma once
 
 #include <cstdio>
@@ -10,16 +11,11 @@
 #include <vector>
 
 #include "ztensor.h"
+#include "ztensor.hpp"
 #include "ztensor_io.h"
 #include "ztensor_set.h"
 
 namespace ztcli {
-
-// An open file closed when it goes out of scope.
-struct FileCloser {
-  void operator()(zt_file *f) const { zt_close(f); }
-};
-using FilePtr = std::unique_ptr<zt_file, FileCloser>;
 
 // Exit codes (documented in `zt --help` and README.md).
 enum Exit { kOk = 0, kFailure = 1, kUsage = 2, kIo = 3 };
@@ -106,7 +102,7 @@ ReadOptions &read_options();
 // Opens a .zt input with read_options(); on failure prints "what: ..." and
 // returns its exit code (kOk on success).
 // An input starting with http:// or https:// is opened with zt_open_url.
-int open_input(const std::string &path, FilePtr &out, const std::string &what = "");
+int open_input(const std::string &path, ztensor::File &out, const std::string &what = "");
 // (--max-total-decoded is counted per command by a DecodeBudget,
 // decode_budget.h.)
 // Refuses, for a command that reads its input itself with the library's
@@ -145,17 +141,12 @@ struct FileStreamSink {
   static bool write(void *user, const void *data, size_t len);
 };
 
-// An open sharded checkpoint (docs/sharding.md), closed when it goes out of
-// scope.
-struct SetCloser {
-  void operator()(zt_set *s) const { zt_set_close(s); }
-};
-using SetPtr = std::unique_ptr<zt_set, SetCloser>;
 // True for a path naming a set index rather than a .zt file (it ends in
 // ".json").
 bool is_set_index(const std::string &path);
-// Opens a set index with read_options(), as open_input does for a file.
-int open_set_input(const std::string &path, SetPtr &out, const std::string &what = "");
+// Opens a set index (a sharded checkpoint, docs/sharding.md) with
+// read_options(), as open_input does for a file.
+int open_set_input(const std::string &path, ztensor::Set &out, const std::string &what = "");
 // The paths of a set's shards (the index's folder joined with each location).
 std::vector<std::string> shard_paths(const std::string &index, const zt_set *set);
 

@@ -31,9 +31,12 @@ const char *const kConvertUsage =
     "inputs). Inputs are recognised by\n"
     "their extension, else by their magic bytes:\n"
     "  .safetensors  every tensor, named as in the file. F8_E4M3 / F8_E5M2 /\n"
-    "                F8_E8M0 become u8 with logical type f8_e4m3fn / f8_e5m2 /\n"
-    "                f8_e8m0fnu, C64 becomes f32 + complex64; __metadata__\n"
-    "                becomes file attributes. F4/F6 (sub-byte) are refused.\n"
+    "                F8_E8M0 / F8_E4M3FNUZ / F8_E5M2FNUZ become u8 with logical\n"
+    "                type f8_e4m3fn / f8_e5m2 / f8_e8m0fnu / f8_e4m3fnuz /\n"
+    "                f8_e5m2fnuz, C64 becomes f32 + complex64; __metadata__\n"
+    "                becomes file attributes. The sub-byte F4 / F6_E2M3 /\n"
+    "                F6_E3M2 are packed u8 bytes as f4_e2m1 / f6_e2m3 / f6_e3m2:\n"
+    "                --format 2 holds f4_e2m1; spec 1.2 refuses them.\n"
     "  .npy          one object named after the file's stem (w.npy -> w).\n"
     "  .npz          one object per member, named without '.npy'; stored and\n"
     "                deflated members. Byte orders '<', '>', '|' ('>' is stored\n"
@@ -121,6 +124,7 @@ int write_zt(std::vector<zt::foreign::Imported> &inputs, const zt::foreign::Cbor
   zt_writer *w = nullptr;
   zt_status st = zt_writer_create(out.c_str(), &wo, &w);
   if (st != ZT_OK) return report("convert: cannot create '" + out + "'", st);
+  ztensor::Writer owner = ztensor::Writer::adopt(w);  // discards w unless finished
   try {
     // CBOR, not JSON text: foreign keys and values are taken as they are,
     // never as the JSON conventions ("$bytes", "$map", ...).
@@ -168,19 +172,15 @@ int write_zt(std::vector<zt::foreign::Imported> &inputs, const zt::foreign::Cbor
       }
     }
   } catch (const WriteFailure &f) {
-    int rc = report(f.what, f.status);
-    zt_writer_discard(w);
-    return rc;
+    return report(f.what, f.status);
   } catch (const zt::Error &e) {
-    zt_writer_discard(w);
     std::fprintf(stderr, "zt convert: %s\n", shown(e.what()).c_str());  // may quote the input
     return kFailure;
   } catch (const std::exception &e) {
-    zt_writer_discard(w);
     std::fprintf(stderr, "zt convert: %s\n", shown(e.what()).c_str());  // may quote the input
     return kFailure;
   }
-  zt_status fst = zt_writer_finish(w);
+  zt_status fst = zt_writer_finish(owner.release());
   if (fst != ZT_OK) return report("convert: cannot finish '" + out + "'", fst);
   return kOk;
 }

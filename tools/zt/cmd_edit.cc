@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -50,7 +51,10 @@ const char *const kMergeUsage =
     "of their file attributes. An INPUT is a .zt file or the index of a sharded\n"
     "set (a name ending in .json, e.g. model.zt.index.json; docs/sharding.md),\n"
     "which stands for all its shards, in set order; the index's own metadata is\n"
-    "not copied. Give two or more inputs, or one index. A name present in two\n"
+    "not copied. A zTensor v2 root whose parts live in shards (zt split --format 2)\n"
+    "stands for itself and its shards, found beside it (docs/v2.md, Shards): one\n"
+    "such root joins them back into one file.\n"
+    "Give two or more inputs, or one index or v2 root. A name present in two\n"
     "inputs, or an attribute key with different values, is an error and no\n"
     "output is left behind. OUT.zt may not be one of the inputs or shards.\n";
 
@@ -66,9 +70,9 @@ std::string object_name(const zt_object *o) {
   return std::string(info.name, info.name_len);
 }
 
-int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector<FilePtr> &out) {
+int open_all(const char *cmd, const std::vector<std::string> &paths, std::vector<ztensor::File> &out) {
   for (const auto &p : paths) {
-    FilePtr f;
+    ztensor::File f;
     if (int rc = open_input(p, f, std::string(cmd) + ": cannot open '" + display_path(p) + "'")) return rc;
     out.push_back(std::move(f));
   }
@@ -87,9 +91,9 @@ int refuse_foreign_target(const char *cmd, const std::string &path, const zt_fil
   return kFailure;
 }
 
-std::vector<const zt_file *> raw_files(const std::vector<FilePtr> &files) {
+std::vector<const zt_file *> raw_files(const std::vector<ztensor::File> &files) {
   std::vector<const zt_file *> raw;
-  for (const auto &f : files) raw.push_back(f.get());
+  for (const auto &f : files) raw.push_back(f.handle());
   return raw;
 }
 
@@ -129,25 +133,20 @@ int write_objects(const char *cmd, const std::string &out, const std::vector<con
   zt_writer *w = nullptr;
   zt_status st = zt_writer_create(out.c_str(), &wo, &w);
   if (st != ZT_OK) return report(std::string(cmd) + ": cannot create '" + out + "'", st);
+  ztensor::Writer owner = ztensor::Writer::adopt(w);  // discards w unless finished
   st = zt_writer_copy_file_fields(w, raw.data(), raw.size());
-  if (st != ZT_OK) {
-    int rc = report(std::string(cmd) + ": file attributes", st);
-    zt_writer_discard(w);
-    return rc;
-  }
+  if (st != ZT_OK) return report(std::string(cmd) + ": file attributes", st);
   Progress progress(cmd, total, o.quiet || o.json);
   for (const zt_object *obj : objects) {
     st = zt_writer_copy_object(w, obj, nullptr, 0);
     if (st != ZT_OK) {
       progress.done();
-      int rc = report(std::string(cmd) + ": object '" + object_name(obj) + "'", st);
-      zt_writer_discard(w);
-      return rc;
+      return report(std::string(cmd) + ": object '" + object_name(obj) + "'", st);
     }
     progress.add(stored_bytes(obj));
   }
   progress.done();
-  st = zt_writer_finish(w);
+  st = zt_writer_finish(owner.release());
   if (st != ZT_OK) return report(std::string(cmd) + ": cannot finish '" + out + "'", st);
   return kOk;
 }
@@ -208,12 +207,12 @@ int cmd_append(const std::vector<std::string> &argv) {
   if (int rc = refuse_output_is_input("append", a.positional[0], {a.get("--from")})) return rc;
   if (int rc = refuse_hard_linked("append", a.positional[0])) return rc;
   if (int rc = refuse_in_place("append", a.positional[0])) return rc;
-  std::vector<FilePtr> files;
+  std::vector<ztensor::File> files;
   if ((rc = open_all("append", {a.positional[0], a.get("--from")}, files))) return rc;
-  if ((rc = refuse_foreign_target("append", a.positional[0], files[0].get()))) return rc;
-  std::vector<const zt_object *> objects = objects_of(files[0].get());
+  if ((rc = refuse_foreign_target("append", a.positional[0], files[0].handle()))) return rc;
+  std::vector<const zt_object *> objects = objects_of(files[0].handle());
   std::vector<std::string> added;
-  for (const zt_object *obj : objects_of(files[1].get())) {
+  for (const zt_object *obj : objects_of(files[1].handle())) {
     objects.push_back(obj);
     added.push_back(object_name(obj));
   }
@@ -231,21 +230,44 @@ int cmd_remove(const std::vector<std::string> &argv) {
   if (int rc = refuse_url("remove", "file", a.positional[0])) return rc;
   if (int rc = refuse_hard_linked("remove", a.positional[0])) return rc;
   if (int rc = refuse_in_place("remove", a.positional[0])) return rc;
-  std::vector<FilePtr> files;
+  std::vector<ztensor::File> files;
   if ((rc = open_all("remove", {a.positional[0]}, files))) return rc;
-  if ((rc = refuse_foreign_target("remove", a.positional[0], files[0].get()))) return rc;
+  if ((rc = refuse_foreign_target("remove", a.positional[0], files[0].handle()))) return rc;
   std::set<std::string> drop(a.positional.begin() + 1, a.positional.end());
   for (const auto &n : drop) {
     const zt_object *obj = nullptr;
-    zt_status st = zt_file_object_by_name(files[0].get(), n.data(), n.size(), &obj);
+    zt_status st = zt_file_object_by_name(files[0].handle(), n.data(), n.size(), &obj);
     if (st != ZT_OK) return report("remove: object '" + n + "' (nothing changed)", st);
   }
   std::vector<const zt_object *> kept;
-  for (const zt_object *obj : objects_of(files[0].get()))
+  for (const zt_object *obj : objects_of(files[0].handle()))
     if (!drop.count(object_name(obj))) kept.push_back(obj);
   if ((rc = write_objects("remove", a.positional[0], raw_files(files), kept, o))) return rc;
   summary("remove", a.positional[0], kept.size(), o, "removed", std::vector<std::string>(drop.begin(), drop.end()));
   return kOk;
+}
+
+// The files a v2 root's shards are (positional, beside it; docs/v2.md),
+// empty for any other file or one that cannot be opened. A root URL's are
+// named as if local (only to tell that it has shards: OUT is local).
+std::vector<std::string> v2_shard_files(const std::string &root) {
+  if (is_set_index(root)) return {};
+  zt_file *f = nullptr;
+  if ((is_url(root) ? zt_open_url(root.c_str(), nullptr, nullptr, &f) : zt_open(root.c_str(), nullptr, &f)) != ZT_OK)
+    return {};
+  const ztensor::File file = ztensor::File::adopt(f);
+  char *json = nullptr;
+  if (zt_file_to_json(f, &json) != ZT_OK) return {};
+  const nlohmann::json j = nlohmann::json::parse(json, json + std::strlen(json), nullptr, false);
+  zt_free(json);
+  std::vector<std::string> out;
+  if (!j.is_object() || !j.contains("shards") || !j["shards"].is_object()) return out;
+  const size_t slash = root.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "" : root.substr(0, slash + 1);
+  std::string stem = slash == std::string::npos ? root : root.substr(slash + 1);
+  if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".zt") == 0) stem.resize(stem.size() - 3);
+  for (const auto &item : j["shards"].items()) out.push_back(dir + stem + "-" + item.key() + ".zt");
+  return out;
 }
 
 int cmd_merge(const std::vector<std::string> &argv) {
@@ -254,28 +276,31 @@ int cmd_merge(const std::vector<std::string> &argv) {
   int rc = kOk;
   if (!parse_common("merge", argv, {"-o", "--output"}, a, o, rc)) return rc;
   const std::string out = a.get("-o", a.get("--output"));
-  const bool one_set = a.positional.size() == 1 && is_set_index(a.positional[0]);
+  const std::vector<std::string> root_shards =
+      a.positional.size() == 1 ? v2_shard_files(a.positional[0]) : std::vector<std::string>();
+  const bool one_set = a.positional.size() == 1 && (is_set_index(a.positional[0]) || !root_shards.empty());
   if ((a.positional.size() < 2 && !one_set) || out.empty())
-    return usage_error("merge", "expected INPUT... (two or more, or one set index) -o OUT.zt");
+    return usage_error("merge", "expected INPUT... (two or more, or one set index or v2 root) -o OUT.zt");
   if (int rc = refuse_url("merge", "output", out)) return rc;
   // Open sets first: their shards are inputs too, which OUT must not be.
-  std::vector<SetPtr> sets;
+  std::vector<ztensor::Set> sets;
   std::vector<std::string> guarded = a.positional;
+  guarded.insert(guarded.end(), root_shards.begin(), root_shards.end());
   for (const auto &p : a.positional) {
     if (!is_set_index(p)) continue;
-    SetPtr s;
+    ztensor::Set s;
     if ((rc = open_set_input(p, s, "merge: cannot open set '" + display_path(p) + "'"))) return rc;
-    for (const auto &shard : shard_paths(p, s.get())) guarded.push_back(shard);
+    for (const auto &shard : shard_paths(p, s.handle())) guarded.push_back(shard);
     sets.push_back(std::move(s));
   }
   if (int rc = refuse_output_is_input("merge", out, guarded)) return rc;
-  std::vector<FilePtr> files;
+  std::vector<ztensor::File> files;
   std::vector<const zt_file *> attribute_sources;
   std::vector<const zt_object *> objects;
   size_t next_set = 0;
   for (const auto &p : a.positional) {
     if (is_set_index(p)) {
-      const zt_set *s = sets[next_set++].get();
+      const zt_set *s = sets[next_set++].handle();
       size_t n = 0;
       zt_set_shard_count(s, &n);
       for (size_t i = 0; i < n; ++i) {
@@ -286,10 +311,10 @@ int cmd_merge(const std::vector<std::string> &argv) {
       }
       continue;
     }
-    FilePtr f;
+    ztensor::File f;
     if ((rc = open_input(p, f, "merge: cannot open '" + display_path(p) + "'"))) return rc;
-    attribute_sources.push_back(f.get());
-    for (const zt_object *obj : objects_of(f.get())) objects.push_back(obj);
+    attribute_sources.push_back(f.handle());
+    for (const zt_object *obj : objects_of(f.handle())) objects.push_back(obj);
     files.push_back(std::move(f));
   }
   if ((rc = write_objects("merge", out, attribute_sources, objects, o))) return rc;

@@ -120,13 +120,13 @@ int export_whole_file(const Args &a) {
   if (to != "safetensors" && to != "gguf") return usage_error("export", "--to takes safetensors or gguf");
   if (int rc = refuse_url("export", "output", out)) return rc;
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
-  FilePtr f;
+  ztensor::File f;
   if (int rc = open_input(a.positional[0], f, "export: cannot open '" + display_path(a.positional[0]) + "'")) return rc;
   // Every object is written, so decoded: a blob shared by n objects n times.
   DecodeBudget budget("export", DecodeBudget::Count::EachWrite);
-  if (int rc = budget.add_file(f.get(), "'" + display_path(a.positional[0]) + "'")) return rc;
-  return to == "safetensors" ? export_safetensors(f.get(), out, a.has("--quiet"))
-                             : export_gguf(f.get(), out, a.has("--quiet"));
+  if (int rc = budget.add_file(f.handle(), "'" + display_path(a.positional[0]) + "'")) return rc;
+  return to == "safetensors" ? export_safetensors(f.handle(), out, a.has("--quiet"))
+                             : export_gguf(f.handle(), out, a.has("--quiet"));
 }
 
 }  // namespace
@@ -141,12 +141,12 @@ int cmd_export(const std::vector<std::string> &argv) {
   if (a.positional.size() != 2 || out.empty()) return usage_error("export", "expected FILE OBJECT -o OUT.npy");
   if (int rc = refuse_url("export", "output", out)) return rc;
   if (int rc = refuse_output_is_input("export", out, {a.positional[0]})) return rc;
-  FilePtr f;
+  ztensor::File f;
   if (int rc = open_input(a.positional[0], f, "export: cannot open '" + display_path(a.positional[0]) + "'")) return rc;
   zt_status st = ZT_OK;
   const std::string &name = a.positional[1];
   const zt_object *o = nullptr;
-  st = zt_file_object_by_name(f.get(), name.data(), name.size(), &o);
+  st = zt_file_object_by_name(f.handle(), name.data(), name.size(), &o);
   if (st != ZT_OK) return report("export: object '" + name + "'", st);
   const zt_object_info info = object_info(o);
   if (info.status != ZT_OK) return report("export: object '" + name + "' is damaged", info.status);
@@ -159,7 +159,7 @@ int cmd_export(const std::vector<std::string> &argv) {
   st = zt_object_component_index(o, "data", &idx);
   if (st != ZT_OK) return report("export: object '" + name + "'", st);
   DecodeBudget budget("export", DecodeBudget::Count::EachWrite);
-  if (int rc = budget.add(f.get(), {o}, "object '" + name + "'")) return rc;
+  if (int rc = budget.add(f.handle(), {o}, "object '" + name + "'")) return rc;
   const zt_component_info c = component_info(o, idx);
   const char *descr = npy_descr(c.dtype);
   if (!descr) {

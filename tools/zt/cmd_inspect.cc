@@ -1,7 +1,9 @@
 // zt info / zt ls / zt cat: reading commands.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "commands.h"
@@ -58,22 +60,22 @@ int cmd_info(const std::vector<std::string> &argv) {
   std::string err;
   if (!parse_args(argv, {"--json"}, {}, a, err)) return usage_error("info", err);
   if (a.positional.size() != 1) return usage_error("info", "expected one FILE");
-  FilePtr f;
+  ztensor::File f;
   if (int rc = open_input(a.positional[0], f)) return rc;
   if (a.has("--json")) {
     char *json = nullptr;
-    zt_status st = zt_file_to_json(f.get(), &json);
+    zt_status st = zt_file_to_json(f.handle(), &json);
     if (st != ZT_OK) return report("info", st);
     std::printf("%s\n", json);
     zt_free(json);
     return kOk;
   }
   const char *version = nullptr;
-  zt_file_version(f.get(), &version);
+  zt_file_version(f.handle(), &version);
   size_t count = 0;
-  zt_file_object_count(f.get(), &count);
+  zt_file_object_count(f.handle(), &count);
   char *attrs = nullptr;
-  zt_file_attributes_json(f.get(), &attrs);
+  zt_file_attributes_json(f.handle(), &attrs);
   std::printf("file:       %s\n", display_path(a.positional[0]).c_str());
   if (version && (version[0] < '0' || version[0] > '9'))  // a foreign file (docs/foreign.md): its format
     std::printf("version:    none (%s file, read-only; 'zt convert' makes a .zt of it)\n", shown(version).c_str());
@@ -81,21 +83,44 @@ int cmd_info(const std::vector<std::string> &argv) {
     std::printf("version:    %s\n", shown(version).c_str());
   std::printf("attributes: %s\n", json_or_null(attrs).c_str());
   uint32_t data_shard = 0;
-  if (zt_file_data_shard(f.get(), &data_shard) == ZT_OK && data_shard)
+  if (zt_file_data_shard(f.handle(), &data_shard) == ZT_OK && data_shard)
     std::printf("data shard: yes (format v2: no manifest; its blobs are read through a root that names it)\n");
   else if (version && version[0] == '2') {
     // The model's identity (v2 spec §6.4), from the manifest alone.
     size_t len = 0;
     std::string digest(80, '\0');
-    if (zt_file_content_digest(f.get(), ZT_DIGEST_SHA256, &digest[0], digest.size(), &len) == ZT_OK)
+    if (zt_file_content_digest(f.handle(), ZT_DIGEST_SHA256, &digest[0], digest.size(), &len) == ZT_OK)
       std::printf("content:    %s\n", digest.substr(0, len).c_str());
     else
       std::printf("content:    undefined (%s)\n", shown(zt_last_error()).c_str());
   }
+  // A v2 root's shard table (spec §7.1), and which shard each part is in:
+  // from the manifest's JSON form (no C call names a part's shard).
+  std::vector<std::vector<std::string>> part_shard(count);
+  if (version && version[0] == '2' && !data_shard) {
+    char *json = nullptr;
+    if (zt_file_to_json(f.handle(), &json) == ZT_OK) {
+      const nlohmann::json j = nlohmann::json::parse(json, json + std::strlen(json), nullptr, false);
+      zt_free(json);
+      if (j.is_object() && j.contains("shards") && j["shards"].is_object() && !j["shards"].empty()) {
+        std::printf("shards:     %zu (found beside the file: docs/v2.md, Shards)\n", j["shards"].size());
+        for (const auto &item : j["shards"].items())
+          std::printf("  %s: %s bytes, %s\n", shown(item.key()).c_str(),
+                      item.value().value("size", nlohmann::json()).dump().c_str(),
+                      shown(item.value().value("digest", std::string())).c_str());
+        const auto &objs = j.value("objects", nlohmann::json::array());
+        for (size_t i = 0; i < count && i < objs.size(); ++i)
+          for (const auto &c : objs[i].value("components", nlohmann::json::array()))
+            part_shard[i].push_back(c.is_object() && c.contains("shard") && c["shard"].is_string()
+                                        ? c["shard"].get<std::string>()
+                                        : std::string());
+      }
+    }
+  }
   std::printf("objects:    %zu\n", count);
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;
-    zt_file_object_at(f.get(), i, &o);
+    zt_file_object_at(f.handle(), i, &o);
     const zt_object_info info = object_info(o);
     // Names, formats, roles, dtype and encoding strings come from the file:
     // shown() keeps its control characters off the terminal.
@@ -122,6 +147,8 @@ int cmd_info(const std::vector<std::string> &argv) {
                   static_cast<unsigned long long>(c.offset), static_cast<unsigned long long>(c.length),
                   static_cast<unsigned long long>(c.decoded_length), c.digest ? ", digest " : "",
                   shown(c.digest).c_str(), c.big_endian ? ", big-endian" : "");
+      if (k < part_shard[i].size() && !part_shard[i][k].empty())
+        std::printf("    in shard %s\n", shown(part_shard[i][k]).c_str());
     }
   }
   return kOk;
@@ -132,13 +159,13 @@ int cmd_ls(const std::vector<std::string> &argv) {
   std::string err;
   if (!parse_args(argv, {}, {}, a, err)) return usage_error("ls", err);
   if (a.positional.size() != 1) return usage_error("ls", "expected one FILE");
-  FilePtr f;
+  ztensor::File f;
   if (int rc = open_input(a.positional[0], f)) return rc;
   size_t count = 0;
-  zt_file_object_count(f.get(), &count);
+  zt_file_object_count(f.handle(), &count);
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;
-    zt_file_object_at(f.get(), i, &o);
+    zt_file_object_at(f.handle(), i, &o);
     const zt_object_info info = object_info(o);
     uint64_t stored = 0;
     std::string dtype = "-";
@@ -162,11 +189,11 @@ int cmd_cat(const std::vector<std::string> &argv) {
   if (!parse_args(argv, {"--verify"}, {"--component"}, a, err)) return usage_error("cat", err);
   if (a.positional.size() != 2) return usage_error("cat", "expected FILE and OBJECT");
   if (a.has("--verify")) read_options().verify = true;
-  FilePtr f;
+  ztensor::File f;
   if (int rc = open_input(a.positional[0], f)) return rc;
   const std::string &name = a.positional[1];
   const zt_object *o = nullptr;
-  zt_status st = zt_file_object_by_name(f.get(), name.data(), name.size(), &o);
+  zt_status st = zt_file_object_by_name(f.handle(), name.data(), name.size(), &o);
   if (st != ZT_OK) return report("cat", st);
   size_t idx = 0;
   std::string role = a.get("--component", "data");

@@ -15,6 +15,7 @@ namespace ztcli {
 
 const char *const kSplitUsage =
     "usage: zt split IN.zt --max-shard-size SIZE -o OUTDIR [--prefix STEM]\n"
+    "                [--format 1.2|2 [--no-canonical] [--shard-digest sha256|xxh3]]\n"
     "                [--quiet] [--json] [--no-sync]\n\n"
     "Writes the objects of IN.zt, in order, into shards STEM-00001-of-0000N.zt\n"
     "of at most SIZE stored bytes each, plus the index STEM.zt.index.json that\n"
@@ -28,7 +29,14 @@ const char *const kSplitUsage =
     "(powers of 1024), e.g. 5GB. STEM defaults to IN's name without '.zt'.\n"
     "OUTDIR is created if missing (its parent must exist). Files are written in a\n"
     "temporary folder inside OUTDIR and renamed into place at the end, the index\n"
-    "last; if a shard or index name already exists in OUTDIR nothing is written.\n";
+    "last; if a shard or index name already exists in OUTDIR nothing is written.\n\n"
+    "--format 2 writes a zTensor v2 multi-file model instead (docs/v2.md, Shards):\n"
+    "data shards STEM-00001-of-0000N.zt (no manifest of their own; parts written\n"
+    "as v2 writes them, canonical placement unless --no-canonical) and the root\n"
+    "STEM.zt, whose manifest names every object and whose shard table gives each\n"
+    "shard's size and whole-file digest (--shard-digest, sha256 by default: a\n"
+    "signature over the root then covers every shard, spec §6.5). No index is\n"
+    "written: zt_open of the root finds its shards beside it (Appendix B).\n";
 
 namespace {
 
@@ -64,8 +72,20 @@ std::string shard_name(const std::string &stem, size_t i, size_t n) {
 int cmd_split(const std::vector<std::string> &argv) {
   Args a;
   std::string err;
-  if (!parse_args(argv, {"--quiet", "--json", "--no-sync"}, {"-o", "--output", "--max-shard-size", "--prefix"}, a, err))
+  if (!parse_args(argv, {"--quiet", "--json", "--no-sync", kNoCanonicalFlag},
+                  {"-o", "--output", "--max-shard-size", "--prefix", "--format", "--shard-digest"}, a, err))
     return usage_error("split", err);
+  uint32_t format = 1, canonical = 1;
+  if (!parse_format(a, format, canonical, err)) return usage_error("split", err);
+  zt_digest_alg shard_digest = ZT_DIGEST_SHA256;
+  if (a.has("--shard-digest")) {
+    if (format != 2) return usage_error("split", "--shard-digest applies to --format 2 only");
+    const std::string d = a.get("--shard-digest");
+    if (d == "xxh3")
+      shard_digest = ZT_DIGEST_XXH3;
+    else if (d != "sha256")
+      return usage_error("split", "--shard-digest takes sha256 or xxh3");
+  }
   const std::string in = a.positional.size() == 1 ? a.positional[0] : "";
   const std::string outdir = a.get("-o", a.get("--output"));
   if (in.empty() || outdir.empty() || !a.has("--max-shard-size"))
@@ -79,10 +99,10 @@ int cmd_split(const std::vector<std::string> &argv) {
     return usage_error("split", "--prefix takes a file name stem without '/'");
   const bool quiet = a.has("--quiet"), as_json = a.has("--json"), sync = !a.has("--no-sync");
 
-  FilePtr file;
+  ztensor::File file;
   if (int rc = open_input(in, file, "split: cannot open '" + display_path(in) + "'")) return rc;
   size_t count = 0;
-  zt_file_object_count(file.get(), &count);
+  zt_file_object_count(file.handle(), &count);
 
   // Greedy packing in manifest order: a shard closes before the object that
   // would take it past the limit.
@@ -90,7 +110,7 @@ int cmd_split(const std::vector<std::string> &argv) {
   uint64_t total = 0;
   for (size_t i = 0; i < count; ++i) {
     const zt_object *o = nullptr;
-    zt_file_object_at(file.get(), i, &o);
+    zt_file_object_at(file.handle(), i, &o);
     const uint64_t bytes = stored_bytes(o);
     if (shards.empty() || (!shards.back().objects.empty() && shards.back().bytes + bytes > max_size))
       shards.emplace_back();
@@ -106,7 +126,9 @@ int cmd_split(const std::vector<std::string> &argv) {
                                     std::to_string(ZT_SET_MAX_SHARDS) +
                                     ", ZT_SET_MAX_SHARDS); choose a larger size (nothing written)");
   for (size_t i = 0; i < shards.size(); ++i) shards[i].name = shard_name(stem, i, shards.size());
-  const std::string index_name = stem + ".zt.index.json";
+  // v2: the root STEM.zt instead of an index; shard names are the segment
+  // between "STEM-" and ".zt", so the positional convention finds them.
+  const std::string index_name = format == 2 ? stem + ".zt" : stem + ".zt.index.json";
 
   nlohmann::json index;  // sorted maps: no quadratic insertion for many objects
   index["metadata"] = {{"total_size", total}};
@@ -131,32 +153,47 @@ int cmd_split(const std::vector<std::string> &argv) {
   zt_writer_options wo;
   zt_writer_options_init(&wo);
   wo.sync = sync ? 1 : 0;
+  wo.format = format;
+  wo.canonical = canonical;
   Progress progress("split", total, quiet || as_json);
-  const zt_file *src = file.get();
+  const zt_file *src = file.handle();
   for (const auto &s : shards) {
     zt_writer *w = nullptr;
     const std::string path = tmp.temp_path(s.name);
     zt_status rc = zt_writer_create(path.c_str(), &wo, &w);
     if (rc != ZT_OK) return report("split: cannot create '" + path + "'", rc);
+    ztensor::Writer owner = ztensor::Writer::adopt(w);  // discards w unless finished
     rc = zt_writer_copy_file_fields(w, &src, 1);
     for (size_t i = 0; rc == ZT_OK && i < s.objects.size(); ++i) {
       rc = zt_writer_copy_object(w, s.objects[i], nullptr, 0);
       if (rc != ZT_OK) {
         progress.done();
-        zt_writer_discard(w);
         return report("split: object '" + object_name(s.objects[i]) + "' (nothing written)", rc);
       }
       progress.add(stored_bytes(s.objects[i]));
     }
-    if (rc != ZT_OK) {
-      zt_writer_discard(w);
-      return report("split: file attributes (nothing written)", rc);
-    }
-    rc = zt_writer_finish(w);
+    if (rc != ZT_OK) return report("split: file attributes (nothing written)", rc);
+    rc = zt_writer_finish(owner.release());
     if (rc != ZT_OK) return report("split: cannot finish '" + path + "' (nothing written)", rc);
   }
   progress.done();
-  if (int rc = tmp.write_text(index_name, index_text, sync)) return rc;
+  if (format == 2) {
+    std::vector<std::string> paths, names;
+    for (const auto &s : shards) {
+      paths.push_back(tmp.temp_path(s.name));
+      names.push_back(s.name.substr(stem.size() + 1, s.name.size() - stem.size() - 4));
+    }
+    std::vector<const char *> path_ptrs, name_ptrs;
+    for (size_t i = 0; i < paths.size(); ++i) {
+      path_ptrs.push_back(paths[i].c_str());
+      name_ptrs.push_back(names[i].c_str());
+    }
+    const zt_status rc = zt_v2_make_sharded(tmp.temp_path(index_name).c_str(), path_ptrs.data(), name_ptrs.data(),
+                                            paths.size(), shard_digest, sync ? 1 : 0);
+    if (rc != ZT_OK) return report("split: cannot write the v2 root (nothing written)", rc);
+  } else if (int rc = tmp.write_text(index_name, index_text, sync)) {
+    return rc;
+  }
   if (int rc = tmp.commit(sync)) return rc;
 
   if (as_json) {

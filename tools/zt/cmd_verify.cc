@@ -44,23 +44,23 @@ int cmd_verify(const std::vector<std::string> &argv) {
   std::string err;
   if (!parse_args(argv, {"--strict", "--quiet", "--canonical"}, {}, a, err)) return usage_error("verify", err);
   if (a.positional.size() != 1) return usage_error("verify", "expected one FILE");
-  FilePtr f;
+  ztensor::File f;
   if (int rc = open_input(a.positional[0], f, "'" + display_path(a.positional[0]) + "' is not readable")) return rc;
   // verify decodes each distinct blob once, however many objects share it.
   DecodeBudget budget("verify", DecodeBudget::Count::EachBlobOnce);
-  if (int rc = budget.add_file(f.get(), "'" + display_path(a.positional[0]) + "'")) return rc;
+  if (int rc = budget.add_file(f.handle(), "'" + display_path(a.positional[0]) + "'")) return rc;
   Tally t;
   t.quiet = a.has("--quiet");
-  zt_status st = zt_file_verify_n(f.get(), a.has("--strict") ? 1 : 0, on_failure, &t);
+  zt_status st = zt_file_verify_n(f.handle(), a.has("--strict") ? 1 : 0, on_failure, &t);
   // A failure of the whole run (out of memory, a bad argument) reaches no
   // callback: report it here, before another call replaces the message.
   if (st != ZT_OK && t.failures == 0) return report("verify: '" + display_path(a.positional[0]) + "'", st);
   size_t count = 0;
-  zt_file_object_count(f.get(), &count);
+  zt_file_object_count(f.handle(), &count);
   uint32_t rule = 0;
   if (a.has("--canonical")) {
     char *why = nullptr;
-    const zt_status cst = zt_file_canonical(f.get(), &rule, &why);
+    const zt_status cst = zt_file_canonical(f.handle(), &rule, &why);
     if (cst != ZT_OK) return report("verify --canonical: '" + display_path(a.positional[0]) + "'", cst);
     if (rule != 0 && !t.quiet) {
       // One line per rule missed ("rule N: ..." items joined by "; ").
@@ -75,7 +75,7 @@ int cmd_verify(const std::vector<std::string> &argv) {
     }
     zt_free(why);
   }
-  f.reset();
+  f = ztensor::File();  // closed before the summary
   if (st != ZT_OK) {
     if (!t.quiet)
       std::printf("%s: %zu failure(s) in %zu object(s)\n", display_path(a.positional[0]).c_str(), t.failures, count);

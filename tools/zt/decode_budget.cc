@@ -64,10 +64,10 @@ int DecodeBudget::add(const zt_file *f, const std::vector<const zt_object *> &ob
 
 int check_rewrite_budget(const char *cmd, const std::string &path) {
   if (!read_options().max_total_decoded) return kOk;
-  FilePtr f;
+  ztensor::File f;
   if (int rc = open_input(path, f, std::string(cmd) + ": cannot open '" + display_path(path) + "'")) return rc;
   DecodeBudget budget(cmd, DecodeBudget::Count::EachWrite);
-  return budget.add_file(f.get(), "'" + display_path(path) + "'");
+  return budget.add_file(f.handle(), "'" + display_path(path) + "'");
 }
 
 }  // namespace ztcli

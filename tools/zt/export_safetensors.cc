@@ -27,13 +27,37 @@ struct StType {
 };
 
 constexpr StType kTypes[] = {
-    {ZT_BOOL, nullptr, "BOOL", 0},    {ZT_U8, nullptr, "U8", 4},          {ZT_I8, nullptr, "I8", 5},
-    {ZT_U8, "f8_e5m2", "F8_E5M2", 6}, {ZT_U8, "f8_e4m3fn", "F8_E4M3", 7}, {ZT_U8, "f8_e8m0fnu", "F8_E8M0", 8},
-    {ZT_I16, nullptr, "I16", 9},      {ZT_U16, nullptr, "U16", 10},       {ZT_F16, nullptr, "F16", 11},
-    {ZT_BF16, nullptr, "BF16", 12},   {ZT_I32, nullptr, "I32", 13},       {ZT_U32, nullptr, "U32", 14},
-    {ZT_F32, nullptr, "F32", 15},     {ZT_F32, "complex64", "C64", 16},   {ZT_F64, nullptr, "F64", 17},
-    {ZT_I64, nullptr, "I64", 18},     {ZT_U64, nullptr, "U64", 19},
+    {ZT_BOOL, nullptr, "BOOL", 0},
+    {ZT_U8, "f4_e2m1", "F4", 1},
+    {ZT_U8, "f6_e2m3", "F6_E2M3", 2},
+    {ZT_U8, "f6_e3m2", "F6_E3M2", 3},
+    {ZT_U8, nullptr, "U8", 4},
+    {ZT_I8, nullptr, "I8", 5},
+    {ZT_U8, "f8_e5m2", "F8_E5M2", 6},
+    {ZT_U8, "f8_e4m3fn", "F8_E4M3", 7},
+    {ZT_U8, "f8_e8m0fnu", "F8_E8M0", 8},
+    {ZT_U8, "f8_e8m0", "F8_E8M0", 8},  // v2's name
+    {ZT_U8, "f8_e4m3fnuz", "F8_E4M3FNUZ", 9},
+    {ZT_U8, "f8_e5m2fnuz", "F8_E5M2FNUZ", 10},
+    {ZT_I16, nullptr, "I16", 11},
+    {ZT_U16, nullptr, "U16", 12},
+    {ZT_F16, nullptr, "F16", 13},
+    {ZT_BF16, nullptr, "BF16", 14},
+    {ZT_I32, nullptr, "I32", 15},
+    {ZT_U32, nullptr, "U32", 16},
+    {ZT_F32, nullptr, "F32", 17},
+    {ZT_F32, "complex64", "C64", 18},
+    {ZT_F64, nullptr, "F64", 19},
+    {ZT_I64, nullptr, "I64", 20},
+    {ZT_U64, nullptr, "U64", 21},
 };
+
+// Bits per element of the sub-byte types (safetensors' Dtype::bitsize);
+// 0 for whole-byte ones, whose size the shape already gives.
+unsigned sub_byte_bits(const StType &t) {
+  const std::string n = t.name;
+  return n == "F4" ? 4 : (n == "F6_E2M3" || n == "F6_E3M2") ? 6 : 0;
+}
 
 // The safetensors library refuses headers above 100 MB.
 constexpr uint64_t kMaxHeader = 100'000'000;
@@ -92,6 +116,16 @@ int export_safetensors(const zt_file *f, const std::string &out, bool quiet) {
     if (!t)
       return refuse(ctx + ": dtype " + std::string(dtype_name_of(o.data)) + (o.data.logical_type ? " as " : "") +
                     std::string(logical_type_of(o.data)) + " has no safetensors dtype");
+    // safetensors holds a sub-byte tensor as exactly shape × bits / 8 bytes
+    // (a v2 f4_e2m1 tensor of an odd count has a padding nibble it cannot).
+    if (const unsigned bits = sub_byte_bits(*t)) {
+      uint64_t numel = 1;
+      for (uint64_t dim : o.shape) numel *= dim;  // bounded: the object's bytes hold them
+      if (numel * bits % 8 != 0 || numel * bits / 8 != o.data.decoded_length)
+        return refuse(ctx + ": " + std::to_string(numel) + " " + t->name + " elements in " +
+                      std::to_string(o.data.decoded_length) + " bytes; safetensors needs exactly shape × " +
+                      std::to_string(bits) + " bits, whole bytes");
+    }
     items.emplace_back(&o, t);
   }
   std::sort(items.begin(), items.end(), [](const auto &a, const auto &b) {

@@ -2,7 +2,9 @@
 .safetensors, .npy, .npz and GGUF files (recognised by their bytes) as
 read-only files of dense objects, their metadata as attributes."""
 import json
+import os
 import struct
+import sys
 
 import numpy as np
 import pytest
@@ -98,3 +100,54 @@ def test_hostile_files_raise(tmp_path, name, data):
     (tmp_path / name).write_bytes(data)
     with pytest.raises(ztensor.ZTensorError):
         ztensor.Reader(str(tmp_path / name))
+
+
+def mapped_ranges(path):
+    """(start, end) of this process's mappings of the file `path`."""
+    real = os.path.realpath(str(path))
+    out = []
+    with open("/proc/self/maps") as f:
+        for line in f:
+            parts = line.split(None, 5)
+            if len(parts) == 6 and parts[5].strip() == real:
+                lo, hi = (int(x, 16) for x in parts[0].split("-"))
+                out.append((lo, hi))
+    return out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or sys.byteorder != "little",
+                    reason="reads /proc/self/maps; views need little-endian data")
+def test_onnx_raw_data_is_read_in_place(tmp_path):
+    """An initializer's raw_data stays in the file (src/foreign/onnx_layout.cc):
+    a view of one whose offset suits its element size is the file's mapped
+    bytes, not a parsed copy; a misaligned one is still read right. (A
+    model that also has typed-field initializers is decoded on read whole,
+    as an .npz with a deflated member: tests/cli/test_onnx.py.)"""
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper, numpy_helper
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((64, 32)).astype(np.float32)
+    h = rng.standard_normal(33).astype(np.float16)
+    path = tmp_path / "m.onnx"
+    for pad in range(8):  # doc_string comes before the graph: it moves w's raw_data
+        m = helper.make_model(helper.make_graph([], "g", [], [], initializer=[
+            numpy_helper.from_array(w, "w"), numpy_helper.from_array(h, "h")]))
+        m.doc_string = "x" * pad
+        data = m.SerializeToString()
+        if data.find(w.tobytes()) % 4 == 0:
+            break
+    else:
+        pytest.fail("no padding put w's raw_data at a multiple of 4")
+    path.write_bytes(data)
+    with ztensor.Reader(str(path)) as r:
+        assert r.format == "onnx"
+        v = r.read("w", copy=False)  # flat, as every read
+        np.testing.assert_array_equal(v, w.ravel())
+        addr = v.__array_interface__["data"][0]
+        assert any(lo <= addr < hi for lo, hi in mapped_ranges(path)), "the view of 'w' is not the file's bytes"
+        np.testing.assert_array_equal(r.read("h", copy=False), h)
+        want = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer}
+        got = r.read_many()
+        assert sorted(got) == sorted(want)
+        for k in want:
+            np.testing.assert_array_equal(got[k], want[k])

@@ -16,7 +16,7 @@ PACKAGE = os.path.dirname(ztensor.__file__)
 # The adapters: framework and peer-API layers over the core. Everything
 # else (reader, writer, _bulk, _table, _lib, ...) is the core.
 ADAPTERS = {"torch", "numpy", "_torch_open", "_torch_shared", "_safe", "_frameworks", "_serialize",
-            "_safetensors_format", "_errors", "distributed", "_v2"}
+            "_safetensors_format", "_errors", "distributed", "_v2", "_v2_index"}
 FACADE = "__init__"  # the package itself: re-exports both, imported by nothing inside
 
 

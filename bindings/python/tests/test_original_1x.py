@@ -106,3 +106,34 @@ def test_shared_tensors_raise_runtime_and_value_error(tmp_path):
         with pytest.raises(catch, match="share memory"):
             ztpt.save_file({"a": base, "b": base[:2]}, tmp_path / "s.zt")
     assert issubclass(ztpt.SharedTensorsError, RuntimeError) and issubclass(ztpt.SharedTensorsError, ValueError)
+
+
+def test_mapped_views_are_writable_copy_on_write(path, monkeypatch):
+    # the original 1.x's test_memory_safety.py TestCOW: reader[name] of a
+    # .zt file is writable (MAP_PRIVATE); a write never reaches the file
+    # and another reader sees the original.
+    before = path.read_bytes()
+    r = ztensor.Reader(path)
+    views = [r["a"], r.read("a", copy=False), ztensor.load_file(path, copy=False)["a"]]
+    for v in views:
+        assert v.flags.writeable and not v.flags.owndata
+    views[0][...] = 0
+    assert not views[1].any()  # the same mapping within this reader
+    assert np.shares_memory(views[0], views[1])
+    with ztensor.Reader(path) as other:
+        assert other["a"][0, 0] == ord("a")
+    r.close()  # the arrays keep the mapping alive
+    views[2][...] = 1
+    assert not views[0].any() and views[2].sum() == 6
+    del r, views
+    assert path.read_bytes() == before
+    # a caller's buffer is not ours to write: its views stay read-only
+    with ztensor.Reader(before) as mem:
+        assert not mem["a"].flags.writeable
+    # under strict overcommit the library may have mapped the file shared
+    # and read-only (a write would fault): views stay read-only there
+    from ztensor import _handle
+    monkeypatch.setattr(_handle, "PRIVATE_MAPS", False)
+    with ztensor.Reader(path) as strict:
+        assert not strict["a"].flags.writeable
+        assert strict.read_numpy("a", copy=False).flags.owndata  # promised writable: a copy

@@ -1,8 +1,8 @@
 """The original package's current API (2.x: pie-project/ztensor main,
 ztensor-py/python/ztensor/_ztensor.pyi), side by side with ours; cases
-from its tests/test_api.py, run on the files this library writes (1.2).
-Canonical 64 KiB placement (caps.alignment >= 65536) belongs to the v2
-writer and is not asserted here."""
+from its tests/test_api.py, run on the files this library writes: v2 where
+the 2.x form of Writer makes them (test_the_2x_form_writes_v2_as_2x_does),
+1.2 where our form or format="1.2" does."""
 
 import builtins
 import struct
@@ -94,7 +94,7 @@ def test_location_and_caps(simple):
 
 def test_an_encoded_part_is_copied_not_located(tmp_path):
     path = tmp_path / "enc.zt"
-    with ztensor.Writer(str(path)) as w:
+    with ztensor.Writer(str(path), canonical=False) as w:  # canonical form is raw, as in 2.x
         w.add("z", bytes(4096), shape=[4096], dtype="u8", encoding="zstd")
     with ztensor.open(str(path)) as src:
         t = src["z"]
@@ -238,7 +238,9 @@ def test_add_object_and_stream_in_the_2x_form(tmp_path):
     # test_verify_covers_every_part, test_streaming_a_tensor_that_is_not_in_memory
     path = tmp_path / "o.zt"
     payload = bytes(range(256)) * 4
-    with ztensor.Writer(str(path), canonical=False) as w:
+    # format="1.2": this zt.quant_group/1 object lacks the attributes v2's
+    # profile requires (bits, axis, packing, ...), which 2.x does not check
+    with ztensor.Writer(str(path), canonical=False, format="1.2") as w:
         w.add_object("t", [4], {"only": {"dtype": "u8", "data": bytes(range(4))}}, layout="example.one/1")
         w.add_object("q", [4, 4], {"data": {"dtype": "u8", "data": bytes(range(16))},
                                    "scales": {"dtype": "u8", "data": bytes([8] * 4), "logical": "f8_e8m0fnu"}},
@@ -274,3 +276,71 @@ def test_open_of_one_path_still_answers_the_readers_methods(tmp_path):
         assert list(src.read_numpy(["w"])["w"]) == [0, 1, 2, 3]
         with pytest.raises(AttributeError):
             src.no_such_method
+
+
+def test_the_2x_form_writes_v2_as_2x_does(tmp_path):
+    # test_api.py: test_location_is_an_address, test_caps_match_what_happens,
+    # test_parts_are_tensors_too; Writer(path) given none of our 1.2 options
+    # writes v2, canonical (64 KiB placement) unless canonical=False.
+    path = tmp_path / "c.zt"
+    with ztensor.Writer(str(path)) as w:
+        w.add("b", bytes([7] * 8), shape=[8], dtype="u8")
+        w.add("a", f32(1, 2, 3), shape=[3], dtype="f32")
+    assert path.read_bytes()[:8] == b"\x89ZT2\r\n\x1a\n" and ztensor.detect(str(path)) == "zt"
+    with ztensor.open(str(path)) as src:
+        assert list(src) == ["a", "b"] and src.provenance == "root"  # 2.x: names sorted
+        at = src["a"].location
+        assert at.offset % 65536 == 0 and src["a"].caps.alignment >= 65536
+        with builtins.open(path, "rb") as f:
+            f.seek(at.offset)
+            assert f.read(at.nbytes) == f32(1, 2, 3)
+    with ztensor.Writer(str(tmp_path / "q.zt"), canonical=False, align=4096) as w:
+        w.add("q", bytes([1] * 16), shape=[32], dtype="u8", logical="f4_e2m1")
+    with ztensor.open(str(tmp_path / "q.zt")) as src:
+        q = src["q"]
+        assert q.logical == "f4_e2m1" and q["data"].nbytes == 16 and q.location.offset % 4096 == 0
+        with pytest.raises(TypeError, match="f4_e2m1"):
+            numpy.from_dlpack(q)
+        with pytest.raises(BufferError):  # a DLPack exporter's error too
+            q.__dlpack__()
+    # our forms, or any of our 1.2 options, keep spec 1.2
+    for name, make in (("ours.zt", lambda p: ztensor.Writer(p)), ("digest.zt", lambda p: ztensor.Writer(p, digest="sha256"))):
+        with make(str(tmp_path / name)) as w:
+            w.add("x", numpy.ones(2, numpy.float32))
+            w.add("y", bytes(4), shape=[4], dtype="u8")
+        assert (tmp_path / name).read_bytes()[:4] == b"ZTEN"
+    with ztensor.Writer(str(tmp_path / "d.zt"), digest="sha256") as w:
+        w.add("y", bytes(4), shape=[4], dtype="u8")
+    assert (tmp_path / "d.zt").read_bytes()[:4] == b"ZTEN"
+
+
+@pytest.mark.parametrize("generation", ["1.2", 2])
+def test_index_locates_and_reads_without_mapping(tmp_path, generation):
+    # test_api.py: test_an_indexed_source_locates_but_does_not_map; 2.x's
+    # index(): "names, shapes, and addresses, but no borrowed bytes"
+    path = tmp_path / "i.zt"
+    with ztensor.Writer(str(path), format=generation, canonical=False) as w:
+        w.add("a", f32(1, 2, 3, 4, 5, 6), shape=[2, 3], dtype="f32")
+        w.add("z", bytes(64), shape=[64], dtype="u8", encoding="zstd")
+    with ztensor.index(str(path)) as src:
+        assert isinstance(src, ztensor.Source) and list(src) == ["a", "z"]
+        a = src["a"]
+        assert a.caps.locate and not a.caps.map and not a.caps.evict
+        assert (a.shape, a.dtype, a.nbytes, a.parts, a.part) == ([2, 3], "f32", 24, ["data"], "data")
+        with pytest.raises((BufferError, ValueError)):
+            memoryview(a)
+        assert a.tobytes() == f32(1, 2, 3, 4, 5, 6)
+        with builtins.open(path, "rb") as f:
+            f.seek(a.location.offset)
+            assert f.read(a.location.nbytes) == a.tobytes()
+        typed = numpy.from_dlpack(a)  # a copy of its own
+        assert typed.shape == (2, 3) and typed.dtype == numpy.float32 and typed[1, 2] == 6
+        with pytest.raises(BufferError):
+            a.__dlpack__(copy=False)
+        assert a.verify() is True and a["data"].tobytes() == a.tobytes()
+        z = src["z"]  # encoded: neither mapped nor located, read on request
+        assert not z.caps.locate and z.tobytes() == bytes(64) and z.nbytes == 64
+        with pytest.raises(ValueError):
+            z.location
+    with ztensor.index([str(path)]) as src:
+        assert src.provenance == "root" and len(src) == 2

@@ -62,9 +62,9 @@ def test_read_numpy_torch_into_tensors_and_read_copy(tmp_path):
     with pytest.raises(ValueError, match="shape"):
         r.read_into("t1", np.zeros(3, np.float32))  # too small: refused, nothing overrun
     view = r.read("t1")
-    assert not view.flags.writeable  # zero-copy
+    assert not view.flags.owndata  # zero-copy (writable: the mapping is copy-on-write)
     copied = r.read("t1", copy=True)
-    assert copied.flags.writeable
+    assert copied.flags.writeable and copied.flags.owndata
     torch = pytest.importorskip("torch")
     t = r.read_torch("t2")
     assert isinstance(t, torch.Tensor) and t.tolist() == tensors["t2"].tolist()

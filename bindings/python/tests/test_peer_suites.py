@@ -35,14 +35,11 @@ SHIM = {
 
 EXPECTED_FAILURES = {
     "ztensor2": {
-        # canonical placement on 64 KiB pages: the v2 writer's
-        "test_api.py::test_location_is_an_address",
-        "test_api.py::test_caps_match_what_happens",
-        # ztensor.index (a source that locates without mapping) is not offered
-        "test_api.py::test_an_indexed_source_locates_but_does_not_map",
-        # sub-byte logical types (f4_e2m1: 32 elements in 16 bytes) need the v2 format
-        "test_api.py::test_parts_are_tensors_too",
-        "test_api.py::test_a_logical_type_numpy_cannot_name_is_refused_not_reinterpreted",
+        # Its zt.quant_group/1 object has group_size only; the v2 profile
+        # (spec/profiles/zt.quant_group-1.md) requires bits, axis, packing,
+        # scale_form and zero_point, which the original does not check (it
+        # registers no such profile) and this library's reader does.
+        "test_api.py::test_verify_covers_every_part",
     },
 }
 
@@ -84,4 +81,4 @@ def test_safetensors_own_tests(tmp_path):
 
 
 def test_original_2x_own_tests(tmp_path):
-    _run("ztensor2", tmp_path, [], at_least=32)
+    _run("ztensor2", tmp_path, [], at_least=36)

@@ -69,3 +69,45 @@ def test_sharded_read_many_batches_per_shard_in_the_order_asked(tmp_path, monkey
         assert got[name].flags.writeable and got[name].dtype == slow[name].dtype
         np.testing.assert_array_equal(got[name], slow[name])
         np.testing.assert_array_equal(every[name], slow[name])
+
+
+def make_v2_sharded(tmp_path, stem="model"):
+    """A zTensor v2 root plus two data shards (spec §7), made with
+    zt_v2_make_sharded (what `zt split --format 2` does): shard names 00001
+    and 00002, files <stem>-00001.zt and <stem>-00002.zt beside <stem>.zt."""
+    import ctypes
+    from ztensor._lib import check, lib
+    parts = {"00001": {"a": np.arange(6, dtype=np.float32).reshape(2, 3)},
+             "00002": {"b": np.array([1, 2], np.int16), "c": np.ones(4, np.uint8)}}
+    paths, names = [], []
+    for name, tensors in parts.items():
+        path = tmp_path / f"{stem}-{name}.zt"
+        ztensor.save_file(tensors, path, metadata={"framework": "pt"}, format=2)
+        paths.append(str(path).encode())
+        names.append(name.encode())
+    arr = ctypes.c_char_p * 2
+    lib.zt_v2_make_sharded.restype = ctypes.c_int
+    lib.zt_v2_make_sharded.argtypes = [ctypes.c_char_p, arr, arr, ctypes.c_size_t, ctypes.c_int, ctypes.c_uint32]
+    check(lib.zt_v2_make_sharded(str(tmp_path / f"{stem}.zt").encode(), arr(*paths), arr(*names), 2, 2, 0))
+    return tmp_path / f"{stem}.zt", {k: v for t in parts.values() for k, v in t.items()}
+
+
+def test_v2_sharded_root_opens_by_path(tmp_path):
+    root, want = make_v2_sharded(tmp_path)
+    with ztensor.Reader(root) as r:
+        assert sorted(r) == ["a", "b", "c"]
+        for name, value in want.items():
+            np.testing.assert_array_equal(r[name], value)
+        r.verify()
+    loaded = ztensor.load_file(root)
+    assert sorted(loaded) == ["a", "b", "c"]
+    np.testing.assert_array_equal(loaded["c"], want["c"])
+
+
+def test_v2_sharded_root_missing_shard(tmp_path):
+    root, want = make_v2_sharded(tmp_path)
+    (tmp_path / "model-00002.zt").unlink()
+    with ztensor.Reader(root) as r:
+        np.testing.assert_array_equal(r["a"], want["a"])
+        with pytest.raises(ztensor.ZTensorError, match="shard '00002'"):
+            r["b"]

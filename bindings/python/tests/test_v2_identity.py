@@ -48,3 +48,28 @@ def test_undefined_without_part_digests(tmp_path):
             r.content_digest()
         with pytest.raises(ValueError, match="algorithm"):
             r.content_digest("md5")
+
+
+def test_canonical_form(tmp_path):
+    # spec §6.3: the canonical writer's file is canonical; 4 KiB placement
+    # misses rule 2, zstd or a sha256 digest rule 4; a 1.x file has no
+    # canonical form (an error, not an answer).
+    ztensor.save_file(MODEL, tmp_path / "c.zt", format=2)
+    with ztensor.Reader(str(tmp_path / "c.zt")) as r:
+        form = r.canonical()
+        assert form == (True, 0, ()) and form.canonical and form.rule == 0
+    cases = {"f.zt": dict(alignment=4096), "z.zt": dict(zstd=3), "s.zt": dict(digest="sha256")}
+    for name, options in cases.items():
+        with ztensor.Writer(tmp_path / name, format=2, canonical=False, **options) as w:
+            for k, v in MODEL.items():
+                w.add(k, v)
+        with ztensor.Reader(str(tmp_path / name)) as r:
+            form = r.canonical()
+        assert not form.canonical
+        assert form.rule == (2 if name == "f.zt" else 4), (name, form)
+        assert form.misses and all(m.startswith("rule ") for m in form.misses)
+        assert any(("'a'" in m or "'b'" in m) for m in form.misses), form.misses
+    ztensor.save_file(MODEL, tmp_path / "v1.zt")
+    with ztensor.Reader(str(tmp_path / "v1.zt")) as r:
+        with pytest.raises(ztensor.ZTensorError, match="v2 files only"):
+            r.canonical()

@@ -41,7 +41,9 @@ import numpy as np
 
 from . import _openers, _v2
 from ._handle import is_url
+from ._identity import CanonicalForm
 from ._v2 import Caps, Location, Source, V2Tensor, Verification, convert, detect, page_size, verify
+from ._v2_index import index
 from ._attributes import UNDEFINED, Tagged
 from ._dtypes import bf16_to_float32, float32_to_bf16
 from ._lib import ZTensorError, library_path, library_source, lib as _lib
@@ -61,7 +63,8 @@ __all__ = ["Reader", "Writer", "Tensor", "Slice", "ObjectInfo", "ComponentInfo",
            "ZTensorError", "SafetensorError", "SafetensorFileError", "TensorNotFoundError", "_safe_open_handle", "TensorSpec", "serialize", "serialize_file", "deserialize", "TensorMetadata", "remove_tensors", "replace_tensor", "Tagged", "UNDEFINED", "save_file", "load_file", "safe_open", "ShardedReader",
            "load_sharded", "bf16_to_float32", "float32_to_bf16", "library_version", "library_path",
            "library_source", "extension_path", "LibraryNotFoundError", "__version__", "open", "open_url",
-           "Source", "V2Tensor", "Caps", "Location", "Verification", "verify", "detect", "convert", "page_size"]
+           "Source", "V2Tensor", "Caps", "Location", "Verification", "verify", "detect", "convert", "page_size", "index",
+           "CanonicalForm"]
 
 
 def _torch_checkpoint(path: str) -> Optional[bytes]:
@@ -153,8 +156,10 @@ def load_file(path: PathLike, *, copy: bool = True, verify: bool = False) -> Dic
 
     copy=True (default): dense arrays are new and writable, read in one
     batched call into memory this process owns (later changes to the file
-    cannot reach them). copy=False: zero-copy, read-only arrays of the
-    file's mapping where the data allows (they keep the file mapped; if the
+    cannot reach them). copy=False: zero-copy arrays of the file's private
+    copy-on-write mapping where the data allows, writable (a write stays in
+    this process, never reaching the file; read-only for a caller's buffer
+    and under strict overcommit). They keep the file mapped; if the
     file is rewritten in place their values change, and if it is truncated
     reading them kills the process with SIGBUS: only for files nothing
     modifies meanwhile).

@@ -61,12 +61,14 @@ class MappedBuffer:
     """Exposes bytes of the mapping to numpy, keeping `keeper` (the file
     handle) alive: it becomes the array's base."""
 
-    def __init__(self, ptr: Optional[int], nbytes: int, dtype: "np.dtype[Any]", keeper: object) -> None:
+    def __init__(self, ptr: Optional[int], nbytes: int, dtype: "np.dtype[Any]", keeper: object,
+                 writable: bool = False) -> None:
         self._keeper = keeper
         self.__array_interface__ = {
-            # Read-only for numpy: the bytes are the file's (a private
-            # copy-on-write mapping, or the caller's buffer for Reader(bytes)).
-            "data": (ptr, True),
+            # Read-only for numpy unless the caller knows the bytes are a
+            # private copy-on-write mapping (not the caller's buffer of
+            # Reader(bytes)): a write then stays in this process.
+            "data": (ptr, not writable),
             "shape": (nbytes // dtype.itemsize,),
             "typestr": dtype.str,
             "descr": dtype.descr,

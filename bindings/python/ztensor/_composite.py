@@ -9,7 +9,7 @@ import numpy as np
 
 from ._handle import _text
 from ._info import Quantized, SparseCOO, SparseCSR
-from ._lib import ZT_E_BUFFER_TOO_SMALL, ZT_OK, QuantInfo, SparseInfo, ZTensorError, check, lib
+from ._lib import ZT_E_BUFFER_TOO_SMALL, ZT_OK, QuantInfo, SparseInfo, ZTensorError, check, lib, new_struct
 from ._types import Array, ObjectValue
 
 if TYPE_CHECKING:
@@ -32,8 +32,7 @@ def index_array(obj: Optional[int], role: str) -> Array:
 
 def sparse_object(reader: "Reader", obj: Optional[int], shape: Shape) -> ObjectValue:
     """A sparse_csr / sparse_coo object as SparseCSR / SparseCOO (or scipy.sparse with sparse=\"scipy\")."""
-    si = SparseInfo()
-    si.struct_size = ctypes.sizeof(si)
+    si = new_struct(SparseInfo)
     check(lib.zt_object_sparse_info(obj, byref(si)))
     values = reader._array(obj, si.values_index, None)
     if si.is_csr:
@@ -52,8 +51,7 @@ def sparse_object(reader: "Reader", obj: Optional[int], shape: Shape) -> ObjectV
 
 def quantized(reader: "Reader", obj: Optional[int], shape: Shape) -> Quantized:
     """A quantized_group object's components (Reader.dequantize gives its values)."""
-    qi = QuantInfo()
-    qi.struct_size = ctypes.sizeof(qi)
+    qi = new_struct(QuantInfo)
     check(lib.zt_object_quant_info(obj, byref(qi)))
     packed = reader._array(obj, reader._role_index(obj, _text(qi.packed_role)), None)
     scales = reader._array(obj, reader._role_index(obj, "scales"), None)

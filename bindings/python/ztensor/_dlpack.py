@@ -93,23 +93,39 @@ def _type_of(obj_ptr: Optional[int], data: Array) -> Tuple[int, "ctypes.Array[ct
 _DL_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}  # DLDataTypeCode by numpy kind
 
 
+def check_cpu_request(stream: Optional[int], dl_device: Optional[Tuple[int, int]]) -> None:
+    """What a __dlpack__ call may ask of a tensor on the CPU: no stream
+    (ValueError) and no other device (BufferError), as DLPack 1.0 says."""
+    if stream is not None and stream != -1:
+        raise ValueError("ztensor tensors live on the CPU; no stream applies")
+    if dl_device is not None and tuple(dl_device) != (1, 0):
+        raise BufferError(f"ztensor tensors live on the CPU, not on device {dl_device}")
+
+
 def capsule_of_copy(obj_ptr: Optional[int], data: Array) -> object:
     """A "dltensor" capsule over `data` (a private, C-contiguous copy of the
     object's decoded bytes), typed as the library types the object (a dense
     one; obj_ptr None: as numpy types `data`, of its shape): the consumer
     may write to it freely and owns it until its deleter runs."""
+    return _publish(DLManagedTensor(), obj_ptr, data, _delete_owned_c, _NAME, _release_unconsumed)
+
+
+def _publish(managed: Any, obj_ptr: Optional[int], data: Array, deleter: Any, name: bytes, destructor: Any) -> object:
+    """Points `managed` (a DLManagedTensor or its versioned form) at data,
+    typed as _type_of says, keeps managed, its shape and data alive until
+    the consumer's deleter runs, and wraps it in a capsule called `name`."""
     ndim, shape, dtype = _type_of(obj_ptr, data)
-    managed = DLManagedTensor()
     t = managed.dl_tensor
     t.data = data.ctypes.data
     t.device = DLDevice(1, 0)
     t.ndim, t.dtype, t.shape, t.strides, t.byte_offset = ndim, dtype, shape, None, 0
-    managed.manager_ctx, managed.deleter = None, _delete_owned_c
-    _owned[ctypes.addressof(managed)] = (managed, shape, data)
+    managed.manager_ctx, managed.deleter = None, deleter
+    key = ctypes.addressof(managed)
+    _owned[key] = (managed, shape, data)
     try:
-        return _capsule_new(ctypes.addressof(managed), _NAME, _release_unconsumed)
+        return _capsule_new(key, name, destructor)
     except BaseException:
-        _owned.pop(ctypes.addressof(managed), None)
+        _owned.pop(key, None)
         raise
 
 
@@ -150,18 +166,7 @@ def versioned_capsule(obj_ptr: Optional[int], data: Array, read_only: bool, copi
     """A "dltensor_versioned" capsule (DLPack 1.0) over data (kept alive
     until the consumer's deleter runs), flagged read-only when the consumer
     must not write (a view of the file's mapping)."""
-    ndim, shape, dtype = _type_of(obj_ptr, data)
     managed = DLManagedTensorVersioned()
     managed.version = DLPackVersion(1, 0)
     managed.flags = (FLAG_READ_ONLY if read_only else 0) | (FLAG_IS_COPIED if copied else 0)
-    t = managed.dl_tensor
-    t.data = data.ctypes.data
-    t.device = DLDevice(1, 0)
-    t.ndim, t.dtype, t.shape, t.strides, t.byte_offset = ndim, dtype, shape, None, 0
-    managed.manager_ctx, managed.deleter = None, _delete_versioned_c
-    _owned[ctypes.addressof(managed)] = (managed, shape, data)
-    try:
-        return _capsule_new(ctypes.addressof(managed), _VERSIONED_NAME, _release_versioned_c)
-    except BaseException:
-        _owned.pop(ctypes.addressof(managed), None)
-        raise
+    return _publish(managed, obj_ptr, data, _delete_versioned_c, _VERSIONED_NAME, _release_versioned_c)

@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from ._lib import ZTensorError
 from ._types import Array, ArrayLike, Float32Array, Uint16Array
 
 # zt_dtype value, short name, numpy dtype (little-endian)
@@ -33,12 +34,36 @@ CODE_BY_NAME = {name: code for code, name, _ in _TABLE}
 FP8_TYPES = ("f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "f8_e8m0fnu")
 COMPLEX_TYPES: Dict[str, Tuple[int, "np.dtype[Any]"]] = {"complex64": (2, np.dtype("<c8")), "complex128": (1, np.dtype("<c16"))}  # storage code, numpy
 
+# Packed sub-byte logical types over u8 bytes, bits per element: v2's
+# f4_e2m1 and safetensors' F4 (two elements a byte), F6_E2M3 / F6_E3M2
+# (four in three bytes). numpy has no such dtypes: see packed_shape.
+PACKED_BITS: Dict[str, int] = {"f4_e2m1": 4, "f6_e2m3": 6, "f6_e3m2": 6}
+
+
+def packed_shape(name: str, logical: str, shape: Tuple[int, ...], nbytes: int) -> Tuple[int, ...]:
+    """The uint8 array shape of a packed sub-byte tensor of `shape` in
+    `nbytes` bytes: f4_e2m1 with an even last dimension as torch's
+    float4_e2m1fn_x2 holds it and safetensors gives F4 (two elements a
+    byte along the last axis: that dimension halved). Anything else has no
+    shape of whole bytes: ZTensorError (ZT_E_UNSUPPORTED) naming it; its
+    bytes are still there for Reader.read(name) or the 2.x Tensor.tobytes()."""
+    if logical == "f4_e2m1" and shape and shape[-1] % 2 == 0 and int(np.prod(shape, dtype=np.uint64)) // 2 == nbytes:
+        return shape[:-1] + (shape[-1] // 2,)
+    if logical == "f4_e2m1":
+        why = ("is read as uint8 pairs along its last dimension (torch's float4_e2m1fn_x2, safetensors' F4), "
+               "which must be even")
+    else:
+        why = f"packs {PACKED_BITS[logical]}-bit elements, which no numpy or torch dtype holds"
+    raise ZTensorError(-7, f"{name!r}: {logical} of shape {list(shape)} {why}: read its bytes with Reader.read(name)")
+
+
 # safetensors' names for the element types (get_dtype()); ztensor's own
 # short name, upper-cased, where safetensors has none.
 _SAFETENSORS_NAMES = {"f64": "F64", "f32": "F32", "f16": "F16", "bf16": "BF16", "i64": "I64", "i32": "I32",
                       "i16": "I16", "i8": "I8", "u64": "U64", "u32": "U32", "u16": "U16", "u8": "U8", "bool": "BOOL",
                       "f8_e4m3fn": "F8_E4M3", "f8_e5m2": "F8_E5M2", "f8_e4m3fnuz": "F8_E4M3FNUZ",
-                      "f8_e5m2fnuz": "F8_E5M2FNUZ", "f8_e8m0fnu": "F8_E8M0", "complex64": "C64",
+                      "f8_e5m2fnuz": "F8_E5M2FNUZ", "f8_e8m0fnu": "F8_E8M0", "f8_e8m0": "F8_E8M0",
+                      "f4_e2m1": "F4", "f6_e2m3": "F6_E2M3", "f6_e3m2": "F6_E3M2", "complex64": "C64",
                       "complex128": "C128"}
 
 

@@ -9,7 +9,7 @@ from ctypes import byref, c_size_t, c_void_p
 from typing import Any, Optional
 
 from ._handle import _file_position, _read_result
-from ._lib import ZT_OK, Io, IoReadAt, OpenOptions, check, lib
+from ._lib import ZT_OK, Io, IoReadAt, OpenOptions, check, lib, new_struct
 
 
 def open_file_object(fileobj: Any, opts: OpenOptions, out: c_void_p) -> Any:
@@ -42,8 +42,7 @@ def open_file_object(fileobj: Any, opts: OpenOptions, out: c_void_p) -> Any:
             return -4  # ZT_E_IO
 
     callback = IoReadAt(read_at)
-    io = Io()
-    lib.zt_io_init(byref(io))
+    io = new_struct(Io)
     io.size = size
     io.read_at = callback
     name = getattr(fileobj, "name", None) or getattr(fileobj, "path", None)

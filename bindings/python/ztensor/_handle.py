@@ -6,7 +6,7 @@ import functools
 from ctypes import byref
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, cast, overload
 
-from ._lib import ComponentInfo as _CComponentInfo, check, lib
+from ._lib import ComponentInfo as _CComponentInfo, check, lib, new_struct
 from ._types import Array
 
 if TYPE_CHECKING:
@@ -16,6 +16,28 @@ if TYPE_CHECKING:
 def is_url(path: object) -> bool:
     """True for a str starting with http://, https:// or s3:// (case-insensitive)."""
     return isinstance(path, str) and path[:8].lower().startswith(("http://", "https://", "s3://"))
+
+
+def _private_maps() -> bool:
+    """Whether the library's file mappings can be trusted to be private and
+    writable (copy-on-write). Under strict overcommit (vm.overcommit_memory
+    = 2) the library may have fallen back to a read-only shared map, where a
+    write through a view faults: views stay read-only there."""
+    try:
+        with open("/proc/sys/vm/overcommit_memory", "rb") as f:
+            return f.read().strip() != b"2"
+    except OSError:
+        return True
+
+
+PRIVATE_MAPS = _private_maps()
+
+
+def file_is_copy_on_write(reader: "Reader") -> bool:
+    """Whether writes through zero-copy views of this reader stay private to
+    the process: a local file (the library maps files copy-on-write), not
+    a caller's buffer or a URL."""
+    return PRIVATE_MAPS and reader.path is not None and not is_url(reader.path)
 
 
 class _FileHandle:
@@ -74,8 +96,7 @@ def _holding(method: _F) -> _F:
 
 
 def _component_info(obj: Optional[int], index: int) -> _CComponentInfo:
-    ci = _CComponentInfo()
-    ci.struct_size = ctypes.sizeof(ci)
+    ci = new_struct(_CComponentInfo)
     check(lib.zt_object_component(obj, index, byref(ci)))
     return ci
 

@@ -3,7 +3,7 @@
 import ctypes
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint8,
                     c_uint16, c_uint32, c_uint64, c_void_p)
-from typing import Any, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Type, TypeVar
 
 from . import _locate
 from ._version import __version__
@@ -22,10 +22,7 @@ zt_status = c_int  # enums are int-sized in the C ABI
 class OpenOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("access", c_uint32), ("strict", c_uint32), ("threads", c_uint32),
                 ("max_manifest_size", c_uint64), ("max_decoded_size", c_uint64),
-                # since 1.1.0
-                ("verify_on_read", c_uint32),
-                # since 1.2.0: ctypes binds zt_open_options_init@@ZTENSOR_1.2, which fills these too
-                ("reserved0", c_uint32), ("prefetch", c_uint32)]
+                ("verify_on_read", c_uint32), ("reserved0", c_uint32), ("prefetch", c_uint32)]
 
 
 class ReadRequest(Structure):
@@ -55,12 +52,10 @@ class UrlOptions(Structure):
                 ("allow_any_scheme", c_uint32), ("reserved0", c_uint32), ("cache_bytes", c_uint64),
                 ("tail_bytes", c_uint64), ("max_unranged_bytes", c_uint64), ("max_header_bytes", c_uint64),
                 ("bearer_token", c_char_p), ("user_agent", c_char_p),
-                # 1.2
                 ("low_speed_bytes", c_uint32), ("low_speed_time_ms", c_uint32), ("deadline_ms", c_uint64),
                 ("s3_region", c_char_p), ("s3_endpoint", c_char_p), ("s3_profile", c_char_p),
                 ("aws_access_key_id", c_char_p), ("aws_secret_access_key", c_char_p),
                 ("aws_session_token", c_char_p), ("s3_addressing", c_uint32), ("s3_unsigned", c_uint32),
-                # 1.3: ctypes binds zt_url_options_init@@ZTENSOR_1.3, which fills these too
                 ("rtt_ms", c_uint32), ("max_overfetch_percent", c_uint32), ("link_bytes_per_s", c_uint64),
                 ("chunk_bytes", c_uint64)]
 
@@ -105,11 +100,7 @@ def text_field(struct: Structure, name: str) -> Optional[bytes]:
 
 class WriterOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("digest", c_uint32), ("encoding", c_uint32), ("zstd_level", c_int32),
-                ("threads", c_uint32), ("sync", c_uint32), ("validate", c_uint32),
-                # since 1.1.0: ctypes binds zt_writer_options_init@@ZTENSOR_1.1, which fills this too
-                ("verify_before_replace", c_uint32),
-                # since 1.3.0 (zt_writer_options_init@@ZTENSOR_1.3): the format
-                # generation, and v2's canonical form, digest and alignment
+                ("threads", c_uint32), ("sync", c_uint32), ("validate", c_uint32), ("verify_before_replace", c_uint32),
                 ("format", c_uint32), ("canonical", c_uint32), ("v2_digest", c_uint32), ("reserved_", c_uint32),
                 ("alignment", c_uint64)]
 
@@ -255,6 +246,7 @@ _SIGNATURES = {
     "zt_file_verify_n": (zt_status, [_P, c_uint32, VerifyCallbackN, c_void_p]),
     # 1.3: model identity of zTensor v2 (spec §6.4)
     "zt_file_content_digest": (zt_status, [_P, c_int, c_char_p, c_size_t, POINTER(c_size_t)]),
+    "zt_file_canonical": (zt_status, [_P, POINTER(c_uint32), POINTER(c_void_p)]),
 }
 
 lib.zt_version_string.restype = c_char_p
@@ -273,6 +265,53 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _fn.argtypes = _argtypes
 
 _present = set(_SIGNATURES)
+
+
+# Versioned structs (docs/versioning.md) are made by new_struct, which asks
+# the library instead of knowing which release added which field. An
+# options struct is filled by the library's own *_init: into a scratch
+# buffer as large as the library's struct (its struct_size, asked once at
+# import), of which the binding keeps the fields it declares, struct_size
+# saying so (the library reads no field past it). An out-struct the library
+# fills gets the binding's size, and the library writes only what fits.
+_INITS: Dict[Any, Any] = {OpenOptions: lib.zt_open_options_init, UrlOptions: lib.zt_url_options_init, Io: lib.zt_io_init,
+          WriterOptions: lib.zt_writer_options_init, BlobOptions: lib.zt_blob_options_init,
+          QuantParams: lib.zt_quant_params_init}
+_SCRATCH_BYTES = 4096  # far above any struct's size; the library's own size is read back from it
+
+
+def library_struct_size(cls: Any) -> int:
+    """The struct_size the library's *_init writes for `cls`: its own struct's size."""
+    scratch = ctypes.create_string_buffer(_SCRATCH_BYTES)
+    _INITS[cls](ctypes.cast(scratch, POINTER(cls)))
+    return int(c_uint32.from_buffer(scratch).value)
+
+
+_library_sizes = {cls: library_struct_size(cls) for cls in _INITS}
+for _cls, _size in _library_sizes.items():
+    if _size < ctypes.sizeof(_cls):
+        raise ImportError(f"{library_path} (found via {library_source}) is libztensor {library_version}, whose "
+                          f"{_cls.__name__} is {_size} bytes where this ztensor package ({__version__}) declares "
+                          f"{ctypes.sizeof(_cls)}\n  fix: " + _locate.FIX_HINT)
+
+
+_S = TypeVar("_S", bound=Structure)
+
+
+def new_struct(cls: Type[_S]) -> _S:
+    """A versioned struct of type `cls`: an options struct with the
+    library's defaults, an out-struct zeroed; struct_size is the binding's."""
+    size = ctypes.sizeof(cls)
+    init = _INITS.get(cls)
+    out: _S
+    if init is None:
+        out = cls()
+    else:
+        scratch = ctypes.create_string_buffer(max(_library_sizes[cls], size))
+        init(ctypes.cast(scratch, POINTER(cls)))
+        out = cls.from_buffer_copy(scratch.raw[:size])
+    out.struct_size = size
+    return out
 
 
 def has(name: str) -> bool:

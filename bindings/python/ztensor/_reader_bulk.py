@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List,
 import numpy as np
 
 from . import _bulk
-from ._dtypes import BY_CODE, numpy_dtype
+from ._dtypes import BY_CODE, PACKED_BITS, numpy_dtype, packed_shape
 from ._handle import _component_info, _holding, _text
 from ._lib import ZTensorError, check, lib, text_field
 from ._table import Table
@@ -83,6 +83,9 @@ def _read_dense(self: "Reader", names: Optional[List[str]], split: Optional[Call
                 # legacy file) or a failed read: read alone, which sizes
                 # it or raises with its detail.
                 data = self._decoded(table.object(row), int(table.rows["data_component"][row]))
+                logical = table.logical_type(row)
+                if logical in PACKED_BITS:  # uint8 pairs (f4_e2m1), or ZTensorError naming it
+                    shape = packed_shape(name, logical, shape, data.size)
                 if data.size % dt.itemsize:
                     raise ZTensorError(-47, f"{name!r}: {data.size} bytes do not hold whole {dt} elements")
                 array = data.view(dt).reshape(shape)
@@ -125,8 +128,16 @@ def _mapped(self: "Reader", names: List[str], convert: Optional[Callable[[Array,
         for n, row in zip(names, select):
             if not table.rows["dense"][row]:
                 raise ValueError(f"mapped_views reads dense objects; {n!r} is {self.format_of(n)}")
+    # Packed sub-byte types (f4_e2m1, f6_*) have no view of the shape's
+    # elements: each alone (uint8 pairs, or an error naming it), in order.
+    typed = np.flatnonzero(table.rows["data_has_logical_type"][select])  # rare: fp8, complex, packed
+    packed = {names[k] for k in typed.tolist() if table.logical_type(select[k]) in PACKED_BITS}
+    if packed:
+        select = [row for n, row in zip(names, select) if n not in packed]
     out, status = _bulk.mapped_views(handle.ptr, table, select, handle, convert)
     check(status)
+    if packed:
+        out = {n: None if n in packed else out[n] for n in names}
     for name, value in out.items():
         if value is None:  # decoded (zstd, big-endian): a writable copy
             copied = self[name]

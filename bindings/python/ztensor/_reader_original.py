@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping
 
 import numpy as np
 
-from ._handle import _component_info, _holding, _WritableView, is_url
+from ._handle import _component_info, _holding, _WritableView, file_is_copy_on_write
 from ._info import _LONG_NAMES, TensorMetadata
 from ._types import Array, ObjectValue
 
@@ -60,7 +60,7 @@ def _copy_on_write(self: "Reader", array: Array) -> Array:
     (Reader(bytes)) is copied instead: those bytes are not ours to write."""
     if not isinstance(array, np.ndarray) or array.flags.writeable:
         return array  # decoded: already a private copy (or not an array: a sparse object's tuple)
-    if self.path is None or is_url(self.path):
+    if not file_is_copy_on_write(self):
         return np.array(array)
     return np.asarray(_WritableView(array))
 

@@ -6,8 +6,9 @@ Metadata is safetensors' dict[str, str]: it is stored as the file's
 attributes and given back by safe_open(...).metadata().
 """
 
+import contextlib
 from types import TracebackType
-from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Tuple, Type, TypeVar
+from typing import Any, Callable, Dict, Generic, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar
 
 import numpy as np
 
@@ -16,7 +17,6 @@ from ._errors import (FileNotFound, InvalidArgumentError, SafetensorError, Safet
                       TensorNotFoundError)
 from ._lib import ZTensorError, ZTensorFileNotFoundError
 from ._types import Array, PathLike, Source
-from ._handle import is_url
 from .reader import Reader, Slice
 from .writer import Digest, Writer, Zstd
 
@@ -142,17 +142,25 @@ def read_all(reader: Reader, from_numpy: FromNumpy, split: Optional[Callable[[An
     of a group of one type and shape (None: numpy arrays, when
     arrays_as_they_are says from_numpy changes nothing)."""
     dense_names(reader)  # the first object that is not dense raises, named
-    if split is not None or arrays_as_they_are:
-        return reader._read_dense(None, split, from_numpy)
-    arrays = reader._read_dense(None, None, None)
+    with _as_safetensor_error():
+        if split is not None or arrays_as_they_are:
+            return reader._read_dense(None, split, from_numpy)
+        arrays = reader._read_dense(None, None, None)
     return {name: from_numpy(array, reader.element_type(name), name) for name, array in arrays.items()}
 
 
-def file_is_copy_on_write(reader: Reader) -> bool:
-    """Whether writes through zero-copy views of this reader stay private to
-    the process: a local file (the library maps files copy-on-write), not
-    a caller's buffer."""
-    return reader.path is not None and not is_url(reader.path)
+@contextlib.contextmanager
+def _as_safetensor_error() -> Iterator[None]:
+    """A type no array holds (F6_E2M3, ...; ZT_E_UNSUPPORTED) raises
+    SafetensorError, as safetensors' "Dtype not understood" does."""
+    try:
+        yield
+    except SafetensorError:
+        raise
+    except ZTensorError as e:
+        if e.status != -7:
+            raise
+        raise SafetensorError(e.message, -7) from e
 
 
 class SafeOpen(Generic[T]):
@@ -238,12 +246,14 @@ class SafeOpen(Generic[T]):
         safe_open(..., copy=False), zero-copy where the data allows."""
         self._name(name)
         if not self.copy and self._zero_copy is not None:
-            view = self._reader[name]
+            with _as_safetensor_error():
+                view = self._reader[name]
             result: T = self._zero_copy(self._reader, name, view, zt_type(self._reader, name))
             return result
         if self._reader.format_of(name) != "dense":
             dense_names(self._reader)  # raises, naming it
-        array = self._reader.read_many([name])[name]
+        with _as_safetensor_error():
+            array = self._reader.read_many([name])[name]
         converted: T = self._from_numpy(array, zt_type(self._reader, name), name)
         return converted
 

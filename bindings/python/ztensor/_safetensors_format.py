@@ -37,7 +37,7 @@ MAX_HEADER_SIZE = 100_000_000  # safetensors' limit
 FROM_ZT = {"f64": "F64", "f32": "F32", "f16": "F16", "bf16": "BF16", "i64": "I64", "i32": "I32", "i16": "I16",
            "i8": "I8", "u64": "U64", "u32": "U32", "u16": "U16", "u8": "U8", "bool": "BOOL",
            "f8_e4m3fn": "F8_E4M3", "f8_e5m2": "F8_E5M2", "f8_e4m3fnuz": "F8_E4M3FNUZ", "f8_e5m2fnuz": "F8_E5M2FNUZ",
-           "f8_e8m0fnu": "F8_E8M0", "complex64": "C64"}
+           "f8_e8m0fnu": "F8_E8M0", "f8_e8m0": "F8_E8M0", "f4_e2m1": "F4", "complex64": "C64"}
 
 
 class Entry:
@@ -138,7 +138,14 @@ def entries_of(converted: List[Tuple[str, Array, Optional[str]]]) -> List[Entry]
         data = np.ascontiguousarray(array)
         if data.dtype.byteorder == ">":
             data = data.astype(data.dtype.newbyteorder("<"))
-        out.append(Entry(name, st, array.shape, data))
+        shape = array.shape
+        if st == "F4":  # uint8 pairs (float4_e2m1fn_x2): the header counts elements, as safetensors' TensorSpec
+            if array.dtype != np.uint8 or not shape:
+                from ._errors import SafetensorError
+                raise SafetensorError(f"F4 tensor {name!r} must be uint8 pairs of at least one dimension, got "
+                                      f"{array.dtype} of shape {list(shape)}")
+            shape = shape[:-1] + (2 * shape[-1],)
+        out.append(Entry(name, st, shape, data))
     return out
 
 

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _safe
 from ._dtypes import CODE_BY_NAME, safetensors_name
-from ._lib import BlobOptions, lib, shape_array
+from ._lib import BlobOptions, lib, new_struct, shape_array
 from ._errors import SafetensorError
 from ._types import PathLike, Source
 from .reader import Reader
@@ -96,8 +96,7 @@ def _write(tensor_dict: Mapping[str, TensorSpec], target: Optional[PathLike],
             spec = tensor_dict[name]
             spec._check()
             storage = _STORAGE.get(spec._zt, spec._zt)
-            opts = BlobOptions()
-            lib.zt_blob_options_init(ctypes.byref(opts))
+            opts = new_struct(BlobOptions)
             if spec._zt in _STORAGE:
                 opts.logical_type = spec._zt.encode()
             dims, ndim = shape_array(spec.shape)

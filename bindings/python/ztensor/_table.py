@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from . import _native
-from ._lib import ComponentInfo, ObjectTable, check, lib
+from ._lib import ComponentInfo, ObjectTable, check, lib, new_struct
 from ._types import Array
 
 # zt_object_row's declared fields (include/ztensor.h); the row size comes
@@ -83,8 +83,7 @@ class Table:
         if i not in self._logical:
             value = None
             if self.rows["data_has_logical_type"][i]:
-                ci = ComponentInfo()
-                ci.struct_size = ctypes.sizeof(ci)
+                ci = new_struct(ComponentInfo)
                 check(lib.zt_object_component(c_void_p(self.object(i)), int(self.rows["data_component"][i]),
                                               byref(ci)))
                 value = ci.logical_type.decode("utf-8", "surrogateescape") if ci.logical_type else None

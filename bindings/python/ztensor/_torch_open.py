@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from . import _safe
+from ._handle import file_is_copy_on_write
 from ._torch_types import Device, _from_numpy, _move, _on, _to_device
 from ._types import Array, Source
 from .reader import Reader
@@ -24,7 +25,7 @@ def _split(block: Array, zt_type: str, name: str) -> Tuple["torch.Tensor", ...]:
 def _zero_copy(reader: Reader, name: str, view: Array, zt_type: str) -> "torch.Tensor":
     if view.flags.writeable:  # decoded (zstd, big-endian): already a private copy
         return _from_numpy(view, zt_type, name)
-    if not _safe.file_is_copy_on_write(reader):
+    if not file_is_copy_on_write(reader):
         # The caller's buffer (Reader(bytes)): torch
         # cannot refuse in-place ops, so it gets a copy.
         return _from_numpy(reader.read_many([name])[name], zt_type, name)

@@ -18,9 +18,11 @@ _TORCH_NAMES = {"f64": "float64", "f32": "float32", "f16": "float16", "bf16": "b
                 "i32": "int32", "i16": "int16", "i8": "int8", "u8": "uint8", "u16": "uint16", "u32": "uint32",
                 "u64": "uint64", "bool": "bool", "complex64": "complex64", "complex128": "complex128",
                 "f8_e4m3fn": "float8_e4m3fn", "f8_e5m2": "float8_e5m2", "f8_e4m3fnuz": "float8_e4m3fnuz",
-                "f8_e5m2fnuz": "float8_e5m2fnuz", "f8_e8m0fnu": "float8_e8m0fnu"}
+                "f8_e5m2fnuz": "float8_e5m2fnuz", "f8_e8m0fnu": "float8_e8m0fnu",
+                "f8_e8m0": "float8_e8m0fnu", "f4_e2m1": "float4_e2m1fn_x2"}  # f4_e2m1: uint8 pairs
 _TO_TORCH: Dict[str, "torch.dtype"] = {zt: getattr(torch, n) for zt, n in _TORCH_NAMES.items() if hasattr(torch, n)}
-_FROM_TORCH: Dict["torch.dtype", str] = {dt: zt for zt, dt in _TO_TORCH.items()}
+# (v2's f8_e8m0 and the packed f4_e2m1 read as torch types, never written from them)
+_FROM_TORCH: Dict["torch.dtype", str] = {dt: zt for zt, dt in _TO_TORCH.items() if zt not in ("f8_e8m0", "f4_e2m1")}
 # Types numpy holds natively go through .numpy(); the others as same-size ints.
 _NUMPY_NATIVE = {"f64", "f32", "f16", "i64", "i32", "i16", "i8", "u8", "bool", "complex64", "complex128"}
 _SIGNED_OF_SIZE = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}

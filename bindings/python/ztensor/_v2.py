@@ -3,9 +3,9 @@ ztensor.open(path or [paths]) gives a Source, a mapping of names to
 Tensor handles (V2Tensor: zero-copy bytes through the buffer protocol,
 DLPack typed as the file types them, part/parts, tobytes, verify, caps,
 location, prefetch/evict); ztensor.verify(path, deep=) gives a
-Verification; detect, convert and page_size. Built on Reader: it reads
-whatever the library reads (1.x files, safetensors, ...; v2 files once
-the library does).
+Verification; detect, convert and page_size; ztensor.index
+(_v2_index). Built on Reader: it reads whatever the library reads (v2 and
+1.x files, safetensors, ...).
 
 V2Tensor is a read-only numpy array of the part's bytes (flat uint8): on
 Python 3.11, numpy's buffer protocol is how a Python object gives
@@ -19,7 +19,7 @@ import mmap as _mmap
 import os
 from collections.abc import Mapping
 from ctypes import byref, c_size_t, c_void_p
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -35,6 +35,11 @@ from .reader import Reader
 
 class DuplicateNameError(ZTensorError, ValueError):
     """ztensor.open([paths]) with a name in two files: a ValueError, as 2.x raises."""
+
+
+class NoDLPackTypeError(TypeError, BufferError):
+    """A logical type DLPack cannot name (f4_e2m1, ...): 2.x raises TypeError,
+    a DLPack exporter BufferError; this is both."""
 
 
 class Caps(NamedTuple):
@@ -142,12 +147,9 @@ class V2Tensor(np.ndarray, Tensor):  # type: ignore[type-arg, misc]
 
     def __dlpack__(self, stream: Optional[int] = None, max_version: Optional[Tuple[int, int]] = None,
                    dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> object:
-        if stream is not None and stream != -1:
-            raise ValueError("ztensor tensors live on the CPU; no stream applies")
-        if dl_device is not None and tuple(dl_device) != (1, 0):
-            raise BufferError(f"ztensor tensors live on the CPU, not on device {dl_device}")
+        _dlpack.check_cpu_request(stream, dl_device)
         if self._typed is None:
-            raise BufferError(f"{self.name!r}: its type ({self.logical or self._dtype}) has no DLPack type: "
+            raise NoDLPackTypeError(f"{self.name!r}: its type ({self.logical or self._dtype}) has no DLPack type: "
                               "read its bytes (tobytes, memoryview)")
         if copy is False and not self._caps.map:
             raise BufferError(f"{self.name!r} is decoded into a copy; DLPack without a copy is not possible")
@@ -236,7 +238,10 @@ class Source(Mapping):  # type: ignore[type-arg]
     """A tensor file, or several read as one: a mapping from name to
     V2Tensor (registered as a collections.abc.Mapping, as 2.x's is)."""
 
-    def __init__(self, paths: Union[PathLike, Sequence[PathLike]]) -> None:
+    def __init__(self, paths: Union[PathLike, Sequence[PathLike]], *, mmap: bool = True,
+                 handle: Optional[Callable[[Reader, str], V2Tensor]] = None) -> None:
+        # mmap=False, handle=: ztensor.index (_v2_index), which maps nothing
+        self._handle = handle or _handle
         many = isinstance(paths, (list, tuple))
         files = list(paths) if many else [paths]  # type: ignore[list-item, arg-type]
         if not files:
@@ -245,7 +250,7 @@ class Source(Mapping):  # type: ignore[type-arg]
         self._where: Dict[str, Reader] = {}
         try:
             for f in files:
-                r = Reader(f)
+                r = Reader(f, mmap=mmap)
                 self._readers.append(r)
                 for name in r.keys():
                     if name in self._where:
@@ -255,7 +260,7 @@ class Source(Mapping):  # type: ignore[type-arg]
         except BaseException:
             self.close()
             raise
-        self._names = list(self._where)
+        self._names = sorted(self._where)  # 2.x: "Tensor names, sorted"
         self._closed = False
 
     def _check(self) -> None:
@@ -287,7 +292,7 @@ class Source(Mapping):  # type: ignore[type-arg]
         self._check()
         if name not in self._where:
             raise KeyError(name)
-        return _handle(self._where[name], name)
+        return self._handle(self._where[name], name)
 
     def keys(self) -> List[str]:  # type: ignore[override]
         return list(iter(self))
@@ -357,7 +362,7 @@ def detect(path: PathLike) -> str:
     "npz", "pytorch", "onnx", "hdf5" or "unknown", from its first bytes."""
     with open(path, "rb") as f:
         head = f.read(16)
-    if head[:4] == b"ZTEN":
+    if head[:4] == b"ZTEN" or head[:8] == b"\x89ZT2\r\n\x1a\n":  # 1.x, v2
         return "zt"
     if head[:4] == b"GGUF":
         return "gguf"

@@ -6,7 +6,7 @@ from ctypes import byref, c_uint64, c_void_p
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from ._dtypes import storage_for
-from ._lib import QuantParams, lib, shape_array
+from ._lib import QuantParams, lib, new_struct, shape_array
 from ._types import ArrayLike
 from ._writer_types import _USE_DEFAULT, Digest, Shape, Zstd, _c_text, _dimension, _name_bytes, _u64, _UseDefault
 
@@ -83,8 +83,7 @@ def add_quantized(self: "Writer", name: str, packed_weight: ArrayLike, scales: A
     """
     pcode, _, packed = storage_for(packed_weight)
     scode, _, sc = storage_for(scales, scales_dtype)
-    p = QuantParams()
-    lib.zt_quant_params_init(byref(p))
+    p = new_struct(QuantParams)
     p.bits, p.group_size, p.packing = int(bits), int(group_size), _c_text(packing, "packing")
     p.packed_dtype, p.packed, p.packed_len = pcode, c_void_p(packed.ctypes.data), packed.nbytes
     p.scales_dtype, p.scales, p.scales_len = scode, c_void_p(sc.ctypes.data), sc.nbytes

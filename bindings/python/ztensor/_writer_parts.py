@@ -46,7 +46,7 @@ def _zstd(w: "Writer", encoding: Optional[str]) -> Any:
 
 def _digest(w: "Writer", digest: Any) -> Any:
     """The 2.x form digests every part (as its files do) unless told otherwise."""
-    if digest is w._USE_DEFAULT and getattr(w, "_digest_default", None) is None:
+    if digest is w._USE_DEFAULT and getattr(w, "_digest_default", None) is None and not w._v2:
         return "crc32c"
     return digest
 
@@ -60,12 +60,13 @@ def add_bytes(self: "Writer", name: str, data: Any, shape: Sequence[int], dtype:
     if dtype is None:
         raise TypeError("add(name, bytes, shape=...) needs dtype=")
     code = _code(dtype)
+    handle = self._handle_2x()
     encoded = _zstd(self, encoding)
     buf = _bytes(data)
     dims, ndim = shape_array(shape)
     nb = _name(name)
     opts = self._blob_options(zstd if encoded is self._USE_DEFAULT else encoded, _digest(self, digest), logical)
-    self._check(lib.zt_writer_add_dense(self._handle(), nb, len(nb), code, dims, ndim,
+    self._check(lib.zt_writer_add_dense(handle, nb, len(nb), code, dims, ndim,
                                         c_void_p(buf.ctypes.data if buf.size else None), buf.size, byref(opts)))
 
 
@@ -76,7 +77,7 @@ def add_parts(self: "Writer", name: str, shape: Sequence[int], parts: Mapping[st
         raise TypeError("add_object(name, shape, parts): parts is {part name: {\"dtype\": ..., \"data\": bytes}}")
     nb = _name(name)
     dims, ndim = shape_array(shape)
-    check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), _c(layout, "layout"), dims, ndim))
+    check(lib.zt_writer_begin_object(self._handle_2x(), nb, len(nb), _c(layout, "layout"), dims, ndim))
     for role, part in parts.items():
         buf = _bytes(part["data"])
         opts = self._blob_options(_zstd(self, part.get("encoding")), _digest(self, digest), part.get("logical"))
@@ -161,7 +162,7 @@ def stream(self: "Writer", name: str, shape: Sequence[int], parts: Dict[str, Map
     "logical"?}}, their bytes given to the Sink in part-name order."""
     nb = _name(name)
     dims, ndim = shape_array(shape)
-    check(lib.zt_writer_begin_object(self._handle(), nb, len(nb), _c(layout, "layout"), dims, ndim))
+    check(lib.zt_writer_begin_object(self._handle_2x(), nb, len(nb), _c(layout, "layout"), dims, ndim))
     if attributes is not None:
         self.set_object_attributes(name, attributes)
     return Sink(self, name, parts)
@@ -169,6 +170,7 @@ def stream(self: "Writer", name: str, shape: Sequence[int], parts: Dict[str, Map
 
 def set_attributes(self: "Writer", attributes: Any) -> None:
     """The file's attributes (the attributes property)."""
+    self._handle_2x()
     self.attributes = attributes
 
 
@@ -180,6 +182,7 @@ def abandon(self: "Writer") -> None:
 def ingest(self: "Writer", source: Any) -> None:
     """Copies every object of a Reader or a 2.x Source (ztensor.open) into this file, as it is."""
     readers = getattr(source, "_readers", None) or [source]
+    self._handle_2x()
     for r in readers:
         for i in range(len(r)):
             self._check(lib.zt_writer_copy_object(self._handle(), r._object_at(i), None, 0))

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
-from ._lib import IoStats, check, lib, shape_array
+from ._lib import IoStats, check, lib, new_struct, shape_array
 from ._types import Array
 
 Plan = Mapping[str, Optional[int]]
@@ -110,8 +110,7 @@ def set_io_stats(reader: Any) -> Dict[str, int]:
     for i in range(n.value):
         f, loc = c_void_p(), c_char_p()
         check(lib.zt_set_shard_at(h, i, byref(f), byref(loc)))
-        st = IoStats()
-        st.struct_size = ctypes.sizeof(IoStats)
+        st = new_struct(IoStats)
         check(lib.zt_file_io_stats(f, byref(st)))
         for k, v in _stats(st).items():
             total[k] += v

@@ -12,15 +12,15 @@ from typing import Any, Dict, List, Literal, Optional, Tuple
 
 import numpy as np
 
-from . import _attributes, _composite, _dlpack, _openers
+from . import _attributes, _composite, _dlpack, _identity, _openers
 from ._bulk import MappedBuffer
-from ._dtypes import BY_CODE, numpy_dtype, zt_type_name
+from ._dtypes import BY_CODE, PACKED_BITS, numpy_dtype, packed_shape, zt_type_name
 from ._file_object import open_file_object
-from ._handle import _component_info, _FileHandle, _holding, _is_buffer, _text, is_url
+from ._handle import _component_info, _FileHandle, _holding, _is_buffer, _text, file_is_copy_on_write, is_url
 from ._info import ComponentInfo, ObjectInfo, Quantized, SparseCOO, SparseCSR, TensorMetadata
 from ._lib import (ZT_E_BUFFER_TOO_SMALL, ZT_E_NOT_ZERO_COPY, ZT_OK, IoStats,
                    ObjectInfo as _CObjectInfo, OpenOptions, UrlOptions, ZTensorError, ZTensorFileNotFoundError,
-                   check, lib, take_string, text_field, verify_file)
+                   check, lib, new_struct, take_string, text_field, verify_file)
 from ._redact import redact_url
 from . import _reader_bulk, _reader_original
 from ._slicing import Index
@@ -106,6 +106,8 @@ class Reader(Mapping[str, ObjectValue]):
     _copy_on_write = _reader_original._copy_on_write
     _names_arg = _reader_original._names_arg
     _data_offset = _reader_original._data_offset
+    content_digest = _identity.content_digest
+    canonical = _identity.canonical
 
     def __init__(self, source: Source, *, mmap: bool = True, strict: bool = False,
                  sparse: Literal["tuple", "scipy"] = "tuple", verify: bool = False,
@@ -119,8 +121,7 @@ class Reader(Mapping[str, ObjectValue]):
         buffer: Optional[Array] = None
         keep: Any = None
         if isinstance(source, (str, os.PathLike)) and is_url(source):
-            uopts = UrlOptions()
-            lib.zt_url_options_init(byref(uopts))
+            uopts = new_struct(UrlOptions)
             token = bearer_token.encode() if bearer_token is not None else None
             uopts.bearer_token = token
             for key, value in (url_options or {}).items():
@@ -180,8 +181,7 @@ class Reader(Mapping[str, ObjectValue]):
         needed (the open's included), `ratio` (bytes / bytes_needed: what
         was fetched per byte needed) and `wait_s` (seconds reading calls
         waited on requests) of a remote file (zeros for a local one)."""
-        st = IoStats()
-        st.struct_size = ctypes.sizeof(IoStats)
+        st = new_struct(IoStats)
         check(lib.zt_file_io_stats(self._require_open().ptr, byref(st)))
         needed = int(st.bytes_needed)
         return {"requests": int(st.requests), "bytes": int(st.bytes), "cache_hits": int(st.cache_hits),
@@ -237,24 +237,6 @@ class Reader(Mapping[str, ObjectValue]):
         v = c_char_p()
         check(lib.zt_file_version(self._require_open().ptr, byref(v)))
         return (v.value or b"").decode()
-
-    @_holding
-    def content_digest(self, algorithm: str = "sha256") -> str:
-        """The content digest of a zTensor v2 model (v2 spec §6.4),
-        "sha256:<hex>" or "xxh3:<hex>": the same for the same tensors
-        whatever their placement, encoding or number of files. Computed from
-        the manifest alone (no tensor bytes are read). Raises ZTensorError
-        when it is undefined (a part carries no digest; the message names
-        it) or the file is not v2; ValueError for another algorithm."""
-        algs = {"sha256": 2, "xxh3": 4}
-        if algorithm not in algs:
-            raise ValueError("content_digest: algorithm must be 'sha256' or 'xxh3', not %r" % (algorithm,))
-        ptr = self._require_open().ptr
-        n = c_size_t()
-        check(lib.zt_file_content_digest(ptr, algs[algorithm], None, 0, byref(n)))
-        buf = ctypes.create_string_buffer(n.value + 1)
-        check(lib.zt_file_content_digest(ptr, algs[algorithm], buf, len(buf), byref(n)))
-        return buf.value.decode("ascii")
 
     @property
     def format(self) -> str:
@@ -366,8 +348,7 @@ class Reader(Mapping[str, ObjectValue]):
         """zt_open_options for these settings: verify=True makes the library
         check digests as it reads; prefetch asks it to read the file into
         the page cache in the background."""
-        opts = OpenOptions()
-        lib.zt_open_options_init(byref(opts))
+        opts = new_struct(OpenOptions)
         opts.access = 0 if mmap else 1
         opts.strict = 1 if strict else 0
         opts.verify_on_read = 1 if verify else 0
@@ -440,8 +421,7 @@ class Reader(Mapping[str, ObjectValue]):
 
     @staticmethod
     def _c_info(obj: Optional[int]) -> _CObjectInfo:
-        info = _CObjectInfo()
-        info.struct_size = ctypes.sizeof(info)
+        info = new_struct(_CObjectInfo)
         check(lib.zt_object_get_info(obj, byref(info)))
         return info
 
@@ -473,11 +453,16 @@ class Reader(Mapping[str, ObjectValue]):
         ptr, n = c_void_p(), c_size_t()
         status = lib.zt_component_view(obj, index, byref(ptr), byref(n))
         if status == ZT_OK:
-            arr = np.asarray(MappedBuffer(ptr.value, n.value, dt, self._require_open()))
+            # Writable where the mapping is private copy-on-write (a local
+            # file), as the original 1.x package's: a write stays in this
+            # process and this reader, never reaching the file.
+            arr = np.asarray(MappedBuffer(ptr.value, n.value, dt, self._require_open(), file_is_copy_on_write(self)))
         elif status == ZT_E_NOT_ZERO_COPY:
             arr = self._decoded(obj, index).view(dt)
         else:
             check(status)
+        if shape is not None and logical in PACKED_BITS:  # uint8 pairs, or ZTensorError naming it
+            shape = packed_shape(str(_text(text_field(self._c_info(obj), "name"))), logical, shape, arr.nbytes)
         return arr if shape is None else arr.reshape(shape)
 
     @staticmethod

@@ -32,6 +32,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple, Union
 import torch
 
 from . import _frameworks, _safe
+from ._handle import file_is_copy_on_write
 from ._lib import ZTensorError
 from ._types import PathLike, Source
 from ._torch_open import _split, _zero_copy
@@ -150,7 +151,7 @@ def load_file(filename: PathLike, device: Device = "cpu", *, backend: str = "mma
     # Every tensor is read (or touched, mapped) now: the file is read into
     # the page cache in file order from the open on (prefetch).
     with _safe.open_reader(filename, verify=verify, mmap=_safe.reader_mmap(backend), prefetch=True) as r:
-        if copy is False and _safe.file_is_copy_on_write(r):
+        if copy is False and file_is_copy_on_write(r):
             names = _safe.dense_names(r)
             with warnings.catch_warnings():
                 # torch warns that the arrays are read-only; the mapping is

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _attributes, _writer_composite, _writer_parts
 from ._dtypes import code_for_name, storage_for
-from ._lib import BlobOptions, WriteCallback, WriterOptions, ZTensorError, check, lib, shape_array
+from ._lib import BlobOptions, WriteCallback, WriterOptions, ZTensorError, check, lib, new_struct, shape_array
 from ._types import ArrayLike, PathLike
 from ._writer_types import _USE_DEFAULT, Shape, _c_text, _digest_code, _name_bytes, _UseDefault, format_code, set_format
 from ._writer_types import Digest as Digest, Format as Format, Zstd as Zstd  # re-exported: the option types
@@ -44,6 +44,8 @@ class Writer:
     """
 
     _finished = False
+    _v2_on_2x_form: Optional[Tuple[bool, Optional[int], bool]] = None
+    _v2 = False  # writes zTensor v2 (format=2, or the 2.x form)
     _USE_DEFAULT = _USE_DEFAULT  # the sentinel, for _writer_parts
 
     def __init__(self, path: Optional[PathLike], zstd: Zstd = None, digest: Digest = None, *,
@@ -59,6 +61,13 @@ class Writer:
         if alignment is None:
             alignment = align
         fmt = format_code(format)
+        # Writer(path) given none of our 1.2 options (format=, zstd=, digest=,
+        # append) writes what the original 2.x package writes, v2 (canonical
+        # unless canonical=False), once its first content comes in the 2.x
+        # form: add(name, bytes, shape=, dtype=), add_object with parts,
+        # stream, set_attributes (_handle_2x). Our forms keep spec 1.2.
+        if format is None and zstd is None and digest is None and mode == "w" and not append and path is not None:
+            self._v2_on_2x_form = (canonical is not False, alignment, sync)
         if fmt == 1:
             # The 2.x forms keep spec 1.2 unless format=2 is given: their
             # placement is then checked only (docs: Python README).
@@ -72,10 +81,10 @@ class Writer:
         self._digest_default = digest
         if mode not in ("w", "a"):
             raise ValueError(f'mode must be "w" (a new file) or "a" (append to an existing one), not {mode!r}')
-        opts = WriterOptions()
-        lib.zt_writer_options_init(byref(opts))
+        opts = new_struct(WriterOptions)
         opts.digest = _digest_code(digest)
         set_format(opts, fmt, canonical, alignment, digest)
+        self._v2 = fmt == 2
         opts.encoding, level = self._encoding(zstd)
         if level is not None:
             opts.zstd_level = level
@@ -168,8 +177,7 @@ class Writer:
                 return 1
 
         writer._callback = WriteCallback(write)  # must live as long as the writer
-        opts = WriterOptions()
-        lib.zt_writer_options_init(byref(opts))
+        opts = new_struct(WriterOptions)
         opts.digest = _digest_code(digest)
         opts.encoding, level = cls._encoding(zstd)
         if level is not None:
@@ -204,8 +212,7 @@ class Writer:
 
     def _blob_options(self, zstd: Union[Zstd, _UseDefault], digest: Union[Digest, _UseDefault],
                       logical_type: Optional[str] = None) -> BlobOptions:
-        opts = BlobOptions()
-        lib.zt_blob_options_init(byref(opts))
+        opts = new_struct(BlobOptions)
         if not isinstance(zstd, _UseDefault):
             opts.encoding, level = self._encoding(zstd)
             if level is not None:
@@ -217,6 +224,26 @@ class Writer:
         return opts
 
     def _handle(self) -> int:
+        self._v2_on_2x_form = None  # our form came first: spec 1.2 stays
+        if self._w is None:
+            raise WriterClosedError(-2, "the Writer is finished or discarded")
+        return self._w
+
+    def _handle_2x(self) -> int:
+        """The handle for a call in the original 2.x package's form: the
+        first such call, before any content, turns the file into v2 as 2.x
+        writes it (see __init__)."""
+        switch, self._v2_on_2x_form = self._v2_on_2x_form, None
+        if switch is not None and self._w is not None:
+            canonical, alignment, sync = switch
+            opts = new_struct(WriterOptions)
+            opts.sync = 1 if sync else 0
+            set_format(opts, 2, canonical, alignment, None)
+            out = c_void_p()
+            check(lib.zt_writer_create(os.fsencode(self._target), byref(opts), byref(out)))
+            old, self._w = self._w, out.value
+            check(lib.zt_writer_discard(old))
+            self._v2 = True
         if self._w is None:
             raise WriterClosedError(-2, "the Writer is finished or discarded")
         return self._w

@@ -13,12 +13,14 @@
 #include <cstdint>
 #include <string>
 
+#include "internal/internal_api.h"
+
 namespace zt {
 namespace win32 {
 
 // UTF-8 to UTF-16. Throws zt::Error (ZT_E_INVALID_ARG) naming the path when
 // it is not valid UTF-8 (MB_ERR_INVALID_CHARS: nothing is guessed).
-std::wstring wide_path(const std::string &utf8);
+ZT_INTERNAL std::wstring wide_path(const std::string &utf8);
 
 // A GetLastError() code in words, with the code; a sharing violation or a
 // lock says that another program has the file open.
@@ -49,14 +51,14 @@ void pread_all(int fd, const std::string &what, uint64_t offset, void *dst, size
 void write_all(int fd, const void *data, size_t len, const std::string &what);
 
 // FlushFileBuffers: the file's data and metadata on the device.
-void flush_to_disk(int fd, const std::string &what);
+ZT_INTERNAL void flush_to_disk(int fd, const std::string &what);
 
 // Creates "<target><tag><pid>-XXXXXX" beside target exclusively
 // (CREATE_NEW), read-write, shared for reading and deletion; returns its
 // descriptor and sets name. Throws zt::Error (ZT_E_IO) naming the folder.
 // `flags`: more FILE_ATTRIBUTE_* / FILE_FLAG_* (FILE_FLAG_DELETE_ON_CLOSE
 // for a scratch file).
-int create_temp(const std::string &target, const char *tag, std::string &name, unsigned long flags = 0);
+ZT_INTERNAL int create_temp(const std::string &target, const char *tag, std::string &name, unsigned long flags = 0);
 
 // UTF-16 to UTF-8 (a path the system gave).
 std::string narrow(const std::wstring &wide);
@@ -66,10 +68,10 @@ std::string narrow(const std::wstring &wide);
 // in a program that does not share it for deletion (or is read-only), the
 // target stays as it was and zt::Error (ZT_E_IO) says so and names it; the
 // caller removes temp.
-void replace_file(const std::string &temp, const std::string &target);
+ZT_INTERNAL void replace_file(const std::string &temp, const std::string &target);
 
 // Deletes a file, best effort (DeleteFileW).
-void remove_file(const std::string &path) noexcept;
+ZT_INTERNAL void remove_file(const std::string &path) noexcept;
 
 // Whether a and b name the same existing file (volume serial number and
 // file index: Windows' stat has no inode, st_ino is always 0). False when

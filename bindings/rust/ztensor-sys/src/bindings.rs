@@ -9,6 +9,7 @@ pub const ZT_S3_ADDRESSING_AUTO: u32 = 0;
 pub const ZT_S3_ADDRESSING_PATH: u32 = 1;
 pub const ZT_S3_ADDRESSING_VIRTUAL: u32 = 2;
 pub const ZT_SET_MAX_SHARDS: u32 = 65536;
+pub const ZT_SHARD_LOCATION_MAX: u32 = 4096;
 pub type __uint8_t = std::os::raw::c_uchar;
 pub type __int32_t = std::os::raw::c_int;
 pub type __uint32_t = std::os::raw::c_uint;
@@ -4249,5 +4250,271 @@ extern "C" {
         index: usize,
         out_file: *mut *const zt_file,
         out_location: *mut *const std::os::raw::c_char,
+    ) -> zt_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct zt_shard_request {
+    pub struct_size: u32,
+    pub reserved: u32,
+    pub root: *const std::os::raw::c_char,
+    pub name: *const std::os::raw::c_char,
+    pub size: u64,
+    pub digest: *const std::os::raw::c_char,
+}
+#[test]
+fn bindgen_test_layout_zt_shard_request() {
+    assert_eq!(
+        ::std::mem::size_of::<zt_shard_request>(),
+        40usize,
+        concat!("Size of: ", stringify!(zt_shard_request))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<zt_shard_request>(),
+        8usize,
+        concat!("Alignment of ", stringify!(zt_shard_request))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_shard_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_shard_request),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_shard_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_shard_request),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_root() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_shard_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).root) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_shard_request),
+                "::",
+                stringify!(root)
+            )
+        );
+    }
+    test_field_root();
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_shard_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_shard_request),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_shard_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_shard_request),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_digest() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_shard_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).digest) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_shard_request),
+                "::",
+                stringify!(digest)
+            )
+        );
+    }
+    test_field_digest();
+}
+pub type zt_shard_resolver = ::std::option::Option<
+    unsafe extern "C" fn(
+        user: *mut std::os::raw::c_void,
+        req: *const zt_shard_request,
+        location: *mut std::os::raw::c_char,
+        capacity: usize,
+    ) -> zt_status,
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct zt_shard_options {
+    pub struct_size: u32,
+    pub reserved: u32,
+    pub resolve: zt_shard_resolver,
+    pub user: *mut std::os::raw::c_void,
+}
+#[test]
+fn bindgen_test_layout_zt_shard_options() {
+    assert_eq!(
+        ::std::mem::size_of::<zt_shard_options>(),
+        24usize,
+        concat!("Size of: ", stringify!(zt_shard_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<zt_shard_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(zt_shard_options))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_shard_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_shard_options),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_shard_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_shard_options),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_resolve() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_shard_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).resolve) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_shard_options),
+                "::",
+                stringify!(resolve)
+            )
+        );
+    }
+    test_field_resolve();
+    fn test_field_user() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<zt_shard_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).user) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(zt_shard_options),
+                "::",
+                stringify!(user)
+            )
+        );
+    }
+    test_field_user();
+}
+extern "C" {
+    pub fn zt_shard_options_init(sopts: *mut zt_shard_options);
+}
+extern "C" {
+    pub fn zt_open_sharded(
+        root: *const std::os::raw::c_char,
+        opts: *const zt_open_options,
+        uopts: *const zt_url_options,
+        sopts: *const zt_shard_options,
+        out: *mut *mut zt_file,
+    ) -> zt_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct zt_shard_scan {
+    _unused: [u8; 0],
+}
+extern "C" {
+    pub fn zt_shard_scan_open(
+        folder: *const std::os::raw::c_char,
+        out: *mut *mut zt_shard_scan,
+    ) -> zt_status;
+}
+extern "C" {
+    pub fn zt_shard_scan_close(scan: *mut zt_shard_scan) -> zt_status;
+}
+extern "C" {
+    pub fn zt_shard_resolve_by_identity(
+        user: *mut std::os::raw::c_void,
+        req: *const zt_shard_request,
+        location: *mut std::os::raw::c_char,
+        capacity: usize,
+    ) -> zt_status;
+}
+extern "C" {
+    pub fn zt_v2_make_sharded(
+        root_path: *const std::os::raw::c_char,
+        shard_paths: *const *const std::os::raw::c_char,
+        shard_names: *const *const std::os::raw::c_char,
+        count: usize,
+        alg: zt_digest_alg,
+        sync: u32,
     ) -> zt_status;
 }

@@ -169,6 +169,28 @@ impl File {
         Ok(String::from_utf8_lossy(&buf).into_owned())
     }
 
+    /// Whether a zTensor v2 file is in canonical form (v2 spec §6.3: one
+    /// manifest and no unreferenced blobs; blobs at 64 KiB boundaries in
+    /// name order; identical parts sharing a blob; raw parts with xxh3
+    /// digests; NFC names; no shard table), and which rules it misses. An
+    /// error with `Status::WrongFormat` for a file that is not v2.
+    pub fn canonical(&self) -> Result<CanonicalForm> {
+        let mut rule = 0u32;
+        let mut message: *mut c_char = ptr::null_mut();
+        check(unsafe { sys::zt_file_canonical(self.raw.as_ptr(), &mut rule, &mut message) })?;
+        let text = if message.is_null() {
+            String::new()
+        } else {
+            owned_string(message)
+        };
+        let misses = if text.is_empty() {
+            Vec::new()
+        } else {
+            text.split("; ").map(str::to_string).collect()
+        };
+        Ok(CanonicalForm { rule, misses })
+    }
+
     /// Number of objects.
     pub fn len(&self) -> Result<usize> {
         let mut n = 0;
@@ -258,6 +280,24 @@ impl File {
             });
         }
         result
+    }
+}
+
+/// What [`File::canonical`] finds (v2 spec §6.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CanonicalForm {
+    /// 0 when the file is canonical; else the number (1..6) of the first
+    /// rule it misses.
+    pub rule: u32,
+    /// Every miss, `"rule N: ..."`, naming the part and offsets (empty when
+    /// canonical).
+    pub misses: Vec<String>,
+}
+
+impl CanonicalForm {
+    /// True when the file is in canonical form.
+    pub fn is_canonical(&self) -> bool {
+        self.rule == 0
     }
 }
 

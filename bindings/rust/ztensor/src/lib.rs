@@ -70,7 +70,9 @@ mod types;
 mod writer;
 
 pub use error::{Error, Result, Status};
-pub use file::{ComponentInfo, ComponentStream, File, Object, ObjectInfo, ReadRequest, Verified, VerifyFailure};
+pub use file::{
+    CanonicalForm, ComponentInfo, ComponentStream, File, Object, ObjectInfo, ReadRequest, Verified, VerifyFailure,
+};
 pub use half::{bf16, f16};
 pub use options::{Access, BlobOptions, OpenOptions, UrlOptions, WriterOptions};
 pub use set::Set;

@@ -95,3 +95,34 @@ fn v2_content_digest_undefined_without_part_digests() {
         e.message()
     );
 }
+
+fn canonical(bytes: Vec<u8>) -> ztensor::Result<ztensor::CanonicalForm> {
+    File::from_memory(bytes, &OpenOptions::new())?.canonical()
+}
+
+#[test]
+fn v2_canonical_form_and_the_rules_missed() {
+    let form = canonical(write(&["bb", "a"], &WriterOptions::new().v2())).unwrap();
+    assert!(form.is_canonical(), "{form:?}");
+    assert_eq!(form.rule, 0);
+    assert!(form.misses.is_empty());
+    let floor = canonical(write(
+        &["a", "bb"],
+        &WriterOptions::new().v2().canonical(false).alignment(4096),
+    ))
+    .unwrap();
+    assert!(!floor.is_canonical());
+    assert_eq!(floor.rule, 2, "{floor:?}");
+    assert_eq!(floor.misses.len(), 2, "{floor:?}");
+    assert!(floor.misses.iter().all(|m| m.starts_with("rule 2: ")), "{floor:?}");
+    assert!(floor.misses[0].contains("'a'"), "{floor:?}");
+    let zstd = canonical(write(
+        &["a"],
+        &WriterOptions::new().v2().canonical(false).encoding(Encoding::Zstd),
+    ))
+    .unwrap();
+    assert_eq!(zstd.rule, 4, "{zstd:?}");
+    let e = canonical(write(&["a"], &WriterOptions::new())).unwrap_err();
+    assert_eq!(e.status(), ztensor::Status::WrongFormat);
+    assert!(e.message().contains("v2 files only"), "{}", e.message());
+}
