@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -71,6 +72,12 @@ enum class SmallFile { kRead, kMissing, kTooLarge };
 // file may grow). kMissing when there is nothing at `path`. Throws
 // zt::Error (ZT_E_IO) naming the file as `label`.
 SmallFile read_small_file(const std::string &path, uint64_t limit, const std::string &label, std::string &text);
+
+// fopen of a UTF-8 path (Windows: _wfopen of its UTF-16 form); nullptr
+// with errno set on failure.
+std::FILE *open_stdio(const std::string &path, const char *mode);
+// The stream's data on the device (fsync, _commit); false with errno set.
+bool sync_stdio(std::FILE *f) noexcept;
 
 // Reads exactly len bytes at offset, with no shared file position (threads
 // may read one file at once). `what` names the file in messages ("'<path>'");

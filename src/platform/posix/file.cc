@@ -155,6 +155,14 @@ void truncate_file(int fd, uint64_t size, const std::string &what) {
     fail(ZT_E_IO, "cannot set the size of " + what + " to " + std::to_string(size) + ": " + std::strerror(errno));
 }
 
+std::FILE *open_stdio(const std::string &path, const char *mode) {
+  return std::fopen(path.c_str(), mode);
+}
+
+bool sync_stdio(std::FILE *f) noexcept {
+  return ::fsync(::fileno(f)) == 0;
+}
+
 bool close_file(int fd) noexcept {
   return ::close(fd) == 0;
 }

@@ -98,6 +98,15 @@ void truncate_file(int fd, uint64_t size, const std::string &what) {
          "cannot set the size of " + what + " to " + std::to_string(size) + ": " + win32::error_text(GetLastError()));
 }
 
+std::FILE *open_stdio(const std::string &path, const char *mode) {
+  const std::wstring wmode(mode, mode + std::char_traits<char>::length(mode));
+  return ::_wfopen(win32::wide_path(path).c_str(), wmode.c_str());
+}
+
+bool sync_stdio(std::FILE *f) noexcept {
+  return ::_commit(::_fileno(f)) == 0;
+}
+
 bool close_file(int fd) noexcept {
   return _close(fd) == 0;
 }
