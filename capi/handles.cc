@@ -1,9 +1,5 @@
 #include "handles.h"
 
-#ifndef _WIN32
-#include <pthread.h>
-#endif
-
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -12,6 +8,7 @@
 #include <shared_mutex>
 #include <unordered_set>
 
+#include "platform/process.h"
 #include "platform/thread_cache.h"
 
 namespace zt::capi {
@@ -23,7 +20,6 @@ struct Registry {
   std::map<uintptr_t, size_t> objects;  // array start → element count
 };
 
-#ifndef _WIN32
 // fork(2) copies the lock as it is: held by a thread that does not exist in
 // the child, it would stay held there forever, and the child's first open
 // or close would hang. The lock is taken around fork, so the maps are
@@ -32,20 +28,16 @@ struct Registry {
 void lock_for_fork();
 void unlock_in_parent();
 void renew_in_child();
-#endif
 
 Registry &registry() {
   static Registry *r = [] {
     auto *made = new Registry;  // never destroyed: handles may outlive statics
-#ifndef _WIN32
-    (void)::pthread_atfork(lock_for_fork, unlock_in_parent, renew_in_child);
-#endif
+    at_fork(lock_for_fork, unlock_in_parent, renew_in_child);
     return made;
   }();
   return *r;
 }
 
-#ifndef _WIN32
 void lock_for_fork() {
   registry().mu.lock();
 }
@@ -57,7 +49,6 @@ void renew_in_child() {
   // undefined, and it owns no other resource.
   new (&registry().mu) std::shared_mutex;
 }
-#endif
 
 // The last error of this thread (thread_cache: not a thread_local
 // std::string, whose destructor a Windows DLL cannot run safely at thread

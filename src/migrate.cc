@@ -1,17 +1,12 @@
 #include "migrate.h"
 
-#ifdef _WIN32
-#include "platform/win32.h"
-#else
-#include <sys/stat.h>
-#endif
-
 #include <algorithm>
 
 #include "component_stream.h"
 #include "composite/parts.h"
 #include "migrate/sparse_to_v2.h"
 #include "migrate/v2_to_1x.h"
+#include "platform/file.h"
 #include "util/error.h"
 
 namespace zt {
@@ -125,14 +120,7 @@ void copy_objects(const Reader &in, Writer &w, const MigrateOptions &opts) {
 }
 
 void migrate_file(const std::string &in_path, const std::string &out_path, const MigrateOptions &opts) {
-#ifdef _WIN32
-  // st_ino is 0 for every file on Windows: the file index instead.
-  if (in_path == out_path || zt::win32::same_file(in_path, out_path))
-#else
-  struct stat a, b;
-  if (in_path == out_path || (::stat(in_path.c_str(), &a) == 0 && ::stat(out_path.c_str(), &b) == 0 &&
-                              a.st_dev == b.st_dev && a.st_ino == b.st_ino))
-#endif
+  if (in_path == out_path || platform::same_file(in_path, out_path))
     fail(ZT_E_INVALID_ARG, "migrate: output '" + out_path + "' is the input file; refusing to overwrite it");
   ReaderOptions ro;
   auto in = Reader::open(in_path, ro);

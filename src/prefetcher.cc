@@ -4,27 +4,15 @@
 #include <system_error>
 
 #include "manifest/model.h"
+#include "platform/memory.h"
 #include "platform/process.h"
-
-#if !defined(_WIN32)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
-#if defined(__linux__) && !defined(MADV_POPULATE_WRITE)
-#define MADV_POPULATE_WRITE 23
-#endif
 
 namespace zt {
 namespace {
 
 // Half the physical memory, or no cap where the system does not say.
 uint64_t memory_cap() {
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
-#endif
-  return UINT64_MAX;
+  return platform::half_physical_memory();
 }
 
 }  // namespace
@@ -203,15 +191,7 @@ void Prefetcher::wait_until(uint64_t end) const {
 }
 
 void prefault_destination(void *dst, size_t len) {
-#if defined(MADV_POPULATE_WRITE)
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(dst) + page - 1) & ~(page - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(dst) + len) & ~(page - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE);
-#else
-  (void)dst;
-  (void)len;
-#endif
+  platform::prefault_for_write(dst, len);
 }
 
 }  // namespace zt

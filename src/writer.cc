@@ -1,9 +1,5 @@
 #include "writer.h"
 
-#include <fcntl.h>
-#ifdef _WIN32
-#include <io.h>
-#endif
 #include <pthread.h>
 
 #include <algorithm>
@@ -16,6 +12,7 @@
 #include "container/layout.h"
 #include "manifest/decode.h"
 #include "manifest/encode.h"
+#include "platform/file.h"
 #include "reader.h"
 #include "types/dtype.h"
 #include "types/host_order.h"
@@ -504,11 +501,7 @@ void Writer::check_written(Sink &sink) {
       r = Reader::open_memory(w.data, w.size, ro);
     } else {
       // A descriptor of its own: the temporary may have no name to open.
-#ifdef _WIN32
-      const int fd = ::_dup(w.fd);  // the C runtime duplicates the handle
-#else
-      const int fd = ::fcntl(w.fd, F_DUPFD_CLOEXEC, 0);
-#endif
+      const int fd = platform::duplicate_file(w.fd);
       if (fd < 0) fail(ZT_E_IO, "cannot read back " + what + ": " + std::strerror(errno));
       r = Reader::open_source(open_pread_source(fd, w.path.empty() ? w.label : w.path), ro);
     }

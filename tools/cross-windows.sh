@@ -6,7 +6,8 @@
 #
 # 1. installs Debian's mingw-w64 and wine (wine64; wine32 for x86, through
 #    the i386 multiarch) and googletest's sources;
-# 2. fetches the pinned Debian source tarballs of libzstd and libcbor from
+# 2. fetches the pinned Debian source tarballs of libzstd, libcbor, libxxhash
+#    and libutf8proc from
 #    the mirror apt is configured with (cross/windows/deps.sha256), checks
 #    their sha256 and builds them as static libraries with mingw into
 #    build-windows-ARCH/deps;
@@ -138,19 +139,44 @@ cmake_cross() {
     -DCMAKE_BUILD_TYPE=Release -Wno-dev -DCMAKE_INSTALL_PREFIX="$DEPS" -DCMAKE_INSTALL_LIBDIR=lib "$@"
 }
 
-# Static libzstd and libcbor in $DEPS, and pkg-config files for them and for
-# the header-only nlohmann_json and dlpack (their headers are copied: the
-# cross compiler must never see the host's /usr/include).
+# A static library of one C file of a source tree, with a pkg-config file:
+# static_c_lib NAME VERSION SRCDIR FILE HEADERS CFLAGS (CFLAGS also go in the
+# .pc file, for the code that includes the headers).
+static_c_lib() {
+  local name=$1 version=$2 dir=$3 file=$4 headers=$5 cflags=$6
+  # shellcheck disable=SC2086  # the flags are words
+  "$CC" -O2 $cflags -c "$dir/$file" -o "$dir/$name.o"
+  "$TRIPLET-ar" rcs "$DEPS/lib/$name.a" "$dir/$name.o"
+  # shellcheck disable=SC2086  # the headers are words
+  (cd "$dir" && cp $headers "$DEPS/include/")
+  cat >"$DEPS/lib/pkgconfig/$name.pc" <<PC
+Name: $name
+Description: $name $version (Debian's source, built by tools/cross-windows.sh)
+Version: $version
+Libs: -L$DEPS/lib -l${name#lib}
+Cflags: -I$DEPS/include $cflags
+PC
+}
+
+# Static libzstd, libcbor, libxxhash and libutf8proc in $DEPS, and
+# pkg-config files for them and for the header-only nlohmann_json and dlpack
+# (their headers are copied: the cross compiler must never see the host's
+# /usr/include).
 build_deps() {
-  if [ -f "$DEPS/.done" ]; then
+  # deps-2: libxxhash and libutf8proc joined libzstd and libcbor.
+  if [ -f "$DEPS/.done-2" ]; then
     return
   fi
   fetch_tarball libz/libzstd libzstd_1.5.4+dfsg2.orig.tar.xz
   fetch_tarball libc/libcbor libcbor_0.10.2.orig.tar.gz
+  fetch_tarball x/xxhash xxhash_0.8.1.orig.tar.gz
+  fetch_tarball u/utf8proc utf8proc_2.8.0.orig.tar.gz
   rm -rf "$DEPS" "$B/src"
   mkdir -p "$B/src" "$DEPS/include" "$DEPS/lib/pkgconfig"
   tar -C "$B/src" -xf "$B/downloads/libzstd_1.5.4+dfsg2.orig.tar.xz"
   tar -C "$B/src" -xf "$B/downloads/libcbor_0.10.2.orig.tar.gz"
+  tar -C "$B/src" -xf "$B/downloads/xxhash_0.8.1.orig.tar.gz"
+  tar -C "$B/src" -xf "$B/downloads/utf8proc_2.8.0.orig.tar.gz"
   (cd "$B/src/zstd-1.5.4/build/cmake" &&
     cmake_cross -S . -B out -DZSTD_BUILD_SHARED=OFF -DZSTD_BUILD_STATIC=ON -DZSTD_BUILD_PROGRAMS=OFF \
       -DZSTD_BUILD_TESTS=OFF -DZSTD_BUILD_CONTRIB=OFF -DZSTD_MULTITHREAD_SUPPORT=OFF >/dev/null &&
@@ -161,6 +187,10 @@ build_deps() {
   (cd "$B/src/libcbor-0.10.2" &&
     cmake_cross -S . -B out -DBUILD_SHARED_LIBS=OFF -DWITH_TESTS=OFF -DWITH_EXAMPLES=OFF >/dev/null &&
     nice -n 10 ninja -C out -j2 >/dev/null && ninja -C out install >/dev/null)
+  # xxhash.c is the whole library (XXH3 included); utf8proc.c includes its
+  # data tables. UTF8PROC_STATIC: no __declspec(dllimport) in utf8proc.h.
+  static_c_lib libxxhash 0.8.1 "$B/src/xxHash-0.8.1" xxhash.c "xxhash.h xxh3.h" ""
+  static_c_lib libutf8proc 2.8.0 "$B/src/utf8proc-2.8.0" utf8proc.c utf8proc.h -DUTF8PROC_STATIC
   cp -r /usr/include/nlohmann /usr/include/dlpack "$DEPS/include/"
   cat >"$DEPS/lib/pkgconfig/nlohmann_json.pc" <<PC
 Name: nlohmann_json
@@ -168,7 +198,7 @@ Description: JSON for Modern C++ (headers copied from the host's nlohmann-json3-
 Version: $(pkg-config --modversion nlohmann_json)
 Cflags: -I$DEPS/include
 PC
-  touch "$DEPS/.done"
+  touch "$DEPS/.done-2"
 }
 
 # Wine runs in a prefix of its own inside the build folder (not ~/.wine),

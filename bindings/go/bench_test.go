@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"ztensor"
+	ztensor "github.com/libztensor/libztensor/bindings/go"
 )
 
 // benchFile is 64 small f32 tensors in a memory file.

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"ztensor"
+	ztensor "github.com/libztensor/libztensor/bindings/go"
 )
 
 // The README's program: open an interop vector, read a tensor, verify the file.

@@ -1,3 +1,3 @@
-module ztensor
+module github.com/libztensor/libztensor/bindings/go
 
 go 1.19

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"ztensor"
+	ztensor "github.com/libztensor/libztensor/bindings/go"
 )
 
 // hostileReader serves data, but behaves as told from the read that starts

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"ztensor"
+	ztensor "github.com/libztensor/libztensor/bindings/go"
 )
 
 // interopDir is tests/data/interop of this repository, or $ZT_INTEROP_DIR.

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"ztensor"
+	ztensor "github.com/libztensor/libztensor/bindings/go"
 )
 
 // values is 24 small integers converted to T (exact in every dtype).

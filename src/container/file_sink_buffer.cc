@@ -1,6 +1,5 @@
 // FileSink's buffering, the same on every platform: small writes gather in
-// a 64 KiB buffer, large ones go straight to write_through(), which
-// sink.cc (POSIX) and sink_win32.cc (Windows) implement.
+// a 64 KiB buffer, large ones go straight to write_through() (sink.cc).
 #include <algorithm>
 #include <cstring>
 

@@ -1,57 +1,25 @@
+// FileSink over the platform's new-file calls (platform/new_file.h): the
+// same on every platform. Buffering is in file_sink_buffer.cc.
 #include "container/sink.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <vector>
 
-#include "container/iovec_util.h"
-#include "container/replace_target.h"
-#include "container/replaced_file.h"
+#include "platform/file.h"
+#include "platform/new_file.h"
 #include "platform/process.h"
+#include "platform/replace_target.h"
 #include "util/error.h"
-#include "util/temp_file.h"
 #include "ztensor.h"
 
 namespace zt {
-namespace {
-
-// writev until every byte is out: the kernel may stop short (a signal, or
-// its ~2 GiB cap per call).
-// `what` names the file in the message (FileSink::temp_label).
-void writev_all(int fd, struct iovec *iov, size_t n, const std::string &what) {
-  while (n > 0) {
-    ssize_t r = ::writev(fd, iov, static_cast<int>(n));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) fail(ZT_E_IO, "write to " + what + " failed: " + std::strerror(r < 0 ? errno : EIO));
-    iov_advance(iov, n, static_cast<size_t>(r));
-  }
-}
-
-}  // namespace
 
 FileSink::FileSink(const std::string &path) : owner_pid_(current_process_id()) {
   if (path.empty()) fail(ZT_E_INVALID_ARG, "output path is empty");
   const ReplaceTarget target = resolve_replace_target(path);
   path_ = target.path;
-  // Temporaries of writers to the same file that were killed go first. An
-  // O_TMPFILE temporary has a name too for the instant between its linkat
-  // and the rename over the target: a kill there leaves it behind, so the
-  // scan (~0.4 us per entry of the folder) runs whichever kind we make.
-  remove_stale_temps(path_, kTempTag);
-  fd_ = open_anonymous_temp(temp_dir_of(path_), temp_create_mode(target));
-  if (fd_ < 0) {
-    // No O_TMPFILE here: the temporary has a name from the start.
-    fd_ = create_named_temp(path_, kTempTag, temp_path_, temp_create_mode(target));
-    if (fd_ < 0) fail(ZT_E_IO, "cannot create a temporary file beside '" + path + "': " + std::strerror(errno));
-  }
-  apply_replace_metadata(fd_, target);
+  fd_ = platform::create_temp_beside(target, path, kTempTag, temp_path_);
   buffer_.reset(new uint8_t[kBufferSize]);
 }
 
@@ -62,9 +30,9 @@ FileSink::~FileSink() {
 void FileSink::abandon() noexcept {
   if (done_) return;
   done_ = true;
-  if (fd_ >= 0) ::close(fd_);  // an anonymous temporary is freed with its last descriptor
+  if (fd_ >= 0) platform::close_file(fd_);  // an anonymous temporary is freed with its last descriptor
   fd_ = -1;
-  if (!temp_path_.empty() && owner_pid_ == current_process_id()) ::unlink(temp_path_.c_str());
+  if (!temp_path_.empty() && owner_pid_ == current_process_id()) platform::remove_temp(temp_path_);
 }
 
 bool FileSink::written_for_check(Written &out) {
@@ -81,11 +49,7 @@ void FileSink::write_through(const void *data, size_t len) {
   const auto *p = static_cast<const uint8_t *>(data);
   do {
     const size_t n = std::min(len, kWritebackChunk);
-    struct iovec iov[2];
-    size_t k = 0;
-    if (used_) iov[k++] = {buffer_.get(), used_};
-    if (n) iov[k++] = {const_cast<uint8_t *>(p), n};
-    writev_all(fd_, iov, k, temp_label());
+    platform::write_two(fd_, buffer_.get(), used_, p, n, temp_label());
     written_ += used_ + n;
     used_ = 0;
     p += n;
@@ -105,10 +69,7 @@ void FileSink::write_through(const void *data, size_t len) {
 // device queue; much bigger pieces leave too much for the rename.
 void FileSink::start_writeback() {
   if (written_ - started_ < kWritebackChunk) return;
-#ifdef SYNC_FILE_RANGE_WRITE
-  (void)::sync_file_range(fd_, static_cast<off_t>(started_), static_cast<off_t>(written_ - started_),
-                          SYNC_FILE_RANGE_WRITE);
-#endif
+  platform::start_writeback(fd_, started_, written_ - started_);
   started_ = written_;
 }
 
@@ -120,29 +81,15 @@ std::string FileSink::temp_label() const {
 void FileSink::commit(bool sync) {
   if (done_) fail(ZT_E_MISUSE, "file already finished");
   flush();
-  if (sync && ::fsync(fd_) != 0) fail(ZT_E_IO, "fsync of " + temp_label() + " failed: " + std::strerror(errno));
-  if (temp_path_.empty() && !link_anonymous_temp(fd_, path_, kTempTag, temp_path_)) {
-    temp_path_.clear();
-    fail(ZT_E_IO, "cannot give the new file a name beside '" + path_ + "' (linkat): " + std::strerror(errno));
-  }
-  if (::close(fd_) != 0) {
-    fd_ = -1;
-    fail(ZT_E_IO, "close of " + temp_label() + " failed: " + std::strerror(errno));
-  }
+  if (sync) platform::flush_to_disk(fd_, temp_label());
+  platform::name_temp(fd_, path_, kTempTag, temp_path_);
+  const int fd = fd_;
   fd_ = -1;
-  ReplacedFile replaced(path_);
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    fail(ZT_E_IO, "cannot rename " + temp_label() + " over '" + path_ + "': " + std::strerror(errno));
+  if (!platform::close_file(fd)) fail(ZT_E_IO, "close of " + temp_label() + " failed: " + std::strerror(errno));
+  // On failure the destructor's abandon() removes the temporary.
+  platform::replace_file(temp_path_, path_, temp_label(), &replaced_in_background_);
   done_ = true;
-  replaced.release();
-  replaced_in_background_ = replaced.released_in_background();
-  if (sync) {
-    int dfd = ::open(temp_dir_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      ::fsync(dfd);
-      ::close(dfd);
-    }
-  }
+  if (sync) platform::sync_folder_of(path_);
 }
 
 }  // namespace zt

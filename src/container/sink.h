@@ -1,7 +1,7 @@
 // Where a new file's bytes go: a temporary file beside the destination,
 // renamed into place on commit() and removed if abandoned, so a reader never
 // sees a torn file under the destination name. The temporary has no name at
-// all where the filesystem has O_TMPFILE (util/temp_file.h): a killed
+// all where the filesystem has O_TMPFILE (platform/posix/temp_file.h): a killed
 // writer leaves nothing behind. Small writes (padding, tiny
 // blobs, the footer) are gathered in a small buffer; a large one goes
 // straight from the caller's memory, in the same writev as what is gathered
@@ -72,7 +72,7 @@ class FileSink final : public Sink {
   const std::string &path() const { return path_; }
   // "" while the file has no name (O_TMPFILE): it gets one only in commit().
   const std::string &temp_path() const { return temp_path_; }
-  // Temporaries are "<destination>.zt-tmp-<pid>-XXXXXX" (util/temp_file.h).
+  // Temporaries are "<destination>.zt-tmp-<pid>-XXXXXX" (platform/posix/temp_file.h).
   static constexpr const char *kTempTag = ".zt-tmp-";
   // After commit: the replaced file is being freed on a background thread.
   bool replaced_in_background() const { return replaced_in_background_; }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "platform/file_source.h"
+
 namespace zt {
 
 class Source {
@@ -114,26 +116,7 @@ class Source {
   std::string unmapped_reason_;
 };
 
-std::unique_ptr<Source> open_mmap_source(const std::string &path);
-std::unique_ptr<Source> open_pread_source(const std::string &path);
 std::unique_ptr<Source> open_memory_source(const void *data, size_t size);
-// The same over a descriptor the caller opened (read-only, regular): the
-// source owns it from the call on, also when it throws. `path` names the
-// file in messages.
-std::unique_ptr<Source> open_mmap_source(int fd, const std::string &path);
-std::unique_ptr<Source> open_pread_source(int fd, const std::string &path);
-// The descriptor budget: descriptors open files hold beyond need, at most a
-// quarter of RLIMIT_NOFILE and 256 (docs/limits.md). Mapped sources that
-// keep theirs for pread copies take one each (past the budget a mapped
-// file closes it once mapped and copies from the map), and so does the
-// second opening of a prefetch thread while the thread runs (past it the
-// thread reads through the file's own map or descriptor).
-// take_descriptor_slot() is false when the budget is spent; every true is
-// matched by one give_descriptor_slot().
-bool take_descriptor_slot();
-void give_descriptor_slot();
-// Slots of the budget in use (the name is older than the prefetch thread's
-// share). For tests.
-int mapped_sources_holding_fds();
+// Local files: the platform's sources (platform/file_source.h).
 
 }  // namespace zt

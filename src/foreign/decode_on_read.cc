@@ -1,34 +1,15 @@
 #include "foreign/decode_on_read.h"
 
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
 
 #include "foreign/foreign.h"
+#include "platform/memory.h"
 #include "util/error.h"
 
 namespace zt {
-namespace {
-
-uint64_t page_size() {
-#ifdef _WIN32
-  SYSTEM_INFO si;
-  ::GetSystemInfo(&si);
-  return si.dwPageSize;
-#else
-  return static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-#endif
-}
-
-}  // namespace
 
 DecodeOnReadSource::DecodeOnReadSource(const std::string &path, uint64_t size, std::vector<Tensor> tensors,
                                        Budget budget, std::shared_ptr<void> inputs)
@@ -44,14 +25,9 @@ DecodeOnReadSource::DecodeOnReadSource(const std::string &path, uint64_t size, s
   if (size > std::numeric_limits<size_t>::max())
     fail(ZT_E_NOMEM, "'" + path + "': its tensors decode to " + std::to_string(size) + " bytes, more than this " +
                          std::to_string(8 * sizeof(size_t)) + "-bit process can address");
-    // Address space only: pages are committed as tensors are decoded.
-#ifdef _WIN32
-  void *p = ::VirtualAlloc(nullptr, static_cast<size_t>(size), MEM_RESERVE, PAGE_NOACCESS);
+  // Address space only: pages are committed as tensors are decoded.
+  void *p = platform::reserve_address_space(static_cast<size_t>(size));
   if (!p)
-#else
-  void *p = ::mmap(nullptr, static_cast<size_t>(size), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED)
-#endif
     fail(ZT_E_NOMEM, "'" + path + "': cannot reserve " + std::to_string(size) +
                          " bytes of address space for its tensors, which are decoded when read");
   base_ = static_cast<uint8_t *>(p);
@@ -59,32 +35,18 @@ DecodeOnReadSource::DecodeOnReadSource(const std::string &path, uint64_t size, s
 }
 
 DecodeOnReadSource::~DecodeOnReadSource() {
-#ifdef _WIN32
-  if (base_) ::VirtualFree(base_, 0, MEM_RELEASE);
-#else
-  if (base_) ::munmap(base_, static_cast<size_t>(size_));
-#endif
+  platform::release_address_space(base_, static_cast<size_t>(size_));
 }
 
 // The pages [at, at+len) spans: writable while a tensor is decoded into
 // them, read-only after. A page shared with a neighbour (tensors are 64-byte
 // aligned, not page-aligned) keeps that neighbour's bytes either way.
 void DecodeOnReadSource::protect(uint64_t at, uint64_t len, bool writable) const {
-  const uint64_t page = page_size();
+  const uint64_t page = platform::page_size();
   const uint64_t begin = at / page * page, end = std::min(size_, (at + len + page - 1) / page * page);
-#ifdef _WIN32
-  if (writable) {
-    if (!::VirtualAlloc(base_ + begin, static_cast<size_t>(end - begin), MEM_COMMIT, PAGE_READWRITE))
-      fail(ZT_E_NOMEM, "'" + path_ + "': cannot commit " + std::to_string(len) + " bytes for a decoded tensor");
-  } else {
-    DWORD old;
-    ::VirtualProtect(base_ + begin, static_cast<size_t>(end - begin), PAGE_READONLY, &old);
-  }
-#else
-  if (::mprotect(base_ + begin, static_cast<size_t>(end - begin), writable ? PROT_READ | PROT_WRITE : PROT_READ) != 0)
-    fail(ZT_E_NOMEM, "'" + path_ + "': cannot allocate " + std::to_string(len) +
-                         " bytes for a decoded tensor: " + std::strerror(errno));
-#endif
+  std::string why;
+  if (!platform::set_pages_writable(base_ + begin, static_cast<size_t>(end - begin), writable, why))
+    fail(ZT_E_NOMEM, "'" + path_ + "': cannot allocate " + std::to_string(len) + " bytes for a decoded tensor: " + why);
 }
 
 void DecodeOnReadSource::materialize(uint64_t offset, uint64_t len) const {

@@ -1,13 +1,6 @@
 // Maps an input file and hands it to the reader for its format.
 #include "foreign.h"
 
-#ifndef _WIN32
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -15,14 +8,8 @@
 #include <memory>
 #include <vector>
 
-#ifdef _WIN32
-#include <io.h>
-
-#include "platform/win32.h"
+#include "platform/file.h"
 #include "util/error.h"
-#else
-#include "util/regular_file.h"
-#endif
 #include "util/json_sax.h"
 
 namespace zt::foreign {
@@ -93,17 +80,6 @@ void emit_bytes(const uint8_t *p, uint64_t n, size_t swap_esize, const PieceFn &
 }
 
 namespace {
-
-// The zt tool's import_file maps its input (POSIX; Windows reads it whole).
-#ifndef _WIN32
-struct Mapping {
-  void *addr = nullptr;
-  size_t size = 0;
-  ~Mapping() {
-    if (addr && size) ::munmap(addr, size);
-  }
-};
-#endif
 
 bool ends_with(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -221,64 +197,20 @@ static Imported dispatch(const std::string &path, const uint8_t *data, size_t si
   return r;
 }
 
-#ifndef _WIN32
+// The zt tool's inputs: mapped (POSIX), or read whole (Windows), by the
+// platform seam (platform/file.h, FileView).
 Imported import_file(const std::string &path, const Limits &limits) {
-  struct stat st;
-  const char *file_kind = nullptr;
-  const int fd = zt::open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &file_kind);
-  if (fd < 0 && file_kind) throw format_error("'" + path + "' is " + file_kind + ", not a regular file");
-  if (fd < 0) throw format_error("cannot open '" + path + "': " + std::strerror(errno));
-  if (static_cast<uint64_t>(st.st_size) > std::numeric_limits<size_t>::max()) {
-    // A 32-bit zt cannot map it; a cast would cut its size short.
-    ::close(fd);
-    throw format_error("'" + path + "' (" + std::to_string(st.st_size) + " bytes) is larger than this " +
-                       std::to_string(8 * sizeof(size_t)) + "-bit zt can map");
-  }
-  auto map = std::make_shared<Mapping>();
-  map->size = static_cast<size_t>(st.st_size);
-  if (map->size) {
-    void *a = ::mmap(nullptr, map->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (a == MAP_FAILED) {
-      int e = errno;
-      ::close(fd);
-      throw format_error("cannot map '" + path + "': " + std::strerror(e));
-    }
-    map->addr = a;
-  }
-  ::close(fd);
-  const auto *data = static_cast<const uint8_t *>(map->addr);
-  static const uint8_t kEmpty = 0;
-  if (!data) data = &kEmpty;
-  const size_t size = map->size;
-  return dispatch(path, data, size, limits, map);
-}
-#else
-// Windows: the file is read whole through the library's platform layer
-// (UTF-8 path to UTF-16, ReadFile at 64-bit offsets) instead of mapped.
-Imported import_file(const std::string &path, const Limits &limits) {
-  uint64_t file_size = 0;
-  int fd = -1;
-  fd = zt::win32::open_read(path, &file_size);  // throws zt::Error (ZT_E_IO)
-  if (file_size > std::numeric_limits<size_t>::max()) {
-    ::_close(fd);
-    throw format_error("'" + path + "' (" + std::to_string(file_size) + " bytes) is larger than this " +
-                       std::to_string(8 * sizeof(size_t)) + "-bit zt can read");
-  }
-  auto bytes = std::make_shared<std::vector<uint8_t>>();
+  std::shared_ptr<zt::platform::FileView> view;
   try {
-    bytes->resize(static_cast<size_t>(file_size));
-    if (file_size) zt::win32::pread_all(fd, path, 0, bytes->data(), bytes->size());
-  } catch (const zt::Error &) {
-    ::_close(fd);
-    throw;
+    view = std::make_shared<zt::platform::FileView>(path);
+  } catch (const zt::Error &e) {
+    throw format_error(e.what());
   } catch (const std::bad_alloc &) {
-    ::_close(fd);
-    throw format_error("'" + path + "': cannot allocate " + std::to_string(file_size) + " bytes to read it");
+    throw format_error("'" + path + "': out of memory opening it");
   }
-  ::_close(fd);
-  static const uint8_t kEmpty = 0;
-  return dispatch(path, bytes->empty() ? &kEmpty : bytes->data(), bytes->size(), limits, bytes);
+  const uint8_t *data = view->data();
+  const size_t size = view->size();
+  return dispatch(path, data, size, limits, view);
 }
-#endif
 
 }  // namespace zt::foreign

@@ -122,7 +122,7 @@ ZT_INTERNAL const GgmlTypeInfo *ggml_type_info(uint32_t id);
 // Maps `path` and dispatches on its extension (.safetensors, .npy, .npz,
 // .gguf); unknown extensions are recognised by their magic bytes.
 // The zt tool only, through the internal interface (ZT_INTERNAL; Windows:
-// read whole through src/platform/win32.h).
+// read whole, platform/file.h FileView).
 ZT_INTERNAL Imported import_file(const std::string &path, const Limits &limits);
 
 // The foreign format of a file by its first bytes (at least 16, fewer only

@@ -19,19 +19,11 @@
 #ifdef ZT_HAVE_ONNX
 #include <google/protobuf/io/coded_stream.h>
 
-#include "foreign/onnx_layout.h"
-#ifndef _WIN32
-#include <sys/stat.h>
-#include <unistd.h>
-#else
-#include <io.h>
-
-#include "platform/win32.h"
-#endif
-
 #include <climits>
 
-#include "set/open_beneath.h"
+#include "foreign/onnx_layout.h"
+#include "platform/file.h"
+#include "platform/open_beneath.h"
 #include "set/shard_index.h"
 #include "util/error.h"
 #include "zt_onnx.pb.h"
@@ -124,34 +116,16 @@ struct External {
   uint64_t offset = 0, length = 0;
 };
 
-int open_external(const External &e, const std::string &ctx, uint64_t *size) {
-  try {
-    zt::IndexFolder folder(e.model_path);
-    const int fd = zt::open_beneath(folder, e.location, ctx);
-#ifdef _WIN32
-    struct _stat64 st;
-    if (::_fstat64(fd, &st) != 0) {
-#else
-    struct stat st;
-    if (::fstat(fd, &st) != 0) {
-#endif
-      ::close(fd);
-      throw format_error(ctx + ": cannot stat its external data");
-    }
-    *size = static_cast<uint64_t>(st.st_size);
-    return fd;
-  } catch (const zt::Error &err) {  // ZT_E_IO: missing, a symbolic link, not a regular file
-    fail(err.status(), err.what());
-  }
+// The external data's file, opened beneath the model's folder (throws
+// zt::Error ZT_E_IO: missing, a symbolic link, not a regular file).
+std::unique_ptr<zt::platform::InputFile> open_external(const External &e, const std::string &ctx) {
+  zt::IndexFolder folder(e.model_path);
+  return std::make_unique<zt::platform::InputFile>(zt::open_beneath(folder, e.location, ctx), e.location);
 }
 
 void emit_external(const External &e, const std::string &ctx, const PieceFn &fn) {
-  uint64_t size = 0;
-  const int fd = open_external(e, ctx, &size);
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  const auto file = open_external(e, ctx);
+  const uint64_t size = file->size();
   if (e.offset > size || e.length > size - e.offset)
     throw format_error(ctx + ": its external data '" + e.location + "' is " + std::to_string(size) +
                        " bytes now, shorter than offset + length");
@@ -159,17 +133,8 @@ void emit_external(const External &e, const std::string &ctx, const PieceFn &fn)
   for (uint64_t done = 0; done < e.length;) {
     const size_t k = static_cast<size_t>(std::min<uint64_t>(piece.size(), e.length - done));
     try {
-#ifdef _WIN32
-      zt::win32::pread_all(fd, e.location, e.offset + done, piece.data(), k);
-#else
-      size_t got = 0;
-      while (got < k) {
-        const ssize_t r = ::pread(fd, piece.data() + got, k - got, static_cast<off_t>(e.offset + done + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) fail(ZT_E_IO, ctx + ": reading its external data '" + e.location + "' failed");
-        got += static_cast<size_t>(r);
-      }
-#endif
+      zt::platform::read_at(file->get(), ctx + ": its external data '" + e.location + "'", e.offset + done,
+                            piece.data(), k);
     } catch (const zt::Error &err) {
       fail(ZT_E_IO, err.what());
     }
@@ -229,8 +194,7 @@ Tensor tensor_of(const zt_onnx::TensorProto &t, const RawData *raw, const uint8_
     } catch (const zt::Error &err) {
       throw format_error(std::string(err.what()) + " (rule: external data lies beneath the model's folder)");
     }  // (a location is malformed input: ZT_E_FORMAT)
-    uint64_t have = 0;
-    ::close(open_external(e, ctx, &have));
+    const uint64_t have = open_external(e, ctx)->size();
     if (e.offset > have || e.length > have - e.offset)
       throw format_error(ctx + ": its external data '" + e.location + "' holds " + std::to_string(have) +
                          " bytes, fewer than offset " + std::to_string(e.offset) + " + length " +

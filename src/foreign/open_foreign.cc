@@ -1,14 +1,5 @@
 #include "foreign/open_foreign.h"
 
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -17,29 +8,14 @@
 
 #include "foreign/decode_on_read.h"
 #include "foreign/foreign.h"
+#include "platform/file.h"
 #include "types/dtype.h"
 #include "util/error.h"
-#ifndef _WIN32
-#include "util/regular_file.h"
-#endif
 
 namespace zt {
 namespace {
 
 constexpr uint64_t kAlign = 64;  // where each decoded tensor starts in memory
-
-// A read-only private map of a file opened for pread, only while parsing.
-struct ParseMap {
-  void *addr = nullptr;
-  size_t size = 0;
-#ifdef _WIN32
-  std::string copy;  // Windows: the file read whole instead (see open_foreign)
-#else
-  ~ParseMap() {
-    if (addr) ::munmap(addr, size);
-  }
-#endif
-};
 
 Object object_of(const zt::foreign::Tensor &t, uint64_t offset) {
   Object o;
@@ -126,40 +102,17 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
   // The parsers read a whole buffer: the source's map, or (pread access) a
   // read-only map made for the parse alone (not counted as the process's
   // data, so --max-memory style limits are not spent on it).
-  auto pm = std::make_shared<ParseMap>();
+  std::shared_ptr<platform::FileView> pm;
   const uint8_t *bytes = src->data();
   if (!bytes && src->size() > 0) {  // a file opened for pread: sources without a map are not offered
     if (src->size() > std::numeric_limits<size_t>::max())
       fail(ZT_E_LIMIT, "'" + path + "': a foreign file of " + std::to_string(src->size()) +
                            " bytes is larger than this " + std::to_string(8 * sizeof(size_t)) +
                            "-bit process can map for parsing");
-#ifdef _WIN32
-    // Read through the source itself: the same handle, so no second open
-    // that a replaced file could slip into.
-    pm->copy.resize(static_cast<size_t>(src->size()));
-    src->read(0, pm->copy.size(), &pm->copy[0]);
-    bytes = reinterpret_cast<const uint8_t *>(pm->copy.data());
-#else
-    struct stat st;
-    const char *what = nullptr;
-    const int fd = open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &what);
-    if (fd < 0 && what) fail(ZT_E_IO, "'" + path + "' is " + what + ", not a regular file");
-    if (fd < 0) fail(ZT_E_IO, "cannot open '" + path + "': " + std::strerror(errno));
-    if (static_cast<uint64_t>(st.st_size) != src->size()) {
-      // Replaced since it was opened: a map of the new file could end
-      // before the bytes the parse reads (SIGBUS).
-      ::close(fd);
-      fail(ZT_E_CHANGED, "'" + path + "' changed size while being opened (" + std::to_string(src->size()) + " -> " +
-                             std::to_string(st.st_size) + " bytes)");
-    }
-    pm->size = static_cast<size_t>(src->size());
-    void *a = ::mmap(nullptr, pm->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    const int e = errno;
-    ::close(fd);
-    if (a == MAP_FAILED) fail(ZT_E_IO, "cannot map '" + path + "': " + std::strerror(e));
-    pm->addr = a;
-    bytes = static_cast<const uint8_t *>(a);
-#endif
+    // Of the size the source has: a file replaced since it was opened
+    // could end before the bytes the parse reads (SIGBUS).
+    pm = std::make_shared<platform::FileView>(path, src->size());
+    bytes = pm->data();
   }
   static const uint8_t kEmpty = 0;
   if (!bytes) bytes = &kEmpty;
@@ -207,7 +160,7 @@ ForeignFile open_foreign(std::unique_ptr<Source> src, const ForeignLimits &limit
     // parses (the file's map or the parse map), released in that order.
     struct Inputs {
       std::unique_ptr<Source> file;
-      std::shared_ptr<ParseMap> map;
+      std::shared_ptr<platform::FileView> map;
       std::shared_ptr<void> parsed;  // last: released first
     };
     auto inputs = std::make_shared<Inputs>();

@@ -13,6 +13,7 @@
 #include "io/range_plan.h"
 #include "io/s3_location.h"
 #include "platform/process.h"
+#include "platform/system.h"
 #include "util/error.h"
 #include "ztensor.h"
 
@@ -553,14 +554,12 @@ bool http_supported() {
 }
 
 std::unique_ptr<Source> open_http_source(const std::string &url, const UrlSettings &, uint64_t) {
-#ifdef _WIN32
-  fail(ZT_E_UNSUPPORTED,
-       "'" + redact_url(url) +
-           "': HTTP(S) reads are Linux-only for now: this Windows libztensor was built without libcurl "
-           "(docs/cross.md, \"Windows\")");
-#else
+  if (platform::is_windows())
+    fail(ZT_E_UNSUPPORTED,
+         "'" + redact_url(url) +
+             "': HTTP(S) reads are Linux-only for now: this Windows libztensor was built without libcurl "
+             "(docs/cross.md, \"Windows\")");
   fail(ZT_E_UNSUPPORTED, "'" + redact_url(url) + "': this libztensor was built without libcurl (meson -Dcurl=enabled)");
-#endif
 }
 
 IoStats http_stats(const Source &) {

@@ -1,19 +1,14 @@
 #include "io/s3_location.h"
 
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "io/http_source.h"
+#include "platform/file.h"
 #include "util/error.h"
-
-#ifndef _WIN32
-#include "util/regular_file.h"
-#endif
 
 namespace zt {
 namespace {
@@ -39,54 +34,16 @@ using Ini = std::map<std::string, std::map<std::string, std::string>>;
 // unless a regular file (/dev/zero never ends), and at most
 // kMaxAwsFileBytes (docs/limits.md). False when it does not exist.
 bool read_aws_file(const std::string &path, std::string &text) {
-  auto io_error = [&](int e) {
-    fail(ZT_E_IO, "cannot read the AWS file '" + printable(path) + "': " + std::strerror(e));
-  };
-  auto too_large = [&] {
-    fail(ZT_E_LIMIT, "the AWS file '" + printable(path) + "' is larger than " + std::to_string(kMaxAwsFileBytes >> 20) +
-                         " MiB; refused (an AWS config or credentials file is a few KiB)");
-  };
-#ifdef _WIN32
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (errno == ENOENT || errno == ENOTDIR) return false;
-    io_error(errno);
+  const std::string label = "the AWS file '" + printable(path) + "'";
+  switch (platform::read_small_file(path, kMaxAwsFileBytes, label, text)) {
+    case platform::SmallFile::kMissing:
+      return false;
+    case platform::SmallFile::kTooLarge:
+      fail(ZT_E_LIMIT, label + " is larger than " + std::to_string(kMaxAwsFileBytes >> 20) +
+                           " MiB; refused (an AWS config or credentials file is a few KiB)");
+    case platform::SmallFile::kRead:
+      break;
   }
-  text.assign(static_cast<size_t>(kMaxAwsFileBytes) + 1, '\0');
-  in.read(&text[0], static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxAwsFileBytes) too_large();
-#else
-  struct stat st;
-  const char *kind = nullptr;
-  const int fd = open_regular_file(AT_FDCWD, path.c_str(), 0, &st, &kind);
-  if (fd < 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return false;
-    if (kind) fail(ZT_E_IO, "the AWS file '" + printable(path) + "' is " + kind + ", not a regular file; refused");
-    io_error(errno);
-  }
-  if (static_cast<uint64_t>(st.st_size) > kMaxAwsFileBytes) {
-    ::close(fd);
-    too_large();
-  }
-  // Read up to one byte past the cap: the file may grow after the fstat.
-  text.assign(static_cast<size_t>(kMaxAwsFileBytes) + 1, '\0');
-  size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::read(fd, &text[got], text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      ::close(fd);
-      io_error(e);
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  text.resize(got);
-  if (got > kMaxAwsFileBytes) too_large();
-#endif
   return true;
 }
 

@@ -11,21 +11,16 @@
 // _Fork(), which run no handlers, and needs no registry of live objects.
 #pragma once
 
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <unistd.h>
-#endif
-
 namespace zt {
 
-// Cheap enough per call that matters here (a system call: ~50 ns).
-inline unsigned long current_process_id() noexcept {
-#ifdef _WIN32
-  return static_cast<unsigned long>(::GetCurrentProcessId());
-#else
-  return static_cast<unsigned long>(::getpid());
-#endif
-}
+// Cheap enough per call that matters here (a system call: ~50 ns):
+// getpid(), GetCurrentProcessId() (src/platform/posix/process.cc,
+// src/platform/win32/process.cc).
+unsigned long current_process_id() noexcept;
+
+// Registers functions run around fork(2): before it in the forking thread,
+// after it in the parent and in the child (pthread_atfork). Nothing on
+// Windows, which has no fork.
+void at_fork(void (*prepare)(), void (*parent)(), void (*child)()) noexcept;
 
 }  // namespace zt

@@ -1,13 +1,6 @@
 // The set-opening engine (set/member_open.h), moved out of capi/set_c.cc so
 // that v1 sets and v2 shards share it.
-#ifdef _WIN32
-#include <io.h>
-#include <windows.h>
-#else
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
+#include "set/member_open.h"
 
 #include <algorithm>
 #include <atomic>
@@ -17,14 +10,9 @@
 #include <thread>
 
 #include "io/s3_location.h"
-#include "set/member_open.h"
+#include "platform/file.h"
 #include "set/shard_index.h"
 #include "util/error.h"
-#ifdef _WIN32
-#include "platform/win32.h"
-#else
-#include "util/regular_file.h"
-#endif
 
 namespace zt {
 
@@ -55,38 +43,12 @@ std::string read_index_text(const std::string &location, uint64_t limit, const U
     if (!text.empty()) src->read(0, text.size(), text.data());
     return text;
   }
-#ifdef _WIN32
-  uint64_t size = 0;
-  const int fd = win32::open_read(location, &size);
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::_close(fd); }
-  } closer{fd};
+  // A FIFO, a device or a folder is refused at once (platform/file.h).
+  const platform::InputFile file(location, what);
+  const uint64_t size = file.size();
   if (size > limit) too_large(what, size, limit);
   std::string text(static_cast<size_t>(size), '\0');
-  if (size) win32::pread_all(fd, printable(location), 0, &text[0], text.size());
-#else
-  struct stat st;
-  const char *kind = nullptr;
-  const int fd = open_regular_file(AT_FDCWD, location.c_str(), 0, &st, &kind);
-  if (fd < 0 && kind) fail(ZT_E_IO, what + " is " + kind + ", not a regular file");
-  if (fd < 0) fail(ZT_E_IO, what + ": cannot open: " + std::strerror(errno));
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size > limit) too_large(what, size, limit);
-  std::string text(size, '\0');
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::pread(fd, text.data() + done, size - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(ZT_E_IO, what + ": read failed: " + std::strerror(errno));
-    if (n == 0) fail(ZT_E_IO, what + ": shrank while being read");
-    done += static_cast<size_t>(n);
-  }
-#endif
+  if (size) platform::read_at(file.get(), what, 0, &text[0], text.size());
   return text;
 }
 

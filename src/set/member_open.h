@@ -16,7 +16,7 @@
 
 #include "io/http_source.h"
 #include "reader.h"
-#include "set/open_beneath.h"
+#include "platform/open_beneath.h"
 
 namespace zt {
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "digest/digest.h"
+#include "platform/system.h"
 #include "set/member_open.h"
 #include "set/shard_index.h"
 #include "util/error.h"
@@ -26,10 +27,10 @@ constexpr size_t kPiece = size_t{4} << 20;
 std::string last_component(const std::string &root_location) {
   const std::string path = is_remote_url(root_location) ? url_base(root_location) : root_location;
   size_t cut = path.find_last_of('/');
-#ifdef _WIN32
-  const size_t back = path.find_last_of('\\');
-  if (back != std::string::npos && (cut == std::string::npos || back > cut)) cut = back;
-#endif
+  if (platform::is_windows()) {  // '\\' separates too
+    const size_t back = path.find_last_of('\\');
+    if (back != std::string::npos && (cut == std::string::npos || back > cut)) cut = back;
+  }
   return cut == std::string::npos ? path : path.substr(cut + 1);
 }
 

@@ -51,7 +51,7 @@ class ShardOpener {
 std::string positional_shard_file(const std::string &root_location, const std::string &name);
 
 // Positional, local: beneath the root's folder, one component at a time,
-// never outside it (set/open_beneath.h).
+// never outside it (platform/open_beneath.h).
 std::shared_ptr<const ShardOpener> positional_local_shards(const std::string &root_path);
 // Positional, remote: next to the root's URL (its query string stays with
 // the root), through `settings` (whose `shared` member is filled: one

@@ -10,17 +10,10 @@
 #include <filesystem>
 #include <system_error>
 
-#ifdef _WIN32
-#include <io.h>
-
-#include "platform/win32.h"
-#else
-#include <unistd.h>
-#endif
-
 #include "container/layout.h"
 #include "container/source.h"
 #include "digest/digest.h"
+#include "platform/file.h"
 #include "util/error.h"
 #include "v2/det_cbor.h"
 #include "v2/det_cbor_encode.h"
@@ -66,18 +59,10 @@ void append_file(const std::string &path, const std::string &bytes, bool create,
   std::error_code ec;
   if (create && std::filesystem::exists(std::filesystem::u8path(path), ec))
     fail(ZT_E_IO, "'" + printable(path) + "' exists already");
-#ifdef _WIN32
-  std::FILE *f = ::_wfopen(win32::wide_path(path).c_str(), create ? L"wb" : L"ab");  // UTF-8 paths
-#else
-  std::FILE *f = std::fopen(path.c_str(), create ? "wb" : "ab");
-#endif
+  std::FILE *f = platform::open_stdio(path, create ? "wb" : "ab");  // UTF-8 paths
   if (!f) fail(ZT_E_IO, "'" + printable(path) + "': cannot open for writing: " + std::strerror(errno));
   const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0;
-#ifdef _WIN32
-  const bool synced = !sync || ::_commit(::_fileno(f)) == 0;
-#else
-  const bool synced = !sync || ::fsync(::fileno(f)) == 0;
-#endif
+  const bool synced = !sync || platform::sync_stdio(f);
   const int err = errno;
   std::fclose(f);
   if (!ok || !synced) fail(ZT_E_IO, "'" + printable(path) + "': write failed: " + std::strerror(err));

@@ -1,14 +1,10 @@
 #include "v2/blob_file.h"
 
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <string>
 
+#include "platform/file.h"
 #include "util/error.h"
 
 namespace zt::v2 {
@@ -16,42 +12,22 @@ namespace {
 
 constexpr uint64_t kGrowStep = uint64_t{64} << 20;
 
-[[noreturn]] void io_failed(const char *doing, const char *what, int err) {
-  fail(ZT_E_IO, std::string("v2 writer: ") + doing + " " + what + " failed: " + std::strerror(err));
-}
-
 }  // namespace
 
 void pread_exact(int fd, void *p, size_t n, uint64_t at, const char *what) {
-  auto *b = static_cast<uint8_t *>(p);
-  while (n) {
-    const ssize_t r = ::pread(fd, b, n, static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) io_failed("reading back", what, r < 0 ? errno : EIO);
-    b += r;
-    n -= static_cast<size_t>(r);
-    at += static_cast<uint64_t>(r);
-  }
+  platform::read_at(fd, std::string("the v2 writer's layout file (reading back ") + what + ")", at, p, n);
 }
 
 void pwrite_exact(int fd, const void *p, size_t n, uint64_t at, const char *what) {
-  auto *b = static_cast<const uint8_t *>(p);
-  while (n) {
-    const ssize_t r = ::pwrite(fd, b, std::min(n, size_t{1} << 30), static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) io_failed("writing", what, r < 0 ? errno : EIO);
-    b += r;
-    n -= static_cast<size_t>(r);
-    at += static_cast<uint64_t>(r);
-  }
+  platform::write_at(fd, std::string("the v2 writer's file (") + what + ")", at, p, n);
 }
 
 void BlobFile::attach(int fd) {
   fd_ = fd;
-  struct stat st;
-  if (::fstat(fd, &st) == 0) {
-    block_ = std::clamp<uint64_t>(static_cast<uint64_t>(st.st_blksize), 4096, 65536);
-    reserved_ = static_cast<uint64_t>(st.st_size);
+  uint64_t size = 0, block = 0;
+  if (platform::size_and_block(fd, &size, &block)) {
+    block_ = std::clamp<uint64_t>(block, 4096, 65536);
+    reserved_ = size;
   }
   used_ = 0;
   run_at_ = 0;
@@ -62,7 +38,11 @@ void BlobFile::attach(int fd) {
 void BlobFile::reserve(uint64_t end) {
   if (end <= reserved_) return;
   const uint64_t want = end + std::max(kGrowStep, end / 4);
-  if (::ftruncate(fd_, static_cast<off_t>(want)) == 0) reserved_ = want;
+  try {
+    platform::truncate_file(fd_, want, "the v2 writer's layout file");
+    reserved_ = want;
+  } catch (const Error &) {
+  }
   // A filesystem that cannot: the writes extend the file themselves.
 }
 
@@ -70,26 +50,8 @@ void BlobFile::reserve(uint64_t end) {
 // where it can.
 void BlobFile::write_run(const void *p, size_t n, const char *what) {
   reserve(run_at_ + used_ + n);
-  iovec v[2];
-  int cnt = 0;
-  if (used_) v[cnt++] = {buf_.get(), used_};
-  if (n) v[cnt++] = {const_cast<void *>(p), n};
-  uint64_t at = run_at_;
-  size_t left = used_ + n;
-  int first = 0;
-  while (left) {
-    const ssize_t r = ::pwritev(fd_, v + first, cnt - first, static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) io_failed("writing", what, r < 0 ? errno : EIO);
-    size_t done = static_cast<size_t>(r);
-    at += done;
-    left -= done;
-    while (first < cnt && done >= v[first].iov_len) done -= v[first++].iov_len;
-    if (first < cnt) {
-      v[first].iov_base = static_cast<uint8_t *>(v[first].iov_base) + done;
-      v[first].iov_len -= done;
-    }
-  }
+  platform::write_two_at(fd_, std::string("the v2 writer's file (") + what + ")", run_at_, buf_.get(), used_, p, n);
+  const uint64_t at = run_at_ + used_ + n;
   run_at_ = at;
   used_ = 0;
 }
@@ -135,16 +97,14 @@ void BlobFile::read(uint64_t at, void *p, size_t n) {
 
 void BlobFile::cut(uint64_t size) {
   flush();
-  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0)
-    fail(ZT_E_IO, std::string("v2 writer: cannot cut the layout file back: ") + std::strerror(errno));
+  platform::truncate_file(fd_, size, "the v2 writer's layout file (cutting it back)");
   reserved_ = size;
   run_at_ = size;
 }
 
 void BlobFile::set_size(uint64_t size) {
   flush();
-  if (reserved_ != size && ::ftruncate(fd_, static_cast<off_t>(size)) != 0)
-    fail(ZT_E_IO, std::string("v2 writer: cannot set the file's size: ") + std::strerror(errno));
+  if (reserved_ != size) platform::truncate_file(fd_, size, "the v2 writer's file (setting its size)");
   reserved_ = size;
 }
 

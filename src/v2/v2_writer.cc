@@ -1,8 +1,5 @@
 #include "v2/v2_writer.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -10,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "platform/file.h"
 #include "util/endian.h"
 #include "util/error.h"
-#include "util/temp_file.h"
 #include "v2/det_cbor_encode.h"
 #include "v2/footer.h"
 #include "v2/nfc.h"
@@ -87,15 +84,7 @@ Writer::Writer(std::unique_ptr<Sink> sink, const WriterOptions &opts) : opts_(op
   if (auto *file = dynamic_cast<FileSink *>(sink_.get())) {
     fd_ = file->positional_fd();
   } else {
-    const char *tmp = std::getenv("TMPDIR");
-    const std::string dir = tmp && *tmp ? tmp : "/tmp";
-    fd_ = open_anonymous_temp(dir);
-    if (fd_ < 0) {
-      std::string name;
-      fd_ = create_named_temp(dir + "/zt-v2-spool", "-", name);
-      if (fd_ >= 0) ::unlink(name.c_str());
-    }
-    if (fd_ < 0) fail(ZT_E_IO, "v2 writer: cannot create a spool file in '" + dir + "': " + std::strerror(errno));
+    fd_ = platform::open_scratch_file(platform::temp_folder(), "the v2 writer's spool file");
     own_fd_ = true;
   }
   file_.attach(fd_);
@@ -115,7 +104,7 @@ Writer::~Writer() {
 void Writer::discard() noexcept {
   if (state_ == State::Open) state_ = State::Failed;
   stream_.reset();
-  if (own_fd_ && fd_ >= 0) ::close(fd_);
+  if (own_fd_ && fd_ >= 0) platform::close_file(fd_);
   fd_ = -1;
   if (sink_ && state_ != State::Finished) sink_->abandon();
 }

@@ -1,14 +1,13 @@
 // The v2 writer's last step (v2_writer.h): final blob offsets, the blobs
 // moved into canonical order when they came out of it, the manifest and
 // the footer, and the file committed.
-#include <sys/types.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "platform/file.h"
 #include "util/error.h"
 #include "v2/footer.h"
 #include "v2/v2_writer.h"
@@ -58,16 +57,8 @@ void Writer::copy_out(int out_fd, uint64_t manifest_at, const std::string &manif
   pwrite_exact(out_fd, kMagic, 8, 0, "the magic");
   std::vector<uint8_t> buf;
   for (const Blob &b : blobs_) {
-    uint64_t done = 0;
-#ifdef __linux__
-    while (done < b.length) {
-      loff_t in = static_cast<loff_t>(b.at + done), out = static_cast<loff_t>(b.offset + done);
-      const ssize_t r = ::copy_file_range(file_.fd(), &in, out_fd, &out, static_cast<size_t>(b.length - done), 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) break;  // not here (another filesystem, an old kernel): by hand below
-      done += static_cast<uint64_t>(r);
-    }
-#endif
+    // In the kernel where it can (copy_file_range), by hand below for the rest.
+    uint64_t done = platform::copy_in_kernel(file_.fd(), b.at, out_fd, b.offset, b.length);
     if (done < b.length && buf.empty()) buf.resize(kCopyChunk);
     while (done < b.length) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(b.length - done, buf.size()));
@@ -151,7 +142,7 @@ void Writer::finish() {
       sink_->commit(opts_.sync);
     }
     state_ = State::Finished;
-    if (own_fd_ && fd_ >= 0) ::close(fd_);
+    if (own_fd_ && fd_ >= 0) platform::close_file(fd_);
     fd_ = -1;
   } catch (...) {
     state_ = State::Failed;

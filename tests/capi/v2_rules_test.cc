@@ -4,7 +4,6 @@
 // is removed or loosened fails a test. The corpus of the original
 // implementation runs in v2_conformance_test.cc.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "test_util.h"
 #include "v2_image.h"
 #include "ztensor.h"
 #include "ztensor_composite.h"
@@ -534,12 +534,15 @@ TEST(V2Migrate, BoolAndXxh3BecomeTheir1xForms) {
         manifest({{"b", dense("u8", {4}, 4096, 4, {{"type", t("bool")}, {"digest", t(std::string("xxh3:") + hex)}})}}));
     plant(img, 4096, {0, 1, 1, 0});
   }
-  char in[] = "/tmp/zt-v2-migrate-XXXXXX";
-  int fd = mkstemp(in);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(write(fd, img.data(), img.size()), static_cast<ssize_t>(img.size()));
-  close(fd);
-  const std::string out = std::string(in) + ".out.zt";
+  // A folder of the test's own (test_util.h: every platform).
+  zttest::TempDir dir;
+  const std::string in_path = dir.file("in.zt");
+  const char *in = in_path.c_str();
+  FILE *fin = std::fopen(in, "wb");
+  ASSERT_NE(fin, nullptr);
+  ASSERT_EQ(std::fwrite(img.data(), 1, img.size(), fin), img.size());
+  std::fclose(fin);
+  const std::string out = in_path + ".out.zt";
   zt_migrate_options mo;
   zt_migrate_options_init(&mo);
   ASSERT_EQ(zt_migrate(in, out.c_str(), &mo), ZT_OK) << zt_last_error();
@@ -561,8 +564,6 @@ TEST(V2Migrate, BoolAndXxh3BecomeTheir1xForms) {
   ASSERT_EQ(zt_component_read(o, 0, buf, 4, &n), ZT_OK);
   EXPECT_EQ(buf[2], 1);
   zt_close(f);
-  unlink(in);
-  unlink(out.c_str());
 }
 
 }  // namespace
@@ -572,9 +573,8 @@ namespace {
 // A sharded set (zt_open_set, a JSON index) whose files are format v2: each
 // shard is opened by the same zt_open, the generation decided by its magic.
 TEST(V2Set, V2FilesServeAsTheShardsOfASet) {
-  char dir[] = "/tmp/zt-v2-set-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string d = dir;
+  zttest::TempDir dir;
+  const std::string d = dir.path();
   auto put = [&](const std::string &name, const std::vector<uint8_t> &b) {
     FILE *f = std::fopen((d + "/" + name).c_str(), "wb");
     ASSERT_NE(f, nullptr);
@@ -596,8 +596,6 @@ TEST(V2Set, V2FilesServeAsTheShardsOfASet) {
   ASSERT_EQ(zt_component_read(b, 0, buf, 8, &n), ZT_OK);
   EXPECT_EQ(buf[0], 0x22);
   zt_set_close(s);
-  for (const char *f : {"m-1.zt", "m-2.zt", "m.zt.index.json"}) unlink((d + "/" + f).c_str());
-  rmdir(dir);
 }
 
 }  // namespace

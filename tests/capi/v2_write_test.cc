@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -21,9 +22,23 @@
 #include "ztensor_composite.h"
 
 using zttest::TempDir;
+
 using Json = nlohmann::json;
 
 namespace {
+
+// Sets (or, with nullptr, removes) an environment variable of this process
+// (Windows has no setenv/unsetenv).
+void set_env(const char *name, const char *value) {
+#ifdef _WIN32
+  _putenv_s(name, value ? value : "");
+#else
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+#endif
+}
 
 std::vector<uint8_t> slurp(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
@@ -490,7 +505,7 @@ TEST(V2Write, ZeroLengthPartsTakeNoRoom) {
 // bytes still get blobs of their own.
 TEST(V2Write, SharingIsConfirmedOnTheBytes) {
   TempDir dir;
-  ASSERT_EQ(0, setenv("ZT_TEST_V2_WEAK_CONTENT_KEY", "1", 1));
+  set_env("ZT_TEST_V2_WEAK_CONTENT_KEY", "1");
   for (bool stream : {false, true}) {
     const std::string path = dir.file(stream ? "weak_s.zt" : "weak_w.zt");
     zt_writer *w = open_v2(path, v2_options());
@@ -506,7 +521,7 @@ TEST(V2Write, SharingIsConfirmedOnTheBytes) {
     EXPECT_EQ(offset_of(m, "x"), offset_of(m, "z"));
     EXPECT_EQ(0, std::memcmp(f.data() + offset_of(m, "y"), pattern(64, 2).data(), 64));
   }
-  unsetenv("ZT_TEST_V2_WEAK_CONTENT_KEY");
+  set_env("ZT_TEST_V2_WEAK_CONTENT_KEY", nullptr);
 }
 
 // Padding is left as holes where the filesystem has them: a file of many
@@ -520,9 +535,13 @@ TEST(V2Write, PaddingIsLeftAsHoles) {
   struct stat st;
   ASSERT_EQ(0, stat(path.c_str(), &st));
   EXPECT_EQ(65u * 65536 + 0, static_cast<uint64_t>(st.st_size) / 65536 * 65536);
+#ifdef _WIN32
+  GTEST_SKIP() << "no st_blocks on Windows: the holes cannot be counted here";
+#else
   if (static_cast<uint64_t>(st.st_blocks) * 512 >= static_cast<uint64_t>(st.st_size))
     GTEST_SKIP() << "this filesystem stores no holes";
   EXPECT_LT(static_cast<uint64_t>(st.st_blocks) * 512, static_cast<uint64_t>(st.st_size) / 4);
+#endif
 }
 
 // Non-canonical: alignment, zt.zstd-seekable/1, sha256 and no digest.

@@ -105,7 +105,7 @@ class NulInNames(ztcli.TmpCase):
     "a". zt prints the whole string, the NUL escaped like any control."""
 
     def nul_file(self):
-        p = self.path("nul.zt")
+        p = self.path("nul-names.zt")  # not "nul.zt": NUL is a device name on Windows
         rawzt.build(p, [bytes(4), bytes(4)], {
             "a": {"shape": [1], "format": "dense", "components": {"data": {"dtype": "f32", "blob": 0}}},
             "a\x00b": {"shape": [1], "format": "dense\x00x", "components": {

@@ -1,9 +1,9 @@
 // The file a finish replaces is held across the rename and freed after it,
-// on a background thread when it is big (src/container/replaced_file.h).
+// on a background thread when it is big (src/platform/replaced_file.h).
 // What must hold: the rename itself frees nothing; the old file is freed in
 // the end, with no descriptor left behind; readers of the old file keep
 // their bytes; files that are not the rename's to free are not held.
-#include "container/replaced_file.h"
+#include "platform/replaced_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>

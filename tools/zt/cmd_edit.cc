@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "decode_budget.h"
 #include "output_guard.h"
+#include "platform.h"
 #include "progress.h"
 #include "signal_cleanup.h"
 #include "terminal_text.h"
@@ -181,19 +182,18 @@ bool parse_common(const char *cmd, const std::vector<std::string> &argv, const s
   return true;
 }
 
-#ifdef _WIN32
 // append and remove replace the file they read from. Windows cannot replace
 // a file that is open (MoveFileExW fails with ERROR_ACCESS_DENIED even when
 // it is shared for deletion), so the rewrite would always fail at the end;
 // it is refused before anything is written instead.
 int refuse_in_place(const char *cmd, const std::string &path) {
+  if (can_replace_open_file()) return kOk;
   std::fprintf(stderr,
                "zt %s: rewriting '%s' in place is not supported on Windows: Windows cannot replace a file while "
                "it is being read; write the result to a new file with zt merge ... -o NEW.zt (nothing changed)\n",
                cmd, path.c_str());
   return kFailure;
 }
-#endif
 
 }  // namespace
 
@@ -206,9 +206,7 @@ int cmd_append(const std::vector<std::string> &argv) {
   if (int rc = refuse_url("append", "file", a.positional[0])) return rc;
   if (int rc = refuse_output_is_input("append", a.positional[0], {a.get("--from")})) return rc;
   if (int rc = refuse_hard_linked("append", a.positional[0])) return rc;
-#ifdef _WIN32
-  return refuse_in_place("append", a.positional[0]);
-#endif
+  if (int rc = refuse_in_place("append", a.positional[0])) return rc;
   std::vector<ztensor::File> files;
   if ((rc = open_all("append", {a.positional[0], a.get("--from")}, files))) return rc;
   if ((rc = refuse_foreign_target("append", a.positional[0], files[0].handle()))) return rc;
@@ -231,9 +229,7 @@ int cmd_remove(const std::vector<std::string> &argv) {
   if (a.positional.size() < 2) return usage_error("remove", "expected FILE NAME...");
   if (int rc = refuse_url("remove", "file", a.positional[0])) return rc;
   if (int rc = refuse_hard_linked("remove", a.positional[0])) return rc;
-#ifdef _WIN32
-  return refuse_in_place("remove", a.positional[0]);
-#endif
+  if (int rc = refuse_in_place("remove", a.positional[0])) return rc;
   std::vector<ztensor::File> files;
   if ((rc = open_all("remove", {a.positional[0]}, files))) return rc;
   if ((rc = refuse_foreign_target("remove", a.positional[0], files[0].handle()))) return rc;

@@ -1,11 +1,4 @@
 // zt — inspect, check, convert and maintain zTensor files.
-#ifdef _WIN32
-#include <fcntl.h>
-#include <io.h>
-#else
-#include <sys/resource.h>
-#endif
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -17,6 +10,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "platform.h"
 #include "signal_cleanup.h"
 
 using namespace ztcli;
@@ -139,16 +133,7 @@ static bool read_token_file(const std::string &path, std::string &out) {
 
 int main(int argc, char **argv) {
   install_signal_cleanup();  // Ctrl-C and SIGTERM leave no temporary file
-#ifdef _WIN32
-  // zt cat writes component bytes: no "\n" to "\r\n" translation. Messages
-  // too end in "\n" alone, as on POSIX: no raw carriage return reaches a
-  // terminal from zt (names are escaped, tools/zt/terminal_text.h).
-  ::_setmode(::_fileno(stdout), _O_BINARY);
-  ::_setmode(::_fileno(stderr), _O_BINARY);
-  // Inputs read with ReadFile rather than mapped: Windows cannot replace a
-  // mapped file, which zt append and zt remove do to their input.
-  read_options().pread = true;
-#endif
+  prepare_process();         // Windows: binary stdout, inputs read rather than mapped
   if (const char *t = std::getenv("ZT_BEARER_TOKEN")) read_options().bearer_token = t;
   int first = 1;
   for (; first < argc && std::strncmp(argv[first], "--", 2) == 0; ++first) {
@@ -175,24 +160,7 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "zt: --max-memory takes a positive size in bytes (e.g. 512M, 2G)\n");
         return kUsage;
       }
-#ifdef _WIN32
-      // No RLIMIT_DATA: a job object could cap the commit charge, but that
-      // is not done yet. Refused rather than ignored (docs/cross.md).
-      std::fprintf(stderr, "zt: --max-memory is not supported on Windows (no RLIMIT_DATA)\n");
-      return kUsage;
-#else
-      struct rlimit rl;
-      if (::getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && limit > rl.rlim_max)
-        limit = rl.rlim_max;  // never above what the system already allows
-      rl.rlim_cur = static_cast<rlim_t>(limit);
-      if (::setrlimit(RLIMIT_DATA, &rl) != 0) {
-        std::fprintf(stderr, "zt: cannot set --max-memory: %s\n", std::strerror(errno));
-        return kIo;
-      }
-      read_options().max_memory = limit;
-      // A private mapping of an input counts as data: read with pread.
-      read_options().pread = true;
-#endif
+      if (int rc = limit_memory(limit)) return rc;
     } else if (opt == "--timeout" || opt.rfind("--timeout=", 0) == 0 || opt == "--deadline" ||
                opt.rfind("--deadline=", 0) == 0 || opt == "--low-speed-time" ||
                opt.rfind("--low-speed-time=", 0) == 0) {

@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "cli.h"
-#include "util/temp_file.h"
+#include "platform/posix/temp_file.h"
 
 namespace ztcli {
 
@@ -38,7 +38,7 @@ int SetOutput::begin(const char *cmd, const std::string &outdir, const std::vect
     }
   }
   // The folders of earlier runs that were killed (SIGKILL) go first; a
-  // live run's is locked (util/temp_file.h).
+  // live run's is locked (platform/posix/temp_file.h).
   const std::string tag = std::string(".zt-") + cmd + "-";
   zt::remove_stale_temps(outdir + "/", tag.c_str());
   std::string tmpl = zt::temp_prefix(outdir + "/", tag.c_str()) + "XXXXXX";

@@ -2,7 +2,7 @@
 // temporaries of the outputs a command is writing. Outputs register here;
 // the handler (async-signal-safe: raw system calls only) removes this
 // process's temporaries of each, "<target>.zt-tmp-<pid>-*" and
-// "<target>.zt-export-<pid>-*" (util/temp_file.h), and the temporary folders
+// "<target>.zt-export-<pid>-*" (platform/posix/temp_file.h), and the temporary folders
 // of set outputs, then ends the process with the same signal, as if it had
 // not been caught. Where the filesystem has O_TMPFILE no temporary has a
 // name to remove; SIGKILL is covered by the next writer's stale cleanup.

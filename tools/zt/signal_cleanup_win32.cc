@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/win32.h"
+#include "platform/win32/win32.h"
 #include "signal_cleanup.h"
 
 namespace ztcli {

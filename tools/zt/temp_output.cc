@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "util/temp_file.h"
+#include "platform/posix/temp_file.h"
 
 namespace ztcli {
 
@@ -32,7 +32,7 @@ constexpr const char *kExportTag = ".zt-export-";
 
 // The target's mode for an existing file (the temporary is created 0600 and
 // given it); a new one is created 0666 and the kernel applies the umask
-// (util/temp_file.h: reading the umask would change it for a moment).
+// (platform/posix/temp_file.h: reading the umask would change it for a moment).
 bool target_mode(const std::string &target, mode_t &mode) {
   struct stat st;
   if (::stat(target.c_str(), &st) != 0) return false;

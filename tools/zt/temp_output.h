@@ -4,7 +4,7 @@
 // filesystem allows, else "<target>.zt-export-<pid>-XXXXXX", created
 // exclusively (never through an attacker's symlink) and locked; a signal
 // removes it (signal_cleanup.h), the next export to the same file removes
-// those of killed exports (util/temp_file.h). Used by zt export.
+// those of killed exports (platform/posix/temp_file.h). Used by zt export.
 #pragma once
 
 #include <cstdio>

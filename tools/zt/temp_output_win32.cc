@@ -1,7 +1,7 @@
 // The Windows counterpart of temp_output.cc (Meson picks one or the other):
 // the temporary is always named, "<out>.zt-export-<pid>-XXXXXX", created
 // exclusively (CREATE_NEW) by the library's platform layer
-// (src/platform/win32.h), flushed with FlushFileBuffers and renamed over
+// (src/platform/win32/win32.h), flushed with FlushFileBuffers and renamed over
 // the output with MoveFileExW(MOVEFILE_REPLACE_EXISTING |
 // MOVEFILE_WRITE_THROUGH). A file another program holds open is left as it
 // was, with a message naming it. No O_TMPFILE, no mode to copy (a new file
@@ -11,7 +11,7 @@
 
 #include <cstdio>
 
-#include "platform/win32.h"
+#include "platform/win32/win32.h"
 #include "temp_output.h"
 #include "util/error.h"
 
@@ -47,7 +47,7 @@ bool TempOutput::commit() {
   fp_ = nullptr;
   try {
     if (std::fflush(fp) != 0) throw zt::Error(ZT_E_IO, "cannot write '" + out_ + "'");
-    zt::win32::flush_to_disk(::_fileno(fp), tmp_);
+    zt::win32::flush_to_disk(::_fileno(fp), "'" + tmp_ + "'");
     if (std::fclose(fp) != 0) {
       fp = nullptr;
       throw zt::Error(ZT_E_IO, "cannot write '" + out_ + "'");

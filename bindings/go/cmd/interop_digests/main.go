@@ -20,7 +20,7 @@ import (
 	"sort"
 	"strings"
 
-	"ztensor"
+	ztensor "github.com/libztensor/libztensor/bindings/go"
 )
 
 func roundTrip(path string) error {

@@ -13,7 +13,10 @@ use std::time::Instant;
 use ztensor::{sys, File, OpenOptions, Writer, WriterOptions};
 
 fn main() {
-    let iters: usize = std::env::var("ZT_BENCH_ITERS").ok().and_then(|s| s.parse().ok()).unwrap_or(200_000);
+    let iters: usize = std::env::var("ZT_BENCH_ITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200_000);
     let mut w = Writer::memory(&WriterOptions::new()).unwrap();
     let data: Vec<f32> = (0..16).map(|i| i as f32).collect();
     for i in 0..64 {
@@ -31,9 +34,14 @@ fn main() {
             let mut o = std::ptr::null();
             let mut n = 0usize;
             unsafe {
-                assert_eq!(sys::zt_file_object_by_name(file.as_raw(), name.as_ptr() as *const c_char, name.len(),
-                                                       &mut o), 0);
-                assert_eq!(sys::zt_component_read(o, 0, dst.as_mut_ptr() as *mut c_void, 64, &mut n), 0);
+                assert_eq!(
+                    sys::zt_file_object_by_name(file.as_raw(), name.as_ptr() as *const c_char, name.len(), &mut o),
+                    0
+                );
+                assert_eq!(
+                    sys::zt_component_read(o, 0, dst.as_mut_ptr() as *mut c_void, 64, &mut n),
+                    0
+                );
             }
         }
         best_c = best_c.min(t.elapsed().as_nanos() as f64 / iters as f64);
@@ -46,6 +54,13 @@ fn main() {
     }
     assert_eq!(dst[3], 3.0);
     println!("C calls (object_by_name + component_read, 64 B): {:.0} ns/iter", best_c);
-    println!("safe API (object_by_name + read_into):           {:.0} ns/iter", best_rs);
-    println!("ratio safe/C: {:.2}x (best of 5 rounds of {} iterations)", best_rs / best_c, iters);
+    println!(
+        "safe API (object_by_name + read_into):           {:.0} ns/iter",
+        best_rs
+    );
+    println!(
+        "ratio safe/C: {:.2}x (best of 5 rounds of {} iterations)",
+        best_rs / best_c,
+        iters
+    );
 }

@@ -26,8 +26,10 @@ fn round_trip(path: &str) -> Result<(), Box<dyn std::error::Error>> {
     for o in file.objects()? {
         let info = o.info()?;
         let c = o.component(0)?;
-        println!("object {} format={} shape={:?} components={} dtype={} encoding={}", info.name, info.format,
-                 info.shape, info.component_count, c.dtype_name, c.encoding_name);
+        println!(
+            "object {} format={} shape={:?} components={} dtype={} encoding={}",
+            info.name, info.format, info.shape, info.component_count, c.dtype_name, c.encoding_name
+        );
         match info.name.as_str() {
             "weights" => {
                 // SAFETY: nothing truncates or rewrites the file while the view lives.

@@ -89,7 +89,9 @@ impl Status {
     /// The library's fixed description of the status (`zt_status_str`).
     pub fn description(self) -> &'static str {
         // SAFETY: zt_status_str returns a static, never-NULL string.
-        unsafe { CStr::from_ptr(sys::zt_status_str(self.raw())) }.to_str().unwrap_or("unknown status")
+        unsafe { CStr::from_ptr(sys::zt_status_str(self.raw())) }
+            .to_str()
+            .unwrap_or("unknown status")
     }
 }
 
@@ -111,7 +113,10 @@ impl Error {
     /// An error raised by this crate before reaching the library (a name
     /// with a NUL byte, a dtype that does not match the element type, ...).
     pub fn new(status: Status, message: impl Into<String>) -> Error {
-        Error { status, message: message.into() }
+        Error {
+            status,
+            message: message.into(),
+        }
     }
 
     /// The status of the failed call.
@@ -127,8 +132,13 @@ impl Error {
     /// Reads `zt_last_error()` of this thread for `raw`, which just failed.
     pub(crate) fn last(raw: i32) -> Error {
         // SAFETY: never NULL; copied before any other call on this thread.
-        let message = unsafe { CStr::from_ptr(sys::zt_last_error()) }.to_string_lossy().into_owned();
-        Error { status: Status::from_raw(raw), message }
+        let message = unsafe { CStr::from_ptr(sys::zt_last_error()) }
+            .to_string_lossy()
+            .into_owned();
+        Error {
+            status: Status::from_raw(raw),
+            message,
+        }
     }
 }
 

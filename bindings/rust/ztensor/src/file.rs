@@ -126,7 +126,10 @@ impl File {
     }
 
     pub(crate) fn from_raw(raw: *mut sys::zt_file, memory: Option<Memory>) -> File {
-        File { raw: NonNull::new(raw).expect("zt_open returned ZT_OK without a handle"), memory }
+        File {
+            raw: NonNull::new(raw).expect("zt_open returned ZT_OK without a handle"),
+            memory,
+        }
     }
 
     /// The raw handle, for calls this crate does not wrap. It stays owned
@@ -154,7 +157,13 @@ impl File {
         check(unsafe { sys::zt_file_content_digest(self.raw.as_ptr(), raw_alg, ptr::null_mut(), 0, &mut len) })?;
         let mut buf = vec![0u8; len + 1];
         check(unsafe {
-            sys::zt_file_content_digest(self.raw.as_ptr(), raw_alg, buf.as_mut_ptr() as *mut c_char, buf.len(), &mut len)
+            sys::zt_file_content_digest(
+                self.raw.as_ptr(),
+                raw_alg,
+                buf.as_mut_ptr() as *mut c_char,
+                buf.len(),
+                &mut len,
+            )
         })?;
         buf.truncate(len);
         Ok(String::from_utf8_lossy(&buf).into_owned())
@@ -169,8 +178,16 @@ impl File {
         let mut rule = 0u32;
         let mut message: *mut c_char = ptr::null_mut();
         check(unsafe { sys::zt_file_canonical(self.raw.as_ptr(), &mut rule, &mut message) })?;
-        let text = if message.is_null() { String::new() } else { owned_string(message) };
-        let misses = if text.is_empty() { Vec::new() } else { text.split("; ").map(str::to_string).collect() };
+        let text = if message.is_null() {
+            String::new()
+        } else {
+            owned_string(message)
+        };
+        let misses = if text.is_empty() {
+            Vec::new()
+        } else {
+            text.split("; ").map(str::to_string).collect()
+        };
         Ok(CanonicalForm { rule, misses })
     }
 
@@ -256,8 +273,10 @@ impl File {
             r.outcome = Some(if c.status == sys::ZT_OK {
                 Ok(c.out_size)
             } else {
-                Err(Error::new(Status::from_raw(c.status), format!("read_many: component {} (needs {} bytes)",
-                                                                    r.component, c.out_size)))
+                Err(Error::new(
+                    Status::from_raw(c.status),
+                    format!("read_many: component {} (needs {} bytes)", r.component, c.out_size),
+                ))
             });
         }
         result
@@ -293,8 +312,15 @@ pub struct VerifyFailure {
     pub message: String,
 }
 
-extern "C" fn collect_failure(user: *mut c_void, object: *const c_char, object_len: usize, role: *const c_char,
-                              role_len: usize, status: i32, message: *const c_char) {
+extern "C" fn collect_failure(
+    user: *mut c_void,
+    object: *const c_char,
+    object_len: usize,
+    role: *const c_char,
+    role_len: usize,
+    status: i32,
+    message: *const c_char,
+) {
     let out = user as *mut Vec<VerifyFailure>;
     let f = VerifyFailure {
         object: str_n(object, object_len), // whole: a name may hold NULs
@@ -310,12 +336,21 @@ pub(crate) fn verify_failures(file: *const sys::zt_file, strict: bool) -> Vec<Ve
     let mut out: Vec<VerifyFailure> = Vec::new();
     // SAFETY: the callback runs on this thread during the call.
     let s = unsafe {
-        sys::zt_file_verify_n(file, strict as u32, Some(collect_failure), &mut out as *mut _ as *mut c_void)
+        sys::zt_file_verify_n(
+            file,
+            strict as u32,
+            Some(collect_failure),
+            &mut out as *mut _ as *mut c_void,
+        )
     };
     if s != sys::ZT_OK && out.is_empty() {
         let e = Error::last(s);
-        out.push(VerifyFailure { object: String::new(), role: String::new(), status: e.status(),
-                                 message: e.message().to_string() });
+        out.push(VerifyFailure {
+            object: String::new(),
+            role: String::new(),
+            status: e.status(),
+            message: e.message().to_string(),
+        });
     }
     out
 }
@@ -333,8 +368,15 @@ impl<'f, 'b> ReadRequest<'f, 'b> {
     /// read the component's dtype (checked here).
     pub fn new<T: Element>(object: Object<'f>, component: usize, dst: &'b mut [T]) -> Result<Self> {
         let info = object.component(component)?;
-        check_dtype::<T>(info.dtype, &|| format!("object {:?} component {:?}", object.name_lossy(), info.role))?;
-        Ok(ReadRequest { object, component, dst: as_bytes_mut(dst), outcome: None })
+        check_dtype::<T>(info.dtype, &|| {
+            format!("object {:?} component {:?}", object.name_lossy(), info.role)
+        })?;
+        Ok(ReadRequest {
+            object,
+            component,
+            dst: as_bytes_mut(dst),
+            outcome: None,
+        })
     }
 
     /// Bytes written, or this request's error; `None` before `read_many`.
@@ -419,7 +461,11 @@ unsafe impl Sync for Object<'_> {}
 
 impl<'f> Object<'f> {
     pub(crate) fn new(raw: *const sys::zt_object, memory: Option<&'f Memory>) -> Object<'f> {
-        Object { raw, memory, _owner: PhantomData }
+        Object {
+            raw,
+            memory,
+            _owner: PhantomData,
+        }
     }
 
     /// The raw handle, valid while the owner is open.
@@ -439,7 +485,11 @@ impl<'f> Object<'f> {
     pub fn info(&self) -> Result<ObjectInfo> {
         let i = self.raw_info()?;
         // SAFETY: borrowed arrays of the given lengths, alive with the owner.
-        let shape = if i.ndim == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(i.shape, i.ndim) }.to_vec() };
+        let shape = if i.ndim == 0 {
+            Vec::new()
+        } else {
+            unsafe { std::slice::from_raw_parts(i.shape, i.ndim) }.to_vec()
+        };
         Ok(ObjectInfo {
             // Whole strings: a name or format may hold NULs ("dense\0x" is not "dense").
             name: str_n(i.name, i.name_len),
@@ -490,7 +540,11 @@ impl<'f> Object<'f> {
             role: str_n(c.role, c.role_len),
             dtype: Dtype::from_raw(c.dtype),
             dtype_name: str_n(c.dtype_name, c.dtype_name_len),
-            logical_type: if c.logical_type.is_null() { None } else { Some(str_n(c.logical_type, c.logical_type_len)) },
+            logical_type: if c.logical_type.is_null() {
+                None
+            } else {
+                Some(str_n(c.logical_type, c.logical_type_len))
+            },
             ratio: c.ratio,
             encoding: Encoding::from_raw(c.encoding),
             encoding_name: str_n(c.encoding_name, c.encoding_name_len),
@@ -506,7 +560,9 @@ impl<'f> Object<'f> {
 
     /// Every component, in order.
     pub fn components(&self) -> Result<Vec<ComponentInfo>> {
-        (0..self.raw_info()?.component_count).map(|i| self.component(i)).collect()
+        (0..self.raw_info()?.component_count)
+            .map(|i| self.component(i))
+            .collect()
     }
 
     /// The index of the component with that role ("data", "values", ...),
@@ -534,7 +590,9 @@ impl<'f> Object<'f> {
             return Err(Error::last(s));
         }
         let mut buf = vec![0u8; need];
-        check(unsafe { sys::zt_component_read(self.raw, index, buf.as_mut_ptr() as *mut c_void, buf.len(), &mut need) })?;
+        check(unsafe {
+            sys::zt_component_read(self.raw, index, buf.as_mut_ptr() as *mut c_void, buf.len(), &mut need)
+        })?;
         buf.truncate(need);
         Ok(buf)
     }
@@ -580,8 +638,14 @@ impl<'f> Object<'f> {
         self.typed_info::<T>(index)?;
         let bytes = as_bytes_mut(dst);
         check(unsafe {
-            sys::zt_component_read_range(self.raw, index, first, (bytes.len() / std::mem::size_of::<T>()) as u64,
-                                         bytes.as_mut_ptr() as *mut c_void, bytes.len())
+            sys::zt_component_read_range(
+                self.raw,
+                index,
+                first,
+                (bytes.len() / std::mem::size_of::<T>()) as u64,
+                bytes.as_mut_ptr() as *mut c_void,
+                bytes.len(),
+            )
         })
     }
 
@@ -592,13 +656,22 @@ impl<'f> Object<'f> {
     pub fn read_slice_into<T: Element>(&self, index: usize, start: &[u64], stop: &[u64], dst: &mut [T]) -> Result<()> {
         self.typed_info::<T>(index)?;
         if start.len() != stop.len() {
-            return Err(Error::new(Status::InvalidArg, format!("slice start has {} dimensions, stop {}",
-                                                              start.len(), stop.len())));
+            return Err(Error::new(
+                Status::InvalidArg,
+                format!("slice start has {} dimensions, stop {}", start.len(), stop.len()),
+            ));
         }
         let bytes = as_bytes_mut(dst);
         check(unsafe {
-            sys::zt_component_read_slice(self.raw, index, start.len(), start.as_ptr(), stop.as_ptr(),
-                                         bytes.as_mut_ptr() as *mut c_void, bytes.len())
+            sys::zt_component_read_slice(
+                self.raw,
+                index,
+                start.len(),
+                start.as_ptr(),
+                stop.as_ptr(),
+                bytes.as_mut_ptr() as *mut c_void,
+                bytes.len(),
+            )
         })
     }
 
@@ -681,12 +754,22 @@ impl<'f> Object<'f> {
         let bytes = self.view_bytes(index)?;
         let size = std::mem::size_of::<T>();
         if bytes.as_ptr() as usize % std::mem::align_of::<T>() != 0 || bytes.len() % size != 0 {
-            return Err(Error::new(Status::NotZeroCopy, format!(
-                "object {:?} component {}: bytes at {:p} not aligned for {}", self.name_lossy(), index,
-                bytes.as_ptr(), std::any::type_name::<T>())));
+            return Err(Error::new(
+                Status::NotZeroCopy,
+                format!(
+                    "object {:?} component {}: bytes at {:p} not aligned for {}",
+                    self.name_lossy(),
+                    index,
+                    bytes.as_ptr(),
+                    std::any::type_name::<T>()
+                ),
+            ));
         }
         // SAFETY: aligned, whole elements, any bit pattern valid.
-        Ok(std::slice::from_raw_parts(bytes.as_ptr() as *const T, bytes.len() / size))
+        Ok(std::slice::from_raw_parts(
+            bytes.as_ptr() as *const T,
+            bytes.len() / size,
+        ))
     }
 
     /// A reader over component `index`, decoded in pieces (memory bounded

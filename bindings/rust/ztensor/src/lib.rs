@@ -85,5 +85,7 @@ pub use ztensor_sys as sys;
 /// The library's version at run time ("1.1.0").
 pub fn version() -> &'static str {
     // SAFETY: a static string.
-    unsafe { std::ffi::CStr::from_ptr(sys::zt_version_string()) }.to_str().unwrap_or("")
+    unsafe { std::ffi::CStr::from_ptr(sys::zt_version_string()) }
+        .to_str()
+        .unwrap_or("")
 }

@@ -110,8 +110,16 @@ impl UrlOptions {
             sys::zt_url_options_init(o.as_mut_ptr());
             o.assume_init()
         };
-        let token = self.bearer_token.as_deref().map(|t| c_string(t, "bearer token")).transpose()?;
-        let agent = self.user_agent.as_deref().map(|t| c_string(t, "user agent")).transpose()?;
+        let token = self
+            .bearer_token
+            .as_deref()
+            .map(|t| c_string(t, "bearer token"))
+            .transpose()?;
+        let agent = self
+            .user_agent
+            .as_deref()
+            .map(|t| c_string(t, "user agent"))
+            .transpose()?;
         if self.connect_timeout_ms != 0 {
             raw.connect_timeout_ms = self.connect_timeout_ms;
         }
@@ -129,7 +137,10 @@ impl UrlOptions {
         }
         raw.bearer_token = token.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
         raw.user_agent = agent.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
-        Ok(RawUrlOptions { raw, _strings: (token, agent) })
+        Ok(RawUrlOptions {
+            raw,
+            _strings: (token, agent),
+        })
     }
 }
 
@@ -228,7 +239,11 @@ impl BlobOptions {
     }
     /// zstd at `level`.
     pub fn zstd(level: i32) -> Self {
-        BlobOptions { encoding: Some(Encoding::Zstd), zstd_level: Some(level), ..Self::default() }
+        BlobOptions {
+            encoding: Some(Encoding::Zstd),
+            zstd_level: Some(level),
+            ..Self::default()
+        }
     }
     pub fn digest(mut self, alg: DigestAlg) -> Self {
         self.digest = Some(alg);
@@ -255,7 +270,11 @@ impl BlobOptions {
         if let Some(d) = self.digest {
             raw.digest = d.raw();
         }
-        let lt = self.logical_type.as_deref().map(|t| c_string(t, "logical type")).transpose()?;
+        let lt = self
+            .logical_type
+            .as_deref()
+            .map(|t| c_string(t, "logical type"))
+            .transpose()?;
         raw.logical_type = lt.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
         Ok((raw, lt))
     }

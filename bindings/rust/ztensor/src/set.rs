@@ -31,11 +31,16 @@ impl Set {
     /// Opens the index at `index_path` and every shard it names.
     pub fn open<P: AsRef<Path>>(index_path: P, options: &OpenOptions) -> Result<Set> {
         let p = index_path.as_ref();
-        let c = c_string(p.to_str().ok_or_else(|| Error::new(Status::InvalidArg, "index path is not UTF-8"))?,
-                         "index path")?;
+        let c = c_string(
+            p.to_str()
+                .ok_or_else(|| Error::new(Status::InvalidArg, "index path is not UTF-8"))?,
+            "index path",
+        )?;
         let mut out = ptr::null_mut();
         check(unsafe { sys::zt_open_set(c.as_ptr(), &options.0, &mut out) })?;
-        Ok(Set { raw: NonNull::new(out).expect("zt_open_set returned ZT_OK without a handle") })
+        Ok(Set {
+            raw: NonNull::new(out).expect("zt_open_set returned ZT_OK without a handle"),
+        })
     }
 
     /// Opens a set whose index is at an `http(s)://` URL.
@@ -44,7 +49,9 @@ impl Set {
         let u = url_options.to_raw()?;
         let mut out = ptr::null_mut();
         check(unsafe { sys::zt_open_set_url(c.as_ptr(), &u.raw, &options.0, &mut out) })?;
-        Ok(Set { raw: NonNull::new(out).expect("zt_open_set_url returned ZT_OK without a handle") })
+        Ok(Set {
+            raw: NonNull::new(out).expect("zt_open_set_url returned ZT_OK without a handle"),
+        })
     }
 
     /// Objects of all shards.

@@ -78,7 +78,12 @@ impl File {
     /// `"xxh3:<hex>"`), it returns a path or URL (opened as given), or
     /// `None` (the parts in that shard then fail with `Status::NotFound`).
     /// Called on this thread, once per shard, during the open only.
-    pub fn open_sharded<F>(root: &str, url_options: Option<&UrlOptions>, options: &OpenOptions, mut resolve: F) -> Result<File>
+    pub fn open_sharded<F>(
+        root: &str,
+        url_options: Option<&UrlOptions>,
+        options: &OpenOptions,
+        mut resolve: F,
+    ) -> Result<File>
     where
         F: FnMut(&str, u64, &str) -> Option<String>,
     {
@@ -89,8 +94,19 @@ impl File {
 
     /// Opens a v2 root whose shards are the `.zt` files in `scan`'s folder
     /// with the sizes and whole-file digests its table gives.
-    pub fn open_sharded_by_identity(root: &str, url_options: Option<&UrlOptions>, options: &OpenOptions, scan: &IdentityScan) -> Result<File> {
-        open_sharded_raw(root, url_options, options, Some(sys::zt_shard_resolve_by_identity), scan.raw.as_ptr() as *mut c_void)
+    pub fn open_sharded_by_identity(
+        root: &str,
+        url_options: Option<&UrlOptions>,
+        options: &OpenOptions,
+        scan: &IdentityScan,
+    ) -> Result<File> {
+        open_sharded_raw(
+            root,
+            url_options,
+            options,
+            Some(sys::zt_shard_resolve_by_identity),
+            scan.raw.as_ptr() as *mut c_void,
+        )
     }
 }
 
@@ -108,11 +124,16 @@ unsafe impl Sync for IdentityScan {}
 
 impl IdentityScan {
     pub fn new<P: AsRef<Path>>(folder: P) -> Result<IdentityScan> {
-        let s = folder.as_ref().to_str().ok_or_else(|| Error::new(Status::InvalidArg, "folder is not UTF-8"))?;
+        let s = folder
+            .as_ref()
+            .to_str()
+            .ok_or_else(|| Error::new(Status::InvalidArg, "folder is not UTF-8"))?;
         let c = c_string(s, "folder")?;
         let mut out = ptr::null_mut();
         check(unsafe { sys::zt_shard_scan_open(c.as_ptr(), &mut out) })?;
-        Ok(IdentityScan { raw: NonNull::new(out).expect("zt_shard_scan_open returned ZT_OK without a handle") })
+        Ok(IdentityScan {
+            raw: NonNull::new(out).expect("zt_shard_scan_open returned ZT_OK without a handle"),
+        })
     }
 }
 

@@ -64,13 +64,19 @@ impl Dtype {
 
     /// The C value (`ZT_F32`, ...).
     pub fn raw(self) -> i32 {
-        DTYPES.iter().find(|(d, _)| *d == self).map(|(_, r)| *r).unwrap_or(sys::ZT_DTYPE_UNKNOWN)
+        DTYPES
+            .iter()
+            .find(|(d, _)| *d == self)
+            .map(|(_, r)| *r)
+            .unwrap_or(sys::ZT_DTYPE_UNKNOWN)
     }
 
     /// "f32", "bf16", ... (`zt_dtype_name`).
     pub fn name(self) -> &'static str {
         // SAFETY: a static string for every known dtype.
-        unsafe { std::ffi::CStr::from_ptr(sys::zt_dtype_name(self.raw())) }.to_str().unwrap_or("")
+        unsafe { std::ffi::CStr::from_ptr(sys::zt_dtype_name(self.raw())) }
+            .to_str()
+            .unwrap_or("")
     }
 
     /// Bytes per element.

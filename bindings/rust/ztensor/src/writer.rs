@@ -66,7 +66,10 @@ impl Writer {
             .map_err(|_| Error::new(Status::InvalidArg, format!("path {:?} contains a NUL byte", p)))?;
         let mut w = ptr::null_mut();
         check(unsafe { sys::zt_writer_create(c.as_ptr(), &options.0, &mut w) })?;
-        Ok(Writer { raw: w, poisoned: false })
+        Ok(Writer {
+            raw: w,
+            poisoned: false,
+        })
     }
 
     /// A writer that builds the file in memory; [`finish_memory`](Writer::finish_memory)
@@ -74,7 +77,10 @@ impl Writer {
     pub fn memory(options: &WriterOptions) -> Result<Writer> {
         let mut w = ptr::null_mut();
         check(unsafe { sys::zt_writer_create_memory(&options.0, &mut w) })?;
-        Ok(Writer { raw: w, poisoned: false })
+        Ok(Writer {
+            raw: w,
+            poisoned: false,
+        })
     }
 
     /// File attributes, as a JSON object.
@@ -91,27 +97,52 @@ impl Writer {
     }
 
     /// A dense tensor of `T` with `shape` (row-major `data`).
-    pub fn add_dense<T: Element>(&mut self, name: &str, shape: &[u64], data: &[T], opts: Option<&BlobOptions>)
-        -> Result<()> {
+    pub fn add_dense<T: Element>(
+        &mut self,
+        name: &str,
+        shape: &[u64],
+        data: &[T],
+        opts: Option<&BlobOptions>,
+    ) -> Result<()> {
         self.add_dense_bytes(name, T::DTYPE, shape, as_bytes(data), opts)
     }
 
     /// A dense bool tensor (stored as bytes 0 and 1).
-    pub fn add_dense_bool(&mut self, name: &str, shape: &[u64], data: &[bool], opts: Option<&BlobOptions>)
-        -> Result<()> {
+    pub fn add_dense_bool(
+        &mut self,
+        name: &str,
+        shape: &[u64],
+        data: &[bool],
+        opts: Option<&BlobOptions>,
+    ) -> Result<()> {
         // SAFETY: a bool is one byte, 0 or 1.
         let bytes = unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, data.len()) };
         self.add_dense_bytes(name, Dtype::Bool, shape, bytes, opts)
     }
 
     /// A dense tensor given as the bytes of `dtype` elements (host order).
-    pub fn add_dense_bytes(&mut self, name: &str, dtype: Dtype, shape: &[u64], data: &[u8],
-                           opts: Option<&BlobOptions>) -> Result<()> {
+    pub fn add_dense_bytes(
+        &mut self,
+        name: &str,
+        dtype: Dtype,
+        shape: &[u64],
+        data: &[u8],
+        opts: Option<&BlobOptions>,
+    ) -> Result<()> {
         let (o, _keep) = blob_raw(opts)?;
         let (n, nl) = name_arg(name);
         check(unsafe {
-            sys::zt_writer_add_dense(self.raw, n, nl, dtype.raw(), shape.as_ptr(), shape.len(),
-                                     data.as_ptr() as *const c_void, data.len(), opt_ptr(&o))
+            sys::zt_writer_add_dense(
+                self.raw,
+                n,
+                nl,
+                dtype.raw(),
+                shape.as_ptr(),
+                shape.len(),
+                data.as_ptr() as *const c_void,
+                data.len(),
+                opt_ptr(&o),
+            )
         })
     }
 
@@ -125,35 +156,59 @@ impl Writer {
     }
 
     /// Writes component `role` of the declared object `name`.
-    pub fn write_blob<T: Element>(&mut self, name: &str, role: &str, data: &[T], opts: Option<&BlobOptions>)
-        -> Result<()> {
+    pub fn write_blob<T: Element>(
+        &mut self,
+        name: &str,
+        role: &str,
+        data: &[T],
+        opts: Option<&BlobOptions>,
+    ) -> Result<()> {
         let r = c_string(role, "role")?;
         let (o, _keep) = blob_raw(opts)?;
         let (n, nl) = name_arg(name);
         let bytes = as_bytes(data);
         check(unsafe {
-            sys::zt_write_blob(self.raw, n, nl, r.as_ptr(), T::DTYPE.raw(), bytes.as_ptr() as *const c_void,
-                               bytes.len(), opt_ptr(&o))
+            sys::zt_write_blob(
+                self.raw,
+                n,
+                nl,
+                r.as_ptr(),
+                T::DTYPE.raw(),
+                bytes.as_ptr() as *const c_void,
+                bytes.len(),
+                opt_ptr(&o),
+            )
         })
     }
 
     /// Starts component `role` of the declared object `name`, written in
     /// pieces with bounded memory. Only one stream is open at a time (the
     /// stream borrows the writer); call [`BlobStream::end`] when done.
-    pub fn blob_stream(&mut self, name: &str, role: &str, dtype: Dtype, opts: Option<&BlobOptions>)
-        -> Result<BlobStream<'_>> {
+    pub fn blob_stream(
+        &mut self,
+        name: &str,
+        role: &str,
+        dtype: Dtype,
+        opts: Option<&BlobOptions>,
+    ) -> Result<BlobStream<'_>> {
         let r = c_string(role, "role")?;
         let (o, _keep) = blob_raw(opts)?;
         let (n, nl) = name_arg(name);
         check(unsafe { sys::zt_write_blob_begin(self.raw, n, nl, r.as_ptr(), dtype.raw(), opt_ptr(&o)) })?;
-        Ok(BlobStream { writer: self, ended: false })
+        Ok(BlobStream {
+            writer: self,
+            ended: false,
+        })
     }
 
     fn take(&mut self) -> Result<*mut sys::zt_writer> {
         let w = std::mem::replace(&mut self.raw, ptr::null_mut());
         if self.poisoned {
             unsafe { sys::zt_writer_discard(w) };
-            return Err(Error::new(Status::Misuse, "a blob stream was dropped without end(): the file was discarded"));
+            return Err(Error::new(
+                Status::Misuse,
+                "a blob stream was dropped without end(): the file was discarded",
+            ));
         }
         Ok(w)
     }
@@ -170,7 +225,11 @@ impl Writer {
         let (mut p, mut n) = (ptr::null_mut(), 0usize);
         check(unsafe { sys::zt_writer_finish_memory(w, &mut p, &mut n) })?;
         // SAFETY: n bytes the caller owns; copied, then freed.
-        let v = if n == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(p, n) }.to_vec() };
+        let v = if n == 0 {
+            Vec::new()
+        } else {
+            unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
+        };
         unsafe { sys::zt_free(p as *mut c_void) };
         Ok(v)
     }

@@ -33,10 +33,20 @@ fn misuse_is_refused_with_a_status() {
     let mut w = Writer::memory(&WriterOptions::new()).unwrap();
     w.add_dense("x", &[2, 2], &[1.0f32, 2.0, 3.0, 4.0], None).unwrap();
     // Wrong length for the shape, a duplicate name: refused, writer usable.
-    assert_eq!(w.add_dense("y", &[3], &[1.0f32], None).unwrap_err().status(), Status::Length);
-    assert_eq!(w.add_dense("x", &[1], &[1.0f32], None).unwrap_err().status(), Status::Exists);
-    assert_eq!(w.add_dense("a\0b", &[1], &[1u8], Some(&BlobOptions::new().logical_type("x\0"))).unwrap_err().status(),
-               Status::InvalidArg);
+    assert_eq!(
+        w.add_dense("y", &[3], &[1.0f32], None).unwrap_err().status(),
+        Status::Length
+    );
+    assert_eq!(
+        w.add_dense("x", &[1], &[1.0f32], None).unwrap_err().status(),
+        Status::Exists
+    );
+    assert_eq!(
+        w.add_dense("a\0b", &[1], &[1u8], Some(&BlobOptions::new().logical_type("x\0")))
+            .unwrap_err()
+            .status(),
+        Status::InvalidArg
+    );
     let file = File::from_memory(w.finish_memory().unwrap(), &OpenOptions::new()).unwrap();
     assert_eq!(file.object_by_name("zz").err().unwrap().status(), Status::NotFound);
     assert_eq!(file.object(7).err().unwrap().status(), Status::NotFound);
@@ -47,15 +57,21 @@ fn misuse_is_refused_with_a_status() {
     assert!(e.message().contains("f32") && e.message().contains("i32"), "{}", e);
     let mut small = [0f32; 3];
     assert_eq!(x.read_into(0, &mut small).unwrap_err().status(), Status::BufferTooSmall);
-    assert_eq!(x.read_slice::<f32>(0, &[0], &[1]).unwrap_err().status(), Status::InvalidArg);
+    assert_eq!(
+        x.read_slice::<f32>(0, &[0], &[1]).unwrap_err().status(),
+        Status::InvalidArg
+    );
     assert_eq!(x.component(3).unwrap_err().status(), Status::NotFound);
 }
 
 #[test]
 fn a_damaged_digest_is_a_digest_mismatch() {
     let path = scratch("damaged").join("d.zt");
-    let mut w = Writer::create_with(&path, &WriterOptions::new().sync(false)
-        .digest(ztensor::DigestAlg::Sha256)).unwrap();
+    let mut w = Writer::create_with(
+        &path,
+        &WriterOptions::new().sync(false).digest(ztensor::DigestAlg::Sha256),
+    )
+    .unwrap();
     w.add_dense("w", &[64], &vec![1.5f32; 64], None).unwrap();
     w.finish().unwrap();
     let mut bytes = std::fs::read(&path).unwrap();
@@ -74,5 +90,8 @@ fn a_damaged_digest_is_a_digest_mismatch() {
     assert!(f.object(0).unwrap().read::<f32>(0).is_ok());
     let f = File::open_with(&path, &OpenOptions::new().verify_on_read(true)).unwrap();
     // SAFETY: nothing truncates or rewrites the file while the view lives.
-    assert_eq!(unsafe { f.object(0).unwrap().view::<f32>(0) }.unwrap_err().status(), Status::DigestMismatch);
+    assert_eq!(
+        unsafe { f.object(0).unwrap().view::<f32>(0) }.unwrap_err().status(),
+        Status::DigestMismatch
+    );
 }

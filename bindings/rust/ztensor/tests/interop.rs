@@ -21,7 +21,9 @@ fn check_folder(sub: &str) -> usize {
             assert_eq!(file.len().unwrap(), objects.len(), "{}", fname);
             for o in objects {
                 let name = o.get("name").str();
-                let obj = file.object_by_name(name).unwrap_or_else(|e| panic!("{} {:?}: {}", fname, name, e));
+                let obj = file
+                    .object_by_name(name)
+                    .unwrap_or_else(|e| panic!("{} {:?}: {}", fname, name, e));
                 let info = obj.info().unwrap();
                 let shape: Vec<u64> = o.get("shape").arr().iter().map(|d| d.u64()).collect();
                 assert_eq!(info.shape, shape, "{} {:?}", fname, name);
@@ -30,12 +32,25 @@ fn check_folder(sub: &str) -> usize {
                     let ci = obj.component(i).unwrap();
                     assert_eq!(ci.role, c.get("role").str(), "{} {:?}", fname, name);
                     let bytes = obj.read_bytes(i).unwrap();
-                    assert_eq!(sha256_hex(&bytes), c.get("sha256").str(), "{} {:?} {}", fname, name, ci.role);
+                    assert_eq!(
+                        sha256_hex(&bytes),
+                        c.get("sha256").str(),
+                        "{} {:?} {}",
+                        fname,
+                        name,
+                        ci.role
+                    );
                     assert_eq!(bytes.len() as u64, c.get("decoded_length").u64());
                     // Zero-copy where the library offers it: the same bytes.
                     if access == Access::Mmap && c.get("encoding").str() == "raw" && !ci.big_endian {
                         // SAFETY: nothing truncates or rewrites the file while the view lives.
-                        assert_eq!(unsafe { obj.view_bytes(i) }.unwrap(), &bytes[..], "{} {:?}", fname, name);
+                        assert_eq!(
+                            unsafe { obj.view_bytes(i) }.unwrap(),
+                            &bytes[..],
+                            "{} {:?}",
+                            fname,
+                            name
+                        );
                     } else {
                         // SAFETY: nothing truncates or rewrites the file while the view lives.
                         assert_eq!(unsafe { obj.view_bytes(i) }.unwrap_err().status(), Status::NotZeroCopy);
@@ -97,7 +112,12 @@ fn negative_vectors_carry_their_status() {
     }
     // verify_on_read turns the digest check on for reads.
     let file = File::open_with(dir.join("bad_crc32c.zt"), &OpenOptions::new().verify_on_read(true)).unwrap();
-    let failed: Vec<_> = file.objects().unwrap().into_iter().filter_map(|o| o.read_bytes(0).err()).collect();
+    let failed: Vec<_> = file
+        .objects()
+        .unwrap()
+        .into_iter()
+        .filter_map(|o| o.read_bytes(0).err())
+        .collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].status(), Status::DigestMismatch);
     assert!(failed[0].message().contains("bad_crc32c.zt"), "{}", failed[0]);

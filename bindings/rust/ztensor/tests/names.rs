@@ -83,7 +83,10 @@ fn names_roles_and_formats_are_whole() {
     assert_eq!(mine.component_index("r\0s").unwrap(), 1);
     assert_eq!(mine.component_index("r").unwrap(), 0);
     assert_eq!(mine.component_index("r\0").unwrap_err().status(), Status::NotFound);
-    assert_eq!(mine.read::<f32>(mine.component_index("r\0s").unwrap()).unwrap(), vec![4.0]);
+    assert_eq!(
+        mine.read::<f32>(mine.component_index("r\0s").unwrap()).unwrap(),
+        vec![4.0]
+    );
 
     let failures = file.verify_failures(false);
     assert_eq!(failures.len(), 1, "{:?}", failures);

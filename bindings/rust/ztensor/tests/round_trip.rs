@@ -5,8 +5,10 @@ mod common;
 use std::io::{Read, Write as _};
 
 use common::scratch;
-use ztensor::{bf16, f16, BlobOptions, DigestAlg, Dtype, Element, Encoding, File, OpenOptions, ReadRequest,
-              Status, Verified, Writer, WriterOptions};
+use ztensor::{
+    bf16, f16, BlobOptions, DigestAlg, Dtype, Element, Encoding, File, OpenOptions, ReadRequest, Status, Verified,
+    Writer, WriterOptions,
+};
 
 /// 24 values of T made from small integers (exact in every dtype).
 fn values<T: Element>(from: impl Fn(i32) -> T) -> Vec<T> {
@@ -28,7 +30,10 @@ fn check_dtype<T: Element + PartialEq + std::fmt::Debug>(file: &File, name: &str
     assert_eq!(part, &want[7..12]);
     // [1:2, 0:3, 1:3] of a [2, 3, 4] tensor.
     let slice = o.read_slice::<T>(0, &[1, 0, 1], &[2, 3, 3]).unwrap();
-    let expect: Vec<T> = (0..3).flat_map(|j| (1..3).map(move |k| 12 + 4 * j + k)).map(|i| want[i]).collect();
+    let expect: Vec<T> = (0..3)
+        .flat_map(|j| (1..3).map(move |k| 12 + 4 * j + k))
+        .map(|i| want[i])
+        .collect();
     assert_eq!(slice, expect, "{}", name);
     let mut streamed = Vec::new();
     o.stream(0).unwrap().read_to_end(&mut streamed).unwrap();
@@ -46,15 +51,21 @@ fn write_all(w: &mut Writer, opts: Option<&BlobOptions>) {
     let shape = [2u64, 3, 4];
     w.add_dense("f64", &shape, &values(|i| i as f64 * 0.25), opts).unwrap();
     w.add_dense("f32", &shape, &values(|i| i as f32 * 0.5), opts).unwrap();
-    w.add_dense("f16", &shape, &values(|i| f16::from_f32(i as f32)), opts).unwrap();
-    w.add_dense("bf16", &shape, &values(|i| bf16::from_f32(i as f32)), opts).unwrap();
-    w.add_dense("i64", &shape, &values(|i| i as i64 * 1_000_000_007), opts).unwrap();
+    w.add_dense("f16", &shape, &values(|i| f16::from_f32(i as f32)), opts)
+        .unwrap();
+    w.add_dense("bf16", &shape, &values(|i| bf16::from_f32(i as f32)), opts)
+        .unwrap();
+    w.add_dense("i64", &shape, &values(|i| i as i64 * 1_000_000_007), opts)
+        .unwrap();
     w.add_dense("i32", &shape, &values(|i| i * 65_537), opts).unwrap();
     w.add_dense("i16", &shape, &values(|i| i as i16 * 300), opts).unwrap();
     w.add_dense("i8", &shape, &values(|i| i as i8), opts).unwrap();
-    w.add_dense("u64", &shape, &values(|i| (i + 5) as u64 * 1_000_000_007), opts).unwrap();
-    w.add_dense("u32", &shape, &values(|i| (i + 5) as u32 * 65_537), opts).unwrap();
-    w.add_dense("u16", &shape, &values(|i| (i + 5) as u16 * 300), opts).unwrap();
+    w.add_dense("u64", &shape, &values(|i| (i + 5) as u64 * 1_000_000_007), opts)
+        .unwrap();
+    w.add_dense("u32", &shape, &values(|i| (i + 5) as u32 * 65_537), opts)
+        .unwrap();
+    w.add_dense("u16", &shape, &values(|i| (i + 5) as u16 * 300), opts)
+        .unwrap();
     w.add_dense("u8", &shape, &values(|i| (i + 5) as u8), opts).unwrap();
     let bools: Vec<bool> = (0..24).map(|i| i % 3 == 0).collect();
     w.add_dense_bool("bool", &shape, &bools, opts).unwrap();
@@ -116,7 +127,9 @@ fn streaming_blobs_attributes_and_read_many() {
     let mut w = Writer::create_with(&path, &WriterOptions::new().sync(false)).unwrap();
     w.set_attributes_json(r#"{"model": "tiny", "layers": 2}"#).unwrap();
     w.begin_object("big", "dense", &[1000]).unwrap();
-    let mut s = w.blob_stream("big", "data", Dtype::I32, Some(&BlobOptions::zstd(3))).unwrap();
+    let mut s = w
+        .blob_stream("big", "data", Dtype::I32, Some(&BlobOptions::zstd(3)))
+        .unwrap();
     for chunk in (0..1000i32).collect::<Vec<_>>().chunks(333) {
         s.append(chunk).unwrap();
     }
@@ -126,8 +139,13 @@ fn streaming_blobs_attributes_and_read_many() {
     let mut s = w.blob_stream("bytes", "data", Dtype::U8, None).unwrap();
     s.write_all(b"hello").unwrap();
     s.end().unwrap();
-    w.add_dense("c64", &[2], &[1.0f32, 2.0, 3.0, 4.0], Some(&BlobOptions::new().logical_type("complex64")))
-        .unwrap();
+    w.add_dense(
+        "c64",
+        &[2],
+        &[1.0f32, 2.0, 3.0, 4.0],
+        Some(&BlobOptions::new().logical_type("complex64")),
+    )
+    .unwrap();
     w.finish().unwrap();
 
     let file = File::open(&path).unwrap();
@@ -153,7 +171,10 @@ fn streaming_blobs_attributes_and_read_many() {
     assert_eq!(e.status(), Status::BufferTooSmall);
     assert_eq!(reqs[0].outcome().unwrap().as_ref().unwrap(), &4000);
     assert_eq!(reqs[1].outcome().unwrap().as_ref().unwrap(), &5);
-    assert_eq!(reqs[2].outcome().unwrap().as_ref().unwrap_err().status(), Status::BufferTooSmall);
+    assert_eq!(
+        reqs[2].outcome().unwrap().as_ref().unwrap_err().status(),
+        Status::BufferTooSmall
+    );
     drop(reqs);
     assert_eq!(a[999], 999);
     assert_eq!(&b, b"hello");

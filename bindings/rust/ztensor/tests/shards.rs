@@ -40,7 +40,11 @@ fn a_closure_resolves_renamed_shards() {
     let mut asked = Vec::new();
     let f = File::open_sharded(&root, None, &OpenOptions::default(), |name, _size, digest| {
         asked.push((name.to_string(), digest[..5].to_string()));
-        if name == "a" { Some(first.clone()) } else { None }
+        if name == "a" {
+            Some(first.clone())
+        } else {
+            None
+        }
     })
     .unwrap();
     asked.sort();

@@ -182,8 +182,13 @@ fn parse_value(b: &[u8], i: &mut usize) -> Json {
         }
         _ => {
             let start = *i;
-            while *i < b.len() && (b[*i] == b'-' || b[*i] == b'+' || b[*i] == b'.' || b[*i] == b'e'
-                || b[*i] == b'E' || b[*i].is_ascii_digit())
+            while *i < b.len()
+                && (b[*i] == b'-'
+                    || b[*i] == b'+'
+                    || b[*i] == b'.'
+                    || b[*i] == b'e'
+                    || b[*i] == b'E'
+                    || b[*i].is_ascii_digit())
             {
                 *i += 1;
             }

@@ -1,4 +1,4 @@
-#include "container/replaced_file.h"
+#include "platform/replaced_file.h"
 
 #include <fcntl.h>
 #include <pthread.h>

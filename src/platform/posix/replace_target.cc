@@ -1,4 +1,4 @@
-#include "container/replace_target.h"
+#include "platform/replace_target.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -65,13 +65,13 @@ ReplaceTarget resolve_replace_target(const std::string &path) {
   }
 }
 
-mode_t temp_create_mode(const ReplaceTarget &target) {
+uint32_t temp_create_mode(const ReplaceTarget &target) {
   return target.exists ? 0600 : 0666;
 }
 
 void apply_replace_metadata(int fd, const ReplaceTarget &target) {
   // A new file was created 0666 and the kernel applied the umask: nothing
-  // to change (and the umask is never read, see util/temp_file.h).
+  // to change (and the umask is never read, see platform/posix/temp_file.h).
   if (!target.exists) return;
   // Owner first: chown clears set-id bits, which fchmod then restores. Only
   // root may change the owner, and a group only to one of the caller's: a

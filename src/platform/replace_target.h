@@ -5,8 +5,7 @@
 // the link points at, and the new file takes the old one's mode and owner.
 #pragma once
 
-#include <sys/types.h>
-
+#include <cstdint>
 #include <string>
 
 namespace zt {
@@ -14,11 +13,10 @@ namespace zt {
 struct ReplaceTarget {
   std::string path;     // the file to rename over: `path` with symlinks followed
   bool exists = false;  // a regular file is there now
-#ifndef _WIN32
-  mode_t mode = 0;  // its permission bits (07777), when it exists
-  uid_t uid = 0;
-  gid_t gid = 0;
-#endif
+  // POSIX only (Windows gives the file its folder's default ACL):
+  uint32_t mode = 0;  // its permission bits (07777), when it exists
+  uint32_t uid = 0;
+  uint32_t gid = 0;
 };
 
 // Follows symlinks (up to 40 hops: a loop is refused with ZT_E_IO), but
@@ -29,9 +27,8 @@ ReplaceTarget resolve_replace_target(const std::string &path);
 // The mode to create the temporary with: 0600 when it replaces a file
 // (apply_replace_metadata then gives it that file's mode), 0666 for a new
 // file, which the kernel cuts by the umask as it creates it.
-#ifndef _WIN32
-mode_t temp_create_mode(const ReplaceTarget &target);
-#endif
+// POSIX only.
+uint32_t temp_create_mode(const ReplaceTarget &target);
 
 // Gives the open temporary `fd` the permissions of the file it replaces:
 // its mode and owner (best effort for the owner: only root may give a file

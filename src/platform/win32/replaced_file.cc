@@ -1,7 +1,7 @@
 // Windows counterpart of replaced_file.cc: MoveFileExW frees the replaced
 // file's clusters itself, and a handle kept open on it would make the
 // rename fail (a sharing violation), so nothing is held or deferred.
-#include "container/replaced_file.h"
+#include "platform/replaced_file.h"
 
 namespace zt {
 

@@ -1,5 +1,6 @@
-// The Win32 side of the library's file access (Windows builds only: the
-// POSIX code in src/container/ and src/util/ is used everywhere else).
+// Helpers of the Win32 implementations in src/platform/win32/ (Windows
+// builds only; the zt tool's Windows files use them too). Code above the
+// platform seam includes the seam's headers (platform/file.h, ...), not this.
 // Paths come in as UTF-8, as on Linux, and are turned into UTF-16 for the
 // wide (-W) API, so a file named in any script opens and writes. Open files
 // are C runtime descriptors (_open_osfhandle) over handles opened here, so
@@ -28,8 +29,9 @@ std::string error_text(unsigned long code);
 // Opens an existing regular file for reading, shared for reading, writing
 // and deletion (a writer may replace it while it is read, as on POSIX).
 // Returns a C runtime descriptor and its size; throws zt::Error (ZT_E_IO)
-// naming the file when it cannot be opened or is not a regular file.
-int open_read(const std::string &path, uint64_t *size);
+// naming the file (as `label`, "'<path>'" when empty) when it cannot be
+// opened or is not a regular file.
+int open_read(const std::string &path, uint64_t *size, const std::string &label = std::string());
 
 // The size of an open file; throws zt::Error (ZT_E_IO) if it is not a
 // regular file.
@@ -40,20 +42,26 @@ void *handle_of(int fd);
 
 // Reads exactly len bytes at a 64-bit offset (ReadFile with an OVERLAPPED
 // offset: no shared file position, so threads may read one file at once).
-// Throws zt::Error (ZT_E_IO) naming the file and offset, also when the file
-// ends first.
-void pread_all(int fd, const std::string &path, uint64_t offset, void *dst, size_t len);
+// Throws zt::Error (ZT_E_IO) naming the file (`what`: "'<path>'") and
+// offset, also when the file ends first.
+void pread_all(int fd, const std::string &what, uint64_t offset, void *dst, size_t len);
 
-// Writes all of [data, data+len) at the file position.
-void write_all(int fd, const void *data, size_t len, const std::string &path);
+// Writes all of [data, data+len) at the file position. `what` names the
+// file in messages ("'<path>'").
+void write_all(int fd, const void *data, size_t len, const std::string &what);
 
 // FlushFileBuffers: the file's data and metadata on the device.
-ZT_INTERNAL void flush_to_disk(int fd, const std::string &path);
+ZT_INTERNAL void flush_to_disk(int fd, const std::string &what);
 
 // Creates "<target><tag><pid>-XXXXXX" beside target exclusively
 // (CREATE_NEW), read-write, shared for reading and deletion; returns its
 // descriptor and sets name. Throws zt::Error (ZT_E_IO) naming the folder.
-ZT_INTERNAL int create_temp(const std::string &target, const char *tag, std::string &name);
+// `flags`: more FILE_ATTRIBUTE_* / FILE_FLAG_* (FILE_FLAG_DELETE_ON_CLOSE
+// for a scratch file).
+ZT_INTERNAL int create_temp(const std::string &target, const char *tag, std::string &name, unsigned long flags = 0);
+
+// UTF-16 to UTF-8 (a path the system gave).
+std::string narrow(const std::wstring &wide);
 
 // Renames temp over target in one step (MoveFileExW with
 // MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH). When target is open

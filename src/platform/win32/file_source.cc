@@ -1,9 +1,10 @@
-// Windows counterpart of source.cc: the same sources over the Win32 API
-// (src/platform/win32.h). A mapped file is a copy-on-write view
+// The Windows file sources of platform/file_source.h, over the Win32 API
+// (src/platform/win32/win32.h). A mapped file is a copy-on-write view
 // (FILE_MAP_COPY, as MAP_PRIVATE on POSIX: a caller writing through a view
 // gets its own pages and the file never changes); reads that do not come
 // from the map are ReadFile calls at 64-bit OVERLAPPED offsets.
-#include <io.h>
+#include "platform/file_source.h"
+
 #include <windows.h>
 
 #include <atomic>
@@ -12,47 +13,22 @@
 #include <new>
 
 #include "container/source.h"
-#include "platform/win32.h"
+#include "platform/win32/win32.h"
 #include "util/error.h"
 #include "ztensor.h"
 
 namespace zt {
 namespace {
 
-// An open file (a C runtime descriptor over a Win32 handle): opened here
-// from a UTF-8 path, or adopted from a caller that opened it.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(const std::string &path) { fd_ = win32::open_read(path, &size_); }
-  FileDescriptor(int fd, const std::string &path) : fd_(fd) {
-    try {
-      size_ = win32::file_size(fd_, path);
-    } catch (...) {
-      close();  // no destructor runs for a constructor that throws
-      throw;
-    }
-  }
-  ~FileDescriptor() { close(); }
-  FileDescriptor(const FileDescriptor &) = delete;
-  FileDescriptor &operator=(const FileDescriptor &) = delete;
-  int get() const { return fd_; }
-  uint64_t size() const { return size_; }
-  void close() {
-    if (fd_ >= 0) _close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-  uint64_t size_ = 0;
-};
+// An open regular file (platform/file.h).
+using FileDescriptor = platform::InputFile;
 
 // Handles are not the scarce resource descriptors are on POSIX: a mapped
 // file keeps its handle for the large reads below. Counted all the same,
 // for the same test hook.
 std::atomic<int> g_mapped_fds{0};
 
-// As in source.cc: large copies are reads of the file, not copies out of a
+// As on POSIX: large copies are reads of the file, not copies out of a
 // fresh map (which would fault every page in).
 constexpr size_t kReadThreshold = size_t{1} << 20;
 
@@ -68,7 +44,7 @@ class MmapSource final : public Source {
   void read(uint64_t offset, size_t len, void *dst) const override {
     if (len == 0) return;
     if (!data_ || len >= kReadThreshold) {
-      win32::pread_all(fd_.get(), path_, offset, dst, len);
+      platform::read_at(fd_.get(), "'" + path_ + "'", offset, dst, len);
       return;
     }
     std::memcpy(dst, data_ + offset, len);
@@ -138,69 +114,14 @@ class PreadSource final : public Source {
     size_ = fd_.size();
   }
   void read(uint64_t offset, size_t len, void *dst) const override {
-    if (len) win32::pread_all(fd_.get(), path_, offset, dst, len);
+    if (len) platform::read_at(fd_.get(), "'" + path_ + "'", offset, dst, len);
   }
 
  private:
   FileDescriptor fd_;
 };
 
-class MemorySource final : public Source {
- public:
-  MemorySource(const void *data, size_t size) {
-    data_ = static_cast<const uint8_t *>(data);
-    size_ = size;
-    path_ = "<memory>";
-  }
-  void read(uint64_t offset, size_t len, void *dst) const override {
-    if (len) std::memcpy(dst, data_ + offset, len);
-  }
-};
-
-template <class S>
-std::unique_ptr<Source> adopt_fd(int fd, const std::string &path) {
-  void *mem = nullptr;
-  try {
-    mem = ::operator new(sizeof(S));
-  } catch (...) {
-    _close(fd);
-    throw;
-  }
-  try {
-    return std::unique_ptr<Source>(new (mem) S(fd, path));
-  } catch (...) {
-    ::operator delete(mem);
-    throw;
-  }
-}
-
 }  // namespace
-
-void Source::will_need(uint64_t, uint64_t) const {}
-
-// No reopen() here either, so the `prefetch` open option never starts.
-bool Source::populate(uint64_t, uint64_t, std::vector<uint8_t> &) const {
-  return false;
-}
-
-// Windows has no mincore: every range counts as cached and read_many keeps
-// its parallel path there (the streamed cold path is a Linux measurement,
-// docs/cold-reads.md).
-bool Source::likely_cached(uint64_t, uint64_t) const {
-  return true;
-}
-
-// One read per piece: Windows has no preadv for ordinary (buffered) files.
-void Source::read_pieces(uint64_t offset, const Piece *pieces, size_t n) const {
-  for (size_t i = 0; i < n; ++i) {
-    if (pieces[i].dst) read(offset, pieces[i].len, pieces[i].dst);
-    offset += pieces[i].len;
-  }
-}
-
-void Source::read_groups(const Group *groups, size_t n) const {
-  for (size_t i = 0; i < n; ++i) read_pieces(groups[i].offset, groups[i].pieces, groups[i].n);
-}
 
 std::unique_ptr<Source> open_mmap_source(const std::string &path) {
   return std::make_unique<MmapSource>(path);
@@ -209,10 +130,10 @@ std::unique_ptr<Source> open_pread_source(const std::string &path) {
   return std::make_unique<PreadSource>(path);
 }
 std::unique_ptr<Source> open_mmap_source(int fd, const std::string &path) {
-  return adopt_fd<MmapSource>(fd, path);
+  return platform::adopt_descriptor<MmapSource>(fd, path);
 }
 std::unique_ptr<Source> open_pread_source(int fd, const std::string &path) {
-  return adopt_fd<PreadSource>(fd, path);
+  return platform::adopt_descriptor<PreadSource>(fd, path);
 }
 // No prefetch thread on Windows (no reopen()): nothing takes these.
 bool take_descriptor_slot() {
@@ -221,9 +142,6 @@ bool take_descriptor_slot() {
 void give_descriptor_slot() {}
 int mapped_sources_holding_fds() {
   return g_mapped_fds.load(std::memory_order_relaxed);
-}
-std::unique_ptr<Source> open_memory_source(const void *data, size_t size) {
-  return std::make_unique<MemorySource>(data, size);
 }
 
 }  // namespace zt

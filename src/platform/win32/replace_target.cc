@@ -2,8 +2,9 @@
 // itself: Windows symbolic links (which need a privilege to create) are not
 // followed, and the file's ACL is the folder's default, as for any new file
 // (docs/cross.md, "Windows").
-#include "container/replace_target.h"
-#include "platform/win32.h"
+#include "platform/replace_target.h"
+
+#include "platform/win32/win32.h"
 #include "util/error.h"
 #include "ztensor.h"
 

@@ -1,4 +1,4 @@
-#include "platform/win32.h"
+#include "platform/win32/win32.h"
 
 #include <fcntl.h>
 #include <io.h>
@@ -24,6 +24,15 @@ std::wstring wide_path(const std::string &utf8) {
   std::wstring w(static_cast<size_t>(n), L'\0');
   MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8.data(), static_cast<int>(utf8.size()), &w[0], n);
   return w;
+}
+
+std::string narrow(const std::wstring &wide) {
+  if (wide.empty()) return std::string();
+  const int n =
+      WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), nullptr, 0, nullptr, nullptr);
+  std::string s(static_cast<size_t>(std::max(n, 0)), '\0');
+  if (n > 0) WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), &s[0], n, nullptr, nullptr);
+  return s;
 }
 
 std::string error_text(unsigned long code) {
@@ -75,13 +84,14 @@ uint64_t file_size(int fd, const std::string &path) {
   return (static_cast<uint64_t>(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
 }
 
-int open_read(const std::string &path, uint64_t *size) {
+int open_read(const std::string &path, uint64_t *size, const std::string &label) {
+  const std::string shown = label.empty() ? "'" + path + "'" : label;
   const std::wstring w = wide_path(path);
   // FILE_FLAG_BACKUP_SEMANTICS lets a directory open too, so that it is
   // refused by name below rather than with "access denied".
   HANDLE h = CreateFileW(w.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
                          OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
-  if (h == INVALID_HANDLE_VALUE) fail(ZT_E_IO, "cannot open '" + path + "': " + error_text(GetLastError()));
+  if (h == INVALID_HANDLE_VALUE) fail(ZT_E_IO, "cannot open " + shown + ": " + error_text(GetLastError()));
   const int fd = to_descriptor(h, _O_RDONLY, path);
   try {
     *size = file_size(fd, path);
@@ -92,7 +102,7 @@ int open_read(const std::string &path, uint64_t *size) {
   return fd;
 }
 
-void pread_all(int fd, const std::string &path, uint64_t offset, void *dst, size_t len) {
+void pread_all(int fd, const std::string &what, uint64_t offset, void *dst, size_t len) {
   HANDLE h = static_cast<HANDLE>(handle_of(fd));
   auto *p = static_cast<uint8_t *>(dst);
   while (len > 0) {
@@ -104,35 +114,35 @@ void pread_all(int fd, const std::string &path, uint64_t offset, void *dst, size
     if (!ReadFile(h, p, want, &got, &ov)) {
       const DWORD e = GetLastError();
       if (e != ERROR_HANDLE_EOF)
-        fail(ZT_E_IO, "read failed on '" + path + "' at offset " + std::to_string(offset) + ": " + error_text(e));
+        fail(ZT_E_IO, "read failed on " + what + " at offset " + std::to_string(offset) + ": " + error_text(e));
       got = 0;
     }
-    if (got == 0) fail(ZT_E_IO, "'" + path + "' shrank while being read (offset " + std::to_string(offset) + ")");
+    if (got == 0) fail(ZT_E_IO, what + " shrank while being read (offset " + std::to_string(offset) + ")");
     p += got;
     offset += got;
     len -= got;
   }
 }
 
-void write_all(int fd, const void *data, size_t len, const std::string &path) {
+void write_all(int fd, const void *data, size_t len, const std::string &what) {
   HANDLE h = static_cast<HANDLE>(handle_of(fd));
   const auto *p = static_cast<const uint8_t *>(data);
   while (len > 0) {
     const DWORD want = static_cast<DWORD>(std::min<size_t>(len, DWORD{1} << 30));
     DWORD put = 0;
     if (!WriteFile(h, p, want, &put, nullptr) || put == 0)
-      fail(ZT_E_IO, "write to '" + path + "' failed: " + error_text(GetLastError()));
+      fail(ZT_E_IO, "write to " + what + " failed: " + error_text(GetLastError()));
     p += put;
     len -= put;
   }
 }
 
-void flush_to_disk(int fd, const std::string &path) {
+void flush_to_disk(int fd, const std::string &what) {
   if (!FlushFileBuffers(static_cast<HANDLE>(handle_of(fd))))
-    fail(ZT_E_IO, "flush of '" + path + "' to disk failed: " + error_text(GetLastError()));
+    fail(ZT_E_IO, "flush of " + what + " to disk failed: " + error_text(GetLastError()));
 }
 
-int create_temp(const std::string &target, const char *tag, std::string &name) {
+int create_temp(const std::string &target, const char *tag, std::string &name, unsigned long flags) {
   static std::atomic<unsigned> counter{0};
   static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
   const std::string prefix = target + tag + std::to_string(static_cast<long>(_getpid())) + "-";
@@ -143,8 +153,9 @@ int create_temp(const std::string &target, const char *tag, std::string &name) {
         static_cast<uint64_t>(t.QuadPart) * 0x9E3779B97F4A7C15ull ^ (counter.fetch_add(1) + 1) * 0xBF58476D1CE4E5B9ull;
     std::string candidate = prefix;
     for (int i = 0; i < 6; ++i, x /= 36) candidate += digits[x % 36];
-    HANDLE h = CreateFileW(wide_path(candidate).c_str(), GENERIC_READ | GENERIC_WRITE,
-                           FILE_SHARE_READ | FILE_SHARE_DELETE, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
+    HANDLE h =
+        CreateFileW(wide_path(candidate).c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE,
+                    nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL | flags, nullptr);
     if (h != INVALID_HANDLE_VALUE) {
       name = candidate;
       return to_descriptor(h, _O_RDWR, candidate);

@@ -7,11 +7,13 @@ import "C"
 
 import "unsafe"
 
-// BenchCLoop runs n iterations of zt_file_object_by_name +
+// benchCLoop runs n iterations of zt_file_object_by_name +
 // zt_component_read (component 0 of name, into a C buffer) inside one C
 // loop: the library's own per-call cost, against which the benchmarks
-// measure what cgo and this package add. For benchmarks only.
-func BenchCLoop(f *File, name string, n int) error {
+// measure what cgo and this package add. For benchmarks only: not part of
+// the package's API (export_test.go hands it to bench_test.go; a _test.go
+// file cannot use cgo itself).
+func benchCLoop(f *File, name string, n int) error {
 	if err := f.g.enter(); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-// Files beneath a folder, never outside it: a local set's shards (capi/set_c.cc)
+// The platform seam for files beneath a folder, never outside it: a local set's shards (capi/set_c.cc)
 // and an ONNX model's external data (foreign/onnx.cc) are opened here, one
 // path component at a time, refusing symbolic links (docs/sharding.md).
 // Locations must first pass check_shard_location (set/shard_index.h).
@@ -8,26 +8,21 @@
 
 namespace zt {
 
-#ifdef _WIN32
-// Windows: the folder as a path; each part of a location is checked before
-// the file is opened by its full path (docs/cross.md, "Windows").
+// The folder holding `index_path` (a file in it). POSIX
+// (src/platform/posix/open_beneath.cc): opened once, and every file is
+// opened beneath it with openat, never through a path string. Windows
+// (src/platform/win32/open_beneath.cc): the folder as a path; each part of
+// a location is checked before the file is opened by its full path
+// (docs/cross.md, "Windows").
 struct IndexFolder {
-  std::string dir;
-  std::string shown;
-  explicit IndexFolder(const std::string &index_path);
-};
-#else
-// The folder holding `index_path` (a file in it), opened once: every file
-// is opened beneath it, never through a path string.
-struct IndexFolder {
-  int fd = -1;
+  int fd = -1;        // POSIX
+  std::string dir;    // Windows
   std::string shown;  // the folder as given, for messages
   explicit IndexFolder(const std::string &index_path);
   ~IndexFolder();
   IndexFolder(const IndexFolder &) = delete;
   IndexFolder &operator=(const IndexFolder &) = delete;
 };
-#endif
 
 // Opens a checked location (relative, no "." or ".." part) beneath the
 // folder, one component at a time, each with O_NOFOLLOW: a symlinked
