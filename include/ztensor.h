@@ -40,8 +40,7 @@
 #define ZT_VERSION_MAJOR 1
 #define ZT_VERSION_MINOR 3
 #define ZT_VERSION_PATCH 0
-#define ZT_VERSION_NUMBER \
-  (ZT_VERSION_MAJOR * 10000 + ZT_VERSION_MINOR * 100 + ZT_VERSION_PATCH)
+#define ZT_VERSION_NUMBER (ZT_VERSION_MAJOR * 10000 + ZT_VERSION_MINOR * 100 + ZT_VERSION_PATCH)
 
 /* The on-disk format version this library writes (independent of the above). */
 #define ZT_FORMAT_VERSION "1.2.0"
@@ -82,54 +81,54 @@ typedef enum zt_status {
                                  pread access) */
 
   /* Container (refuses the open) */
-  ZT_E_FORMAT = -20,          /* not a zTensor file: header magic */
-  ZT_E_FOOTER = -21,          /* footer magic wrong (truncated or damaged) */
-  ZT_E_TRUNCATED = -22,       /* file shorter than the fixed parts */
-  ZT_E_MANIFEST_SIZE = -23,   /* manifest size larger than the file allows */
-  ZT_E_MANIFEST_LIMIT = -24,  /* manifest size above 1 GiB / configured max */
+  ZT_E_FORMAT = -20,         /* not a zTensor file: header magic */
+  ZT_E_FOOTER = -21,         /* footer magic wrong (truncated or damaged) */
+  ZT_E_TRUNCATED = -22,      /* file shorter than the fixed parts */
+  ZT_E_MANIFEST_SIZE = -23,  /* manifest size larger than the file allows */
+  ZT_E_MANIFEST_LIMIT = -24, /* manifest size above 1 GiB / configured max */
 
   /* Manifest root (refuses the open) */
-  ZT_E_CBOR = -30,            /* malformed CBOR, or bytes after the item */
-  ZT_E_CBOR_DEPTH = -31,      /* CBOR nesting deeper than the decoder allows */
-  ZT_E_DUPLICATE_KEY = -32,   /* the same key twice in one CBOR map */
-  ZT_E_MANIFEST = -33,        /* root not a map, objects missing/not a map */
-  ZT_E_VERSION = -34,         /* version missing, not text, or major != 1 */
+  ZT_E_CBOR = -30,          /* malformed CBOR, or bytes after the item */
+  ZT_E_CBOR_DEPTH = -31,    /* CBOR nesting deeper than the decoder allows */
+  ZT_E_DUPLICATE_KEY = -32, /* the same key twice in one CBOR map */
+  ZT_E_MANIFEST = -33,      /* root not a map, objects missing/not a map */
+  ZT_E_VERSION = -34,       /* version missing, not text, or major != 1 */
 
   /* One object or component (reported by that object; open fails in strict) */
-  ZT_E_FIELD = -40,           /* required field missing or of the wrong type */
-  ZT_E_DTYPE = -41,           /* unknown storage dtype */
-  ZT_E_ENCODING = -42,        /* unknown encoding */
-  ZT_E_ALIGNMENT = -43,       /* offset not a multiple of 64 */
-  ZT_E_BOUNDS = -44,          /* offset < 8, overflow, or past the manifest */
-  ZT_E_OVERLAP = -45,         /* two blobs partially overlap */
-  ZT_E_SHAPE = -46,           /* shape product overflows */
-  ZT_E_LENGTH = -47,          /* stored/declared length disagrees with shape */
+  ZT_E_FIELD = -40,                  /* required field missing or of the wrong type */
+  ZT_E_DTYPE = -41,                  /* unknown storage dtype */
+  ZT_E_ENCODING = -42,               /* unknown encoding */
+  ZT_E_ALIGNMENT = -43,              /* offset not a multiple of 64 */
+  ZT_E_BOUNDS = -44,                 /* offset < 8, overflow, or past the manifest */
+  ZT_E_OVERLAP = -45,                /* two blobs partially overlap */
+  ZT_E_SHAPE = -46,                  /* shape product overflows */
+  ZT_E_LENGTH = -47,                 /* stored/declared length disagrees with shape */
   ZT_E_NO_UNCOMPRESSED_LENGTH = -48, /* zstd without uncompressed_length */
-  ZT_E_DECODED_SIZE = -49,    /* frame decodes to more/fewer bytes than said */
-  ZT_E_CORRUPT = -50,         /* corrupt zstd frame */
-  ZT_E_DIGEST_MISMATCH = -51, /* stored bytes do not match the digest */
-  ZT_E_DIGEST_FORMAT = -52,   /* digest string malformed */
-  ZT_E_NAME = -53,            /* name/role not valid UTF-8 */
-  ZT_E_BOOL_VALUE = -54,      /* bool byte other than 0/1 (strict verify) */
-  ZT_E_VALUE = -55,           /* a stored value its logical type or layout
-                                 forbids (v2: f4_e2m1 padding nibble, CSR
-                                 index order); since 1.3.0 */
+  ZT_E_DECODED_SIZE = -49,           /* frame decodes to more/fewer bytes than said */
+  ZT_E_CORRUPT = -50,                /* corrupt zstd frame */
+  ZT_E_DIGEST_MISMATCH = -51,        /* stored bytes do not match the digest */
+  ZT_E_DIGEST_FORMAT = -52,          /* digest string malformed */
+  ZT_E_NAME = -53,                   /* name/role not valid UTF-8 */
+  ZT_E_BOOL_VALUE = -54,             /* bool byte other than 0/1 (strict verify) */
+  ZT_E_VALUE = -55,                  /* a stored value its logical type or layout
+                                        forbids (v2: f4_e2m1 padding nibble, CSR
+                                        index order); since 1.3.0 */
 
   /* Composite formats (sparse, quantized) */
   ZT_E_COMPONENT_MISSING = -60, /* a component the format requires is absent */
-  ZT_E_SPARSE_INDPTR = -61,   /* CSR indptr: count, start, order or end */
-  ZT_E_SPARSE_INDEX = -62,    /* CSR index / COO coordinate out of range */
-  ZT_E_SPARSE_NNZ = -63,      /* values / coords count disagree with nnz */
-  ZT_E_QUANT_PARAMS = -64,    /* bits / group_size / packing missing or bad */
-  ZT_E_QUANT_SIZE = -65,      /* packed/scales/zeros size inconsistent */
-  ZT_E_WRONG_FORMAT = -66,    /* object is not of the format the call needs */
-  ZT_E_INDEX_DTYPE = -67,     /* index component not of an integer dtype */
-  ZT_E_COMPRESS = -70,        /* zstd compression failed */
+  ZT_E_SPARSE_INDPTR = -61,     /* CSR indptr: count, start, order or end */
+  ZT_E_SPARSE_INDEX = -62,      /* CSR index / COO coordinate out of range */
+  ZT_E_SPARSE_NNZ = -63,        /* values / coords count disagree with nnz */
+  ZT_E_QUANT_PARAMS = -64,      /* bits / group_size / packing missing or bad */
+  ZT_E_QUANT_SIZE = -65,        /* packed/scales/zeros size inconsistent */
+  ZT_E_WRONG_FORMAT = -66,      /* object is not of the format the call needs */
+  ZT_E_INDEX_DTYPE = -67,       /* index component not of an integer dtype */
+  ZT_E_COMPRESS = -70,          /* zstd compression failed */
 
   /* Remote and caller-supplied sources (ztensor_io.h; since 1.1) */
-  ZT_E_CHANGED = -80,         /* the object changed while being read (its
-                                 ETag/Last-Modified differ from the first
-                                 response); nothing mixed is returned */
+  ZT_E_CHANGED = -80,             /* the object changed while being read (its
+                                     ETag/Last-Modified differ from the first
+                                     response); nothing mixed is returned */
   ZT_STATUS_FORCE32_ = 0x7fffffff /* not a status: keeps the enum 32 bits wide */
 } zt_status;
 
@@ -177,7 +176,7 @@ typedef enum zt_dtype {
   ZT_U16 = 11,
   ZT_U8 = 12,
   ZT_BOOL = 13,
-  ZT_DTYPE_FORCE32_ = 0x7fffffff, /* not a dtype: keeps the enum 32 bits wide */
+  ZT_DTYPE_FORCE32_ = 0x7fffffff,         /* not a dtype: keeps the enum 32 bits wide */
   ZT_DTYPE_MIN_FORCE32_ = -0x7fffffff - 1 /* not a value: makes every int32 one of the enum's */
 } zt_dtype;
 
@@ -185,17 +184,17 @@ typedef enum zt_encoding {
   ZT_ENCODING_UNKNOWN = 0,
   ZT_ENCODING_RAW = 1,
   ZT_ENCODING_ZSTD = 2,
-  ZT_ENCODING_FORCE32_ = 0x7fffffff, /* not an encoding */
+  ZT_ENCODING_FORCE32_ = 0x7fffffff,         /* not an encoding */
   ZT_ENCODING_MIN_FORCE32_ = -0x7fffffff - 1 /* not a value: makes every int32 one of the enum's */
 } zt_encoding;
 
 typedef enum zt_digest_alg {
-  ZT_DIGEST_NONE = 0,   /* no digest */
-  ZT_DIGEST_CRC32C = 1, /* "crc32c:0x%08X" */
-  ZT_DIGEST_SHA256 = 2, /* "sha256:<64 lowercase hex>" */
-  ZT_DIGEST_UNKNOWN = 3, /* an algorithm this library cannot check */
-  ZT_DIGEST_XXH3 = 4,   /* "xxh3:<16 lowercase hex>": XXH3-64 (format v2; since 1.3.0) */
-  ZT_DIGEST_FORCE32_ = 0x7fffffff, /* not an algorithm */
+  ZT_DIGEST_NONE = 0,                      /* no digest */
+  ZT_DIGEST_CRC32C = 1,                    /* "crc32c:0x%08X" */
+  ZT_DIGEST_SHA256 = 2,                    /* "sha256:<64 lowercase hex>" */
+  ZT_DIGEST_UNKNOWN = 3,                   /* an algorithm this library cannot check */
+  ZT_DIGEST_XXH3 = 4,                      /* "xxh3:<16 lowercase hex>": XXH3-64 (format v2; since 1.3.0) */
+  ZT_DIGEST_FORCE32_ = 0x7fffffff,         /* not an algorithm */
   ZT_DIGEST_MIN_FORCE32_ = -0x7fffffff - 1 /* not a value: makes every int32 one of the enum's */
 } zt_digest_alg;
 
@@ -218,8 +217,8 @@ typedef struct zt_object zt_object; /* borrowed from its zt_file */
  * pages; zt_file_read_many and large copies read with pread and report
  * ZT_E_IO instead. Use ZT_ACCESS_PREAD for files that may change underfoot. */
 typedef enum zt_access {
-  ZT_ACCESS_MMAP = 0,  /* memory-map the file: zero-copy views (default) */
-  ZT_ACCESS_PREAD = 1  /* read with pread(2); no views */
+  ZT_ACCESS_MMAP = 0, /* memory-map the file: zero-copy views (default) */
+  ZT_ACCESS_PREAD = 1 /* read with pread(2); no views */
 } zt_access;
 
 typedef struct zt_open_options {
@@ -258,8 +257,8 @@ typedef struct zt_open_options {
    * copies uncached ranges behind it instead of reading them itself.
    * Ranges already in the page cache are skipped. Files opened by path on Linux and other
    * POSIX systems; ignored for memory, callback and URL opens, by
-   * zt_open_set (its shards are opened together) and on Windows. 0 (default): nothing is read before it is asked for. Other
-   * values are ZT_E_INVALID_ARG. docs/cold-reads.md has the figures. */
+   * zt_open_set (its shards are opened together) and on Windows. 0 (default): nothing is read before it is asked for.
+   * Other values are ZT_E_INVALID_ARG. docs/cold-reads.md has the figures. */
   uint32_t prefetch;
 } zt_open_options;
 
@@ -283,13 +282,11 @@ ZT_API void zt_open_options_init(zt_open_options *opts);
  * alignment allow); .npz members and Fortran-order arrays are decoded once,
  * at open, within max_decoded_size. A malformed one fails with ZT_E_FORMAT
  * and a message naming the rule. Same for zt_open_memory. */
-ZT_API zt_status zt_open(const char *path, const zt_open_options *opts,
-                         zt_file **out);
+ZT_API zt_status zt_open(const char *path, const zt_open_options *opts, zt_file **out);
 
 /* Same over a caller's buffer, which is borrowed: it must stay valid and
  * unchanged until zt_close(). Views point into it. */
-ZT_API zt_status zt_open_memory(const void *data, size_t size,
-                                const zt_open_options *opts, zt_file **out);
+ZT_API zt_status zt_open_memory(const void *data, size_t size, const zt_open_options *opts, zt_file **out);
 
 /* Releases the handle (the mapping lives on while DLPack tensors made from it
  * are alive). NULL is accepted and returns ZT_OK; a handle already closed
@@ -313,16 +310,12 @@ ZT_API zt_status zt_file_data_shard(const zt_file *file, uint32_t *out);
 ZT_API zt_status zt_file_object_count(const zt_file *file, size_t *out);
 
 /* Objects are in manifest order. Borrowed. */
-ZT_API zt_status zt_file_object_at(const zt_file *file, size_t index,
-                                   const zt_object **out);
-ZT_API zt_status zt_file_object_by_name(const zt_file *file, const char *name,
-                                        size_t name_len,
-                                        const zt_object **out);
+ZT_API zt_status zt_file_object_at(const zt_file *file, size_t index, const zt_object **out);
+ZT_API zt_status zt_file_object_by_name(const zt_file *file, const char *name, size_t name_len, const zt_object **out);
 
 /* File attributes as the CBOR item stored in the file (a map), borrowed;
  * *out = NULL and *out_len = 0 when the file has none. */
-ZT_API zt_status zt_file_attributes_cbor(const zt_file *file,
-                                         const uint8_t **out, size_t *out_len);
+ZT_API zt_status zt_file_attributes_cbor(const zt_file *file, const uint8_t **out, size_t *out_len);
 /* The same as JSON text (caller frees with zt_free); "null" when absent.
  * Byte strings become {"$bytes": hex}, non-finite floats {"$float": "nan"},
  * tags {"$tag": n, "$value": v}, maps with non-text keys {"$map": [[k, v]]},
@@ -334,18 +327,17 @@ ZT_API zt_status zt_file_attributes_json(const zt_file *file, char **out);
 
 /* Fields in the manifest root other than version/attributes/objects, as a
  * CBOR map (caller frees with zt_free); *out = NULL when there are none. */
-ZT_API zt_status zt_file_extra_fields_cbor(const zt_file *file, uint8_t **out,
-                                           size_t *out_len);
+ZT_API zt_status zt_file_extra_fields_cbor(const zt_file *file, uint8_t **out, size_t *out_len);
 
 typedef struct zt_object_info {
-  uint32_t struct_size;    /* set by the caller: sizeof(zt_object_info) */
-  const char *name;        /* borrowed, NUL-terminated (may hold NULs) */
+  uint32_t struct_size; /* set by the caller: sizeof(zt_object_info) */
+  const char *name;     /* borrowed, NUL-terminated (may hold NULs) */
   size_t name_len;
-  const char *format;      /* "dense", "sparse_csr", ...; "" if missing */
+  const char *format; /* "dense", "sparse_csr", ...; "" if missing */
   size_t ndim;
-  const uint64_t *shape;   /* borrowed, ndim entries */
+  const uint64_t *shape; /* borrowed, ndim entries */
   size_t component_count;
-  zt_status status;        /* ZT_OK, or why this object cannot be read */
+  zt_status status; /* ZT_OK, or why this object cannot be read */
   uint32_t has_attributes;
   /* Added in 1.3.0 (filled when struct_size covers it): the bytes of
    * format, which may hold NULs like a name ("dense\0x" is not "dense"). */
@@ -361,52 +353,45 @@ ZT_API zt_status zt_object_error(const zt_object *obj, const char **out);
 /* Number of elements: product of the shape (1 for a scalar). */
 ZT_API zt_status zt_object_numel(const zt_object *obj, uint64_t *out);
 
-ZT_API zt_status zt_object_attributes_cbor(const zt_object *obj,
-                                           const uint8_t **out,
-                                           size_t *out_len);
+ZT_API zt_status zt_object_attributes_cbor(const zt_object *obj, const uint8_t **out, size_t *out_len);
 ZT_API zt_status zt_object_attributes_json(const zt_object *obj, char **out);
 /* Unknown keys of the object's manifest map (CBOR map; zt_free). */
-ZT_API zt_status zt_object_extra_fields_cbor(const zt_object *obj,
-                                             uint8_t **out, size_t *out_len);
+ZT_API zt_status zt_object_extra_fields_cbor(const zt_object *obj, uint8_t **out, size_t *out_len);
 
 typedef struct zt_component_info {
-  uint32_t struct_size;      /* set by the caller: sizeof(zt_component_info) */
-  const char *role;          /* "data", "values", ...; borrowed */
-  zt_dtype dtype;            /* ZT_DTYPE_UNKNOWN if the name is unknown */
-  const char *dtype_name;    /* as normalised (1.2 short name, or as found) */
-  const char *logical_type;  /* "f8_e4m3fn", "complex64", ...; NULL if none */
-  uint32_t ratio;            /* storage elements per logical element */
+  uint32_t struct_size;     /* set by the caller: sizeof(zt_component_info) */
+  const char *role;         /* "data", "values", ...; borrowed */
+  zt_dtype dtype;           /* ZT_DTYPE_UNKNOWN if the name is unknown */
+  const char *dtype_name;   /* as normalised (1.2 short name, or as found) */
+  const char *logical_type; /* "f8_e4m3fn", "complex64", ...; NULL if none */
+  uint32_t ratio;           /* storage elements per logical element */
   zt_encoding encoding;
   const char *encoding_name; /* as written ("raw" when absent) */
   uint64_t offset;           /* absolute, in the file */
   uint64_t length;           /* stored bytes */
   uint64_t decoded_length;   /* bytes after decoding (what a read yields) */
   uint32_t has_uncompressed_length;
-  uint32_t big_endian;       /* legacy 0.1 data stored big-endian */
-  const char *digest;        /* "sha256:..." / "crc32c:0x..."; NULL if none */
+  uint32_t big_endian; /* legacy 0.1 data stored big-endian */
+  const char *digest;  /* "sha256:..." / "crc32c:0x..."; NULL if none */
   zt_digest_alg digest_alg;
-  zt_status status;          /* ZT_OK or the damage found at open */
+  zt_status status; /* ZT_OK or the damage found at open */
   /* Added in 1.3.0 (filled when struct_size covers them): the length in
    * bytes of each string above. A role, like an object name, is any UTF-8
    * text in a 1.x file and may hold NULs, so read it as (role, role_len),
    * not as a C string; the same holds for the type names as found. */
   size_t role_len;
   size_t dtype_name_len;
-  size_t logical_type_len;   /* 0 when logical_type is NULL */
+  size_t logical_type_len; /* 0 when logical_type is NULL */
   size_t encoding_name_len;
 } zt_component_info;
 
-ZT_API zt_status zt_object_component(const zt_object *obj, size_t index,
-                                     zt_component_info *out);
+ZT_API zt_status zt_object_component(const zt_object *obj, size_t index, zt_component_info *out);
 /* The index of the component whose role is the C string `role` (a role
  * holding a NUL cannot be named this way: see zt_object_component_index_n). */
-ZT_API zt_status zt_object_component_index(const zt_object *obj,
-                                           const char *role, size_t *out);
+ZT_API zt_status zt_object_component_index(const zt_object *obj, const char *role, size_t *out);
 /* The same for the role_len bytes at role (1.3.0). ZT_E_NOT_FOUND when no
  * component has exactly that role. */
-ZT_API zt_status zt_object_component_index_n(const zt_object *obj,
-                                             const char *role, size_t role_len,
-                                             size_t *out);
+ZT_API zt_status zt_object_component_index_n(const zt_object *obj, const char *role, size_t role_len, size_t *out);
 
 /* Decodes component `index` of `obj` into dst, elements in the host's byte
  * order (little-endian on x86 and ARM; swapped on a big-endian host).
@@ -414,8 +399,7 @@ ZT_API zt_status zt_object_component_index_n(const zt_object *obj,
  * ZT_E_BUFFER_TOO_SMALL with *out_size = decoded length. out_size may be
  * NULL. Digests are checked only when the file was opened with
  * zt_open_options.verify_on_read (else see zt_component_verify). */
-ZT_API zt_status zt_component_read(const zt_object *obj, size_t index,
-                                   void *dst, size_t dst_capacity,
+ZT_API zt_status zt_component_read(const zt_object *obj, size_t index, void *dst, size_t dst_capacity,
                                    size_t *out_size);
 
 /* Structural access: the component's stored bytes exactly as they are in
@@ -425,16 +409,14 @@ ZT_API zt_status zt_component_read(const zt_object *obj, size_t index,
  * reads return ZT_E_UNSUPPORTED naming the id). Sizes as zt_component_read,
  * in stored bytes. A part whose blob is in another shard is
  * ZT_E_UNSUPPORTED. Since 1.3.0. */
-ZT_API zt_status zt_component_read_stored(const zt_object *obj, size_t index,
-                                          void *dst, size_t dst_capacity,
+ZT_API zt_status zt_component_read_stored(const zt_object *obj, size_t index, void *dst, size_t dst_capacity,
                                           size_t *out_size);
 
 /* Reads elements [first, first+count) of a component, counted in storage
  * elements of its dtype. Raw components read only those bytes; zstd ones
  * decode only up to the end of the range. */
-ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index,
-                                         uint64_t first, uint64_t count,
-                                         void *dst, size_t dst_capacity);
+ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index, uint64_t first, uint64_t count, void *dst,
+                                         size_t dst_capacity);
 
 /* Reads an N-d box of a component, like numpy's a[start0:stop0, ...]:
  * for each of the ndim dimensions, start[d] <= stop[d] <= shape[d] (stop
@@ -452,10 +434,8 @@ ZT_API zt_status zt_component_read_range(const zt_object *obj, size_t index,
  * packed sub-byte type, f4_e2m1 or safetensors' F6, whose elements are not
  * whole bytes).
  * Since 1.1.0. */
-ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index,
-                                         size_t ndim, const uint64_t *start,
-                                         const uint64_t *stop, void *dst,
-                                         size_t dst_capacity);
+ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index, size_t ndim, const uint64_t *start,
+                                         const uint64_t *stop, void *dst, size_t dst_capacity);
 
 /* Several slices of one file's components as one read plan: what
  * zt_component_read_slice does for each request, but a remote file
@@ -466,10 +446,10 @@ ZT_API zt_status zt_component_read_slice(const zt_object *obj, size_t index,
  * zt_last_error()) and the buffers' contents are unspecified. Since 1.3.0. */
 typedef struct zt_slice_request {
   const zt_object *object;
-  size_t component;       /* index of the component (0: the data) */
+  size_t component; /* index of the component (0: the data) */
   size_t ndim;
-  const uint64_t *start;  /* ndim values */
-  const uint64_t *stop;   /* ndim values */
+  const uint64_t *start; /* ndim values */
+  const uint64_t *stop;  /* ndim values */
   void *dst;
   size_t dst_capacity;
 } zt_slice_request;
@@ -500,11 +480,8 @@ ZT_API zt_status zt_file_read_slices(const zt_file *file, const zt_slice_request
  * read fails the same way. */
 typedef struct zt_component_stream zt_component_stream;
 
-ZT_API zt_status zt_component_stream_open(const zt_object *obj, size_t index,
-                                          zt_component_stream **out);
-ZT_API zt_status zt_component_stream_read(zt_component_stream *stream,
-                                          void *dst, size_t capacity,
-                                          size_t *out_len);
+ZT_API zt_status zt_component_stream_open(const zt_object *obj, size_t index, zt_component_stream **out);
+ZT_API zt_status zt_component_stream_read(zt_component_stream *stream, void *dst, size_t capacity, size_t *out_len);
 ZT_API zt_status zt_component_stream_close(zt_component_stream *stream);
 
 /* A borrowed zero-copy view of a raw component stored in the host's byte
@@ -522,8 +499,7 @@ ZT_API zt_status zt_component_stream_close(zt_component_stream *stream);
  * as before. zt_open_memory lends the
  * caller's own buffer: a write there changes that buffer, as the caller
  * allows or forbids. */
-ZT_API zt_status zt_component_view(const zt_object *obj, size_t index,
-                                   const void **out, size_t *out_len);
+ZT_API zt_status zt_component_view(const zt_object *obj, size_t index, const void **out, size_t *out_len);
 
 typedef enum zt_verify_result {
   ZT_VERIFY_NO_DIGEST = 0,   /* nothing to check (structure was checked) */
@@ -533,33 +509,27 @@ typedef enum zt_verify_result {
 
 /* Checks the component's structure and digest (and, for zstd, that the frame
  * decodes to the declared size). out may be NULL. */
-ZT_API zt_status zt_component_verify(const zt_object *obj, size_t index,
-                                     zt_verify_result *out);
+ZT_API zt_status zt_component_verify(const zt_object *obj, size_t index, zt_verify_result *out);
 
 /* Every component of the object, plus (strict) its format's structure. */
 ZT_API zt_status zt_object_verify(const zt_object *obj);
 
 /* Called for every failure zt_file_verify finds; object/role may be "". */
-typedef void (*zt_verify_callback)(void *user, const char *object,
-                                   const char *role, zt_status status,
+typedef void (*zt_verify_callback)(void *user, const char *object, const char *role, zt_status status,
                                    const char *message);
 
 /* Checks every object in the file (in parallel); returns the first failure
  * in manifest order, ZT_OK if none. The callback (may be NULL) sees all of
  * them, from the calling thread, in manifest order. */
-ZT_API zt_status zt_file_verify(const zt_file *file, uint32_t strict,
-                                zt_verify_callback cb, void *user);
+ZT_API zt_status zt_file_verify(const zt_file *file, uint32_t strict, zt_verify_callback cb, void *user);
 
 /* As zt_verify_callback, with the length of the object's name and of the
  * role (either may hold NULs; both are also NUL-terminated). 1.3.0. */
-typedef void (*zt_verify_callback_n)(void *user, const char *object,
-                                     size_t object_len, const char *role,
-                                     size_t role_len, zt_status status,
-                                     const char *message);
+typedef void (*zt_verify_callback_n)(void *user, const char *object, size_t object_len, const char *role,
+                                     size_t role_len, zt_status status, const char *message);
 
 /* zt_file_verify, reporting each failure to a zt_verify_callback_n. 1.3.0. */
-ZT_API zt_status zt_file_verify_n(const zt_file *file, uint32_t strict,
-                                  zt_verify_callback_n cb, void *user);
+ZT_API zt_status zt_file_verify_n(const zt_file *file, uint32_t strict, zt_verify_callback_n cb, void *user);
 
 /* The content digest of a v2 model (spec §6.4): "<alg>:<hex>" over each
  * object's shape, layout and attributes and each part's dtype, logical type
@@ -571,8 +541,7 @@ ZT_API zt_status zt_file_verify_n(const zt_file *file, uint32_t strict,
  * Undefined when a part carries no digest: ZT_E_UNSUPPORTED, the message
  * naming the first such part; ZT_E_WRONG_FORMAT for a 1.x file or a data
  * shard. Reads no tensor bytes. 1.3.0. */
-ZT_API zt_status zt_file_content_digest(const zt_file *file, zt_digest_alg alg,
-                                        char *dst, size_t dst_capacity,
+ZT_API zt_status zt_file_content_digest(const zt_file *file, zt_digest_alg alg, char *dst, size_t dst_capacity,
                                         size_t *out_len);
 
 /* Whether a v2 file is in canonical form (spec §6.3: one manifest and no
@@ -587,8 +556,7 @@ ZT_API zt_status zt_file_content_digest(const zt_file *file, zt_digest_alg alg,
  * offsets. Zero-length parts are placed as the canonical writer places
  * them (docs/v2.md). ZT_E_WRONG_FORMAT for a file that is not v2. Reads
  * the footer again, no tensor bytes. 1.3.0. */
-ZT_API zt_status zt_file_canonical(const zt_file *file, uint32_t *out_rule,
-                                   char **out_message);
+ZT_API zt_status zt_file_canonical(const zt_file *file, uint32_t *out_rule, char **out_message);
 
 /* The whole manifest model as one JSON document (caller frees, zt_free). */
 ZT_API zt_status zt_file_to_json(const zt_file *file, char **out);
@@ -600,14 +568,14 @@ ZT_API zt_status zt_file_to_json(const zt_file *file, char **out);
 typedef struct zt_writer zt_writer;
 
 typedef struct zt_writer_options {
-  uint32_t struct_size;   /* sizeof(zt_writer_options), set by init */
-  uint32_t digest;        /* zt_digest_alg default for blobs (NONE) */
-  uint32_t encoding;      /* zt_encoding default for blobs (RAW) */
-  int32_t zstd_level;     /* default level for zstd blobs (3) */
-  uint32_t threads;       /* zstd worker threads for large blobs; 0 = cores;
-                             1 also keeps digests on the caller's thread */
-  uint32_t sync;          /* 1 (default): fsync file and directory on finish */
-  uint32_t validate;      /* 1 (default): check composite objects on finish */
+  uint32_t struct_size; /* sizeof(zt_writer_options), set by init */
+  uint32_t digest;      /* zt_digest_alg default for blobs (NONE) */
+  uint32_t encoding;    /* zt_encoding default for blobs (RAW) */
+  int32_t zstd_level;   /* default level for zstd blobs (3) */
+  uint32_t threads;     /* zstd worker threads for large blobs; 0 = cores;
+                           1 also keeps digests on the caller's thread */
+  uint32_t sync;        /* 1 (default): fsync file and directory on finish */
+  uint32_t validate;    /* 1 (default): check composite objects on finish */
   /* Since 1.1.0 (a caller compiled against 1.0 leaves it off): 1: before
    * zt_writer_finish replaces `path`, it opens the file it wrote with an
    * independent strict reader and checks every object, digest and zstd
@@ -630,7 +598,7 @@ typedef struct zt_writer_options {
   /* v2: default digest of a part: ZT_DIGEST_XXH3 (default), ZT_DIGEST_SHA256
    * or ZT_DIGEST_NONE (non-canonical only). */
   uint32_t v2_digest;
-  uint32_t reserved_;     /* 0 */
+  uint32_t reserved_; /* 0 */
   /* v2, non-canonical: blob alignment, a multiple of 4096; 0 = 65536. */
   uint64_t alignment;
 } zt_writer_options;
@@ -642,9 +610,7 @@ ZT_API void zt_writer_options_init(zt_writer_options *opts);
  * temporary has no name where the filesystem has O_TMPFILE, so a killed
  * process leaves nothing (docs/writing-rules.md). A symlink at `path` is
  * followed; a dangling one is refused (ZT_E_IO). */
-ZT_API zt_status zt_writer_create(const char *path,
-                                  const zt_writer_options *opts,
-                                  zt_writer **out);
+ZT_API zt_status zt_writer_create(const char *path, const zt_writer_options *opts, zt_writer **out);
 
 /* Writers that are not files (since 1.1.0). Every rule of the file writer
  * holds (alignment, padding, manifest, digests, zstd, streaming blobs): for
@@ -655,15 +621,13 @@ ZT_API zt_status zt_writer_create(const char *path,
  * grows by doubling) and handed over by zt_writer_finish_memory.
  * zt_writer_finish on a memory writer is ZT_E_MISUSE and leaves the writer
  * open; zt_writer_discard frees the buffer. */
-ZT_API zt_status zt_writer_create_memory(const zt_writer_options *opts,
-                                         zt_writer **out);
+ZT_API zt_status zt_writer_create_memory(const zt_writer_options *opts, zt_writer **out);
 
 /* Finishes a memory writer: on success *out (caller frees with zt_free)
  * holds the *out_len bytes of the file, which zt_open_memory reads. The
  * writer is freed whatever the outcome; on failure nothing is handed out
  * (*out = NULL, *out_len = 0) and the buffer is freed. */
-ZT_API zt_status zt_writer_finish_memory(zt_writer *w, uint8_t **out,
-                                         size_t *out_len);
+ZT_API zt_status zt_writer_finish_memory(zt_writer *w, uint8_t **out, size_t *out_len);
 
 /* Called with the file's bytes in order, each byte exactly once (small
  * pieces are gathered into 64 KiB ones; large blobs come straight from the
@@ -677,9 +641,7 @@ typedef int (*zt_write_callback)(void *user, const void *data, size_t len);
  * holds a complete file only when zt_writer_finish returned ZT_OK: on any
  * failure, or zt_writer_discard, what it received is a partial file to be
  * thrown away (the library cannot take back bytes already sent). */
-ZT_API zt_status zt_writer_create_callbacks(zt_write_callback write,
-                                            void *user,
-                                            const zt_writer_options *opts,
+ZT_API zt_status zt_writer_create_callbacks(zt_write_callback write, void *user, const zt_writer_options *opts,
                                             zt_writer **out);
 
 /* Per-blob settings; NULL means the writer's defaults. */
@@ -695,24 +657,16 @@ ZT_API void zt_blob_options_init(zt_blob_options *opts);
 
 /* File attributes, as one CBOR map item or as JSON text (an object; the
  * $bytes/$float/$tag conventions of zt_file_attributes_json are accepted). */
-ZT_API zt_status zt_writer_set_attributes_cbor(zt_writer *w,
-                                               const uint8_t *cbor,
-                                               size_t len);
+ZT_API zt_status zt_writer_set_attributes_cbor(zt_writer *w, const uint8_t *cbor, size_t len);
 ZT_API zt_status zt_writer_set_attributes_json(zt_writer *w, const char *json);
 
 /* Declares an object. format NULL means "dense". Names must be valid UTF-8
  * and unique. Components are then added with zt_write_blob(). */
-ZT_API zt_status zt_writer_begin_object(zt_writer *w, const char *name,
-                                        size_t name_len, const char *format,
+ZT_API zt_status zt_writer_begin_object(zt_writer *w, const char *name, size_t name_len, const char *format,
                                         const uint64_t *shape, size_t ndim);
-ZT_API zt_status zt_writer_set_object_attributes_cbor(zt_writer *w,
-                                                      const char *name,
-                                                      size_t name_len,
-                                                      const uint8_t *cbor,
-                                                      size_t len);
-ZT_API zt_status zt_writer_set_object_attributes_json(zt_writer *w,
-                                                      const char *name,
-                                                      size_t name_len,
+ZT_API zt_status zt_writer_set_object_attributes_cbor(zt_writer *w, const char *name, size_t name_len,
+                                                      const uint8_t *cbor, size_t len);
+ZT_API zt_status zt_writer_set_object_attributes_json(zt_writer *w, const char *name, size_t name_len,
                                                       const char *json);
 
 /* Writes one component (`role`) of a declared object: the bytes are
@@ -721,28 +675,21 @@ ZT_API zt_status zt_writer_set_object_attributes_json(zt_writer *w,
  * A len that cannot fit the shape (ZT_E_LENGTH), a bad dtype or option is
  * refused before anything is written, and the writer stays usable. A
  * failure while writing (I/O) fails the writer: only discard is left. */
-ZT_API zt_status zt_write_blob(zt_writer *w, const char *name, size_t name_len,
-                               const char *role, zt_dtype dtype,
-                               const void *data, size_t len,
-                               const zt_blob_options *opts);
+ZT_API zt_status zt_write_blob(zt_writer *w, const char *name, size_t name_len, const char *role, zt_dtype dtype,
+                               const void *data, size_t len, const zt_blob_options *opts);
 
 /* Streaming: one component in pieces, memory bounded by one piece. Only one
  * blob may be open at a time. Its size is known only at the end: a total
  * that does not fit the shape fails the writer at zt_write_blob_end. */
-ZT_API zt_status zt_write_blob_begin(zt_writer *w, const char *name,
-                                     size_t name_len, const char *role,
-                                     zt_dtype dtype,
+ZT_API zt_status zt_write_blob_begin(zt_writer *w, const char *name, size_t name_len, const char *role, zt_dtype dtype,
                                      const zt_blob_options *opts);
-ZT_API zt_status zt_write_blob_append(zt_writer *w, const void *data,
-                                      size_t len);
+ZT_API zt_status zt_write_blob_append(zt_writer *w, const void *data, size_t len);
 ZT_API zt_status zt_write_blob_end(zt_writer *w);
 
 /* One call for a dense tensor: begin_object + write_blob("data"). When it
  * is refused, the object is not declared either. */
-ZT_API zt_status zt_writer_add_dense(zt_writer *w, const char *name,
-                                     size_t name_len, zt_dtype dtype,
-                                     const uint64_t *shape, size_t ndim,
-                                     const void *data, size_t len,
+ZT_API zt_status zt_writer_add_dense(zt_writer *w, const char *name, size_t name_len, zt_dtype dtype,
+                                     const uint64_t *shape, size_t ndim, const void *data, size_t len,
                                      const zt_blob_options *opts);
 
 /* Writes the manifest and footer and renames the file into place. The writer
@@ -758,13 +705,13 @@ ZT_API zt_status zt_writer_discard(zt_writer *w);
 /* ------------------------------------------------------------------------ */
 
 typedef struct zt_migrate_options {
-  uint32_t struct_size;    /* set by init */
-  int32_t recompress;      /* 0 (default): keep each component's encoding;
-                              1: zstd at zstd_level; -1: decompress to raw */
-  int32_t zstd_level;      /* default 3 */
-  uint32_t digest;         /* zt_digest_alg: ZT_DIGEST_UNKNOWN (default)
-                              keeps each component's algorithm (recomputed) */
-  uint32_t sync;           /* as zt_writer_options.sync */
+  uint32_t struct_size; /* set by init */
+  int32_t recompress;   /* 0 (default): keep each component's encoding;
+                           1: zstd at zstd_level; -1: decompress to raw */
+  int32_t zstd_level;   /* default 3 */
+  uint32_t digest;      /* zt_digest_alg: ZT_DIGEST_UNKNOWN (default)
+                           keeps each component's algorithm (recomputed) */
+  uint32_t sync;        /* as zt_writer_options.sync */
   /* Since 1.3.0: the generation written, as zt_writer_options.format: 1
    * (default) spec 1.2, 2 zTensor v2; and, for v2, canonical (1, default)
    * or not (recompress and digest apply then; crc32c becomes xxh3). */
@@ -783,8 +730,7 @@ ZT_API void zt_migrate_options_init(zt_migrate_options *opts);
  * is ZT_E_UNSUPPORTED naming the object, with nothing written.
  * Since 1.1.0 the new file is checked by an independent strict reader
  * before it replaces out_path (zt_writer_options.verify_before_replace). */
-ZT_API zt_status zt_migrate(const char *in_path, const char *out_path,
-                            const zt_migrate_options *opts);
+ZT_API zt_status zt_migrate(const char *in_path, const char *out_path, const zt_migrate_options *opts);
 
 /* ------------------------------------------------------------------------ */
 /* Editing: copying from open files into a writer                            */
@@ -798,17 +744,13 @@ ZT_API zt_status zt_migrate(const char *in_path, const char *out_path,
  * damaged object or a digest mismatch fails the copy. new_name NULL keeps
  * the object's name. A name already in w is ZT_E_EXISTS. On failure w may
  * hold a partial object: discard it (zt_writer_discard). */
-ZT_API zt_status zt_writer_copy_object(zt_writer *w, const zt_object *obj,
-                                       const char *new_name,
-                                       size_t new_name_len);
+ZT_API zt_status zt_writer_copy_object(zt_writer *w, const zt_object *obj, const char *new_name, size_t new_name_len);
 
 /* Sets w's file attributes and unknown manifest fields to the union of those
  * of `files` (count entries). A key present in several files with different
  * values is ZT_E_EXISTS; one source's attributes are kept byte for byte.
  * Replaces attributes set earlier on w. */
-ZT_API zt_status zt_writer_copy_file_fields(zt_writer *w,
-                                            const zt_file *const *files,
-                                            size_t count);
+ZT_API zt_status zt_writer_copy_file_fields(zt_writer *w, const zt_file *const *files, size_t count);
 
 /* ------------------------------------------------------------------------ */
 /* Batched reads                                                             */
@@ -823,8 +765,8 @@ typedef struct zt_read_request {
   size_t component;        /* component index within the object */
   void *dst;
   size_t dst_capacity;
-  size_t out_size;         /* out */
-  zt_status status;        /* out: this request's outcome */
+  size_t out_size;  /* out */
+  zt_status status; /* out: this request's outcome */
 } zt_read_request;
 
 /* Reads `count` components at once, in parallel on up to
@@ -835,8 +777,7 @@ typedef struct zt_read_request {
  * array order), whose detail zt_last_error() gives. The buffers of different
  * requests must not overlap. Digests are checked (in parallel, before any
  * byte of a request is copied) only with zt_open_options.verify_on_read. */
-ZT_API zt_status zt_file_read_many(const zt_file *file, zt_read_request *reqs,
-                                   size_t count);
+ZT_API zt_status zt_file_read_many(const zt_file *file, zt_read_request *reqs, size_t count);
 
 /* ------------------------------------------------------------------------ */
 /* Every object at once (1.2.0)                                              */
@@ -847,41 +788,40 @@ ZT_API zt_status zt_file_read_many(const zt_file *file, zt_read_request *reqs,
  * zt_object_table.row_size bytes apart (a later release may append fields;
  * read only the ones declared here). */
 typedef struct zt_object_row {
-  const zt_object *object;       /* as zt_file_object_at gives it */
-  uint64_t name_offset;          /* the name is names[name_offset ..] */
-  uint64_t name_len;             /* bytes (names may hold NULs) */
-  uint64_t dims_offset;          /* the shape is dims[dims_offset ..] */
+  const zt_object *object; /* as zt_file_object_at gives it */
+  uint64_t name_offset;    /* the name is names[name_offset ..] */
+  uint64_t name_len;       /* bytes (names may hold NULs) */
+  uint64_t dims_offset;    /* the shape is dims[dims_offset ..] */
   uint32_t ndim;
-  uint32_t dense;                /* 1: the format is "dense" */
-  uint64_t data_component;       /* index of the "data" component, or
-                                    UINT64_MAX when there is none */
-  int32_t data_dtype;            /* its zt_dtype; -1 when there is none */
-  uint32_t data_has_logical_type;/* 1: it has a logical type ("complex64",
-                                    "f8_e4m3fn"; see zt_object_component) */
-  uint64_t data_decoded_length;  /* its decoded size in bytes */
-  zt_status status;              /* as zt_object_info.status */
-  uint32_t reserved;             /* 0 */
+  uint32_t dense;                 /* 1: the format is "dense" */
+  uint64_t data_component;        /* index of the "data" component, or
+                                     UINT64_MAX when there is none */
+  int32_t data_dtype;             /* its zt_dtype; -1 when there is none */
+  uint32_t data_has_logical_type; /* 1: it has a logical type ("complex64",
+                                     "f8_e4m3fn"; see zt_object_component) */
+  uint64_t data_decoded_length;   /* its decoded size in bytes */
+  zt_status status;               /* as zt_object_info.status */
+  uint32_t reserved;              /* 0 */
 } zt_object_row;
 
 /* The table zt_file_object_table returns: one allocation, released with
  * zt_free(table). The pointers inside point into that allocation; the
  * zt_object handles in the rows live until zt_close(file). */
 typedef struct zt_object_table {
-  size_t count;                  /* rows, in file (zt_file_object_at) order */
-  size_t row_size;               /* distance between rows in bytes */
+  size_t count;    /* rows, in file (zt_file_object_at) order */
+  size_t row_size; /* distance between rows in bytes */
   const zt_object_row *rows;
-  const char *names;             /* every name in row order, each followed
-                                    by a NUL (names may hold NULs too) */
+  const char *names; /* every name in row order, each followed
+                        by a NUL (names may hold NULs too) */
   size_t names_len;
-  const uint64_t *dims;          /* every shape, concatenated in row order */
+  const uint64_t *dims; /* every shape, concatenated in row order */
   size_t dims_len;
 } zt_object_table;
 
 /* Lists every object of the file in one call (name, shape, format, the
  * "data" component's type and decoded size, status): for bindings, where a
  * call per object and field costs more than reading a small tensor. */
-ZT_API zt_status zt_file_object_table(const zt_file *file,
-                                      zt_object_table **out);
+ZT_API zt_status zt_file_object_table(const zt_file *file, zt_object_table **out);
 
 #ifdef __cplusplus
 }

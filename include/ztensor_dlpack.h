@@ -49,8 +49,7 @@ extern "C" {
  * than shape × one element: since 1.3.0), ZT_E_LIMIT (a dimension
  * beyond INT64_MAX), the object's own status if it is damaged, and any error
  * of a read (decoding, ZT_E_NOMEM). */
-ZT_API zt_status zt_object_to_dlpack(const zt_object *obj,
-                                     DLManagedTensor **out);
+ZT_API zt_status zt_object_to_dlpack(const zt_object *obj, DLManagedTensor **out);
 
 #ifdef __cplusplus
 }

@@ -54,17 +54,15 @@ typedef struct zt_set zt_set; /* an open sharded checkpoint */
  * On success *out owns the set (release with zt_set_close); on failure *out
  * is NULL and zt_last_error() names the index, the shard, the tensor and
  * the rule. */
-ZT_API zt_status zt_open_set(const char *index_path,
-                             const zt_open_options *opts, zt_set **out);
+ZT_API zt_status zt_open_set(const char *index_path, const zt_open_options *opts, zt_set **out);
 
 /* A set whose index is at an http(s) URL: the index is fetched with ranged
  * GETs and every shard is opened with zt_open_url(shard URL, uopts, opts),
  * the shard URL being the index URL's folder (without its query string or
  * fragment) joined with the location. uopts (bearer token, timeouts, cache)
  * and opts may be NULL. ZT_E_UNSUPPORTED without libcurl. */
-ZT_API zt_status zt_open_set_url(const char *index_url,
-                                 const zt_url_options *uopts,
-                                 const zt_open_options *opts, zt_set **out);
+ZT_API zt_status zt_open_set_url(const char *index_url, const zt_url_options *uopts, const zt_open_options *opts,
+                                 zt_set **out);
 
 /* Closes every shard. NULL is accepted; a closed set is ZT_E_MISUSE (with
  * the same caveat about reused addresses as zt_close). */
@@ -74,12 +72,9 @@ ZT_API zt_status zt_set_close(zt_set *set);
  * bytewise, so model-00001-of-00003.zt comes first), each shard's objects
  * in its manifest order. Borrowed, valid until zt_set_close. */
 ZT_API zt_status zt_set_object_count(const zt_set *set, size_t *out);
-ZT_API zt_status zt_set_object_at(const zt_set *set, size_t index,
-                                  const zt_object **out);
+ZT_API zt_status zt_set_object_at(const zt_set *set, size_t index, const zt_object **out);
 /* O(log n). ZT_E_NOT_FOUND when no shard holds that name. */
-ZT_API zt_status zt_set_object_by_name(const zt_set *set, const char *name,
-                                       size_t name_len,
-                                       const zt_object **out);
+ZT_API zt_status zt_set_object_by_name(const zt_set *set, const char *name, size_t name_len, const zt_object **out);
 
 /* The index's "metadata" member as compact JSON text, keys in the index's
  * own order (caller frees with zt_free); "null" when the index has none. */
@@ -89,9 +84,7 @@ ZT_API zt_status zt_set_metadata_json(const zt_set *set, char **out);
  * by the set: do not zt_close it) and its location as written in the index
  * (borrowed). Either out pointer may be NULL. */
 ZT_API zt_status zt_set_shard_count(const zt_set *set, size_t *out);
-ZT_API zt_status zt_set_shard_at(const zt_set *set, size_t index,
-                                 const zt_file **out_file,
-                                 const char **out_location);
+ZT_API zt_status zt_set_shard_at(const zt_set *set, size_t index, const zt_file **out_file, const char **out_location);
 
 /* ---- Format v2 shards (spec §7; docs/v2.md, "Shards") -------------------
  *
@@ -133,8 +126,7 @@ typedef struct zt_shard_request {
  * The parts in a shard it does not
  * resolve report that status. Called once per shard the root's parts name,
  * from the thread that opens the root, one call at a time. */
-typedef zt_status (*zt_shard_resolver)(void *user, const zt_shard_request *req, char *location,
-                                       size_t capacity);
+typedef zt_status (*zt_shard_resolver)(void *user, const zt_shard_request *req, char *location, size_t capacity);
 
 typedef struct zt_shard_options {
   uint32_t struct_size; /* sizeof(zt_shard_options), set by init */
@@ -166,8 +158,7 @@ ZT_API zt_status zt_open_sharded(const char *root, const zt_open_options *opts, 
 typedef struct zt_shard_scan zt_shard_scan;
 ZT_API zt_status zt_shard_scan_open(const char *folder, zt_shard_scan **out);
 ZT_API zt_status zt_shard_scan_close(zt_shard_scan *scan);
-ZT_API zt_status zt_shard_resolve_by_identity(void *user, const zt_shard_request *req, char *location,
-                                              size_t capacity);
+ZT_API zt_status zt_shard_resolve_by_identity(void *user, const zt_shard_request *req, char *location, size_t capacity);
 
 /* Writing a v2 multi-file model (what `zt split --format 2` does): each
  * shard_paths[i], a complete v2 file as a v2 zt_writer writes it (its
@@ -183,8 +174,7 @@ ZT_API zt_status zt_shard_resolve_by_identity(void *user, const zt_shard_request
  * fsync each file. For the positional convention, name the files
  * <stem>-<name>.zt beside <stem>.zt. */
 ZT_API zt_status zt_v2_make_sharded(const char *root_path, const char *const *shard_paths,
-                                    const char *const *shard_names, size_t count, zt_digest_alg alg,
-                                    uint32_t sync);
+                                    const char *const *shard_names, size_t count, zt_digest_alg alg, uint32_t sync);
 
 #ifdef __cplusplus
 }

@@ -31,7 +31,7 @@ TEST_PACKAGES=(
   python3-numpy python3-pytest python3-scipy python3-torch python3-onnx python3-h5py python3-cbor2 python3-zstandard python3-mypy
   python3-venv python3-pip python3-mesonpy python3-setuptools python3-wheel python3-dev
   golang-go clang libclang-rt-14-dev zstd binutils
-  cargo rustc rustfmt bindgen librust-half-dev librust-pkg-config-dev
+  clang-format cargo rustc rustfmt bindgen librust-half-dev librust-pkg-config-dev
   nginx-light python3-botocore openssl aria2
 )
 

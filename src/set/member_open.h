@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "io/http_source.h"
-#include "reader.h"
 #include "platform/open_beneath.h"
+#include "reader.h"
 
 namespace zt {
 

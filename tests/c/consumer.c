@@ -7,14 +7,13 @@
 
 #include "ztensor.h"
 
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    zt_status st_ = (call);                                                      \
-    if (st_ != ZT_OK) {                                                          \
-      fprintf(stderr, "%s:%d: %s -> %s: %s\n", __FILE__, __LINE__, #call,        \
-              zt_status_str(st_), zt_last_error());                              \
-      return 1;                                                                  \
-    }                                                                            \
+#define CHECK(call)                                                                                             \
+  do {                                                                                                          \
+    zt_status st_ = (call);                                                                                     \
+    if (st_ != ZT_OK) {                                                                                         \
+      fprintf(stderr, "%s:%d: %s -> %s: %s\n", __FILE__, __LINE__, #call, zt_status_str(st_), zt_last_error()); \
+      return 1;                                                                                                 \
+    }                                                                                                           \
   } while (0)
 
 int main(int argc, char **argv) {
