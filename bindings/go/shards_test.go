@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"ztensor"
+	ztensor "github.com/libztensor/libztensor/bindings/go"
 )
 
 // makeSharded writes root.zt naming data shards "a" and "b" (positional
