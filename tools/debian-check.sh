@@ -139,15 +139,19 @@ cc -std=c11 -Wall -Wextra -Werror -DZTENSOR_EXPECTED_VERSION="\"$upstream\"" \
 c++ -std=c++17 -Wall -Wextra -Werror tests/pkgconfig/consumer_cpp.cc -o "$work/consumer_cpp" $flags
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 # /lib is /usr/lib on a merged-/usr system.
-ldd "$work/consumer" | grep -qE "libztensor\.so\.1 => (/usr)?/lib/$multiarch/libztensor\.so\.1 " || {
-  ldd "$work/consumer"; echo "debian-check: FAIL: consumer does not load the packaged library"; exit 1; }
+# Whole outputs into variables before grep -q: grep stops at its first match,
+# and with pipefail the writer's SIGPIPE would fail the check at random.
+consumer_libs=$(ldd "$work/consumer")
+grep -qE "libztensor\.so\.1 => (/usr)?/lib/$multiarch/libztensor\.so\.1 " <<<"$consumer_libs" || {
+  echo "$consumer_libs"; echo "debian-check: FAIL: consumer does not load the packaged library"; exit 1; }
 env -i "$work/consumer" "$work/c.zt"
 env -i "$work/consumer_cpp" "$work/cpp.zt"
 
 # The tool, with an empty environment, and no RUNPATH in a packaged binary.
 env -i /usr/bin/zt --help >"$work/help.txt"
 head -n 3 "$work/help.txt"
-if readelf -d /usr/bin/zt | grep -qE 'RPATH|RUNPATH'; then
+zt_dynamic=$(readelf -d /usr/bin/zt)
+if grep -qE 'RPATH|RUNPATH' <<<"$zt_dynamic"; then
   echo "debian-check: FAIL: /usr/bin/zt carries an RPATH/RUNPATH"; exit 1
 fi
 env -i /usr/bin/zt verify "$work/c.zt"
@@ -172,7 +176,8 @@ cmake -S "$src_root/tests/install/cmake_consumer" -B "$cmake_dir" \
 cmake --build "$cmake_dir" >>"$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; exit 1; }
 env -i "$cmake_dir/consumer_cpp" "$work/cmake.zt"
 # (Read from the .deb: minimal images exclude /usr/share/man when installing.)
-dpkg-deb -c "$tmp"/ztensor-tools_*.deb | grep -q 'usr/share/man/man1/zt\.1' ||
+tools_deb_files=$(dpkg-deb -c "$tmp"/ztensor-tools_*.deb)
+grep -q 'usr/share/man/man1/zt\.1' <<<"$tools_deb_files" ||
   { echo "debian-check: FAIL: ztensor-tools has no man page for zt"; exit 1; }
 
 echo "debian-check: OK ($(cd "$tmp" && echo *.deb)) in $(( $(date +%s) - start ))s"
