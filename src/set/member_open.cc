@@ -108,7 +108,10 @@ OpenedSet open_index_set(const std::string &index_location, const ReaderOptions 
   } joiner{warm};
   if (remote) {
     remote->shared = make_remote_shared(remote->cache_bytes);
-    warm = std::thread([&] { warm_connections(index_location, *remote, kWarmConnections); });
+    // Never more than the caller's max_parallel: an explicit limit is a
+    // hard cap on the connections a set opens at once (docs/remote.md).
+    const unsigned n = std::min<unsigned>(kWarmConnections, std::max<uint32_t>(1, remote->max_parallel));
+    warm = std::thread([&, n] { warm_connections(index_location, *remote, n); });
   }
   const ShardIndex idx =
       parse_shard_index(read_index_text(index_location, index_limit, remote, what), what, max_shards);
