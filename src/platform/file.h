@@ -38,6 +38,12 @@ class InputFile {
   uint64_t size_ = 0;
 };
 
+// The size of a whole-file view of `path`, whose size is `size` now:
+// ZT_E_CHANGED when it is not `expected_size` (FileView::kAnySize: any),
+// ZT_E_LIMIT when this process cannot address it. Platform-neutral
+// (file_view_size.cc): both FileViews check the same way.
+size_t checked_view_size(const std::string &path, uint64_t size, uint64_t expected_size);
+
 // A whole regular file as one read-only buffer, for parsers that read a
 // buffer: a private read-only map (POSIX: pages of the page cache, not
 // counted as the process's data), or on Windows the file read whole into

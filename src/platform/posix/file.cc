@@ -53,13 +53,7 @@ FileView::FileView(const std::string &path, uint64_t expected_size) {
   static const uint8_t kEmpty = 0;
   data_ = &kEmpty;
   InputFile file(path);
-  if (expected_size != kAnySize && file.size() != expected_size)
-    fail(ZT_E_CHANGED, "'" + path + "' changed size while being opened (" + std::to_string(expected_size) + " -> " +
-                           std::to_string(file.size()) + " bytes)");
-  if (file.size() > std::numeric_limits<size_t>::max())
-    fail(ZT_E_LIMIT, "'" + path + "' (" + std::to_string(file.size()) + " bytes) is larger than this " +
-                         std::to_string(8 * sizeof(size_t)) + "-bit process can map");
-  size_ = static_cast<size_t>(file.size());
+  size_ = checked_view_size(path, file.size(), expected_size);
   if (size_ == 0) return;
   void *a = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.get(), 0);
   if (a == MAP_FAILED) fail(ZT_E_IO, "cannot map '" + path + "': " + std::strerror(errno));
