@@ -10,9 +10,12 @@
 namespace zt {
 namespace {
 
-// Half the physical memory, or no cap where the system does not say.
+// Half the physical memory, or no cap where the system does not say. Asked
+// once: offer() runs for every component of a file, and sysinfo(2) walks
+// kernel state each time (26,000 calls were a third of a large open).
 uint64_t memory_cap() {
-  return platform::half_physical_memory();
+  static const uint64_t cap = platform::half_physical_memory();
+  return cap;
 }
 
 }  // namespace
@@ -34,6 +37,19 @@ struct Prefetcher::State {
   uint64_t planned = 0;     // bytes offered so far, against the memory cap
   uint64_t plan_end = 0;    // settled: the end of the last range
   uint64_t at = 0;          // settled: every planned byte below it is in
+
+  // Whether the thread has a step to take. Before the manifest is parsed,
+  // only a whole step (or a range it will not grow into): offers arrive
+  // one component at a time, and waking the thread for each one had it
+  // and the parser take turns on the mutex (a 26,000-tensor open took
+  // 49 ms instead of 13).
+  bool has_step() const {
+    if (stop || settled) return true;
+    if (next >= plan.size()) return false;
+    if (next + 1 < plan.size()) return true;
+    const ByteRange &r = plan[next];
+    return r.end - std::max(pos, r.begin) >= kStep;
+  }
 };
 
 Prefetcher::Prefetcher(const Source &file, std::unique_ptr<Source> own, uint64_t window_begin, uint64_t window_end)
@@ -94,6 +110,7 @@ void Prefetcher::offer(uint64_t begin, uint64_t end) {
       s.planned += end - begin;
       s.plan.push_back({begin, end});
     }
+    if (!s.has_step()) return;
   }
   state_->cv.notify_all();
 }
@@ -146,7 +163,7 @@ void Prefetcher::run() {
   std::vector<uint8_t> scratch;
   std::unique_lock<std::mutex> lock(s.mu);
   for (;;) {
-    s.cv.wait(lock, [&] { return s.stop || s.settled || s.next < s.plan.size(); });
+    s.cv.wait(lock, [&] { return s.has_step(); });
     if (s.stop || s.next >= s.plan.size()) break;  // stopped, or settled and every range read
     const ByteRange r = s.plan[s.next];
     const uint64_t at = std::max(s.pos, r.begin);

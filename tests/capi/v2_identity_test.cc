@@ -25,12 +25,8 @@ struct Tensor {
 };
 
 std::vector<uint8_t> f32s(std::initializer_list<float> vals) {
-  std::vector<uint8_t> out;
-  for (float v : vals) {
-    uint8_t b[4];
-    std::memcpy(b, &v, 4);
-    out.insert(out.end(), b, b + 4);
-  }
+  std::vector<uint8_t> out(vals.size() * 4);
+  std::memcpy(out.data(), vals.begin(), out.size());
   return out;
 }
 

@@ -66,8 +66,9 @@ std::string write_sparse(const TempDir &dir, const std::string &name, int tensor
   const std::string dense = write_dense(dir, name + ".dense", tensors);
   const std::string bytes = slurp(dense);
   EXPECT_GT(bytes.size(), 16u);
-  uint64_t manifest_size = 0;
-  std::memcpy(&manifest_size, bytes.data() + bytes.size() - 16, 8);  // little-endian hosts only (Linux x86/ARM)
+  uint64_t manifest_size = 0;  // the footer's little-endian u64
+  for (int i = 7; i >= 0; --i)
+    manifest_size = manifest_size << 8 | static_cast<uint8_t>(bytes[bytes.size() - 16 + static_cast<size_t>(i)]);
   const size_t manifest_at = bytes.size() - 16 - static_cast<size_t>(manifest_size);
   const std::string path = dir.file(name);
   const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
