@@ -37,6 +37,9 @@ from ztensor._lib import OpenOptions, UrlOptions, check, lib  # noqa: E402
 from nginx_server import Nginx, find_nginx  # noqa: E402
 
 
+PREFETCH = int(os.environ.get("ZT_BENCH_PREFETCH", "1"))
+
+
 class ReadRequest(ctypes.Structure):
     _fields_ = [("object", c_void_p), ("component", c_size_t), ("dst", c_void_p), ("dst_capacity", c_size_t),
                 ("out_size", c_size_t), ("status", ctypes.c_int)]
@@ -65,6 +68,7 @@ def open_file(target):
     opts = OpenOptions()
     lib.zt_open_options_init(byref(opts))
     if target.startswith("http"):
+        opts.prefetch = PREFETCH  # a whole-file load, as load_file opens (its connections warmed)
         u = UrlOptions()
         lib.zt_url_options_init(byref(u))
         check(lib.zt_open_url(target.encode(), byref(u), byref(opts), byref(out)))
