@@ -1,6 +1,7 @@
 #include "io/http_source.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -225,7 +226,10 @@ class HttpSource final : public Source {
         t.dst = out + off;
         ts.push_back(std::move(t));
       }
+      const auto began = std::chrono::steady_clock::now();
       run_with_retries(*net_, ts, std::max(parallel, s_.max_parallel));
+      net_->link().observe_bulk(static_cast<uint32_t>(std::min<uint64_t>(parallel, ts.size())), len,
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
       return;
     }
     read_cached(offset, len, out);

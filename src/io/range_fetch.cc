@@ -6,6 +6,7 @@
 #ifdef ZT_HAVE_CURL
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "io/http_retry.h"
@@ -145,7 +146,13 @@ void fetch_ranges(const HttpTransport &net, const Source::Group *groups, const s
       ts.push_back(std::move(t));
     }
   }
+  const auto began = std::chrono::steady_clock::now();
   run_with_retries(net, ts, std::max<uint32_t>(parallel, s.max_parallel));
+  uint64_t pieces = 0;
+  for (uint64_t c : counts) pieces += c;
+  if (large)
+    net.link().observe_bulk(static_cast<uint32_t>(std::min<uint64_t>(parallel, pieces)), large,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   for (size_t k = 0; k < merged.size(); ++k) {
     if (bufs[k].empty()) continue;
     for (size_t j = merged[k].first; j <= merged[k].last; ++j) {

@@ -69,10 +69,26 @@ uint64_t LinkModel::chunk_cap(uint64_t fixed) const {
 
 uint32_t LinkModel::connections_for(uint64_t len, uint32_t base, uint32_t cap) const {
   base = std::max<uint32_t>(1, std::min(base, cap));
+  // An assumed rate says nothing of the link: more connections than the
+  // default only on a measured (or given) one.
+  if (!fixed_rate_ && !rate_seen_.load()) return base;
   const double piece = bytes_per_s() * std::max(kPieceRtts * rtt_s(), kPieceSeconds);
-  const double n = static_cast<double>(len) / std::max(piece, 1.0);
-  if (!(n > base)) return base;
-  return n >= cap ? cap : static_cast<uint32_t>(n);
+  const double want = static_cast<double>(len) / std::max(piece, 1.0);
+  uint32_t n = want >= cap ? cap : static_cast<uint32_t>(want);
+  // Grow while the bulk reads' throughput rises: at most twice the last
+  // read's connections, never past a count that gained nothing.
+  if (const uint32_t last = bulk_n_.load()) n = std::min<uint32_t>(n, 2 * last);
+  if (const uint32_t top = bulk_cap_.load()) n = std::min(n, top);
+  return std::max(n, base);
+}
+
+void LinkModel::observe_bulk(uint32_t connections, uint64_t bytes, double seconds) {
+  if (!(seconds > 0) || bytes < kBulkEvidence || connections == 0) return;
+  const double rate = static_cast<double>(bytes) / seconds;
+  const uint32_t last = bulk_n_.load();
+  if (last && connections > last && rate < kBulkGain * bulk_rate_.load()) bulk_cap_ = last;
+  bulk_n_ = connections;
+  bulk_rate_ = rate;
 }
 
 std::vector<uint64_t> apportion_pieces(const std::vector<uint64_t> &lens, uint32_t parallel, uint64_t max_chunk) {

@@ -44,19 +44,32 @@ class LinkModel {
   uint64_t chunk_cap(uint64_t fixed) const;
   // The connections for a bulk read of len bytes when the caller left
   // max_parallel to the link: `base` (the default), more when each would
-  // still stream for at least kPieceRtts round trips and kPieceSeconds,
-  // at most `cap`. A request's round trip of waiting is paid once per
-  // connection, in parallel, so more connections shorten a load whose
-  // pieces are long against it; on a fast near link (loopback, a LAN) the
-  // pieces are short and the CPU, not the connections, is the limit.
+  // still stream for at least kPieceRtts round trips and kPieceSeconds at
+  // the measured rate (never on the assumed one), at most `cap`. A
+  // request's round trip of waiting is paid once per connection, in
+  // parallel, so more connections shorten a load whose pieces are long
+  // against it; on a fast near link (loopback, a LAN) the pieces are
+  // short and the CPU, not the connections, is the limit. Growth follows
+  // the bulk reads seen (observe_bulk): at most twice the last one's
+  // connections, and no more than a count past which the throughput did
+  // not rise (a link whose total, not each connection, is the limit).
   uint32_t connections_for(uint64_t len, uint32_t base, uint32_t cap) const;
   static constexpr double kPieceRtts = 4;
   static constexpr double kPieceSeconds = 0.25;
+  // A bulk read done: its connections, bytes and wall time. A read with
+  // more connections than the last that moved less than kBulkGain times
+  // its bytes per second caps the connections at the last one's count.
+  // Reads under kBulkEvidence bytes say too little (their round trips).
+  void observe_bulk(uint32_t connections, uint64_t bytes, double seconds);
+  static constexpr double kBulkGain = 1.1;
+  static constexpr uint64_t kBulkEvidence = uint64_t{32} << 20;
 
  private:
   const bool fixed_rtt_, fixed_rate_;
   std::atomic<double> rtt_, rate_;
   std::atomic<bool> rtt_seen_{false}, rate_seen_{false};
+  std::atomic<uint32_t> bulk_n_{0}, bulk_cap_{0};
+  std::atomic<double> bulk_rate_{0};
 };
 
 struct NeededRange {

@@ -126,8 +126,37 @@ TEST(LinkModel, ConnectionsFollowTheLinkWithinTheCap) {
   EXPECT_EQ(wan.connections_for(256 * MiB, 40, 16), 16u);   // the cap wins over the base
   // Loopback (0.1 ms, 1 GB/s): 250 ms of streaming is 250 MB a connection.
   EXPECT_EQ(LinkModel(0, 1000000000).connections_for(2048 * MiB, 16, 64), 16u);
-  // Nothing measured yet: 2 ms and 100 MB/s are assumed.
-  EXPECT_EQ(LinkModel(0, 0).connections_for(256 * MiB, 16, 64), 16u);
+  // Nothing measured yet (2 ms and 100 MB/s assumed), or only the round
+  // trip: the default, whatever the length.
+  LinkModel l(0, 0);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 16u);
+  l.observe(0.080, 100, 0.0001);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 16u);
+  // The rate measured (25 MB/s): the link's figure.
+  l.observe(0.080, 4 << 20, 4.0 * (1 << 20) / 25e6);
+  EXPECT_EQ(l.connections_for(256 * MiB, 16, 64), 33u);
+}
+
+TEST(LinkModel, ConnectionsGrowWhileTheThroughputRises) {
+  constexpr uint64_t MiB = uint64_t{1} << 20;
+  LinkModel l(80, 25000000);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 64u);  // no bulk read seen yet
+  // A load on 16 connections at 400 MB/s: the next may use twice as many.
+  l.observe_bulk(16, 2048 * MiB, 2048 * MiB / 400e6);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 32u);
+  // 32 moved 760 MB/s (more than 1.1x): 64 next.
+  l.observe_bulk(32, 2048 * MiB, 2048 * MiB / 760e6);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 64u);
+  // 64 moved 800 MB/s, not 1.1x more: the link's total is the limit,
+  // 32 it stays, for any length.
+  l.observe_bulk(64, 2048 * MiB, 2048 * MiB / 800e6);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 32u);
+  EXPECT_EQ(l.connections_for(8192 * MiB, 16, 64), 32u);
+  EXPECT_EQ(l.connections_for(64 * MiB, 16, 64), 16u);
+  // Small reads are no evidence either way.
+  LinkModel m(80, 25000000);
+  m.observe_bulk(16, 16 * MiB, 0.1);
+  EXPECT_EQ(m.connections_for(2048 * MiB, 16, 64), 64u);
 }
 
 TEST(ApportionPieces, OnePiecePerConnectionSharedBySize) {

@@ -36,12 +36,13 @@ def served(tmp_path_factory):
     server = Nginx(find_nginx(), str(work), str(root))
     server.start()
     sim = LinkSim(server.port, RTT_MS, 200)
-    yield sim, os.path.getsize(root / "m.zt"), t
+    yield sim, os.path.getsize(root / "m.zt"), t, server
     sim.stop()
     server.stop()
 
 
 def load(sim, prefetch, **url_options):
+    """One open + read_many of every tensor; what each connection carried."""
     sim.settle()
     sim.reset()
     with ztensor.Reader(f"{sim.base}/m.zt", prefetch=prefetch, url_options=url_options) as r:
@@ -67,7 +68,7 @@ def check_share(conns, size, n):
 
 
 def test_one_piece_per_connection(served):
-    sim, size, t = served
+    sim, size, t, _ = served
     # Requests of at most 8 MiB: the ~53 MiB are still 16 pieces on 16
     # connections (max_parallel's default), each its sixteenth, not runs
     # of 8 MiB each cut into 3.3 MiB pieces and remainders (21 requests,
@@ -79,7 +80,7 @@ def test_one_piece_per_connection(served):
 
 
 def test_prefetch_connects_during_the_open(served):
-    sim, size, t = served
+    sim, size, t, _ = served
     got, conns = load(sim, prefetch=True)
     assert all(np.array_equal(got[k], v) for k, v in t.items())
     check_share(conns, size, 16)
@@ -93,7 +94,7 @@ def test_prefetch_connects_during_the_open(served):
 
 
 def test_explicit_max_parallel_is_a_hard_cap(served):
-    sim, size, _ = served
+    sim, size, _, _ = served
     # A link whose figures (given, not measured) make many connections
     # worthwhile: the caller's max_parallel still bounds them.
     _, conns = load(sim, prefetch=True, max_parallel=5, rtt_ms=RTT_MS, link_bytes_per_s=2_000_000)
@@ -102,7 +103,7 @@ def test_explicit_max_parallel_is_a_hard_cap(served):
 
 
 def test_connections_grow_with_the_link(served):
-    sim, size, _ = served
+    sim, size, _, _ = served
     # 80 ms and 5 MB/s a connection: a connection is worth 4 round trips
     # of streaming, 1.6 MB; the ~53 MiB load gets 34 connections.
     _, conns = load(sim, prefetch=False, rtt_ms=RTT_MS, link_bytes_per_s=5_000_000)
@@ -112,3 +113,30 @@ def test_connections_grow_with_the_link(served):
     # A fast link (1 GB/s given): 16, max_parallel's default.
     _, conns = load(sim, prefetch=False, rtt_ms=RTT_MS, link_bytes_per_s=1_000_000_000)
     check_share(conns, size, 16)
+
+
+
+def test_connections_grow_from_load_to_load(served):
+    """The rate measured by one load lets the next use more connections:
+    at most twice as many, while the throughput rises (LinkModel::
+    observe_bulk). A slow link (2.5 MB/s a connection, 80 ms): ~53 MiB
+    are worth ~66 connections of 4 round trips' streaming."""
+    _, _, t, server = served
+    sim = LinkSim(server.port, RTT_MS, 20)
+    try:
+        sim.reset()
+        with ztensor.Reader(f"{sim.base}/m.zt", prefetch=True) as r:
+            counts = []
+            for _ in range(2):
+                before = [c["bytes_down"] for c in sim.conns()]
+                got = r.read_many()
+                sim.settle(0.2)
+                after = [c["bytes_down"] for c in sim.conns()]
+                before += [0] * (len(after) - len(before))
+                counts.append(sum(1 for a, b in zip(after, before) if a - b > 256 << 10))
+        assert all(np.array_equal(got[k], v) for k, v in t.items())
+        # The first load: the rate not measured yet (the open's 64 KiB say
+        # nothing of it), max_parallel's default. The second: twice that.
+        assert counts == [16, 32], counts
+    finally:
+        sim.stop()
