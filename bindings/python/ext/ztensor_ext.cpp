@@ -382,7 +382,7 @@ PyObject *as_dict(const Table &table, const std::vector<size_t> &rows, std::vect
 #if PY_VERSION_HEX < 0x030D0000
   Ref d(_PyDict_NewPresized(static_cast<Py_ssize_t>(rows.size())));  // no rehash as it grows
 #else
-  Ref d(PyDict_New());  // 3.13 made the presized constructor internal
+  Ref d(PyDict_New());  // the presized constructor is private CPython API: used only up to 3.12
 #endif
   bool ok = static_cast<bool>(d);
   for (size_t k = 0; k < rows.size(); ++k) {
