@@ -288,6 +288,7 @@ class HttpSource final : public Source {
   // load (the one holding the most connections goes first). One attempt,
   // failures ignored: a connection not warmed connects when the load
   // needs it. max_parallel of them, the connections a load uses at least.
+  static constexpr uint64_t kWarmTimeoutMs = 3000;
   void warm_bulk() const {
     const uint32_t n = std::min(s_.max_parallel, HttpTransport::kMaxAdaptiveParallel);
     std::vector<Transfer> ts(n);
@@ -298,6 +299,7 @@ class HttpSource final : public Source {
       ts[i].len = 1;
       ts[i].clip = true;  // an empty object answers 416: ignored
       ts[i].own_connection = true;
+      ts[i].timeout_ms = kWarmTimeoutMs;
       ts[i].dst = &bytes[i];
       which[i] = i;
     }

@@ -191,6 +191,7 @@ Transfer Transfer::fresh() const {
   t.allow_whole = allow_whole;
   t.clip = clip;
   t.own_connection = own_connection;
+  t.timeout_ms = timeout_ms;
   t.dst = dst;
   t.sink = sink;
   t.parts = parts;
@@ -366,7 +367,8 @@ void HttpTransport::configure(CURL *h, Transfer &t, curl_slist **headers) const 
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   }
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(s_.connect_timeout_ms));
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request_timeout_ms()));
+  const uint64_t limit = t.timeout_ms ? std::min(t.timeout_ms, request_timeout_ms()) : request_timeout_ms();
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(limit));
   if (s_.low_speed_bytes) {
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(s_.low_speed_bytes));
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)));

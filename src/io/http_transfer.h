@@ -42,6 +42,9 @@ struct Transfer {
   // A connection of its own, opened at once: no waiting (PIPEWAIT) for
   // one being opened to say whether it multiplexes (warm_bulk).
   bool own_connection = false;
+  // A shorter limit than the settings' (ms; 0 = theirs): a warm-up must
+  // not hold an open longer than a few seconds.
+  uint64_t timeout_ms = 0;
   // Instead of offset/len/dst: several ranges in one request ("Range:
   // bytes=a-b,c-d,..."), answered as multipart/byteranges (in file order).
   std::vector<RangePart> parts;
