@@ -256,7 +256,9 @@ typedef struct zt_open_options {
    * most half the machine's memory) or at zt_close; zt_file_read_many
    * copies uncached ranges behind it instead of reading them itself.
    * Ranges already in the page cache are skipped. Files opened by path on Linux and other
-   * POSIX systems; ignored for memory, callback and URL opens, by
+   * POSIX systems. A URL open (zt_open_url) instead opens the connections
+   * a whole-file load uses while its own requests are in flight (since
+   * 1.3, docs/remote.md). Ignored for memory and callback opens, by
    * zt_open_set (its shards are opened together) and on Windows. 0 (default): nothing is read before it is asked for.
    * Other values are ZT_E_INVALID_ARG. docs/cold-reads.md has the figures. */
   uint32_t prefetch;
