@@ -457,7 +457,11 @@ class Reader(Mapping[str, ObjectValue]):
         logical = _text(text_field(ci, "logical_type"))
         dt = numpy_dtype(ci.dtype, logical) if ci.dtype in BY_CODE else np.dtype("u1")
         ptr, n = c_void_p(), c_size_t()
-        status = lib.zt_component_view(obj, index, byref(ptr), byref(n))
+        # Foreign files (stored .npz members, ONNX raw_data) may place elements
+        # at addresses misaligned for their type: numpy allows such arrays
+        # (flags.aligned is False; ufuncs and copies handle them), so they
+        # are lent too, not copied. Torch gets a copy of those (_torch_types).
+        status = lib.zt_component_view_unaligned(obj, index, byref(ptr), byref(n))
         if status == ZT_OK:
             # Writable where the mapping is private copy-on-write (a local
             # file), as the original 1.x package's: a write stays in this
