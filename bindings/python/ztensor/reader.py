@@ -334,7 +334,10 @@ class Reader(Mapping[str, ObjectValue]):
     @_holding
     def read(self, name: str, role: str = "data", copy: Optional[bool] = None) -> Array:
         """One component as a flat numpy array of its elements: zero-copy
-        where possible (copy=None, or False), a new array with copy=True."""
+        where possible (copy=None, or False), a new array with copy=True.
+        A zero-copy array of a foreign file may be misaligned for its dtype
+        (a stored .npz member): flags.aligned is then False (numpy handles
+        it; np.array(a) gives an aligned copy)."""
         obj = self._data_object(name)
         arr = self._array(obj, self._role_index(obj, role), None)
         return np.array(arr) if copy else arr
