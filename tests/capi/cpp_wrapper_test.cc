@@ -712,8 +712,9 @@ TEST(CppWrapper, WritesV2) {
   const std::string x = write(tmp.file("x.zt"), false, wo), y = write(tmp.file("y.zt"), true, wo);
   EXPECT_EQ(x.substr(0, 8), std::string("\x89ZT2\r\n\x1a\n", 8));
   EXPECT_EQ(x, y);
-  float first;
-  std::memcpy(&first, x.data() + 65536, 4);  // "a", first in name order, at 64 KiB
+  float first;  // "a", first in name order, at 64 KiB, stored little-endian
+  const std::vector<uint8_t> host = zttest::le_to_host(x.data() + 65536, 4, 4);
+  std::memcpy(&first, host.data(), 4);
   EXPECT_EQ(first, 1.f);
   wo.canonical = false;
   wo.alignment = 4096;

@@ -90,6 +90,8 @@ class Reader(Mapping[str, ObjectValue]):
     _table: Optional[_Table] = None
     # Whether the library was asked to prefetch (prefetch=True).
     prefetching: bool = False
+    # name -> position, for readers without a table (ShardedReader sets it).
+    _own_index: Optional[Dict[str, int]] = None
 
     # Batched reads (_reader_bulk) and the original 1.x package's calls
     # (_reader_original), written as functions of a Reader.
@@ -177,7 +179,6 @@ class Reader(Mapping[str, ObjectValue]):
         # call with libztensor >= 1.2): lookups then cost no C call.
         self._table = _read_table(self._h.ptr)
         self._names: List[str] = self._table.names
-        self._index = self._table.index
         self._attributes: Any = None
         self._attributes_read = False
 
@@ -210,6 +211,19 @@ class Reader(Mapping[str, ObjectValue]):
         if self._h is None:
             raise ValueError("the Reader is closed")
         return self._h
+
+    @property
+    def _index(self) -> Dict[str, int]:
+        """name -> position: the table's index (built on first use: a
+        whole-file load never asks), or the one a subclass set."""
+        if self._own_index is not None:
+            return self._own_index
+        assert self._table is not None
+        return self._table.index
+
+    @_index.setter
+    def _index(self, index: Dict[str, int]) -> None:
+        self._own_index = index
 
     # -- mapping ---------------------------------------------------------
     def __len__(self) -> int:
