@@ -348,7 +348,10 @@ class Reader(Mapping[str, ObjectValue]):
     @_holding
     def read(self, name: str, role: str = "data", copy: Optional[bool] = None) -> Array:
         """One component as a flat numpy array of its elements: zero-copy
-        where possible (copy=None, or False), a new array with copy=True."""
+        where possible (copy=None, or False), a new array with copy=True.
+        A zero-copy array of a foreign file may be misaligned for its dtype
+        (a stored .npz member): flags.aligned is then False (numpy handles
+        it; np.array(a) gives an aligned copy)."""
         obj = self._data_object(name)
         arr = self._array(obj, self._role_index(obj, role), None)
         return np.array(arr) if copy else arr
@@ -471,7 +474,11 @@ class Reader(Mapping[str, ObjectValue]):
         logical = _text(text_field(ci, "logical_type"))
         dt = numpy_dtype(ci.dtype, logical) if ci.dtype in BY_CODE else np.dtype("u1")
         ptr, n = c_void_p(), c_size_t()
-        status = lib.zt_component_view(obj, index, byref(ptr), byref(n))
+        # Foreign files (stored .npz members, ONNX raw_data) may place elements
+        # at addresses misaligned for their type: numpy allows such arrays
+        # (flags.aligned is False; ufuncs and copies handle them), so they
+        # are lent too, not copied. Torch gets a copy of those (_torch_types).
+        status = lib.zt_component_view_unaligned(obj, index, byref(ptr), byref(n))
         if status == ZT_OK:
             # Writable where the mapping is private copy-on-write (a local
             # file), as the original 1.x package's: a write stays in this
