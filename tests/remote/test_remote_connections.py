@@ -86,10 +86,12 @@ def test_prefetch_connects_during_the_open(served):
     check_share(conns, size, 16)
     # Every piece's connection was opened with the open's own two (a
     # one-byte request each), not after the open's round trips: accepted
-    # well before the tail's answer (connect + 1 round trip) came.
-    rtt = RTT_MS / 1000
+    # before the first answer of all came back (a round trip after the
+    # first request). An order, not a time: the simulator accepts
+    # connections one at a time, slowly on a busy machine.
+    first_answer = min(c["first_down"] for c in conns)
     for c in data_conns(conns):
-        assert c["accepted"] < 1.5 * rtt, c
+        assert c["accepted"] < first_answer, (c, first_answer)
         assert c["requests"] == 2, c  # the warm-up and its piece
 
 
