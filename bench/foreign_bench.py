@@ -12,7 +12,9 @@ machine's whole page cache):
 - copy:   ztensor.Reader(path).read_many(): open plus a copy-read of every
           tensor;
 - views:  ztensor.Reader(path) plus read(name, copy=False) of every tensor
-          (zero-copy where the file allows).
+          (zero-copy where the file allows; numpy arrays with
+          flags.aligned False where a format leaves data misaligned, as
+          numpy.savez and protobuf do: docs/foreign.md).
 
 Ratios are own time / our time (higher is better). Targets: copy >= 1.0x
 for every format; views >= 3x where zero-copy is possible (stored .pt and
@@ -178,7 +180,7 @@ def main():
             r_copy = "%.2f×" % (med["own"] / med["copy"]) if own else "—"
             r_views = "%.2f×" % (med["own"] / med["views"]) if own else "—"
             if own and fmt not in zero_copy:
-                r_views += " (raw_data in place; views only where its offset happens to be aligned)"
+                r_views += " (raw_data in place; lent at any offset, flags.aligned False where misaligned)"
             print("| %s | %s | %s | %s | %s | %s | %s |" % (fmt, "cold" if cold else "warm", own_cell, cell("copy"),
                                                              r_copy, cell("views"), r_views))
             sys.stdout.flush()

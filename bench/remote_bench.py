@@ -11,11 +11,17 @@ http://127.0.0.1 with zt_open_url. Prints markdown rows: the ratio
     ZTENSOR_LIBRARY=build/libztensor.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/remote_bench.py [--reps 5] [--dir /tmp]
 
+Remote opens set zt_open_options.prefetch as load_file does (the load's
+connections opened during the open: 16 one-byte requests more);
+ZT_BENCH_PREFETCH=0 leaves it off.
+
 --link adds the rows through a simulated wide-area link (bench/remote_link.py:
 whole-file loads against the link's limit and aria2c, opens, an 8-shard set,
 tensor-parallel splits), --link-reps times each (medians): heavy. Its files
 are 256 MiB (whole file) and 128 MiB (tensor-parallel) unless --big-mib and
---tp-mib say otherwise; --big takes issue 38's real sizes (2048 and 1024).
+--tp-mib say otherwise; --big takes issue 38's real sizes (2048 and 1024). --rtt 80 keeps one
+condition, --whole-only the whole-file rows; with --baseline-lib they also
+time that library's load (a child process) in turn with zt and aria2c.
 """
 import argparse
 import ctypes
@@ -35,6 +41,9 @@ import numpy as np  # noqa: E402
 import ztensor  # noqa: E402
 from ztensor._lib import OpenOptions, UrlOptions, check, lib  # noqa: E402
 from nginx_server import Nginx, find_nginx  # noqa: E402
+
+
+PREFETCH = int(os.environ.get("ZT_BENCH_PREFETCH", "1"))
 
 
 class ReadRequest(ctypes.Structure):
@@ -60,11 +69,14 @@ def mixed_shapes():
     return t + [("model.norm.weight", (d,)), ("model.norm.bias", (d,))]
 
 
-def open_file(target):
+def open_file(target, prefetch=None):
     out = c_void_p()
     opts = OpenOptions()
     lib.zt_open_options_init(byref(opts))
     if target.startswith("http"):
+        # A whole-file load, opened as load_file opens (prefetch: the load's
+        # connections opened during the open, one-byte requests each).
+        opts.prefetch = PREFETCH if prefetch is None else prefetch
         u = UrlOptions()
         lib.zt_url_options_init(byref(u))
         check(lib.zt_open_url(target.encode(), byref(u), byref(opts), byref(out)))
@@ -105,18 +117,21 @@ def main():
     ap.add_argument("--big", action="store_true", help="--link at issue 38's sizes: 2 GiB whole file, 1 GiB model")
     ap.add_argument("--link-reps", type=int, default=3, help="--link: repetitions of each row (medians)")
     ap.add_argument("--skip-loopback", action="store_true", help="--link: only the simulated-link rows")
+    ap.add_argument("--rtt", type=int, help="--link: only the condition of this round trip (25 or 80 ms)")
+    ap.add_argument("--whole-only", action="store_true", help="--link: only the whole-file rows")
     ap.add_argument("--baseline-lib", help="another libztensor (e.g. main's build): its loopback HTTP load is "
                     "timed interleaved with this one's, in a child process, for a same-run ratio")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.big:
         args.big_mib, args.tp_mib = 2048, 1024
-    if args.child:  # a baseline library's load: print its seconds
-        with ztensor.Reader(args.child.split("|")[1]) as r:
-            order = {name: i for i, name in enumerate(r)}
-        by_name = dict(mixed_shapes())
-        bufs = [np.empty(int(np.prod(by_name[n])), dtype=np.float32) for n in sorted(order, key=order.get)]
-        print(read_all(args.child.split("|")[0], bufs)[0])
+    if args.child:  # a baseline library's load: print its seconds (its buffers touched first, untimed)
+        url, local = args.child.split("|")[:2]
+        with ztensor.Reader(local) as r:
+            bufs = [np.empty(r[name].nbytes, dtype=np.uint8) for name in r]
+        for b in bufs:  # touched: a first touch of new memory is not the load's
+            b.fill(0)
+        print(read_all(url, bufs)[0])
         return
     nginx = find_nginx()
     if not nginx:
@@ -161,9 +176,9 @@ def main():
                     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", f"{url}|{path}"],
                                          env=env, capture_output=True, text=True, check=True)
                     base.append(float(out.stdout.split()[-1]))
-            # Requests of the open alone.
+            # Requests of the open alone (without prefetch's warm-ups).
             mark = len(server.log_lines())
-            f = open_file(url)
+            f = open_file(url, prefetch=0)
             lib.zt_close(f)
             open_reqs = len(server.log_lines()) - mark
         finally:
@@ -195,8 +210,17 @@ def link_rows(args, server, root, work, mixed_bufs):
     big_bufs = [np.zeros(16 << 20, dtype=np.float32) for _ in range(count)]
     for b in big_bufs + list(mixed_bufs):
         b.fill(0)
+    baseline = None
+    if args.baseline_lib:  # the same load by another library, in a child process, in the same run
+        def baseline(url, name):
+            env = dict(os.environ, ZTENSOR_LIBRARY=args.baseline_lib)
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child",
+                                  f"{url}|{os.path.join(root, name)}"], env=env, capture_output=True, text=True,
+                                 check=True)
+            return float(out.stdout.split()[-1])
     rows(server, root, work, [("mixed", "mixed.zt", mixed_bufs), ("big", "big.zt", big_bufs)], args.tp_mib,
-         lambda url, bufs: read_all(url, bufs), reps=args.link_reps)
+         lambda url, bufs: read_all(url, bufs), reps=args.link_reps, rtt_only=args.rtt, whole_only=args.whole_only,
+         baseline=baseline)
 
 
 if __name__ == "__main__":

@@ -155,18 +155,24 @@ def write_v2_sharded(root, shards):
     check(lib.zt_v2_make_sharded(os.path.join(d, "model.zt").encode(), arr(*paths), arr(*names), shards, 2, 0))
 
 
-def rows(server, root, work, whole_files, tp_mib, read_all, reps=1):
-    """Prints the markdown rows; whole_files: [(label, filename, bufs)]."""
+def rows(server, root, work, whole_files, tp_mib, read_all, reps=1, rtt_only=None, whole_only=False, baseline=None):
+    """Prints the markdown rows; whole_files: [(label, filename, bufs)].
+    rtt_only: only that condition; whole_only: only the whole-file rows;
+    baseline(url, filename): another library's load of the same file,
+    timed in turn with zt and aria2c (seconds)."""
     tp_path = os.path.join(root, "tp.zt")
-    n = write_tp_model(tp_path, tp_mib)
-    tp_size = os.path.getsize(tp_path)
-    write_set(root, 8)
-    write_v2_sharded(root, 8)
+    if not whole_only:
+        n = write_tp_model(tp_path, tp_mib)
+        tp_size = os.path.getsize(tp_path)
+        write_set(root, 8)
+        write_v2_sharded(root, 8)
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {reps} repetition(s), medians")
     print()
     print("| row | measured | vs the link's limit | same-run comparison | target |")
     print("|---|---|---|---|---|")
     for cond, rtt_ms, conn, total in CONDITIONS:
+        if rtt_only and rtt_ms != rtt_only:
+            continue
         rtt = rtt_ms / 1000
         rate = link_rate(conn, total)
         sim = LinkSim(server.port, rtt_ms, conn, total, lifetime=3600)
@@ -174,24 +180,34 @@ def rows(server, root, work, whole_files, tp_mib, read_all, reps=1):
             for label, name, bufs in whole_files:
                 url = f"{sim.base}/{name}"
                 size = os.path.getsize(os.path.join(root, name))
-                zt, aria, reqs = [], [], 0
+                zt, aria, base, reqs = [], [], [], 0
+                turns = [0, 1] + ([2] if baseline else [])
                 for rep in range(reps):
                     # Each run finds the file in the page cache (a busy
-                    # machine may have dropped it), and the two take turns
+                    # machine may have dropped it), and they take turns
                     # at going first.
-                    for first in ((0, 1) if rep % 2 == 0 else (1, 0)):
+                    for who in turns[rep % len(turns):] + turns[:rep % len(turns)]:
                         warm(os.path.join(root, name))
-                        if first == 0:
+                        if who == 0:
                             dt, reqs = read_all(url, bufs)
                             zt.append(dt)
-                        else:
+                        elif who == 1:
                             aria.append(time_aria2(url, work))
+                        else:
+                            base.append(baseline(url, name))
                 dt, ta = median(zt), median(aria)
                 limit = size / rate + 2 * rtt
                 cmp = f"aria2c {ta:.2f} s; aria2c / zt {ta / dt:.2f}" if ta else "aria2c missing"
                 print(f"| load {label} ({size >> 20} MiB), {cond} | {dt:.2f} s, {reqs} requests "
                       f"(runs {', '.join(f'{x:.2f}' for x in zt)}) | limit {limit:.2f} s: {limit / dt:.2f} | "
                       f"{cmp} | ≥ 0.8, ≥ 1.0 |", flush=True)
+                if base:
+                    tb = median(base)
+                    print(f"| load {label}, {cond}: baseline library | {tb:.2f} s (runs "
+                          f"{', '.join(f'{x:.2f}' for x in base)}) | limit: {limit / tb:.2f} | baseline / zt "
+                          f"{tb / dt:.2f} | — |", flush=True)
+            if whole_only:
+                continue
             t = min(time_open(f"{sim.base}/tp.zt") for _ in range(3))
             print(f"| open tp.zt, {cond} | {t * 1000:.0f} ms = {t / rtt:.1f} RTT | — | — | 2 RTT (+1 connect) |")
             t = min(time_set_open(f"{sim.base}/set/model.zt.index.json") for _ in range(2))

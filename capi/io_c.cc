@@ -34,12 +34,17 @@ UrlSettings to_url_settings(const zt_url_options *u, const char *fn) {
   if (ZT_HAS_FIELD(u, name) && u->name != 0) s.name = u->name
     ZT_URL_FIELD(connect_timeout_ms);
     ZT_URL_FIELD(timeout_ms);
-    ZT_URL_FIELD(max_parallel);
     ZT_URL_FIELD(max_redirects);
     ZT_URL_FIELD(cache_bytes);
     ZT_URL_FIELD(tail_bytes);
     ZT_URL_FIELD(max_header_bytes);
 #undef ZT_URL_FIELD
+    // max_parallel: 0 (what init writes) lets a bulk read use as many
+    // connections as the link makes worthwhile; a value is a hard cap.
+    if (ZT_HAS_FIELD(u, max_parallel) && u->max_parallel != 0) {
+      s.max_parallel = u->max_parallel;
+      s.max_parallel_set = true;
+    }
     // Zero is meaningful for these: take them as given.
     if (ZT_HAS_FIELD(u, retries)) s.retries = u->retries;
     if (ZT_HAS_FIELD(u, allow_any_scheme)) s.allow_any_scheme = u->allow_any_scheme != 0;
@@ -132,7 +137,7 @@ ZT_API void zt_url_options_init(zt_url_options *u) {
   u->connect_timeout_ms = d.connect_timeout_ms;
   u->timeout_ms = d.timeout_ms;
   u->retries = d.retries;
-  u->max_parallel = d.max_parallel;
+  u->max_parallel = 0;  // from the link (UrlSettings::max_parallel_set)
   u->max_redirects = d.max_redirects;
   u->cache_bytes = d.cache_bytes;
   u->tail_bytes = d.tail_bytes;
@@ -169,7 +174,11 @@ ZT_API zt_status zt_open_url(const char *url, const zt_url_options *u, const zt_
     ReaderOptions ropts = to_reader_options(opts);
     // A v2 root's shards: positional, next to its URL (set/v2_shards.h).
     ropts.shards = positional_remote_shards(url, s);
-    return finish_open(Reader::open_source(open_http_source(url, s, ropts.max_manifest_size), ropts), out);
+    // prefetch: a whole-file load follows, whose connections the open
+    // connects while its own requests are in flight (docs/remote.md).
+    UrlSettings mine = s;
+    mine.warm_bulk = ropts.prefetch != 0;
+    return finish_open(Reader::open_source(open_http_source(url, mine, ropts.max_manifest_size), ropts), out);
   });
 }
 

@@ -264,6 +264,20 @@ ZT_API zt_status zt_component_view(const zt_object *obj, size_t index, const voi
   });
 }
 
+ZT_API zt_status zt_component_view_unaligned(const zt_object *obj, size_t index, const void **out, size_t *out_len) {
+  return guard([&] {
+    const zt_object &o = object_ref(obj, "zt_component_view_unaligned");
+    if (!out || !out_len) invalid("zt_component_view_unaligned: out is NULL");
+    *out = nullptr;
+    *out_len = 0;
+    const Component &c = component_ref(o, index, "zt_component_view_unaligned");
+    size_t len = 0;
+    *out = o.reader->view(*o.obj, c, &len, true);
+    *out_len = len;
+    return ZT_OK;
+  });
+}
+
 ZT_API zt_status zt_component_verify(const zt_object *obj, size_t index, zt_verify_result *out) {
   return guard([&] {
     const zt_object &o = object_ref(obj, "zt_component_verify");

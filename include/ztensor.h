@@ -256,7 +256,9 @@ typedef struct zt_open_options {
    * most half the machine's memory) or at zt_close; zt_file_read_many
    * copies uncached ranges behind it instead of reading them itself.
    * Ranges already in the page cache are skipped. Files opened by path on Linux and other
-   * POSIX systems; ignored for memory, callback and URL opens, by
+   * POSIX systems. A URL open (zt_open_url) instead opens the connections
+   * a whole-file load uses while its own requests are in flight (since
+   * 1.3, docs/remote.md). Ignored for memory and callback opens, by
    * zt_open_set (its shards are opened together) and on Windows. 0 (default): nothing is read before it is asked for.
    * Other values are ZT_E_INVALID_ARG. docs/cold-reads.md has the figures. */
   uint32_t prefetch;
@@ -500,6 +502,19 @@ ZT_API zt_status zt_component_stream_close(zt_component_stream *stream);
  * caller's own buffer: a write there changes that buffer, as the caller
  * allows or forbids. */
 ZT_API zt_status zt_component_view(const zt_object *obj, size_t index, const void **out, size_t *out_len);
+
+/* zt_component_view, but the address may be misaligned for the element type:
+ * zt_component_view refuses (ZT_E_NOT_ZERO_COPY) data that a foreign file
+ * places at an address not a multiple of its element size (stored .npz
+ * members, whose offsets numpy.savez leaves to chance; ONNX raw_data; a
+ * safetensors header not padded to 8), and this function lends it. The
+ * pointer is only byte-aligned: copy elements out with memcpy, or hand it to
+ * a consumer that allows misaligned data (a numpy array with ALIGNED=False);
+ * never dereference it as a typed pointer (undefined behaviour in C, a
+ * fault on some CPUs). Data zt_component_view lends comes back the same,
+ * aligned; every other refusal of zt_component_view (pread access, encoded
+ * or byte-swapped data) stands. .zt components are always aligned. Since 1.3.0. */
+ZT_API zt_status zt_component_view_unaligned(const zt_object *obj, size_t index, const void **out, size_t *out_len);
 
 typedef enum zt_verify_result {
   ZT_VERIFY_NO_DIGEST = 0,   /* nothing to check (structure was checked) */

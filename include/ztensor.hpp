@@ -450,6 +450,17 @@ class Object {
     return {static_cast<const uint8_t *>(p), n};
   }
   ByteView view(std::string_view role) const { return view(component_index(role)); }
+  // view(), and also data a foreign file leaves misaligned for its element
+  // type (stored .npz members, ONNX raw_data; zt_component_view_unaligned,
+  // 1.3): bytes only, copy elements out with memcpy. view_as<T> never
+  // returns such data (its Span<const T> is a typed pointer).
+  ByteView view_unaligned(size_t index) const {
+    const void *p = nullptr;
+    size_t n = 0;
+    detail::check(zt_component_view_unaligned(h_, index, &p, &n));
+    return {static_cast<const uint8_t *>(p), n};
+  }
+  ByteView view_unaligned(std::string_view role) const { return view_unaligned(component_index(role)); }
 
   // Decoded bytes (host-order elements), copied.
   std::vector<uint8_t> read(size_t index) const {

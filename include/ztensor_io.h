@@ -88,8 +88,12 @@ typedef struct zt_url_options {
                                   reset connection; default 3; backoff 100 ms
                                   doubling */
   uint32_t max_parallel;       /* range requests of the file in flight at
-                                  once, across threads; default 16 (4
-                                  before 1.3) */
+                                  once, across threads; a hard cap when
+                                  set. 0 (what init writes since 1.3):
+                                  16, and a bulk read as many as the
+                                  measured link makes worthwhile, up to
+                                  64 (docs/remote.md). Was 16 in 1.3's
+                                  first builds, 4 before 1.3 */
   uint32_t max_redirects;      /* default 5 */
   uint32_t allow_any_scheme;   /* 1: allow schemes other than http/https
                                   (libcurl's, e.g. file://); default 0 */

@@ -464,7 +464,7 @@ std::vector<uint8_t> Reader::read_vector(const Object &o, const Component &c) co
   return v;
 }
 
-const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) const {
+const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len, bool unaligned_ok) const {
   const Source &file = source_of(c);
   check_readable(o, c);
   const LazyCtx ctx{o, c};
@@ -483,9 +483,11 @@ const uint8_t *Reader::view(const Object &o, const Component &c, size_t *len) co
   file.materialize(c.offset, c.length);  // a decode-on-read tensor: decoded now, kept for the view
   const uint8_t *p = file.data() + c.offset;
   // Foreign files put elements at any offset; .zt blobs are 64-aligned.
-  if (const size_t align = dtype_size(c.dtype); align > 1 && reinterpret_cast<uintptr_t>(p) % align != 0)
+  if (const size_t align = dtype_size(c.dtype);
+      !unaligned_ok && align > 1 && reinterpret_cast<uintptr_t>(p) % align != 0)
     fail(ZT_E_NOT_ZERO_COPY, ctx + ": data at file offset " + std::to_string(c.offset) + " is not aligned to its " +
-                                 std::to_string(align) + "-byte elements; a read copies it");
+                                 std::to_string(align) +
+                                 "-byte elements; a read copies it (zt_component_view_unaligned lends it)");
   verify_before_read(o, c);
   *len = static_cast<size_t>(c.length);
   return p;

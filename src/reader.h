@@ -122,8 +122,10 @@ class Reader final : public ComponentBytes {
   // read together. Each job records its own outcome.
   void read_many(std::vector<ReadJob> &jobs) const;
   // Borrowed pointer to a raw component stored in the host's byte order
-  // (little-endian on x86/ARM), or ZT_E_NOT_ZERO_COPY.
-  const uint8_t *view(const Object &o, const Component &c, size_t *len) const;
+  // (little-endian on x86/ARM), or ZT_E_NOT_ZERO_COPY. The pointer is
+  // aligned to the element size unless `unaligned_ok` (zt_component_view_
+  // unaligned: foreign files place elements anywhere; the caller reads bytes).
+  const uint8_t *view(const Object &o, const Component &c, size_t *len, bool unaligned_ok = false) const;
   // Calls fn on consecutive pieces of the stored (encoded) bytes.
   // The stored bytes of a component: a pointer into the map, or a copy in
   // `scratch` (pread access).

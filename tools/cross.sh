@@ -122,7 +122,7 @@ compare_files() {
   fi
   local tmp enc verdict=identical
   tmp=$(mktemp -d)
-  for enc in raw zstd; do
+  for enc in raw zstd v2 v2zstd; do  # spec 1.2, then zTensor v2
     build/tests/cross/host_order_file "$tmp/native_$enc.zt" "$enc" >/dev/null
     run_host "$b/tests/cross/host_order_file" "$tmp/cross_$enc.zt" "$enc" >/dev/null
     cmp "$tmp/native_$enc.zt" "$tmp/cross_$enc.zt" >&2 || verdict="DIFFERENT ($enc)"

@@ -361,6 +361,7 @@ bool has_torch_pickle(zip_t *za) {
 }
 
 Imported read_zip(const uint8_t *data, size_t size, const std::string &what, const Limits &limits) {
+  prefetch_local_headers(data, size);  // before libzip's consistency check reads them one by one
   std::shared_ptr<zip_t> za = open_zip(data, size, what);
   if (has_torch_pickle(za.get())) return read_pytorch(za, data, size, what, limits);
   return read_npz(za, data, size, what, limits);

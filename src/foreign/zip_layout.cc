@@ -1,6 +1,9 @@
 #include "zip_layout.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "platform/memory.h"
 
 namespace zt::foreign {
 namespace {
@@ -34,6 +37,25 @@ bool central_directory(const uint8_t *p, size_t n, uint64_t *cd_off, uint64_t *c
   return *cd_off <= n && *cd_size <= n - *cd_off;
 }
 
+// zip64 extended information (in a central directory entry's extra field
+// [x, x+extra_len)): the 64-bit values of the fields set to all ones, in order.
+void zip64_fields(const uint8_t *x, uint64_t extra_len, uint64_t uncomp, uint64_t *comp, uint64_t *local) {
+  for (const uint8_t *xend = x + extra_len; xend - x >= 4;) {
+    const uint64_t id = le(x, 2), len = le(x + 2, 2);
+    if (static_cast<uint64_t>(xend - x - 4) < len) break;
+    if (id == 0x0001) {
+      const uint8_t *v = x + 4, *vend = v + len;
+      if (uncomp == 0xffffffff && vend - v >= 8) v += 8;
+      if (*comp == 0xffffffff && vend - v >= 8) {
+        *comp = le(v, 8);
+        v += 8;
+      }
+      if (*local == 0xffffffff && vend - v >= 8) *local = le(v, 8);
+    }
+    x += 4 + len;
+  }
+}
+
 }  // namespace
 
 std::unordered_map<std::string, ZipDataRange> zip_data_ranges(const uint8_t *p, size_t n) {
@@ -52,21 +74,7 @@ std::unordered_map<std::string, ZipDataRange> zip_data_ranges(const uint8_t *p, 
     const uint64_t uncomp = le(c + 24, 4);
     if (end - at - 46 < name_len + extra_len + comment_len) return {};
     const std::string name(reinterpret_cast<const char *>(c + 46), static_cast<size_t>(name_len));
-    // zip64 extended information: the 64-bit values of the fields set to all ones, in order.
-    for (const uint8_t *x = c + 46 + name_len, *xend = x + extra_len; xend - x >= 4;) {
-      const uint64_t id = le(x, 2), len = le(x + 2, 2);
-      if (static_cast<uint64_t>(xend - x - 4) < len) break;
-      if (id == 0x0001) {
-        const uint8_t *v = x + 4, *vend = v + len;
-        if (uncomp == 0xffffffff && vend - v >= 8) v += 8;
-        if (comp == 0xffffffff && vend - v >= 8) {
-          comp = le(v, 8);
-          v += 8;
-        }
-        if (local == 0xffffffff && vend - v >= 8) local = le(v, 8);
-      }
-      x += 4 + len;
-    }
+    zip64_fields(c + 46 + name_len, extra_len, uncomp, &comp, &local);
     at += 46 + name_len + extra_len + comment_len;
     if (local > n || n - local < 30 || le(p + local, 4) != 0x04034b50) continue;
     const uint64_t lname = le(p + local + 26, 2), lextra = le(p + local + 28, 2);
@@ -79,6 +87,25 @@ std::unordered_map<std::string, ZipDataRange> zip_data_ranges(const uint8_t *p, 
   }
   for (const auto &t : twice) out.erase(t.first);
   return out;
+}
+
+void prefetch_local_headers(const uint8_t *p, size_t n, size_t max_hints) {
+  uint64_t cd_off = 0, cd_size = 0, entries = 0;
+  if (!central_directory(p, n, &cd_off, &cd_size, &entries)) return;
+  const uint64_t end = cd_off + cd_size, page = platform::page_size();
+  uint64_t at = cd_off, last_page = UINT64_MAX;
+  for (uint64_t i = 0; i < entries && i < max_hints; ++i) {
+    if (end - at < 46 || le(p + at, 4) != 0x02014b50) return;
+    const uint8_t *c = p + at;
+    const uint64_t name_len = le(c + 28, 2), extra_len = le(c + 30, 2), comment_len = le(c + 32, 2);
+    if (end - at - 46 < name_len + extra_len + comment_len) return;
+    uint64_t comp = le(c + 20, 4), local = le(c + 42, 4);
+    zip64_fields(c + 46 + name_len, extra_len, le(c + 24, 4), &comp, &local);
+    at += 46 + name_len + extra_len + comment_len;
+    if (local >= n || local / page == last_page) continue;
+    last_page = local / page;
+    platform::advise_will_need(p + local, static_cast<size_t>(std::min<uint64_t>(page, n - local)));
+  }
 }
 
 }  // namespace zt::foreign

@@ -22,4 +22,11 @@ struct ZipDataRange {
 // Members by name; [offset, offset + size) lies inside the archive.
 std::unordered_map<std::string, ZipDataRange> zip_data_ranges(const uint8_t *p, size_t n);
 
+// Asks the system to read, all at once, the page holding each member's
+// local header (the .npy header or a torch storage follows it): on a cold
+// file libzip's consistency check and the walks here would otherwise fault
+// them in one at a time, a disk round trip each (117 members: ~120 ms of a
+// cold open). At most `max_hints` members are hinted; a hint only.
+void prefetch_local_headers(const uint8_t *p, size_t n, size_t max_hints = 65536);
+
 }  // namespace zt::foreign

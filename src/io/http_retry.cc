@@ -30,14 +30,14 @@ std::chrono::milliseconds retry_backoff(uint32_t attempt) {
   return std::chrono::milliseconds(100u << std::min(attempt, 6u));
 }
 
-void run_with_retries(const HttpTransport &transport, std::vector<Transfer> &ts) {
+void run_with_retries(const HttpTransport &transport, std::vector<Transfer> &ts, uint32_t parallel) {
   const UrlSettings &s = transport.settings();
   std::vector<size_t> pending(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) pending[i] = i;
   for (uint32_t attempt = 0;; ++attempt) {
     std::vector<size_t> again;
     Outcome fatal, last;
-    transport.run_once(ts, pending, again, fatal, last);
+    transport.run_once(ts, pending, again, fatal, last, parallel ? parallel : s.max_parallel);
     if (fatal.status != ZT_OK) fail(fatal.status, fatal.message);
     if (again.empty()) return;
     if (attempt >= s.retries || transport.past_deadline()) {

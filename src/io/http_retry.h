@@ -27,8 +27,9 @@ std::chrono::milliseconds retry_backoff(uint32_t attempt);
 // Runs the transfers until each has succeeded, retrying the retryable
 // failures after retry_backoff while settings().retries and the deadline
 // allow. Throws the first failure that is not retried, or the last one
-// with the number of attempts.
-void run_with_retries(const HttpTransport &transport, std::vector<Transfer> &ts);
+// with the number of attempts. parallel: the requests of the file in
+// flight at once (0 = max_parallel; a bulk read's bulk_parallel).
+void run_with_retries(const HttpTransport &transport, std::vector<Transfer> &ts, uint32_t parallel = 0);
 
 }  // namespace zt
 

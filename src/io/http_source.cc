@@ -1,6 +1,7 @@
 #include "io/http_source.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -59,8 +60,17 @@ class HttpSource final : public Source {
     s_.max_overfetch_percent = std::min<uint32_t>(s_.max_overfetch_percent, 10000);
     net_ = std::make_unique<HttpTransport>(fetched, path_, s_, s3_.get(), shared_);
     cache_ = std::make_unique<BlockCache>(shared_->budget, s_.cache_bytes);
+    std::thread warm;
+    struct Joiner {
+      std::thread &t;
+      ~Joiner() {
+        if (t.joinable()) t.join();
+      }
+    } joiner{warm};
+    if (http_ && s_.warm_bulk && !shared_->forked()) warm = std::thread([this] { warm_bulk(); });
     open_tail();
     prefetch_head_and_manifest();
+    if (warm.joinable()) warm.join();
     hold_within_budget();
     needed_ = net_->bytes();  // the open's bytes are its price, not waste
   }
@@ -206,7 +216,8 @@ class HttpSource final : public Source {
       return;
     }
     if (len >= kDirect || shared_->forked()) {  // a forked child bypasses the cache (its lock)
-      const uint64_t chunk = net_->link().chunk_for(len, s_.max_parallel, net_->chunk_cap());
+      const uint32_t parallel = net_->bulk_parallel(len);
+      const uint64_t chunk = net_->link().chunk_for(len, parallel, net_->chunk_cap());
       std::vector<Transfer> ts;
       for (uint64_t off = 0; off < len; off += chunk) {
         Transfer t;
@@ -215,7 +226,10 @@ class HttpSource final : public Source {
         t.dst = out + off;
         ts.push_back(std::move(t));
       }
-      run_with_retries(*net_, ts);
+      const auto began = std::chrono::steady_clock::now();
+      run_with_retries(*net_, ts, std::max(parallel, s_.max_parallel));
+      net_->link().observe_bulk(static_cast<uint32_t>(std::min<uint64_t>(parallel, ts.size())), len,
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
       return;
     }
     read_cached(offset, len, out);
@@ -265,6 +279,34 @@ class HttpSource final : public Source {
       if (hi <= lo)
         fail(ZT_E_INTERNAL, "'" + path_ + "': cache block " + std::to_string(b) + " does not cover the read");
       std::memcpy(out + (lo - offset), blk.data() + (lo - bstart), hi - lo);
+    }
+  }
+
+  // A whole-file load follows (the prefetch option): its connections are
+  // opened now, while the open's requests are in flight, by a one-byte
+  // request each on one multi handle, which the pool then hands to the
+  // load (the one holding the most connections goes first). One attempt,
+  // failures ignored: a connection not warmed connects when the load
+  // needs it. max_parallel of them, the connections a load uses at least.
+  static constexpr uint64_t kWarmTimeoutMs = 3000;
+  void warm_bulk() const {
+    const uint32_t n = std::min(s_.max_parallel, HttpTransport::kMaxAdaptiveParallel);
+    std::vector<Transfer> ts(n);
+    std::vector<uint8_t> bytes(n);
+    std::vector<size_t> which(n), again;
+    for (uint32_t i = 0; i < n; ++i) {
+      ts[i].offset = 0;
+      ts[i].len = 1;
+      ts[i].clip = true;  // an empty object answers 416: ignored
+      ts[i].own_connection = true;
+      ts[i].timeout_ms = kWarmTimeoutMs;
+      ts[i].dst = &bytes[i];
+      which[i] = i;
+    }
+    Outcome fatal, last;
+    try {
+      net_->run_once(ts, which, again, fatal, last, n + 2);  // besides the open's own two
+    } catch (const Error &) {
     }
   }
 
@@ -495,8 +537,8 @@ void trim_idle_connections(RemoteShared &shared, size_t keep) {
   if (shared.forked()) return;  // the parent's handles: never touched (issue 37)
   std::lock_guard<std::mutex> lock(shared.pool_mu);
   while (shared.idle_multi.size() > keep) {
-    curl_multi_cleanup(shared.idle_multi.back());  // closes its connections
-    shared.idle_multi.pop_back();
+    curl_multi_cleanup(shared.idle_multi.front().multi);  // closes its connections: the fewest first
+    shared.idle_multi.erase(shared.idle_multi.begin());
   }
 }
 

@@ -30,6 +30,10 @@ struct UrlSettings {
   // run more), large reads cut into pieces of up to chunk_bytes (when 0,
   // 32 round trips' worth of the measured link within 8..64 MiB).
   uint32_t max_parallel = 16;
+  // max_parallel came from the caller: a hard cap, also for bulk reads.
+  // Otherwise a bulk read may use more connections when the measured
+  // link makes them worthwhile (HttpTransport::bulk_parallel).
+  bool max_parallel_set = false;
   uint32_t max_redirects = 5;
   bool allow_any_scheme = false;
   uint64_t cache_bytes = uint64_t{64} << 20;
@@ -62,6 +66,11 @@ struct UrlSettings {
   // Internal: the open asks for the header block (magic) with the tail, in
   // parallel. Off for a JSON index, read whole and never a container.
   bool speculative_head = true;
+  // Internal: the caller will read most of the file (the `prefetch` open
+  // option, a whole-file load): the open also connects the connections
+  // the load will use, while its own requests are in flight (warm_bulk in
+  // http_source.cc). Off for a set's shards.
+  bool warm_bulk = false;
 };
 
 struct IoStats {

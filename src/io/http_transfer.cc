@@ -190,6 +190,8 @@ Transfer Transfer::fresh() const {
   t.suffix = suffix;
   t.allow_whole = allow_whole;
   t.clip = clip;
+  t.own_connection = own_connection;
+  t.timeout_ms = timeout_ms;
   t.dst = dst;
   t.sink = sink;
   t.parts = parts;
@@ -201,7 +203,7 @@ Transfer Transfer::fresh() const {
 RemoteShared::~RemoteShared() {
   if (forked()) return;  // the parent's handles: left alone
   for (CURL *h : idle) curl_easy_cleanup(h);
-  for (CURLM *m : idle_multi) curl_multi_cleanup(m);
+  for (const IdleMulti &m : idle_multi) curl_multi_cleanup(m.multi);
 }
 
 std::shared_ptr<RemoteShared> make_remote_shared(uint64_t budget_bytes) {
@@ -306,11 +308,11 @@ void HttpTransport::release(CURL *h) const {
   shared_->idle.push_back(h);
 }
 
-CURLM *HttpTransport::acquire_multi() const {
+RemoteShared::IdleMulti HttpTransport::acquire_multi() const {
   if (!shared_->forked()) {
     std::lock_guard<std::mutex> lock(shared_->pool_mu);
     if (!shared_->idle_multi.empty()) {
-      CURLM *m = shared_->idle_multi.back();
+      const RemoteShared::IdleMulti m = shared_->idle_multi.back();
       shared_->idle_multi.pop_back();
       return m;
     }
@@ -322,10 +324,10 @@ CURLM *HttpTransport::acquire_multi() const {
   curl_multi_setopt(m, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
   // Connections kept open between reads: as many as may be in flight.
   curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, static_cast<long>(std::max<uint32_t>(s_.max_parallel, 4) + 4));
-  return m;
+  return {m, 0};
 }
 
-void HttpTransport::release_multi(CURLM *m) const {
+void HttpTransport::release_multi(CURLM *m, uint32_t connections) const {
   if (shared_->forked()) {  // made in this process by acquire_multi()
     curl_multi_cleanup(m);
     return;
@@ -337,7 +339,10 @@ void HttpTransport::release_multi(CURLM *m) const {
     curl_multi_cleanup(m);
     return;
   }
-  shared_->idle_multi.push_back(m);
+  auto &idle = shared_->idle_multi;
+  auto at = std::find_if(idle.begin(), idle.end(),
+                         [&](const RemoteShared::IdleMulti &i) { return i.connections > connections; });
+  idle.insert(at, {m, connections});
 }
 
 void HttpTransport::configure(CURL *h, Transfer &t, curl_slist **headers) const {
@@ -350,7 +355,7 @@ void HttpTransport::configure(CURL *h, Transfer &t, curl_slist **headers) const 
   // PIPEWAIT: a request waits for a connection being opened to say whether
   // it multiplexes rather than opening another.
   curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
-  curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
+  curl_easy_setopt(h, CURLOPT_PIPEWAIT, t.own_connection ? 0L : 1L);
   if (!ca_file_.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, ca_file_.c_str());
   // S3 is never followed: its redirects name another region (reported
   // as such), and a session token travels in a header libcurl would
@@ -362,7 +367,8 @@ void HttpTransport::configure(CURL *h, Transfer &t, curl_slist **headers) const 
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   }
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(s_.connect_timeout_ms));
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request_timeout_ms()));
+  const uint64_t limit = t.timeout_ms ? std::min(t.timeout_ms, request_timeout_ms()) : request_timeout_ms();
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(limit));
   if (s_.low_speed_bytes) {
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(s_.low_speed_bytes));
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<uint32_t>(1, s_.low_speed_time_ms / 1000)));
@@ -432,9 +438,19 @@ void HttpTransport::observe(CURL *h, const Transfer &t) const {
   link_.observe((first - pre) / 1e6, t.received, (total - first) / 1e6);
 }
 
+uint32_t HttpTransport::bulk_parallel(uint64_t len) const {
+  if (s_.max_parallel_set) return s_.max_parallel;
+  return link_.connections_for(len, s_.max_parallel, std::max(s_.max_parallel, kMaxAdaptiveParallel));
+}
+
 void HttpTransport::run_once(std::vector<Transfer> &ts, const std::vector<size_t> &which, std::vector<size_t> &again,
-                             Outcome &fatal, Outcome &last_retry) const {
-  CURLM *multi = acquire_multi();
+                             Outcome &fatal, Outcome &last_retry, uint32_t parallel) const {
+  const RemoteShared::IdleMulti acquired = acquire_multi();
+  CURLM *multi = acquired.multi;
+  // The connections kept open: as many as a read of the file may have in
+  // flight (a bulk read may have more than max_parallel: bulk_parallel).
+  const uint32_t keep = std::max({parallel, s_.max_parallel, uint32_t{4}}) + 4;
+  curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(keep));
   struct Active {
     CURL *h;
     curl_slist *headers;
@@ -442,6 +458,7 @@ void HttpTransport::run_once(std::vector<Transfer> &ts, const std::vector<size_t
   };
   std::vector<Active> active;
   size_t next = 0;
+  uint32_t peak = acquired.connections;  // the connections this multi holds, about
   const auto began = std::chrono::steady_clock::now();
   // HTTP/2: small requests (a slice's ranges, a multi-range batch) share
   // one connection as streams; pieces of a large read (1 MiB or more on
@@ -452,17 +469,21 @@ void HttpTransport::run_once(std::vector<Transfer> &ts, const std::vector<size_t
   const bool bulk = !which.empty() && bytes / which.size() >= kBulkPiece;
   curl_multi_setopt(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, bulk ? 1L : 100L);
   auto start = [&] {
-    // max_parallel bounds the file's requests in flight across all
-    // threads; a thread with none in flight may always start one, so
-    // every reader makes progress.
-    while (next < which.size() && (active.empty() || in_flight_.load() < s_.max_parallel)) {
+    // `parallel` (max_parallel, or a bulk read's) bounds the file's
+    // requests in flight across all threads; a thread with none in flight
+    // may always start one, so every reader makes progress.
+    while (next < which.size() && (active.empty() || in_flight_.load() < parallel)) {
       size_t i = which[next++];
       CURL *h = acquire();
       curl_slist *headers = nullptr;
       configure(h, ts[i], &headers);
+      // A bulk read's pieces get a connection each anyway: none waits a
+      // round trip for the first to connect (PIPEWAIT) before its own.
+      if (bulk) curl_easy_setopt(h, CURLOPT_PIPEWAIT, 0L);
       curl_easy_setopt(h, CURLOPT_PRIVATE, reinterpret_cast<char *>(i));
       curl_multi_add_handle(multi, h);
       active.push_back({h, headers, i});
+      peak = std::max<uint32_t>(peak, static_cast<uint32_t>(active.size()));
       ++in_flight_;
       ++requests_;
     }
@@ -473,6 +494,7 @@ void HttpTransport::run_once(std::vector<Transfer> &ts, const std::vector<size_t
     std::vector<Active> &active;
     const HttpTransport &self;
     std::chrono::steady_clock::time_point began;
+    const uint32_t &peak, keep;
     ~Cleanup() {
       for (const Active &a : active) {
         curl_multi_remove_handle(multi, a.h);
@@ -480,11 +502,11 @@ void HttpTransport::run_once(std::vector<Transfer> &ts, const std::vector<size_t
         self.release(a.h);
         --self.in_flight_;
       }
-      self.release_multi(multi);
+      self.release_multi(multi, std::min(peak, keep));
       self.busy_ns_ += static_cast<uint64_t>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began).count());
     }
-  } cleanup{multi, active, *this, began};
+  } cleanup{multi, active, *this, began, peak, keep};
   start();
   while (!active.empty()) {
     int running = 0;

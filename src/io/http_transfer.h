@@ -39,6 +39,12 @@ struct Transfer {
   // Instead of dst: bytes are appended as they arrive, so a range whose
   // length only a footer claims is never zero-filled ahead of its bytes.
   std::vector<uint8_t> *sink = nullptr;
+  // A connection of its own, opened at once: no waiting (PIPEWAIT) for
+  // one being opened to say whether it multiplexes (warm_bulk).
+  bool own_connection = false;
+  // A shorter limit than the settings' (ms; 0 = theirs): a warm-up must
+  // not hold an open longer than a few seconds.
+  uint64_t timeout_ms = 0;
   // Instead of offset/len/dst: several ranges in one request ("Range:
   // bytes=a-b,c-d,..."), answered as multipart/byteranges (in file order).
   std::vector<RangePart> parts;
@@ -104,7 +110,13 @@ struct RemoteShared {
   MemoryBudget budget;
   std::mutex pool_mu;
   std::vector<CURL *> idle;
-  std::vector<CURLM *> idle_multi;
+  // Idle multi handles, fewest connections first: a read takes the last,
+  // so a bulk load finds the connections warmed for it (warm_bulk).
+  struct IdleMulti {
+    CURLM *multi;
+    uint32_t connections;  // the most requests it last had in flight
+  };
+  std::vector<IdleMulti> idle_multi;
 };
 
 // The ranged GETs of one object and the checks of every response against
@@ -124,12 +136,19 @@ class HttpTransport {
   // The largest request a read is cut into (chunk_bytes, or the link's).
   uint64_t chunk_cap() const { return link_.chunk_cap(s_.chunk_bytes); }
 
-  // One attempt at each of ts[which], up to max_parallel of the object's
+  // The connections a bulk read of len bytes uses: max_parallel when the
+  // caller set it (a hard cap), else as many as the measured link makes
+  // worthwhile (LinkModel::connections_for), from max_parallel's default
+  // up to kMaxAdaptiveParallel.
+  uint32_t bulk_parallel(uint64_t len) const;
+  static constexpr uint32_t kMaxAdaptiveParallel = 64;
+
+  // One attempt at each of ts[which], up to `parallel` of the object's
   // requests in flight (across threads) on one multi handle. A failure
   // worth retrying goes to `again` (its outcome to last_retry), the first
   // other one to `fatal`, which stops new requests.
   void run_once(std::vector<Transfer> &ts, const std::vector<size_t> &which, std::vector<size_t> &again, Outcome &fatal,
-                Outcome &last_retry) const;
+                Outcome &last_retry, uint32_t parallel) const;
   // The object's size by a HEAD request (non-HTTP schemes only).
   uint64_t probe_size() const;
 
@@ -163,8 +182,9 @@ class HttpTransport {
   void configure(CURL *h, Transfer &t, curl_slist **headers) const;
   CURL *acquire() const;
   void release(CURL *h) const;
-  CURLM *acquire_multi() const;
-  void release_multi(CURLM *m) const;
+  // A multi handle and the connections it holds (at most its MAXCONNECTS).
+  RemoteShared::IdleMulti acquire_multi() const;
+  void release_multi(CURLM *m, uint32_t connections) const;
   void observe(CURL *h, const Transfer &t) const;
 
   std::string url_, path_;

@@ -6,6 +6,7 @@
 #ifdef ZT_HAVE_CURL
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "io/http_retry.h"
@@ -42,7 +43,7 @@ void fetch_ranges(const HttpTransport &net, const Source::Group *groups, const s
   lim.max_gap = net.link().worthwhile_gap(std::min<uint64_t>(s.max_parallel, ranges.size()));
   if (multi) lim.max_gap = std::min(lim.max_gap, kPartCost);
   lim.max_waste = needed / 100 * s.max_overfetch_percent + needed % 100 * s.max_overfetch_percent / 100;
-  lim.max_len = net.chunk_cap();
+  lim.max_len = 0;  // no cap: a large merged range is cut into pieces below, within chunk_cap
   std::vector<size_t> order;
   const std::vector<MergedRange> merged = merge_ranges(ranges, lim, order);
   // Small merged ranges are received into a buffer of their own and
@@ -67,11 +68,17 @@ void fetch_ranges(const HttpTransport &net, const Source::Group *groups, const s
     }
   }
   // Large ranges are cut into pieces spread over the connections, all in
-  // the same wave as the small ones.
+  // the same wave as the small ones: as many pieces as connections (or
+  // waves of them), shared out among the ranges by their sizes.
   std::vector<Transfer> ts;
   std::vector<MergedRange> small;
   std::vector<uint8_t *> small_dsts;
-  const uint64_t piece = large ? net.link().chunk_for(large, s.max_parallel, net.chunk_cap()) : 0;
+  const uint32_t parallel = net.bulk_parallel(large);
+  std::vector<uint64_t> large_lens;
+  for (const MergedRange &m : merged)
+    if (m.len >= kDirect) large_lens.push_back(m.len);
+  const std::vector<uint64_t> counts = apportion_pieces(large_lens, parallel, net.chunk_cap());
+  size_t nth_large = 0;
   std::vector<Source::Piece> flat;
   for (size_t k = 0; k < merged.size(); ++k) {
     const MergedRange &m = merged[k];
@@ -80,6 +87,8 @@ void fetch_ranges(const HttpTransport &net, const Source::Group *groups, const s
       small_dsts.push_back(dsts[k]);
       continue;
     }
+    const uint64_t pieces = counts[nth_large++];
+    const uint64_t piece = (m.len + pieces - 1) / pieces;
     flat.clear();
     uint64_t pos = m.offset;
     for (size_t j = m.first; j <= m.last; ++j) {
@@ -137,7 +146,13 @@ void fetch_ranges(const HttpTransport &net, const Source::Group *groups, const s
       ts.push_back(std::move(t));
     }
   }
-  run_with_retries(net, ts);
+  const auto began = std::chrono::steady_clock::now();
+  run_with_retries(net, ts, std::max<uint32_t>(parallel, s.max_parallel));
+  uint64_t pieces = 0;
+  for (uint64_t c : counts) pieces += c;
+  if (large)
+    net.link().observe_bulk(static_cast<uint32_t>(std::min<uint64_t>(parallel, pieces)), large,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   for (size_t k = 0; k < merged.size(); ++k) {
     if (bufs[k].empty()) continue;
     for (size_t j = merged[k].first; j <= merged[k].last; ++j) {

@@ -67,6 +67,69 @@ uint64_t LinkModel::chunk_cap(uint64_t fixed) const {
   return std::max(kLow, static_cast<uint64_t>(bdp));
 }
 
+uint32_t LinkModel::connections_for(uint64_t len, uint32_t base, uint32_t cap) const {
+  base = std::max<uint32_t>(1, std::min(base, cap));
+  // An assumed rate says nothing of the link: more connections than the
+  // default only on a measured (or given) one.
+  if (!fixed_rate_ && !rate_seen_.load()) return base;
+  const double piece = bytes_per_s() * std::max(kPieceRtts * rtt_s(), kPieceSeconds);
+  const double want = static_cast<double>(len) / std::max(piece, 1.0);
+  uint32_t n = want >= cap ? cap : static_cast<uint32_t>(want);
+  // Grow while the bulk reads' throughput rises: at most twice the last
+  // read's connections, never past a count that gained nothing.
+  if (const uint32_t last = bulk_n_.load()) n = std::min<uint32_t>(n, 2 * last);
+  if (const uint32_t top = bulk_cap_.load()) n = std::min(n, top);
+  return std::max(n, base);
+}
+
+void LinkModel::observe_bulk(uint32_t connections, uint64_t bytes, double seconds) {
+  if (!(seconds > 0) || bytes < kBulkEvidence || connections == 0) return;
+  const double rate = static_cast<double>(bytes) / seconds;
+  const uint32_t last = bulk_n_.load();
+  if (last && connections > last && rate < kBulkGain * bulk_rate_.load()) bulk_cap_ = last;
+  bulk_n_ = connections;
+  bulk_rate_ = rate;
+}
+
+std::vector<uint64_t> apportion_pieces(const std::vector<uint64_t> &lens, uint32_t parallel, uint64_t max_chunk) {
+  constexpr uint64_t kMin = uint64_t{1} << 20;
+  const uint64_t cap = std::max(kMin, max_chunk);
+  const uint64_t p = std::max<uint32_t>(1, parallel);
+  uint64_t total = 0, pieces = 0;
+  std::vector<uint64_t> count(lens.size());
+  for (size_t i = 0; i < lens.size(); ++i) {
+    count[i] = std::max<uint64_t>(1, (lens[i] + cap - 1) / cap);  // no piece over the cap
+    total += lens[i];
+    pieces += count[i];
+  }
+  // Waves of p requests, as few as the cap allows; each piece at least
+  // 1 MiB (smaller ones cost a round trip for little).
+  const uint64_t waves = std::max<uint64_t>(1, (total + cap * p - 1) / (cap * p));
+  const uint64_t want = std::min(waves * p, std::max<uint64_t>(1, total / kMin));
+  // The largest piece gets cut once more until the pieces are spent.
+  auto larger = [&](size_t a, size_t b) {
+    return static_cast<double>(lens[a]) / static_cast<double>(count[a]) <
+           static_cast<double>(lens[b]) / static_cast<double>(count[b]);
+  };
+  std::vector<size_t> heap;
+  auto can_cut = [&](size_t i) { return lens[i] / (count[i] + 1) >= kMin; };
+  for (size_t i = 0; i < lens.size(); ++i)
+    if (can_cut(i)) heap.push_back(i);
+  std::make_heap(heap.begin(), heap.end(), larger);
+  while (pieces < want && !heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), larger);
+    const size_t i = heap.back();
+    ++count[i];
+    ++pieces;
+    if (can_cut(i)) {
+      std::push_heap(heap.begin(), heap.end(), larger);
+    } else {
+      heap.pop_back();
+    }
+  }
+  return count;
+}
+
 std::vector<MergedRange> merge_ranges(const std::vector<NeededRange> &ranges, const MergeLimits &limits,
                                       std::vector<size_t> &order) {
   const size_t n = ranges.size();

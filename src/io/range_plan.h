@@ -42,11 +42,34 @@ class LinkModel {
   // hard cap), else 32 round trips' worth of one connection's bytes
   // within 8..64 MiB (a request waits a round trip before its body).
   uint64_t chunk_cap(uint64_t fixed) const;
+  // The connections for a bulk read of len bytes when the caller left
+  // max_parallel to the link: `base` (the default), more when each would
+  // still stream for at least kPieceRtts round trips and kPieceSeconds at
+  // the measured rate (never on the assumed one), at most `cap`. A
+  // request's round trip of waiting is paid once per connection, in
+  // parallel, so more connections shorten a load whose pieces are long
+  // against it; on a fast near link (loopback, a LAN) the pieces are
+  // short and the CPU, not the connections, is the limit. Growth follows
+  // the bulk reads seen (observe_bulk): at most twice the last one's
+  // connections, and no more than a count past which the throughput did
+  // not rise (a link whose total, not each connection, is the limit).
+  uint32_t connections_for(uint64_t len, uint32_t base, uint32_t cap) const;
+  static constexpr double kPieceRtts = 4;
+  static constexpr double kPieceSeconds = 0.25;
+  // A bulk read done: its connections, bytes and wall time. A read with
+  // more connections than the last that moved less than kBulkGain times
+  // its bytes per second caps the connections at the last one's count.
+  // Reads under kBulkEvidence bytes say too little (their round trips).
+  void observe_bulk(uint32_t connections, uint64_t bytes, double seconds);
+  static constexpr double kBulkGain = 1.1;
+  static constexpr uint64_t kBulkEvidence = uint64_t{32} << 20;
 
  private:
   const bool fixed_rtt_, fixed_rate_;
   std::atomic<double> rtt_, rate_;
   std::atomic<bool> rtt_seen_{false}, rate_seen_{false};
+  std::atomic<uint32_t> bulk_n_{0}, bulk_cap_{0};
+  std::atomic<double> bulk_rate_{0};
 };
 
 struct NeededRange {
@@ -76,6 +99,16 @@ std::vector<MergedRange> merge_ranges(const std::vector<NeededRange> &ranges, co
 // bytes (at least 256 KiB each), each of at most max_parts ranges (more
 // runs when that needs it):
 // the multi-range requests that carry them. Returns [first, last] of each.
+// How many equal pieces each of the large ranges `lens` of one read is cut
+// into, for `parallel` connections and pieces of at most max_chunk (at
+// least 1 MiB): as many pieces in all as waves of `parallel` requests need
+// (one piece per connection when max_chunk allows), shared out so that the
+// largest piece is as small as it can be. Cutting each range by a common
+// piece size instead leaves a short remainder of every range: more
+// requests than connections, and a second wave on a few connections that
+// the others wait for. O(pieces log n).
+std::vector<uint64_t> apportion_pieces(const std::vector<uint64_t> &lens, uint32_t parallel, uint64_t max_chunk);
+
 std::vector<std::pair<size_t, size_t>> pack_ranges(const std::vector<MergedRange> &ranges, size_t requests,
                                                    size_t max_parts);
 

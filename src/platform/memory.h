@@ -26,6 +26,11 @@ bool set_pages_writable(void *p, size_t len, bool writable, std::string &why) no
 // Faults in the whole pages inside [dst, dst+len) for writing, ahead of a
 // copy into them (Linux 5.14+: MADV_POPULATE_WRITE); nothing elsewhere.
 void prefault_for_write(void *dst, size_t len) noexcept;
+// Starts reading the pages of each range [p, p+len) of a file mapping in
+// the background (madvise MADV_WILLNEED: the kernel queues the reads at
+// once, so scattered pages of a cold file arrive in parallel instead of
+// one page fault at a time); a hint, nothing on failure or elsewhere.
+void advise_will_need(const void *p, size_t len) noexcept;
 
 }  // namespace platform
 }  // namespace zt

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "platform/file.h"
-#include "util/endian.h"
+#include "types/host_order.h"
 #include "util/error.h"
 #include "v2/det_cbor_encode.h"
 #include "v2/footer.h"
@@ -22,7 +22,6 @@ namespace {
 
 constexpr size_t kMaxName = 1024;
 constexpr size_t kMaxRank = 64;
-constexpr size_t kCompareChunk = size_t{1} << 20;
 
 std::string digest_text(const char *alg, uint64_t h) {
   char buf[32];
@@ -51,6 +50,7 @@ struct Writer::Stream {
   XXH3_state_t *xxh = nullptr;
   std::unique_ptr<Digester> sha;
   std::unique_ptr<ZstdSeekableEncoder> zstd;
+  std::unique_ptr<ByteSwapFeed> to_le;  // big-endian callers, multi-byte dtypes
   const LogicalTypeV2 *type = nullptr;
   bool bool_values = false;
   uint8_t last_byte = 0;
@@ -80,7 +80,6 @@ Writer::Writer(std::unique_ptr<Sink> sink, const WriterOptions &opts) : opts_(op
     fail(ZT_E_INVALID_ARG, "v2 digests are xxh3, sha256 or none (v2 spec §3.4)");
   if (opts_.encoding != ZT_ENCODING_RAW && opts_.encoding != ZT_ENCODING_ZSTD)
     fail(ZT_E_INVALID_ARG, "v2 encodings are raw or zstd (zt.zstd-seekable/1)");
-  if (kHostBigEndian) fail(ZT_E_UNSUPPORTED, "writing v2 on a big-endian host is not supported yet");
   if (auto *file = dynamic_cast<FileSink *>(sink_.get())) {
     fd_ = file->positional_fd();
   } else {
@@ -280,6 +279,7 @@ void Writer::open_stream(const std::string &name, const std::string &role, zt_dt
     s->sha = std::make_unique<Digester>(ZT_DIGEST_SHA256);
   }
   if (encode) s->zstd = std::make_unique<ZstdSeekableEncoder>(level);
+  if (streaming && swaps(dtype)) s->to_le = std::make_unique<ByteSwapFeed>(dtype_size(dtype));
   s->type = p.type.empty() ? nullptr : logical_type_v2(p.type);
   s->bool_values = p.type == "bool";
   s->saved_next_at = next_at_;
@@ -289,6 +289,10 @@ void Writer::open_stream(const std::string &name, const std::string &role, zt_dt
   // that order, the layout file is the final file.
   if (have_last_key_ && !(std::tie(last_key_object_, last_key_part_) < std::tie(o.name, p.name))) in_order_ = false;
   stream_ = std::move(s);
+}
+
+bool Writer::swaps(zt_dtype dtype) const {
+  return opts_.caller_big_endian && dtype_size(dtype) > 1;
 }
 
 void Writer::store(const uint8_t *p, size_t n) {
@@ -338,7 +342,12 @@ void Writer::write_blob(const std::string &name, const std::string &role, zt_dty
       }
     }
   }
+  std::vector<uint8_t> le;  // a big-endian caller's elements, as stored
   try {
+    if (swaps(dtype)) {
+      le = byteswapped_copy(data, len, dtype_size(dtype));
+      data = le.data();
+    }
     // Whole bytes in hand: hashed first, so a duplicate is found (and
     // confirmed on the bytes) before any of it is written.
     if (!s.zstd && s.alg != ZT_DIGEST_NONE) {
@@ -378,7 +387,11 @@ void Writer::blob_append(const void *data, size_t len) {
   if (!stream_) fail(ZT_E_MISUSE, "no blob is being streamed (call zt_write_blob_begin first)");
   if (!data && len) fail(ZT_E_INVALID_ARG, "data is NULL but length is " + std::to_string(len));
   try {
-    store(static_cast<const uint8_t *>(data), len);
+    Stream &s = *stream_;
+    if (s.to_le)
+      s.to_le->feed(data, len, [&](const uint8_t *p, size_t n) { store(p, n); });
+    else
+      store(static_cast<const uint8_t *>(data), len);
   } catch (...) {
     stream_.reset();
     fail_writer();
@@ -390,6 +403,9 @@ void Writer::blob_end() {
   check_open();
   if (!stream_) fail(ZT_E_MISUSE, "no blob is being streamed");
   try {
+    // A trailing partial element goes as it is: the size rules then refuse
+    // the part, as they would from a little-endian caller.
+    if (stream_->to_le) stream_->to_le->flush([&](const uint8_t *p, size_t n) { store(p, n); });
     close_stream(nullptr);
   } catch (...) {
     stream_.reset();
@@ -483,53 +499,6 @@ void Writer::close_stream(const uint8_t *whole) {
     last_key_part_ = p.name;
   }
   stream_.reset();
-}
-
-size_t Writer::ContentIndex::find(uint64_t key) const {
-  if (slots_.empty()) return SIZE_MAX;
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = slot(key);; i = (i + 1) & mask) {
-    if (slots_[i].second == SIZE_MAX) return SIZE_MAX;
-    if (slots_[i].first == key) return slots_[i].second;
-  }
-}
-
-size_t Writer::ContentIndex::insert(uint64_t key, size_t blob) {
-  if ((used_ + 1) * 2 > slots_.size()) {  // at most half full
-    std::vector<std::pair<uint64_t, size_t>> old(std::max<size_t>(64, slots_.size() * 2), {0, SIZE_MAX});
-    old.swap(slots_);
-    --shift_;
-    if (old.empty()) shift_ = 64 - 6;
-    used_ = 0;
-    for (const auto &e : old)
-      if (e.second != SIZE_MAX) insert(e.first, e.second);
-  }
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = slot(key);; i = (i + 1) & mask) {
-    if (slots_[i].second == SIZE_MAX) {
-      slots_[i] = {key, blob};
-      ++used_;
-      return SIZE_MAX;
-    }
-    if (slots_[i].first == key) return slots_[i].second;
-  }
-}
-
-bool Writer::same_bytes(uint64_t a, uint64_t b, uint64_t len, const uint8_t *mem) {
-  std::vector<uint8_t> x(static_cast<size_t>(std::min<uint64_t>(len, kCompareChunk)));
-  std::vector<uint8_t> y(mem ? 0 : x.size());
-  for (uint64_t done = 0; done < len;) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(len - done, kCompareChunk));
-    file_.read(a + done, x.data(), n);
-    if (mem) {
-      if (std::memcmp(x.data(), mem + done, n) != 0) return false;
-    } else {
-      file_.read(b + done, y.data(), n);
-      if (std::memcmp(x.data(), y.data(), n) != 0) return false;
-    }
-    done += n;
-  }
-  return true;
 }
 
 }  // namespace zt::v2

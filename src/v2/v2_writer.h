@@ -30,6 +30,7 @@
 #include "container/sink.h"
 #include "digest/digest.h"
 #include "types/dtype.h"
+#include "util/endian.h"
 #include "v2/blob_file.h"
 #include "ztensor.h"
 
@@ -45,6 +46,11 @@ struct WriterOptions {
   zt_encoding encoding = ZT_ENCODING_RAW;    // default per part: ZSTD = zt.zstd-seekable/1
   int zstd_level = 3;
   bool sync = true;
+  // The byte order of the elements callers hand over: the host's (the C
+  // ABI's rule). The file stores them little-endian, so big-endian elements
+  // are swapped before they are hashed, compared, compressed or written.
+  // Tests set it on a little-endian host to run a big-endian host's path.
+  bool caller_big_endian = kHostBigEndian;
   // Called with the finished file's sink (its bytes all written) just
   // before it is committed over the destination; a throw abandons it
   // instead. zt::Writer's verify_before_replace.
@@ -120,6 +126,7 @@ class Writer {
   void open_stream(const std::string &name, const std::string &role, zt_dtype dtype, const PartOptions &opts,
                    bool streaming);
   size_t lookup(const std::string &name) const;  // SIZE_MAX if absent
+  bool swaps(zt_dtype dtype) const;              // elements of `dtype` from callers are swapped
   void store(const uint8_t *p, size_t n);
   void close_stream(const uint8_t *whole);
   uint64_t next_offset(uint64_t at, uint64_t len) const;

@@ -260,6 +260,12 @@ TEST(Foreign, MisalignedDataIsCopiedNotViewed) {
             std::string::npos)
       << zt_last_error();
   EXPECT_EQ(read_all<float>(object(f, "w")), kF);
+  if (!zttest::kHostBigEndian) {  // the bytes, in place, for a caller that reads them as bytes
+    ASSERT_EQ(zt_component_view_unaligned(object(f, "w"), 0, &p, &len), ZT_OK) << zt_last_error();
+    ASSERT_EQ(len, 24u);
+    EXPECT_NE(reinterpret_cast<uintptr_t>(p) % 4, 0u);
+    EXPECT_EQ(std::memcmp(p, kF.data(), 24), 0);
+  }
 }
 
 TEST(Foreign, SafetensorsFromMemory) {
@@ -374,6 +380,72 @@ TEST(Foreign, NpzStoredAndDeflated) {
   EXPECT_EQ(zt_component_read(object(f, "x"), 0, buf.data(), 24, &need), ZT_E_LIMIT);
   EXPECT_NE(std::string(zt_last_error()).find("max_decoded_size"), std::string::npos) << zt_last_error();
   EXPECT_EQ(read_all<int64_t>(object(f, "y")), (std::vector<int64_t>{5, -5}));
+}
+
+// numpy.savez leaves each stored member's data wherever the zip's local
+// header and the member's name put it: names of 5 to 8 bytes move the data
+// through every residue mod 4. zt_component_view lends only the aligned
+// ones (its pointer is typed); zt_component_view_unaligned lends all of
+// them, in place (a pointer into the caller's buffer, no copy).
+TEST(Foreign, NpzMisalignedMembersAreLentByTheUnalignedView) {
+  TempDir d;
+  const std::vector<double> f8 = {0.5, -1.25, 3.0};
+  std::vector<std::pair<std::string, std::string>> members;
+  for (const char *name : {"a.npy", "ab.npy", "abc.npy", "abcd.npy"})
+    members.push_back({name, npy("<f4", "(2, 3)", false, bytes_of(kF))});
+  for (const char *name : {"e.npy", "ef.npy", "efg.npy", "efgh.npy"})
+    members.push_back({name, npy("<f8", "(3,)", false, bytes_of(f8))});
+  write_npz(d.file("m.npz"), members, false);
+  const std::string file = zttest::read_file(d.file("m.npz"));
+  std::vector<uint64_t> buf((file.size() + 7) / 8);  // 8-aligned: file offsets and addresses agree mod 8
+  std::memcpy(buf.data(), file.data(), file.size());
+  const auto *base = reinterpret_cast<const uint8_t *>(buf.data());
+  zt_file *raw = nullptr;
+  ASSERT_EQ(zt_open_memory(buf.data(), file.size(), nullptr, &raw), ZT_OK) << zt_last_error();
+  File f;
+  f.f = raw;
+  size_t misaligned = 0;
+  for (const auto &member : members) {
+    const std::string name = member.first.substr(0, member.first.size() - 4);
+    const bool is_f8 = name[0] == 'e';
+    const size_t esize = is_f8 ? 8 : 4, len = 24;
+    const zt_object *o = object(f, name);
+    zt_component_info ci{};
+    ci.struct_size = sizeof ci;
+    ASSERT_EQ(zt_object_component(o, 0, &ci), ZT_OK) << zt_last_error();
+    const void *loose = nullptr, *typed = nullptr;
+    size_t loose_len = 0, typed_len = 0;
+    const zt_status st = zt_component_view_unaligned(o, 0, &loose, &loose_len);
+    const zt_status typed_st = zt_component_view(o, 0, &typed, &typed_len);
+    if (zttest::kHostBigEndian) {  // little-endian elements: reads swap them, nothing is lent
+      EXPECT_EQ(st, ZT_E_NOT_ZERO_COPY) << name;
+      continue;
+    }
+    ASSERT_EQ(st, ZT_OK) << name << ": " << zt_last_error();
+    EXPECT_EQ(loose, base + ci.offset) << name << ": lent in place";
+    ASSERT_EQ(loose_len, len) << name;
+    EXPECT_EQ(std::memcmp(loose, is_f8 ? static_cast<const void *>(f8.data()) : kF.data(), len), 0) << name;
+    if (ci.offset % esize != 0) {
+      ++misaligned;
+      EXPECT_EQ(typed_st, ZT_E_NOT_ZERO_COPY) << name << ": a typed pointer must be aligned";
+      EXPECT_EQ(typed, nullptr);
+    } else {
+      EXPECT_EQ(typed_st, ZT_OK) << name << ": " << zt_last_error();
+      EXPECT_EQ(typed, loose) << name;
+    }
+  }
+  if (!zttest::kHostBigEndian) EXPECT_GE(misaligned, 4u) << "the names were chosen to misalign members";
+  // Every other refusal stands: pread access has no mapping to lend.
+  zt_open_options opts;
+  zt_open_options_init(&opts);
+  opts.access = ZT_ACCESS_PREAD;
+  File p;
+  ASSERT_EQ(open_path(d.file("m.npz"), p, &opts), ZT_OK) << zt_last_error();
+  const void *out = nullptr;
+  size_t out_len = 0;
+  EXPECT_EQ(zt_component_view_unaligned(object(p, "a"), 0, &out, &out_len), ZT_E_NOT_ZERO_COPY);
+  EXPECT_EQ(zt_component_view_unaligned(object(p, "a"), 0, nullptr, &out_len), ZT_E_INVALID_ARG);
+  EXPECT_EQ(zt_component_view_unaligned(nullptr, 0, &out, &out_len), ZT_E_INVALID_ARG);
 }
 
 // Many members read at once, from several threads (zt_file_read_many): each

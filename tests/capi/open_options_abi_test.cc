@@ -246,7 +246,7 @@ TEST(UrlOptionsAbi, TheOneTwoInitWritesOnlyTheOneTwoStruct) {
   std::memset(&cur, 0xA5, sizeof cur);
   init13(&cur);
   EXPECT_EQ(cur.struct_size, sizeof(zt_url_options));
-  EXPECT_EQ(cur.max_parallel, 16u);
+  EXPECT_EQ(cur.max_parallel, 0u);  // 1.3: from the link (16 and up), a value a hard cap
   EXPECT_EQ(cur.rtt_ms, 0u);
   EXPECT_EQ(cur.link_bytes_per_s, 0u);
   EXPECT_EQ(cur.max_overfetch_percent, 50u);

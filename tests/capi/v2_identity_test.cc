@@ -151,9 +151,10 @@ TEST(V2ContentDigest, ShardingDoesNotReachIt) {
   std::vector<uint8_t> bytes(256);
   std::memcpy(bytes.data(), sevens.data(), 256);
   write_v2(single, {{"w", {64}, ZT_F32, bytes}}, true);
-  char part_digest[32];
+  char part_digest[32];  // of the stored (little-endian) bytes
+  const std::vector<uint8_t> stored = zttest::host_to_le(bytes.data(), bytes.size(), 4);
   std::snprintf(part_digest, sizeof part_digest, "xxh3:%016llx",
-                static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
+                static_cast<unsigned long long>(XXH3_64bits(stored.data(), stored.size())));
   using namespace v2img;
   const std::string m =
       manifest({{"w", dense("f32", {64}, 4096, 256, {{"shard", t("part")}, {"digest", t(part_digest)}})}},

@@ -161,8 +161,10 @@ TEST_F(V2Migrate, LegacyInputsToV2) {
   // 1.1: fp8 and complex spelled as dtypes, u32 CSR indices (u64 in 1.2;
   // v2 keeps u32), zstd without uncompressed_length.
   {
-    std::string fp8(16, '\x3c'), cplx(32, '\x11'), vals = le<float>({1, 2}), ind = le<uint32_t>({1, 0}),
-                                                   ptr = le<uint32_t>({0, 1, 2});
+    // Stored little-endian (le<> gives host order, what the writer takes).
+    std::string fp8(16, '\x3c'), cplx(32, '\x11'), vals = zttest::le_bytes(std::vector<float>{1, 2}),
+                                                   ind = zttest::le_bytes(std::vector<uint32_t>{1, 0}),
+                                                   ptr = zttest::le_bytes(std::vector<uint32_t>{0, 1, 2});
     std::vector<std::string> blobs = {fp8, cplx, vals, ind, ptr};
     auto offs = zttest::layout_offsets(blobs);
     Cbor c;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "test_util.h"
 #include "v2_image.h"
 #include "ztensor.h"
 #include "ztensor_composite.h"
@@ -79,8 +80,8 @@ TEST(V2Profiles, SparseCooThroughTheCompositeApi) {
     std::memcpy(c.data(), coords.data(), 24);
     const float vals[3] = {1.5f, 2.5f, 3.5f};
     std::memcpy(v.data(), vals, 12);
-    plant(img, 4096, c);
-    plant(img, 8192, v);
+    plant(img, 4096, zttest::host_to_le(c.data(), c.size(), 4));  // stored little-endian
+    plant(img, 8192, zttest::host_to_le(v.data(), v.size(), 4));
     return img;
   };
   // Structure of arrays: rows {0, 1, 1}, then columns {2, 0, 1}.
@@ -229,9 +230,9 @@ TEST(V2Profiles, QuantGroupDequantize) {
     std::memcpy(w.data(), words, 8);
     std::memcpy(sc.data(), scales, 16);
     std::memcpy(z.data(), zeros, 16);
-    plant(img, 4096, w);
-    plant(img, 8192, sc);
-    plant(img, 12288, z);
+    plant(img, 4096, zttest::host_to_le(w.data(), w.size(), 4));  // stored little-endian
+    plant(img, 8192, zttest::host_to_le(sc.data(), sc.size(), 4));
+    plant(img, 12288, zttest::host_to_le(z.data(), z.size(), 4));
     return img;
   };
   auto dequant = [](std::vector<uint8_t> img, std::vector<float> &out) {

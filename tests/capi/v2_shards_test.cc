@@ -46,13 +46,19 @@ std::string xxh3_of(const std::vector<uint8_t> &b) {
   return d;
 }
 
+// The stored (little-endian) bytes of n floats from `start`.
 std::vector<uint8_t> floats(size_t n, float start) {
   std::vector<uint8_t> b(n * 4);
   for (size_t i = 0; i < n; ++i) {
     const float v = start + static_cast<float>(i);
     std::memcpy(b.data() + 4 * i, &v, 4);
   }
-  return b;
+  return zttest::host_to_le(b.data(), b.size(), 4);
+}
+
+// f32 elements as a read hands them over (host order), as stored.
+std::vector<uint8_t> stored_f32(const void *host, size_t len) {
+  return zttest::host_to_le(host, len, 4);
 }
 
 // A root 'model.zt' whose "a" lives in data shard "00001" and whose "b"
@@ -88,7 +94,7 @@ std::vector<uint8_t> read_object(zt_file *f, const char *name, zt_status *st) {
   size_t n = 0;
   *st = zt_component_read(o, 0, out.data(), out.size(), &n);
   out.resize(*st == ZT_OK ? n : 0);
-  return out;
+  return stored_f32(out.data(), out.size());  // the parts are f32
 }
 
 TEST(V2Shards, PositionalBesideTheRoot) {
@@ -105,16 +111,20 @@ TEST(V2Shards, PositionalBesideTheRoot) {
   ASSERT_EQ(ZT_OK, zt_file_object_by_name(f, "a", 1, &o));
   const void *p = nullptr;
   size_t n = 0;
-  ASSERT_EQ(ZT_OK, zt_component_view(o, 0, &p, &n)) << zt_last_error();
-  EXPECT_EQ(0, std::memcmp(p, m.a.data(), n));
+  if (zttest::kHostBigEndian) {  // no view of little-endian f32s there (docs/cross.md): reads swap
+    EXPECT_EQ(ZT_E_NOT_ZERO_COPY, zt_component_view(o, 0, &p, &n));
+  } else {
+    ASSERT_EQ(ZT_OK, zt_component_view(o, 0, &p, &n)) << zt_last_error();
+    EXPECT_EQ(0, std::memcmp(p, m.a.data(), n));
+  }
   // Ranged, slice and streamed reads of a part in a shard read that shard.
   ASSERT_EQ(ZT_OK, zt_file_object_by_name(f, "b", 1, &o));
   float four[4];
   ASSERT_EQ(ZT_OK, zt_component_read_range(o, 0, 3, 4, four, sizeof four)) << zt_last_error();
-  EXPECT_EQ(0, std::memcmp(four, m.b.data() + 12, sizeof four));
+  EXPECT_EQ(0, std::memcmp(stored_f32(four, sizeof four).data(), m.b.data() + 12, sizeof four));
   const uint64_t start[1] = {5}, stop[1] = {9};
   ASSERT_EQ(ZT_OK, zt_component_read_slice(o, 0, 1, start, stop, four, sizeof four)) << zt_last_error();
-  EXPECT_EQ(0, std::memcmp(four, m.b.data() + 20, sizeof four));
+  EXPECT_EQ(0, std::memcmp(stored_f32(four, sizeof four).data(), m.b.data() + 20, sizeof four));
   zt_component_stream *s = nullptr;
   ASSERT_EQ(ZT_OK, zt_component_stream_open(o, 0, &s)) << zt_last_error();
   std::vector<uint8_t> streamed(m.b.size() + 8);
@@ -122,7 +132,7 @@ TEST(V2Shards, PositionalBesideTheRoot) {
   ASSERT_EQ(ZT_OK, zt_component_stream_read(s, streamed.data(), streamed.size(), &got)) << zt_last_error();
   zt_component_stream_close(s);
   streamed.resize(got);
-  EXPECT_EQ(m.b, streamed);
+  EXPECT_EQ(m.b, stored_f32(streamed.data(), streamed.size()));
   std::vector<uint8_t> stored(m.b.size());
   size_t stored_len = 0;
   ASSERT_EQ(ZT_OK, zt_component_read_stored(o, 0, stored.data(), stored.size(), &stored_len)) << zt_last_error();
@@ -157,8 +167,8 @@ TEST(V2Shards, ReadManyAndPreadAccess) {
   reqs[1].dst = b.data();
   reqs[1].dst_capacity = b.size();
   ASSERT_EQ(ZT_OK, zt_file_read_many(f, reqs, 2)) << zt_last_error();
-  EXPECT_EQ(m.a, a);
-  EXPECT_EQ(m.b, b);
+  EXPECT_EQ(m.a, stored_f32(a.data(), a.size()));
+  EXPECT_EQ(m.b, stored_f32(b.data(), b.size()));
   zt_close(f);
 }
 

@@ -84,15 +84,11 @@ std::vector<uint8_t> pattern(size_t n, size_t k) {
   return v;
 }
 
+// The stored (little-endian) bytes of `vals`.
 template <typename T>
 std::vector<uint8_t> le_bytes(std::initializer_list<T> vals) {
-  std::vector<uint8_t> out;
-  for (T v : vals) {
-    uint8_t b[sizeof(T)];
-    std::memcpy(b, &v, sizeof(T));
-    out.insert(out.end(), b, b + sizeof(T));
-  }
-  return out;
+  const std::vector<T> v(vals);
+  return zttest::host_to_le(v.data(), v.size() * sizeof(T), sizeof(T));
 }
 
 // A tensor to add: object name, layout, shape, attributes (CBOR), parts.
@@ -100,7 +96,7 @@ struct PartSpec {
   std::string name;
   zt_dtype dtype;
   const char *type;
-  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> bytes;  // as stored: little-endian (add_all hands them over in the host's order)
 };
 struct ObjSpec {
   std::string name;
@@ -302,15 +298,16 @@ void add_all(zt_writer *w, const std::vector<ObjSpec> &model, bool stream) {
       zt_blob_options bo;
       zt_blob_options_init(&bo);
       bo.logical_type = p.type;
+      const std::vector<uint8_t> host = zttest::le_to_host(p.bytes.data(), p.bytes.size(), zt_dtype_size(p.dtype));
       if (!stream) {
-        ASSERT_EQ(ZT_OK, zt_write_blob(w, o.name.data(), o.name.size(), p.name.c_str(), p.dtype, p.bytes.data(),
-                                       p.bytes.size(), &bo))
+        ASSERT_EQ(ZT_OK, zt_write_blob(w, o.name.data(), o.name.size(), p.name.c_str(), p.dtype, host.data(),
+                                       host.size(), &bo))
             << zt_last_error();
       } else {  // in pieces of 1000 bytes
         ASSERT_EQ(ZT_OK, zt_write_blob_begin(w, o.name.data(), o.name.size(), p.name.c_str(), p.dtype, &bo))
             << zt_last_error();
-        for (size_t at = 0; at < p.bytes.size(); at += 1000)
-          ASSERT_EQ(ZT_OK, zt_write_blob_append(w, p.bytes.data() + at, std::min<size_t>(1000, p.bytes.size() - at)));
+        for (size_t at = 0; at < host.size(); at += 1000)
+          ASSERT_EQ(ZT_OK, zt_write_blob_append(w, host.data() + at, std::min<size_t>(1000, host.size() - at)));
         ASSERT_EQ(ZT_OK, zt_write_blob_end(w)) << zt_last_error();
       }
     }

@@ -36,9 +36,9 @@ constexpr uint64_t kTensor = 10240;
 constexpr uint64_t kTensors = 26000;
 constexpr uint64_t kBegin = 8;  // after the header magic
 
-zt::Manifest manifest_of_contiguous_tensors() {
+zt::Manifest manifest_of_contiguous_tensors(uint64_t tensors = kTensors) {
   zt::Manifest m;
-  for (uint64_t i = 0; i < kTensors; ++i) {
+  for (uint64_t i = 0; i < tensors; ++i) {
     zt::Object o;
     zt::Component c;
     c.offset = kBegin + i * kTensor;
@@ -90,15 +90,7 @@ TEST(PrefetchSteps, OffersOfSmallComponentsDoNotWakeTheThreadForEachOne) {
 TEST(PrefetchSteps, ASettledPlanReadsWhatWasTooShortForAStep) {
   const uint64_t end = kBegin + 4 * kTensor;
   CountingSource file(end);
-  zt::Manifest m;
-  for (uint64_t i = 0; i < 4; ++i) {
-    zt::Object o;
-    zt::Component c;
-    c.offset = kBegin + i * kTensor;
-    c.length = kTensor;
-    o.components.push_back(c);
-    m.objects.push_back(std::move(o));
-  }
+  const zt::Manifest m = manifest_of_contiguous_tensors(4);
   zt::Prefetcher p(file, nullptr, kBegin, end);
   for (const zt::Object &o : m.objects) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a woken thread takes its step meanwhile
@@ -107,5 +99,4 @@ TEST(PrefetchSteps, ASettledPlanReadsWhatWasTooShortForAStep) {
   p.settle(m);
   p.wait_until(end);
   EXPECT_EQ(file.steps.load(), 1u);  // the four tensors, merged into one range
-  EXPECT_FALSE(p.will_reach(end));   // the thread has read its plan and ended
 }

@@ -114,6 +114,89 @@ TEST(LinkModel, ChunkCapFollowsTheLinkUnlessSet) {
   EXPECT_NEAR(static_cast<double>(l.chunk_cap(0)), 16e6, 1e3);
 }
 
+TEST(LinkModel, ConnectionsFollowTheLinkWithinTheCap) {
+  constexpr uint64_t MiB = uint64_t{1} << 20;
+  // 80 ms, 25 MB/s per connection: each connection streams at least
+  // 4 round trips' worth (8 MB) and 250 ms (6.25 MB): 256 MiB -> 33.
+  const LinkModel wan(80, 25000000);
+  EXPECT_EQ(wan.connections_for(256 * MiB, 16, 64), 33u);
+  EXPECT_EQ(wan.connections_for(2048 * MiB, 16, 64), 64u);  // the cap
+  EXPECT_EQ(wan.connections_for(64 * MiB, 16, 64), 16u);    // never below the default
+  EXPECT_EQ(wan.connections_for(256 * MiB, 16, 16), 16u);   // a cap below the link's figure
+  EXPECT_EQ(wan.connections_for(256 * MiB, 40, 16), 16u);   // the cap wins over the base
+  // Loopback (0.1 ms, 1 GB/s): 250 ms of streaming is 250 MB a connection.
+  EXPECT_EQ(LinkModel(0, 1000000000).connections_for(2048 * MiB, 16, 64), 16u);
+  // Nothing measured yet (2 ms and 100 MB/s assumed), or only the round
+  // trip: the default, whatever the length.
+  LinkModel l(0, 0);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 16u);
+  l.observe(0.080, 100, 0.0001);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 16u);
+  // The rate measured (25 MB/s): the link's figure.
+  l.observe(0.080, 4 << 20, 4.0 * (1 << 20) / 25e6);
+  EXPECT_EQ(l.connections_for(256 * MiB, 16, 64), 33u);
+}
+
+TEST(LinkModel, ConnectionsGrowWhileTheThroughputRises) {
+  constexpr uint64_t MiB = uint64_t{1} << 20;
+  LinkModel l(80, 25000000);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 64u);  // no bulk read seen yet
+  // A load on 16 connections at 400 MB/s: the next may use twice as many.
+  l.observe_bulk(16, 2048 * MiB, 2048 * MiB / 400e6);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 32u);
+  // 32 moved 760 MB/s (more than 1.1x): 64 next.
+  l.observe_bulk(32, 2048 * MiB, 2048 * MiB / 760e6);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 64u);
+  // 64 moved 800 MB/s, not 1.1x more: the link's total is the limit,
+  // 32 it stays, for any length.
+  l.observe_bulk(64, 2048 * MiB, 2048 * MiB / 800e6);
+  EXPECT_EQ(l.connections_for(2048 * MiB, 16, 64), 32u);
+  EXPECT_EQ(l.connections_for(8192 * MiB, 16, 64), 32u);
+  EXPECT_EQ(l.connections_for(64 * MiB, 16, 64), 16u);
+  // Small reads are no evidence either way.
+  LinkModel m(80, 25000000);
+  m.observe_bulk(16, 16 * MiB, 0.1);
+  EXPECT_EQ(m.connections_for(2048 * MiB, 16, 64), 64u);
+}
+
+TEST(ApportionPieces, OnePiecePerConnectionSharedBySize) {
+  using zt::apportion_pieces;
+  constexpr uint64_t MiB = uint64_t{1} << 20;
+  auto total = [](const std::vector<uint64_t> &c) {
+    uint64_t n = 0;
+    for (uint64_t x : c) n += x;
+    return n;
+  };
+  auto largest = [](const std::vector<uint64_t> &lens, const std::vector<uint64_t> &c) {
+    uint64_t m = 0;
+    for (size_t i = 0; i < lens.size(); ++i) m = std::max(m, (lens[i] + c[i] - 1) / c[i]);
+    return m;
+  };
+  // Runs like the `mixed` load's (65 + 4 x 48 MiB) over 16 connections:
+  // 16 pieces, none over 16.25 MiB. (Cut by a common piece size,
+  // ceil(257 MiB / 16), they made 17: a 1 MiB remainder of the first run
+  // was a second wave on one connection.)
+  const std::vector<uint64_t> mixed = {65 * MiB, 48 * MiB, 48 * MiB, 48 * MiB, 48 * MiB};
+  const auto c = apportion_pieces(mixed, 16, 64 * MiB);
+  EXPECT_EQ(c, (std::vector<uint64_t>{4, 3, 3, 3, 3}));
+  EXPECT_EQ(total(c), 16u);
+  EXPECT_LE(largest(mixed, c), 65 * MiB / 4 + 1);
+  // One range: exactly `parallel` equal pieces.
+  EXPECT_EQ(apportion_pieces({256 * MiB}, 33, 64 * MiB), std::vector<uint64_t>{33});
+  // The cap: 2 GiB over 16 connections within 64 MiB pieces: 2 waves.
+  EXPECT_EQ(apportion_pieces({2048 * MiB}, 16, 64 * MiB), std::vector<uint64_t>{32});
+  EXPECT_EQ(apportion_pieces({2048 * MiB}, 16, 200 * MiB), std::vector<uint64_t>{16});
+  // No piece under 1 MiB: 3 MiB is 3 pieces whatever the connections.
+  EXPECT_EQ(apportion_pieces({3 * MiB}, 16, 64 * MiB), std::vector<uint64_t>{3});
+  EXPECT_EQ(apportion_pieces({MiB + 5}, 16, 64 * MiB), std::vector<uint64_t>{1});
+  // More ranges than connections: one piece each (the cap permitting).
+  const std::vector<uint64_t> many(40, 2 * MiB);
+  EXPECT_EQ(total(apportion_pieces(many, 16, 64 * MiB)), 40u);
+  const std::vector<uint64_t> big(3, 200 * MiB);
+  EXPECT_EQ(apportion_pieces(big, 1, 64 * MiB), (std::vector<uint64_t>{4, 4, 4}));
+  EXPECT_TRUE(apportion_pieces({}, 16, 64 * MiB).empty());
+}
+
 }  // namespace
 
 namespace {

@@ -7,7 +7,11 @@
  * docs/cross.md) this proves writes store little-endian, digests cover the
  * stored bytes and reads swap back.
  *
- *   host_order_file OUT.zt raw|zstd [REFERENCE.zt]
+ *   host_order_file OUT.zt raw|zstd|v2|v2zstd [REFERENCE.zt]
+ *
+ * raw and zstd write spec 1.2; v2 writes canonical zTensor v2 (xxh3 digests,
+ * identical parts sharing a blob), v2zstd non-canonical v2 with
+ * zt.zstd-seekable/1 parts and sha256 digests (docs/v2.md).
  *
  * Without REFERENCE nothing is compared (that is how the reference is made). */
 #include <stdint.h>
@@ -90,7 +94,8 @@ static const float kCsrValues[5] = {1.5f, -2.25f, 3.0e5f, 7.0f, -0.125f};
 static int32_t qpacked[4];
 static uint16_t qscales[2] = {0x3C00, 0x4000}; /* f16 1.0, 2.0: one group per row */
 
-static void write_file(const char *path, zt_encoding enc) {
+/* format: 1 (spec 1.2) or 2 (v2: canonical when raw). */
+static void write_file(const char *path, zt_encoding enc, uint32_t format) {
   zt_writer *w = NULL;
   zt_writer_options wo;
   zt_writer_options_init(&wo);
@@ -98,16 +103,32 @@ static void write_file(const char *path, zt_encoding enc) {
   wo.encoding = enc;
   wo.threads = 1; /* one zstd frame whatever the host's cores */
   wo.sync = 0;
+  wo.format = format;
+  if (format == 2 && enc == ZT_ENCODING_ZSTD) {
+    wo.canonical = 0;
+    wo.v2_digest = ZT_DIGEST_SHA256;
+    wo.alignment = 4096;
+  }
   CHECK(zt_writer_create(path, &wo, &w));
   CHECK(zt_writer_set_attributes_json(w, "{\"n\": 24, \"pi\": 3.25, \"neg\": -70000}"));
   for (size_t k = 0; k < NDENSE; ++k) {
     zt_blob_options bo;
     zt_blob_options_init(&bo);
-    bo.digest = k % 2 ? ZT_DIGEST_SHA256 : ZT_DIGEST_CRC32C;
+    if (format == 1) bo.digest = k % 2 ? ZT_DIGEST_SHA256 : ZT_DIGEST_CRC32C;
     bo.logical_type = kDense[k].logical_type;
     uint64_t shape[2] = {4, 6};
     CHECK(zt_writer_add_dense(w, kDense[k].name, strlen(kDense[k].name), kDense[k].dtype, shape, 2, kDense[k].data,
                               kDense[k].size, &bo));
+  }
+  if (format == 2) { /* the same bytes again, streamed: v2 shares one blob, compared as stored */
+    uint64_t shape[2] = {4, 6};
+    CHECK(zt_writer_begin_object(w, "s_same_f32", 10, NULL, shape, 2));
+    CHECK(zt_write_blob_begin(w, "s_same_f32", 10, "data", ZT_F32, NULL));
+    for (size_t off = 0; off < sizeof f32; off += 7) {
+      size_t n = sizeof f32 - off < 7 ? sizeof f32 - off : 7;
+      CHECK(zt_write_blob_append(w, (const uint8_t *)f32 + off, n));
+    }
+    CHECK(zt_write_blob_end(w));
   }
   /* Streamed in 5-byte pieces: every u64 element straddles two appends. */
   uint64_t shape1[1] = {N};
@@ -162,6 +183,10 @@ static void read_back(const char *path) {
   CHECK(zt_file_object_by_name(f, "p_streamed", 10, &o));
   CHECK(zt_component_read(o, 0, buf, sizeof buf, &n));
   EXPECT(n == sizeof u64 && memcmp(buf, u64, n) == 0, "p_streamed: read back differs");
+  if (zt_file_object_by_name(f, "s_same_f32", 10, &o) == ZT_OK) { /* v2 only */
+    CHECK(zt_component_read(o, 0, buf, sizeof buf, &n));
+    EXPECT(n == sizeof f32 && memcmp(buf, f32, n) == 0, "s_same_f32: read back differs");
+  }
   /* Decoding to f32 works on host-order elements. */
   CHECK(zt_file_object_by_name(f, "k_f16", 5, &o));
   CHECK(zt_component_read(o, 0, buf, sizeof buf, &n));
@@ -212,13 +237,16 @@ static unsigned char *slurp(const char *path, size_t *len) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3 || (strcmp(argv[2], "raw") != 0 && strcmp(argv[2], "zstd") != 0)) {
-    fprintf(stderr, "usage: host_order_file OUT.zt raw|zstd [REFERENCE.zt]\n");
+  const char *mode = argc < 3 ? "" : argv[2];
+  const int v2 = strncmp(mode, "v2", 2) == 0;
+  const int zstd = strcmp(mode, v2 ? "v2zstd" : "zstd") == 0;
+  if (!zstd && strcmp(mode, v2 ? "v2" : "raw") != 0) {
+    fprintf(stderr, "usage: host_order_file OUT.zt raw|zstd|v2|v2zstd [REFERENCE.zt]\n");
     return 2;
   }
   make_values();
   for (int i = 0; i < 4; ++i) qpacked[i] = (int32_t)(0x76543210u + 0x11111111u * (uint32_t)i);
-  write_file(argv[1], strcmp(argv[2], "zstd") == 0 ? ZT_ENCODING_ZSTD : ZT_ENCODING_RAW);
+  write_file(argv[1], zstd ? ZT_ENCODING_ZSTD : ZT_ENCODING_RAW, v2 ? 2 : 1);
   read_back(argv[1]);
   if (argc > 3) {
     size_t a_len = 0, b_len = 0;

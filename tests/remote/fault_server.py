@@ -1,7 +1,8 @@
 """A small real HTTP/1.1 server (sockets, http.server) for the faults nginx
 cannot produce: 503 then success, truncated bodies, lying Content-Length,
 endless bodies, huge headers, redirect loops, an ETag that keeps changing,
-a size that turns unknown, a 1 byte/s server, a footer claiming a 1 GiB
+a size that turns unknown, a 1 byte/s server, one-byte requests that
+stall (/stallwarm), a footer claiming a 1 GiB
 manifest, a redirect to another host, multi-range answers out of order
 (/mpswap) or with an endless epilogue (/mpendless; /ok answers a
 multi-range request with one range: the whole object as a 206).
@@ -84,6 +85,16 @@ class FaultServer:
         if path in self.files:
             self.send_range(h, data=self.files[path])
         elif path == "/ok":
+            self.send_range(h)
+        elif path == "/stallwarm":  # served, but a one-byte request (a prefetch open's warm-up) stalls
+            if h.headers.get("Range") == "bytes=0-0":
+                h.send_response(206)
+                h.send_header("Content-Range", f"bytes 0-0/{len(self.data)}")
+                h.send_header("Content-Length", "1")
+                h.end_headers()
+                h.wfile.flush()
+                time.sleep(40)
+                return
             self.send_range(h)
         elif path == "/flaky503":  # 503 twice, then served
             if n < 2:

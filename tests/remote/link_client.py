@@ -34,6 +34,10 @@ class LinkSim:
     def stats(self):
         return self._get("/stats")
 
+    def conns(self):
+        """Each connection since the last reset (link_sim.py's /conns)."""
+        return self._get("/conns")
+
     def reset(self):
         return self._get("/reset")
 

@@ -21,7 +21,10 @@ through Python, so the proxy moves GB/s on a busy machine instead of
 ~100 MB/s, and the client, not the proxy, is what a benchmark measures.)
 
 Counters (connections, requests, bytes each way) are served as JSON at
-http://HOST:STATS_PORT/stats; /reset zeroes them. Requests are counted by
+http://HOST:STATS_PORT/stats; /reset zeroes them. /conns lists each
+connection since the reset: when it was accepted, its requests, its bytes
+down and when its first and last of them were delivered (seconds since
+the reset), for tests that count what each connection carried. Requests are counted by
 the ends of HTTP/1 headers (an HTTP/2 connection's requests are not: count
 them at the server). Both ports are printed on the first line of stdout
 ("PORT STATS_PORT") and written to --port-file. Only loopback addresses
@@ -64,6 +67,26 @@ class Link:
     def reset(self):
         with self.lock:
             self.stats = {"connections": 0, "requests": 0, "bytes_down": 0, "bytes_up": 0, "open": 0}
+            self.origin = time.monotonic()
+            self.conns = []
+
+    def record(self):
+        """A new connection's record for /conns (kept until the next reset)."""
+        with self.lock:
+            rec = {"accepted": time.monotonic() - self.origin, "requests": 0, "bytes_down": 0,
+                   "first_down": None, "last_down": None}
+            self.conns.append(rec)
+            return rec
+
+    def note(self, rec, requests=0, bytes_down=0):
+        with self.lock:
+            rec["requests"] += requests
+            if bytes_down:
+                now = time.monotonic() - self.origin
+                rec["bytes_down"] += bytes_down
+                if rec["first_down"] is None:
+                    rec["first_down"] = now
+                rec["last_down"] = now
 
     def count(self, **kw):
         with self.lock:
@@ -132,6 +155,7 @@ class Connection:
 
     def start(self):
         self.link.count(connections=1, open=1)
+        self.rec = self.link.record()
         for target in (self.read_up, self.write_up, self.pump_down):
             threading.Thread(target=target, daemon=True).start()
 
@@ -162,6 +186,7 @@ class Connection:
                     break
                 seen = tail + data
                 self.link.count(bytes_up=len(data), requests=seen.count(b"\r\n\r\n"))
+                self.link.note(self.rec, requests=seen.count(b"\r\n\r\n"))
                 tail = seen[-3:]
                 when = time.monotonic() + self.link.rtt
                 if first:
@@ -212,8 +237,10 @@ class Connection:
                 conn_free = done if link.conn_rate else now
                 link.count(bytes_down=n)
                 sleep_until(done)
+                sent = n
                 while n:
                     n -= os.splice(pr, dst, n)
+                link.note(self.rec, bytes_down=sent)
         except OSError:
             pass
         finally:
@@ -250,7 +277,7 @@ def stats_loop(link, listener):
             if path == b"/reset":
                 link.reset()
             with link.lock:
-                body = json.dumps(link.stats).encode()
+                body = json.dumps(link.conns if path == b"/conns" else link.stats).encode()
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
                          b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         except OSError:

@@ -26,7 +26,7 @@ files = {"http": ["test_remote.py", "test_log_redaction.py"],
          "s3": ["test_s3_sig.py", "test_s3rver.py", "test_credential_scope.py"],
          "dist": ["test_distributed.py"],
          "link": ["test_link_sim.py", "test_remote_plan.py", "test_remote_shards.py", "test_remote_bulk.py",
-                  "test_remote_h2.py", "test_open_round_trips.py"]}[mode]
+                  "test_remote_h2.py", "test_open_round_trips.py", "test_remote_connections.py"]}[mode]
 
 
 def give_up(what):

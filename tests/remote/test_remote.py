@@ -310,6 +310,20 @@ def faulty():
     s.close()
 
 
+def test_prefetch_warm_ups_never_hold_the_open(faulty):
+    """A prefetch open's one-byte warm-ups (docs/remote.md, "What an open
+    costs") that the server never answers end within 3 s, whatever
+    timeout_ms says: the open returns, and the file reads."""
+    exp = json.load(open(os.path.join(INTEROP, "v1", "expected.json")))["files"]["large.zt"]
+    t0 = time.time()
+    with ztensor.Reader(f"{faulty.base}/stallwarm", prefetch=True, url_options={"timeout_ms": 40000}) as r:
+        took = time.time() - t0
+        assert component_hashes(r) == expected_hashes(exp)
+    assert took < 15, took  # 3 s and a busy machine's margin, not 40 s
+    warm = [p for p, hdr in faulty.requests if p == "/stallwarm" and hdr.get("range") == "bytes=0-0"]
+    assert len(warm) == 16
+
+
 def test_503_then_success(faulty):
     exp = json.load(open(os.path.join(INTEROP, "v1", "expected.json")))["files"]["large.zt"]
     with ztensor.open(f"{faulty.base}/flaky503") as r:

@@ -35,6 +35,8 @@ inline std::string source_path(const std::string &rel) {
   return std::string(root ? root : ".") + "/tests/data/" + rel;
 }
 
+// The host-order bytes of `vals`: what the writer takes (it stores them
+// little-endian). Bytes planted in a hand-built file: zttest::le_bytes.
 template <typename T>
 inline std::string le(std::initializer_list<T> vals) {
   std::string out;

@@ -137,9 +137,11 @@ PyObject *decode_name(const char *p, size_t n) {
   return PyUnicode_DecodeUTF8(p, static_cast<Py_ssize_t>(n), "surrogateescape");
 }
 
-// object_table(file) -> (rows: bytes, row_size, names: list, index: dict, dims: bytes)
+// object_table(file) -> (rows: bytes, row_size, names: list, dims: bytes)
 // or the zt_status (an int) of a failed zt_file_object_table, for the
-// caller's check() to raise with the library's message.
+// caller's check() to raise with the library's message. The name -> row
+// index is left to Python (ztensor._table), which builds it the first time
+// a lookup by name needs it: a whole-file load never does.
 PyObject *object_table(PyObject *, PyObject *arg) {
   if (!bound()) return nullptr;
   auto *file = static_cast<const zt_file *>(address(arg));
@@ -163,10 +165,9 @@ PyObject *object_table(PyObject *, PyObject *arg) {
   Ref rows(
       PyBytes_FromStringAndSize(reinterpret_cast<const char *>(t->rows), static_cast<Py_ssize_t>(count * t->row_size)));
   Ref names(PyList_New(static_cast<Py_ssize_t>(count)));
-  Ref index(PyDict_New());
   Ref dims(PyBytes_FromStringAndSize(reinterpret_cast<const char *>(t->dims),
                                      static_cast<Py_ssize_t>(t->dims_len * sizeof(uint64_t))));
-  if (!rows || !names || !index || !dims) return nullptr;
+  if (!rows || !names || !dims) return nullptr;
   const char *base = reinterpret_cast<const char *>(t->rows);
   for (size_t i = 0; i < count; ++i) {
     zt_object_row row;
@@ -178,11 +179,8 @@ PyObject *object_table(PyObject *, PyObject *arg) {
     PyObject *name = decode_name(t->names + row.name_offset, row.name_len);
     if (!name) return nullptr;
     PyList_SET_ITEM(names.get(), static_cast<Py_ssize_t>(i), name);  // steals
-    Ref position(PyLong_FromSize_t(i));
-    if (!position || PyDict_SetItem(index.get(), name, position.get()) != 0) return nullptr;
   }
-  return Py_BuildValue("(NnNNN)", rows.release(), static_cast<Py_ssize_t>(t->row_size), names.release(),
-                       index.release(), dims.release());
+  return Py_BuildValue("(NnNN)", rows.release(), static_cast<Py_ssize_t>(t->row_size), names.release(), dims.release());
 }
 
 // The table's rows and dims as read_dense/mapped_views receive them.
@@ -273,6 +271,8 @@ class Types {
   explicit Types(PyObject *type_of) : type_of_(type_of) {}
   // The type of `row`'s data component; nullptr with an exception set.
   ElementType *of(const zt_object_row &row) {
+    // A checkpoint's rows mostly share one type: that one without a lookup.
+    if (!row.data_has_logical_type && last_plain_ && row.data_dtype == last_code_) return last_plain_;
     std::string logical;
     bool has_logical = false;
     if (row.data_has_logical_type) {
@@ -291,7 +291,7 @@ class Types {
     }
     auto key = std::make_pair(static_cast<int>(row.data_dtype) * 2 + (has_logical ? 1 : 0), logical);
     auto it = types_.find(key);
-    if (it != types_.end()) return &it->second;
+    if (it != types_.end()) return remember(has_logical, row, &it->second);
     Ref name(has_logical ? decode_name(logical.data(), logical.size()) : (Py_INCREF(Py_None), Py_None));
     if (!name) return nullptr;
     Ref result(PyObject_CallFunction(type_of_, "iO", static_cast<int>(row.data_dtype), name.get()));
@@ -312,12 +312,21 @@ class Types {
     t.zt_type = PyTuple_GET_ITEM(result.get(), 1);
     t.itemsize = static_cast<size_t>(t.descr->elsize > 0 ? t.descr->elsize : 1);
     t.entry.reset(result.release());
-    return &t;
+    return remember(has_logical, row, &t);
   }
 
  private:
+  ElementType *remember(bool has_logical, const zt_object_row &row, ElementType *t) {
+    if (!has_logical) {
+      last_plain_ = t;  // map nodes do not move
+      last_code_ = row.data_dtype;
+    }
+    return t;
+  }
   PyObject *type_of_;
   std::map<std::pair<int, std::string>, ElementType> types_;
+  ElementType *last_plain_ = nullptr;
+  decltype(zt_object_row::data_dtype) last_code_ = 0;
 };
 
 // Up to this many requests of at most this many bytes in all are read one by
@@ -370,7 +379,11 @@ bool bytes_of(const std::vector<npy_intp> &shape, size_t itemsize, size_t &out) 
 
 // The dict {name: value} in selection order, `values` taken over.
 PyObject *as_dict(const Table &table, const std::vector<size_t> &rows, std::vector<PyObject *> &values) {
-  Ref d(PyDict_New());
+#if PY_VERSION_HEX < 0x030D0000
+  Ref d(_PyDict_NewPresized(static_cast<Py_ssize_t>(rows.size())));  // no rehash as it grows
+#else
+  Ref d(PyDict_New());  // the presized constructor is private CPython API: used only up to 3.12
+#endif
   bool ok = static_cast<bool>(d);
   for (size_t k = 0; k < rows.size(); ++k) {
     PyObject *v = values[k] ? values[k] : Py_None;
@@ -665,7 +678,7 @@ PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS,
      "bind(object_table, read_many, free, component, view, read): the library's functions."},
     {"object_table", object_table, METH_O,
-     "object_table(file) -> (rows, row_size, names, index, dims), or a zt_status on failure."},
+     "object_table(file) -> (rows, row_size, names, dims), or a zt_status on failure."},
     {"read_dense", read_dense, METH_VARARGS,
      "read_dense(file, rows, row_size, dims, names, select, type_of, split) -> (dict, failed)."},
     {"mapped_views", mapped_views, METH_VARARGS,

@@ -247,6 +247,8 @@ _SIGNATURES = {
     # 1.3: model identity of zTensor v2 (spec §6.4)
     "zt_file_content_digest": (zt_status, [_P, c_int, c_char_p, c_size_t, POINTER(c_size_t)]),
     "zt_file_canonical": (zt_status, [_P, POINTER(c_uint32), POINTER(c_void_p)]),
+    # 1.3: views of foreign data at misaligned addresses (numpy: ALIGNED=False)
+    "zt_component_view_unaligned": (zt_status, [_P, c_size_t, _OUT_P, POINTER(c_size_t)]),
 }
 
 lib.zt_version_string.restype = c_char_p

@@ -117,16 +117,21 @@ def write(tensors: Mapping[str, Any], target: Optional[PathLike], metadata: Opti
 
 def dense_names(reader: Reader) -> List[str]:
     """Every object's name; objects that are not dense tensors are refused by name."""
-    names = list(reader)
+    check_dense(reader)
+    return list(reader._names)
+
+
+def check_dense(reader: Reader) -> None:
+    """Raises ValueError naming the first object that is not a dense
+    tensor (none to look for when the object table says all are)."""
     table = reader._table
-    if table is not None and bool(table.rows["dense"].all()):
-        return names
-    for name in names:
+    if table is not None and table.all_dense:
+        return
+    for name in reader:
         fmt = reader.format_of(name)
         if fmt != "dense":
             raise ValueError(f"{name!r} is a {fmt} object; ztensor.numpy/ztensor.torch load dense tensors "
                              "(read the others with ztensor.Reader)")
-    return names
 
 
 def zt_type(reader: Reader, name: str) -> str:
@@ -141,7 +146,7 @@ def read_all(reader: Reader, from_numpy: FromNumpy, split: Optional[Callable[[An
     With the C++ extension: split(block, zt_type, name) gives the tensors
     of a group of one type and shape (None: numpy arrays, when
     arrays_as_they_are says from_numpy changes nothing)."""
-    dense_names(reader)  # the first object that is not dense raises, named
+    check_dense(reader)  # the first object that is not dense raises, named
     with _as_safetensor_error():
         if split is not None or arrays_as_they_are:
             return reader._read_dense(None, split, from_numpy)

@@ -2,9 +2,11 @@
 and the "data" component of each, as numpy arrays.
 
 One call (zt_file_object_table), wrapped by the C++ extension when it is
-there (ztensor._ext: names and the name -> row index built in C): asking
-object by object would cost several ctypes round trips per object
-(~40 us), the reason the batched call exists.
+there (ztensor._ext: the names decoded in C): asking object by object
+would cost several ctypes round trips per object (~40 us), the reason the
+batched call exists. The name -> row index is built the first time a
+lookup by name needs it: a whole-file load never does (for 26,000 names
+it is a dict of as many ints, about 0.1 us per tensor of a load).
 """
 
 import ctypes
@@ -34,21 +36,29 @@ def row_dtype(itemsize: int) -> "np.dtype[np.void]":
 class Table:
     """rows: a structured array of zt_object_row fields, one per object in
     file order; names: the objects' names; dims: every shape concatenated
-    (int64); index: name -> row. raw_rows / raw_dims / row_size: the
+    (int64); index: name -> row (built on first use). raw_rows / raw_dims / row_size: the
     library's bytes, as the extension reads them (None for a table built
     object by object); all_dense: every object is a dense tensor."""
 
-    __slots__ = ("rows", "names", "dims", "index", "_logical", "raw_rows", "raw_dims", "row_size", "all_dense")
+    __slots__ = ("rows", "names", "dims", "_index", "_logical", "raw_rows", "raw_dims", "row_size", "all_dense")
 
-    def __init__(self, rows: Array, names: List[str], dims: Array, index: Optional[Dict[str, int]] = None,
+    def __init__(self, rows: Array, names: List[str], dims: Array,
                  raw: Optional[Tuple[bytes, bytes, int]] = None) -> None:
         self.rows = rows
         self.names = names
         self.dims = dims.astype(np.int64)
-        self.index: Dict[str, int] = dict(zip(names, range(len(names)))) if index is None else index
+        self._index: Optional[Dict[str, int]] = None
         self._logical: Dict[int, Optional[str]] = {}
         self.raw_rows, self.raw_dims, self.row_size = raw if raw is not None else (None, None, 0)
         self.all_dense = bool(rows["dense"].all())  # the usual checkpoint: no per-read format check
+
+    @property
+    def index(self) -> Dict[str, int]:
+        """name -> row, built the first time it is asked for."""
+        index = self._index
+        if index is None:
+            index = self._index = dict(zip(self.names, range(len(self.names))))
+        return index
 
     def shape(self, i: int) -> Tuple[int, ...]:
         row = self.rows[i]
@@ -109,9 +119,9 @@ def read(file_ptr: Optional[int]) -> Table:
         if isinstance(got, int):
             check(got)
             raise AssertionError("zt_file_object_table failed without a status")  # check() raised
-        raw, row_size, names, index, raw_dims = got
+        raw, row_size, names, raw_dims = got
         rows = np.frombuffer(raw, dtype=row_dtype(row_size), count=len(names))
-        return Table(rows, names, np.frombuffer(raw_dims, dtype=np.uint64), index, (raw, raw_dims, row_size))
+        return Table(rows, names, np.frombuffer(raw_dims, dtype=np.uint64), (raw, raw_dims, row_size))
     out = POINTER(ObjectTable)()
     check(lib.zt_file_object_table(file_ptr, byref(out)))
     try:

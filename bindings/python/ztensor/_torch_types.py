@@ -74,6 +74,11 @@ def _from_numpy(array: Array, zt_type: str, name: str) -> "torch.Tensor":
     dtype = _TO_TORCH.get(zt_type)
     if dtype is None:
         raise TypeError(f"tensor {name!r} is {zt_type}, which this torch ({torch.__version__}) has no dtype for")
+    if not array.flags.aligned:
+        # A view of a foreign file's misaligned bytes (a stored .npz member):
+        # numpy allows it, but a torch tensor has no such flag and its
+        # kernels may assume alignment, so torch gets an aligned copy.
+        array = np.array(array)
     if zt_type in _NUMPY_NATIVE:
         return torch.from_numpy(array)
     return torch.from_numpy(array.view(_NP_SIGNED_OF_SIZE[array.dtype.itemsize])).view(dtype)

@@ -90,6 +90,8 @@ class Reader(Mapping[str, ObjectValue]):
     _table: Optional[_Table] = None
     # Whether the library was asked to prefetch (prefetch=True).
     prefetching: bool = False
+    # name -> position, for readers without a table (ShardedReader sets it).
+    _own_index: Optional[Dict[str, int]] = None
 
     # Batched reads (_reader_bulk) and the original 1.x package's calls
     # (_reader_original), written as functions of a Reader.
@@ -177,7 +179,6 @@ class Reader(Mapping[str, ObjectValue]):
         # call with libztensor >= 1.2): lookups then cost no C call.
         self._table = _read_table(self._h.ptr)
         self._names: List[str] = self._table.names
-        self._index = self._table.index
         self._attributes: Any = None
         self._attributes_read = False
 
@@ -210,6 +211,19 @@ class Reader(Mapping[str, ObjectValue]):
         if self._h is None:
             raise ValueError("the Reader is closed")
         return self._h
+
+    @property
+    def _index(self) -> Dict[str, int]:
+        """name -> position: the table's index (built on first use: a
+        whole-file load never asks), or the one a subclass set."""
+        if self._own_index is not None:
+            return self._own_index
+        assert self._table is not None
+        return self._table.index
+
+    @_index.setter
+    def _index(self, index: Dict[str, int]) -> None:
+        self._own_index = index
 
     # -- mapping ---------------------------------------------------------
     def __len__(self) -> int:
@@ -334,7 +348,10 @@ class Reader(Mapping[str, ObjectValue]):
     @_holding
     def read(self, name: str, role: str = "data", copy: Optional[bool] = None) -> Array:
         """One component as a flat numpy array of its elements: zero-copy
-        where possible (copy=None, or False), a new array with copy=True."""
+        where possible (copy=None, or False), a new array with copy=True.
+        A zero-copy array of a foreign file may be misaligned for its dtype
+        (a stored .npz member): flags.aligned is then False (numpy handles
+        it; np.array(a) gives an aligned copy)."""
         obj = self._data_object(name)
         arr = self._array(obj, self._role_index(obj, role), None)
         return np.array(arr) if copy else arr
@@ -457,7 +474,11 @@ class Reader(Mapping[str, ObjectValue]):
         logical = _text(text_field(ci, "logical_type"))
         dt = numpy_dtype(ci.dtype, logical) if ci.dtype in BY_CODE else np.dtype("u1")
         ptr, n = c_void_p(), c_size_t()
-        status = lib.zt_component_view(obj, index, byref(ptr), byref(n))
+        # Foreign files (stored .npz members, ONNX raw_data) may place elements
+        # at addresses misaligned for their type: numpy allows such arrays
+        # (flags.aligned is False; ufuncs and copies handle them), so they
+        # are lent too, not copied. Torch gets a copy of those (_torch_types).
+        status = lib.zt_component_view_unaligned(obj, index, byref(ptr), byref(n))
         if status == ZT_OK:
             # Writable where the mapping is private copy-on-write (a local
             # file), as the original 1.x package's: a write stays in this

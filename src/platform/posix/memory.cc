@@ -57,5 +57,12 @@ void prefault_for_write(void *dst, size_t len) noexcept {
 #endif
 }
 
+void advise_will_need(const void *p, size_t len) noexcept {
+  if (!p || !len) return;
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p) & ~(page - 1);
+  ::madvise(reinterpret_cast<void *>(begin), reinterpret_cast<uintptr_t>(p) + len - begin, MADV_WILLNEED);
+}
+
 }  // namespace platform
 }  // namespace zt

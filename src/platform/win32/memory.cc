@@ -43,5 +43,7 @@ bool set_pages_writable(void *p, size_t len, bool writable, std::string &why) no
 
 void prefault_for_write(void *, size_t) noexcept {}
 
+void advise_will_need(const void *, size_t) noexcept {}
+
 }  // namespace platform
 }  // namespace zt

@@ -1233,6 +1233,14 @@ extern "C" {
         out_len: *mut usize,
     ) -> zt_status;
 }
+extern "C" {
+    pub fn zt_component_view_unaligned(
+        obj: *const zt_object,
+        index: usize,
+        out: *mut *const std::os::raw::c_void,
+        out_len: *mut usize,
+    ) -> zt_status;
+}
 pub const ZT_VERIFY_NO_DIGEST: zt_verify_result = 0;
 pub const ZT_VERIFY_OK: zt_verify_result = 1;
 pub const ZT_VERIFY_UNVERIFIABLE: zt_verify_result = 2;
