@@ -190,7 +190,9 @@ IdentityScan::IdentityScan(const std::string &folder) : folder_(folder) {
     if (name.size() < 3 || name.compare(name.size() - 3, 3, ".zt") != 0) continue;
     const uint64_t size = ent.file_size(e2);
     if (e2) continue;
-    by_size_[size].push_back(ent.path().u8string());
+    // '/' between the folder and the name on every platform (the library's
+    // paths are UTF-8 with '/'; Windows' native form would join with '\\').
+    by_size_[size].push_back(ent.path().generic_u8string());
   }
   for (auto &[size, paths] : by_size_) std::sort(paths.begin(), paths.end());  // whatever the listing order
 }

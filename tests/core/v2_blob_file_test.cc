@@ -5,25 +5,28 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "posix_io.h"
+#include "test_util.h"
 #include "v2/blob_file.h"
 
 using zt::v2::BlobFile;
 
 namespace {
 
+// A new file in a temporary folder (POSIX or Windows: a file cannot be
+// unlinked while open there), closed before the folder goes.
 struct TempFd {
+  zttest::TempDir dir;
   int fd = -1;
   TempFd() {
-    char name[] = "/tmp/zt-blob-file-test-XXXXXX";
-    fd = ::mkstemp(name);
-    if (fd >= 0) ::unlink(name);
+    if (!dir.path().empty())
+      fd = ::open(dir.file("layout").c_str(), O_RDWR | O_CREAT | O_EXCL | zttest::kOpenBinary, 0600);
   }
   ~TempFd() {
     if (fd >= 0) ::close(fd);
@@ -103,6 +106,11 @@ TEST(V2BlobFile, CutDropsTheTailAndSetSizeIsExact) {
 // Whole blocks of padding are not written: the file keeps a hole there
 // (skipped where the filesystem stores none).
 TEST(V2BlobFile, WholeBlockGapsStayHoles) {
+#ifdef _WIN32
+  // No SEEK_DATA or st_blocks to see a hole with, and an NTFS file that is
+  // not marked sparse (this one is not) allocates its gaps anyway.
+  GTEST_SKIP() << "Windows: no SEEK_DATA/st_blocks, and the file is not sparse";
+#else
   TempFd t;
   ASSERT_GE(t.fd, 0);
   BlobFile f;
@@ -117,6 +125,7 @@ TEST(V2BlobFile, WholeBlockGapsStayHoles) {
   if (data == 65536 + 4096) GTEST_SKIP() << "this filesystem stores no holes";
   EXPECT_EQ(2 * 65536, data);
   EXPECT_LT(static_cast<uint64_t>(st.st_blocks) * 512, uint64_t{65} * 65536 / 4);
+#endif
 }
 
 }  // namespace

@@ -3,16 +3,14 @@
 // equal-size shards costs n digests, not n². Counted here through
 // IdentityScan::files_hashed().
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "digest/digest.h"
 #include "set/v2_shards.h"
+#include "test_util.h"
 
 namespace {
 
@@ -25,11 +23,9 @@ std::string digest_of(const std::vector<uint8_t> &bytes, zt_digest_alg alg) {
 class IdentityScanTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/zt_identity_scan_XXXXXX";
-    ASSERT_NE(nullptr, mkdtemp(tmpl));
-    dir_ = tmpl;
+    dir_ = tmp_.path();
+    ASSERT_FALSE(dir_.empty());
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::vector<uint8_t> put(const std::string &name, size_t size, uint8_t seed) {
     std::vector<uint8_t> bytes(size);
     for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(seed + i * 7);
@@ -39,6 +35,7 @@ class IdentityScanTest : public ::testing::Test {
     std::fclose(f);
     return bytes;
   }
+  zttest::TempDir tmp_;  // mkdtemp on POSIX, %TEMP% on Windows
   std::string dir_;
 };
 
