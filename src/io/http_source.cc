@@ -16,6 +16,7 @@
 #include "platform/process.h"
 #include "platform/system.h"
 #include "util/error.h"
+#include "util/join_on_exit.h"
 #include "ztensor.h"
 
 namespace zt {
@@ -61,12 +62,7 @@ class HttpSource final : public Source {
     net_ = std::make_unique<HttpTransport>(fetched, path_, s_, s3_.get(), shared_);
     cache_ = std::make_unique<BlockCache>(shared_->budget, s_.cache_bytes);
     std::thread warm;
-    struct Joiner {
-      std::thread &t;
-      ~Joiner() {
-        if (t.joinable()) t.join();
-      }
-    } joiner{warm};
+    JoinOnExit joiner{warm};
     if (http_ && s_.warm_bulk && !shared_->forked()) warm = std::thread([this] { warm_bulk(); });
     open_tail();
     prefetch_head_and_manifest();

@@ -13,6 +13,7 @@
 #include "platform/file.h"
 #include "set/shard_index.h"
 #include "util/error.h"
+#include "util/join_on_exit.h"
 
 namespace zt {
 
@@ -100,12 +101,7 @@ OpenedSet open_index_set(const std::string &index_location, const ReaderOptions 
   // while the index is in flight (each shard's open asks for two ranges at
   // once: 16 connections serve 8 shards without a connect).
   std::thread warm;
-  struct Joiner {
-    std::thread &t;
-    ~Joiner() {
-      if (t.joinable()) t.join();
-    }
-  } joiner{warm};
+  JoinOnExit joiner{warm};
   if (remote) {
     remote->shared = make_remote_shared(remote->cache_bytes);
     // Never more than the caller's max_parallel: an explicit limit is a
