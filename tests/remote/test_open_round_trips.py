@@ -5,9 +5,7 @@ trip after its connections (two requests, two connections opened at once);
 a v2 root then opens its shards (connect + one round trip); an index set
 opens its shards' connections while the index is in flight. At 25 and
 80 ms."""
-import json
 import os
-import subprocess
 import time
 
 import numpy as np
@@ -17,6 +15,7 @@ import ztensor
 
 from link_client import LinkSim
 from nginx_server import Nginx, find_nginx
+from sharded_models import shard_tensors, write_sharded_models
 
 SHARDS = 8
 
@@ -25,21 +24,10 @@ SHARDS = 8
 def served(tmp_path_factory):
     work = tmp_path_factory.mktemp("open_rtt")
     root = work / "www"
-    os.makedirs(root / "v2")
-    os.makedirs(root / "v1")
+    os.makedirs(root)
     # One file of 1 MiB (larger than the 64 KiB tail), a small manifest.
     ztensor.save_file({"w": np.arange(1 << 18, dtype=np.float32)}, str(root / "one.zt"))
-    t = {f"s{s}.w": np.full((64, 256), s, dtype=np.float32) for s in range(SHARDS)}
-    ztensor.save_file(t, str(work / "model.zt"))
-    subprocess.run([os.environ["ZT_TOOL"], "split", str(work / "model.zt"), "--max-shard-size", "64KiB", "-o",
-                    str(root / "v2"), "--format", "2", "--quiet"], check=True)
-    weight_map = {}
-    for s in range(SHARDS):
-        name = f"model-{s:05d}.zt"
-        ztensor.save_file({f"s{s}.w": t[f"s{s}.w"]}, str(root / "v1" / name))
-        weight_map[f"s{s}.w"] = name
-    with open(root / "v1" / "model.zt.index.json", "w") as f:
-        json.dump({"weight_map": weight_map}, f)
+    write_sharded_models(work, root, shard_tensors(SHARDS))
     server = Nginx(find_nginx(), str(work), str(root))
     server.start()
     yield server

@@ -3,7 +3,6 @@ next to its URL (its query string stays with the root), never outside its
 folder, and a remote open fetches every shard's tail at once: through the
 link simulator (25 ms round trips) an 8-shard v2 root and an 8-shard v1 set
 each open in a few round trips, not eight times one shard's."""
-import json
 import os
 import subprocess
 import time
@@ -15,35 +14,23 @@ import ztensor
 
 from link_client import LinkSim
 from nginx_server import Nginx, find_nginx
+from sharded_models import shard_tensors, write_sharded_models
 
 SHARDS = 8
 RTT_MS = 25
 
 
 def tensors():
-    return {f"s{s}.w": np.full((64, 256), s, dtype=np.float32) for s in range(SHARDS)}
+    return shard_tensors(SHARDS)
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     work = tmp_path_factory.mktemp("shards")
     root = work / "www"
-    os.makedirs(root / "v2")
-    os.makedirs(root / "v1")
     t = tensors()
-    # v2: zt split --format 2 of one file, 8 data shards beside model.zt
-    ztensor.save_file(t, str(work / "model.zt"))
-    subprocess.run([os.environ["ZT_TOOL"], "split", str(work / "model.zt"), "--max-shard-size", "64KiB", "-o",
-                    str(root / "v2"), "--format", "2", "--quiet"], check=True)
+    write_sharded_models(work, root, t)  # v2: 8 data shards beside model.zt; v1: 8 files and an index
     assert len(os.listdir(root / "v2")) == SHARDS + 1
-    # v1: 8 files and an index
-    weight_map = {}
-    for s in range(SHARDS):
-        name = f"model-{s:05d}.zt"
-        ztensor.save_file({f"s{s}.w": t[f"s{s}.w"]}, str(root / "v1" / name))
-        weight_map[f"s{s}.w"] = name
-    with open(root / "v1" / "model.zt.index.json", "w") as f:
-        json.dump({"weight_map": weight_map}, f)
     server = Nginx(find_nginx(), str(work), str(root))
     server.start()
     sim = LinkSim(server.port, RTT_MS)
